@@ -1,0 +1,44 @@
+import type { SqlExecutor } from '../../platform/db/sqlite.js';
+
+export type CommerceEnv = 'sandbox' | 'live';
+
+export interface ApiKeyRecord {
+  id: string;
+  account_id: string;
+  env: CommerceEnv;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+export function apiKeysStore(db: SqlExecutor) {
+  return {
+    async ensureAccount(account: { id: string; name: string; created_at: string }): Promise<void> {
+      await db.run('INSERT OR IGNORE INTO accounts (id, name, created_at) VALUES (?, ?, ?)', [
+        account.id,
+        account.name,
+        account.created_at,
+      ]);
+    },
+    async insert(
+      key: Omit<ApiKeyRecord, 'last_used_at' | 'revoked_at'> & { key_hash: string },
+    ): Promise<void> {
+      await db.run(
+        'INSERT INTO api_keys (id, account_id, env, name, prefix, key_hash, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [key.id, key.account_id, key.env, key.name, key.prefix, key.key_hash, key.created_at],
+      );
+    },
+    findActiveByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+      return db.get<ApiKeyRecord>(
+        `SELECT id, account_id, env, name, prefix, created_at, last_used_at, revoked_at
+           FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`,
+        [hash],
+      );
+    },
+    async touch(id: string, at: string): Promise<void> {
+      await db.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [at, id]);
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { sha256Hex } from '../../platform/api-key-hash.js';
+import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import { AppError } from '../../platform/errors.js';
+import { randomBase62 } from '../../platform/ids.js';
+import type { ServiceDeps } from '../../platform/service.js';
+import { type ApiKeyRecord, apiKeysStore, type CommerceEnv } from '../db/api-keys-store.js';
+
+/** Self-hosted installs have one account; keys made by the CLI belong to it. */
+export const DEFAULT_ACCOUNT_ID = 'acct_default';
+
+export const keyPrefixFor = (env: CommerceEnv) => (env === 'sandbox' ? 'svc_test_' : 'svc_live_');
+
+export interface CommerceKeyContext {
+  keyId: string;
+  accountId: string;
+  env: CommerceEnv;
+}
+
+export async function createCommerceApiKey(
+  db: SqlExecutor,
+  deps: Pick<ServiceDeps, 'clock' | 'ids'>,
+  input: { env: CommerceEnv; name: string; accountName?: string },
+): Promise<{ key: string; record: Pick<ApiKeyRecord, 'id' | 'env' | 'name' | 'prefix'> }> {
+  const store = apiKeysStore(db);
+  const now = deps.clock.now().toISOString();
+  await store.ensureAccount({
+    id: DEFAULT_ACCOUNT_ID,
+    name: input.accountName ?? 'Default account',
+    created_at: now,
+  });
+  const key = `${keyPrefixFor(input.env)}${randomBase62(32)}`;
+  const record = { id: deps.ids.make('key'), env: input.env, name: input.name, prefix: key.slice(0, 12) };
+  await store.insert({
+    ...record,
+    account_id: DEFAULT_ACCOUNT_ID,
+    key_hash: sha256Hex(key),
+    created_at: now,
+  });
+  return { key, record };
+}
+
+const KEY_SHAPE = /^svc_(test|live)_[0-9A-Za-z]{32,}$/;
+
+/** Resolves a bearer key to its account and environment, or fails with 401. */
+export async function authenticateCommerceKey(
+  db: SqlExecutor,
+  deps: Pick<ServiceDeps, 'clock'>,
+  key: string | null,
+): Promise<CommerceKeyContext> {
+  if (!key) {
+    throw new AppError(
+      401,
+      'AUTHENTICATION_REQUIRED',
+      "Send your API key as 'Authorization: Bearer svc_test_...'.",
+      {
+        headers: { 'WWW-Authenticate': 'Bearer' },
+      },
+    );
+  }
+  const record = KEY_SHAPE.test(key) ? await apiKeysStore(db).findActiveByHash(sha256Hex(key)) : undefined;
+  if (!record) {
+    throw new AppError(401, 'INVALID_API_KEY', 'The API key is not valid or has been revoked.', {
+      headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
+    });
+  }
+  await apiKeysStore(db).touch(record.id, deps.clock.now().toISOString());
+  return { keyId: record.id, accountId: record.account_id, env: record.env };
+}

@@ -1,0 +1,117 @@
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const port = (name: string, fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return fallback;
+      const n = Number(v);
+      if (!/^\d+$/.test(v.trim()) || n > 65535) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be a port number from 0 to 65535 (got '${v}')`,
+        });
+        return z.NEVER;
+      }
+      return n;
+    });
+
+const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return fallback;
+      if (!(values as readonly string[]).includes(v)) {
+        ctx.addIssue({ code: 'custom', message: `${name} must be one of ${values.join(', ')} (got '${v}')` });
+        return z.NEVER;
+      }
+      return v as T;
+    });
+
+const flag = (name: string) =>
+  oneOf(name, ['0', '1', 'true', 'false'], '0').transform((v) => v === '1' || v === 'true');
+
+const envSchema = z.object({
+  SERVICE_DATA_DIR: z.string().optional(),
+  CONTENT_PORT: port('CONTENT_PORT', 3000),
+  COMMERCE_PORT: port('COMMERCE_PORT', 4000),
+  SERVICE_HOST: z.string().optional(),
+  SERVICE_MODE: oneOf('SERVICE_MODE', ['sandbox', 'live'], 'sandbox'),
+  SERVICE_MODEL: oneOf('SERVICE_MODEL', ['simulated', 'real'], 'simulated'),
+  SERVICE_PUBLIC_API: oneOf('SERVICE_PUBLIC_API', ['local', 'all'], 'local'),
+  SERVICE_SEED: oneOf('SERVICE_SEED', ['demo', 'none'], 'demo'),
+  SERVICE_WEBHOOK_ALLOW_PRIVATE: flag('SERVICE_WEBHOOK_ALLOW_PRIVATE'),
+  SERVICE_MAX_BODY_BYTES: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return 1024 * 1024;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1024) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `SERVICE_MAX_BODY_BYTES must be a whole number of bytes, at least 1024 (got '${v}')`,
+        });
+        return z.NEVER;
+      }
+      return n;
+    }),
+  CONTENT_PUBLIC_URL: z.string().url('CONTENT_PUBLIC_URL must be an absolute URL').optional(),
+  COMMERCE_PUBLIC_URL: z.string().url('COMMERCE_PUBLIC_URL must be an absolute URL').optional(),
+  LOG_LEVEL: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+});
+
+export interface Config {
+  dataDir: string;
+  host: string;
+  mode: 'sandbox' | 'live';
+  model: 'simulated' | 'real';
+  /** false when SERVICE_PUBLIC_API=all: the local-only gate is off. */
+  localOnly: boolean;
+  seed: 'demo' | 'none';
+  webhookAllowPrivate: boolean;
+  maxBodyBytes: number;
+  logLevel: string;
+  content: { port: number; publicUrl: string | undefined };
+  commerce: { port: number; publicUrl: string | undefined };
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+/** Reads the environment once; the first bad setting stops start-up with one line that names it. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const name = String(issue?.path[0] ?? 'configuration');
+    const message = issue?.message ?? 'invalid';
+    throw new ConfigError(
+      `Invalid configuration: ${message.startsWith(name) ? message : `${name}: ${message}`}.`,
+    );
+  }
+  const e = parsed.data;
+  return {
+    dataDir: resolve(e.SERVICE_DATA_DIR || './.data'),
+    host: e.SERVICE_HOST || '127.0.0.1',
+    mode: e.SERVICE_MODE,
+    model: e.SERVICE_MODEL,
+    localOnly: e.SERVICE_PUBLIC_API !== 'all',
+    seed: e.SERVICE_SEED,
+    webhookAllowPrivate: e.SERVICE_WEBHOOK_ALLOW_PRIVATE,
+    maxBodyBytes: e.SERVICE_MAX_BODY_BYTES,
+    logLevel: e.LOG_LEVEL,
+    content: { port: e.CONTENT_PORT, publicUrl: e.CONTENT_PUBLIC_URL },
+    commerce: { port: e.COMMERCE_PORT, publicUrl: e.COMMERCE_PUBLIC_URL },
+  };
+}
+
+/** A config for tests and embedding: defaults plus overrides, no environment involved. */
+export function testConfig(overrides: Partial<Config> & { dataDir: string }): Config {
+  const base = loadConfig({});
+  return { ...base, logLevel: 'silent', seed: 'none', ...overrides };
+}

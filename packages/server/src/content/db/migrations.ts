@@ -1,0 +1,20 @@
+import type { Migration } from '../../platform/db/sqlite.js';
+
+export const contentMigrations: Migration[] = [
+  {
+    id: 1,
+    name: 'api keys',
+    up: `
+      CREATE TABLE api_keys (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        scopes TEXT NOT NULL,
+        prefix TEXT NOT NULL,
+        key_hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        last_used_at TEXT,
+        revoked_at TEXT
+      );
+    `,
+  },
+];

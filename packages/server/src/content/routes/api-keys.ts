@@ -1,0 +1,75 @@
+import { z } from 'zod';
+import type { SqlDatabase } from '../../platform/db/sqlite.js';
+import type { ServiceDeps } from '../../platform/service.js';
+import { defineRoute } from '../route.js';
+import { named } from '../schemas.js';
+import {
+  createContentApiKey,
+  listContentApiKeys,
+  revokeContentApiKey,
+  SCOPES,
+} from '../services/api-keys.js';
+
+const Scope = named('ApiKeyScope', z.enum(SCOPES));
+
+const ApiKey = named(
+  'ApiKey',
+  z.object({
+    id: z.string(),
+    name: z.string(),
+    scopes: z.array(Scope),
+    prefix: z.string().describe('The first 12 characters of the key, for display.'),
+    created_at: z.string(),
+    last_used_at: z.string().nullable(),
+  }),
+);
+
+export function apiKeyRoutes(db: SqlDatabase, deps: ServiceDeps) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/api-keys',
+      auth: 'person',
+      operationId: 'listApiKeys',
+      summary: 'List API keys that have not been revoked, newest first.',
+      tags: ['API keys'],
+      response: z.object({ api_keys: z.array(ApiKey) }),
+      handler: async () => ({ api_keys: await listContentApiKeys(db) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/api-keys',
+      auth: 'person',
+      operationId: 'createApiKey',
+      summary: 'Create an API key for MCP clients. The full key is in this response only.',
+      tags: ['API keys'],
+      status: 201,
+      body: z.strictObject({
+        name: z.string().trim().min(1).max(100),
+        scopes: z.array(Scope).min(1).max(2),
+      }),
+      response: ApiKey.extend({
+        key: z.string().describe('The full key. Shown once; only its hash is stored.'),
+      }),
+      handler: async ({ body }) => {
+        const { key, apiKey } = await createContentApiKey(db, deps, body);
+        return { ...apiKey, key };
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/api-keys/:id',
+      auth: 'person',
+      operationId: 'revokeApiKey',
+      summary: 'Revoke an API key. It stops working on the very next request.',
+      tags: ['API keys'],
+      params: z.object({ id: z.string() }),
+      status: 200,
+      response: z.object({ id: z.string(), revoked: z.literal(true) }),
+      handler: async ({ params }) => {
+        await revokeContentApiKey(db, deps, params.id);
+        return { id: params.id, revoked: true as const };
+      },
+    }),
+  ];
+}

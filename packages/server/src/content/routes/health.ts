@@ -1,0 +1,15 @@
+import { z } from 'zod';
+import { defineRoute } from '../route.js';
+
+export const healthRoutes = [
+  defineRoute({
+    method: 'get',
+    path: '/health',
+    auth: 'public',
+    operationId: 'getHealth',
+    summary: 'Liveness check; reachable through the local-only gate.',
+    tags: ['Health'],
+    response: z.object({ ok: z.literal(true) }),
+    handler: () => ({ ok: true as const }),
+  }),
+];

@@ -1,0 +1,76 @@
+import { sha256Hex } from '../../platform/api-key-hash.js';
+import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import { notFound } from '../../platform/errors.js';
+import { randomBase62 } from '../../platform/ids.js';
+import type { ServiceDeps } from '../../platform/service.js';
+import { type ContentApiKeyRow, contentApiKeysStore, type Scope } from '../db/api-keys-store.js';
+
+export const SCOPES = ['read', 'write'] as const satisfies readonly Scope[];
+
+export interface ApiKeyView {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  /** The first 12 characters, for recognising a key in a list. */
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+}
+
+const view = (row: ContentApiKeyRow): ApiKeyView => ({
+  id: row.id,
+  name: row.name,
+  scopes: row.scopes.split(',').filter(Boolean) as Scope[],
+  prefix: row.prefix,
+  created_at: row.created_at,
+  last_used_at: row.last_used_at,
+});
+
+/** `svc_` plus 32 base62 characters; the full key is returned once and never stored. */
+export async function createContentApiKey(
+  db: SqlExecutor,
+  deps: Pick<ServiceDeps, 'clock' | 'ids'>,
+  input: { name: string; scopes: readonly Scope[] },
+): Promise<{ key: string; apiKey: ApiKeyView }> {
+  const key = `svc_${randomBase62(32)}`;
+  const scopes = SCOPES.filter((s) => input.scopes.includes(s));
+  const row = {
+    id: deps.ids.make('key'),
+    name: input.name,
+    scopes: scopes.join(','),
+    prefix: key.slice(0, 12),
+    created_at: deps.clock.now().toISOString(),
+  };
+  await contentApiKeysStore(db).insert({ ...row, key_hash: sha256Hex(key) });
+  return { key, apiKey: view({ ...row, last_used_at: null, revoked_at: null }) };
+}
+
+export async function listContentApiKeys(db: SqlExecutor): Promise<ApiKeyView[]> {
+  return (await contentApiKeysStore(db).listActive()).map(view);
+}
+
+export async function revokeContentApiKey(
+  db: SqlExecutor,
+  deps: Pick<ServiceDeps, 'clock'>,
+  id: string,
+): Promise<void> {
+  const revoked = await contentApiKeysStore(db).revoke(id, deps.clock.now().toISOString());
+  if (!revoked) throw notFound('API key', id);
+}
+
+const KEY_SHAPE = /^svc_[0-9A-Za-z]{32}$/;
+
+/** Looks a presented key up by hash and records its use; `null` when unknown, malformed or revoked. */
+export async function findContentApiKey(
+  db: SqlExecutor,
+  deps: Pick<ServiceDeps, 'clock'>,
+  key: string,
+): Promise<ApiKeyView | null> {
+  if (!KEY_SHAPE.test(key)) return null;
+  const store = contentApiKeysStore(db);
+  const row = await store.findActiveByHash(sha256Hex(key));
+  if (!row) return null;
+  const now = deps.clock.now().toISOString();
+  await store.touch(row.id, now);
+  return view({ ...row, last_used_at: now });
+}

@@ -1,0 +1,159 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+
+export type SqlValue = string | number | bigint | null | Uint8Array;
+export type SqlParams = readonly SqlValue[] | Record<string, SqlValue>;
+export type Row = Record<string, unknown>;
+
+/**
+ * The narrow surface stores are written against. It is async so a PostgreSQL backend can
+ * implement it later; the SQLite implementation answers synchronously underneath.
+ */
+export interface SqlExecutor {
+  get<T = Row>(sql: string, params?: SqlParams): Promise<T | undefined>;
+  all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
+  run(sql: string, params?: SqlParams): Promise<{ changes: number }>;
+}
+
+export interface SqlDatabase extends SqlExecutor {
+  /**
+   * Runs `fn` in one transaction. Until it settles, every other query on this database waits,
+   * so work from other requests cannot slip into (or be rolled back with) this transaction
+   * while `fn` awaits. Only store calls belong inside `fn`; no network I/O.
+   */
+  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
+  close(): void;
+  /** Escape hatch for migrations and benchmarks. */
+  readonly raw: Database.Database;
+}
+
+export interface Migration {
+  id: number;
+  name: string;
+  up: string | ((db: Database.Database) => void);
+}
+
+export function openDatabase(file: string, migrations: readonly Migration[]): SqlDatabase {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const db = new Database(file);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  // Lets `svc-server keys create` write while a running server holds the file.
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = NORMAL');
+  migrate(db, migrations, file);
+  return new GatedDatabase(db);
+}
+
+export function migrate(db: Database.Database, migrations: readonly Migration[], label = 'database'): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  const ids = migrations.map((m) => m.id);
+  ids.forEach((id, i) => {
+    if (id !== i + 1)
+      throw new Error(`Migrations must be numbered 1..n without gaps; found ${id} at ${i + 1}.`);
+  });
+  const applied = db.prepare('SELECT MAX(id) AS id FROM schema_migrations').get() as { id: number | null };
+  const current = applied.id ?? 0;
+  if (current > migrations.length) {
+    throw new Error(
+      `${label} was written by a newer svc-server (schema ${current}, this version knows ${migrations.length}). Upgrade svc-server.`,
+    );
+  }
+  for (const m of migrations.slice(current)) {
+    db.transaction(() => {
+      if (typeof m.up === 'string') db.exec(m.up);
+      else m.up(db);
+      db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(
+        m.id,
+        m.name,
+        new Date().toISOString(),
+      );
+    }).immediate();
+  }
+}
+
+const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+function prepare(db: Database.Database, sql: string): Database.Statement {
+  let cache = statementCache.get(db);
+  if (!cache) {
+    cache = new Map();
+    statementCache.set(db, cache);
+  }
+  let stmt = cache.get(sql);
+  if (!stmt) {
+    stmt = db.prepare(sql);
+    cache.set(sql, stmt);
+  }
+  return stmt;
+}
+
+function directExecutor(db: Database.Database): SqlExecutor {
+  const bind = (params?: SqlParams) => (params === undefined ? [] : [params]);
+  return {
+    get: async <T>(sql: string, params?: SqlParams) => prepare(db, sql).get(...bind(params)) as T | undefined,
+    all: async <T>(sql: string, params?: SqlParams) => prepare(db, sql).all(...bind(params)) as T[],
+    run: async (sql: string, params?: SqlParams) => ({
+      changes: prepare(db, sql).run(...bind(params)).changes,
+    }),
+  };
+}
+
+class GatedDatabase implements SqlDatabase {
+  readonly raw: Database.Database;
+  readonly #direct: SqlExecutor;
+  /** Settles when the transaction in progress (if any) ends. */
+  #gate: Promise<void> | null = null;
+
+  constructor(db: Database.Database) {
+    this.raw = db;
+    this.#direct = directExecutor(db);
+  }
+
+  async #waitForGate(): Promise<void> {
+    while (this.#gate) await this.#gate;
+  }
+
+  async get<T = Row>(sql: string, params?: SqlParams) {
+    if (this.#gate) await this.#waitForGate();
+    return this.#direct.get<T>(sql, params);
+  }
+
+  async all<T = Row>(sql: string, params?: SqlParams) {
+    if (this.#gate) await this.#waitForGate();
+    return this.#direct.all<T>(sql, params);
+  }
+
+  async run(sql: string, params?: SqlParams) {
+    if (this.#gate) await this.#waitForGate();
+    return this.#direct.run(sql, params);
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+    await this.#waitForGate();
+    let release!: () => void;
+    this.#gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      this.raw.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await fn(this.#direct);
+        this.raw.exec('COMMIT');
+        return result;
+      } catch (err) {
+        if (this.raw.inTransaction) this.raw.exec('ROLLBACK');
+        throw err;
+      }
+    } finally {
+      this.#gate = null;
+      release();
+    }
+  }
+
+  close(): void {
+    if (this.raw.open) this.raw.close();
+  }
+}

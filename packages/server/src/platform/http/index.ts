@@ -1,0 +1,24 @@
+export { accessLog } from './access-log.js';
+export { createHttpApp, finishHttpApp, type HttpAppOptions } from './app.js';
+export { jsonBody } from './body.js';
+export { errorHandler, notFoundHandler, sendError } from './errors-middleware.js';
+export { isLocalRequest, localOnly, sameOriginOnly } from './local-only.js';
+export {
+  type Authenticators,
+  type MountOptions,
+  mountRoutes,
+  type RouteResult,
+  type RouteWrapper,
+} from './mount.js';
+export { buildOpenApi, type OpenApiInfo } from './openapi.js';
+export { REQUEST_ID_HEADER, requestId } from './request-id.js';
+export {
+  type AnyRoute,
+  type HandlerInput,
+  type HttpMethod,
+  Reply,
+  type RouteDef,
+  reply,
+  routeKit,
+} from './route.js';
+export { emptyBody, validate } from './validation.js';

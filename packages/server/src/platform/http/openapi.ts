@@ -1,0 +1,169 @@
+import { z } from 'zod';
+import type { AnyRoute } from './route.js';
+
+type JsonSchema = Record<string, unknown>;
+
+export interface OpenApiInfo {
+  title: string;
+  version: string;
+  description?: string;
+  servers?: { url: string; description?: string }[];
+  /** OpenAPI security scheme per auth name; an auth name that is missing here means "no auth". */
+  securitySchemes: Record<string, JsonSchema>;
+  /** Which security requirement(s) each route auth name maps to. */
+  security: Record<string, Record<string, string[]>[]>;
+  /** The registry whose `id`s become `components.schemas`. */
+  registry: z.core.$ZodRegistry<{ id?: string }>;
+  /** Top-level OpenAPI 3.1 `webhooks` (event payloads). */
+  webhooks?: Record<string, { summary: string; schema: z.ZodType }>;
+}
+
+const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+/**
+ * Builds the OpenAPI 3.1 document from the route declarations. Named schemas (registered
+ * with an `id`) become shared components; JSON Schema 2020-12 is OpenAPI 3.1's own dialect.
+ */
+export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): JsonSchema {
+  const components: Record<string, JsonSchema> = {};
+
+  const convert = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+    const json = z.toJSONSchema(schema, {
+      metadata: info.registry,
+      io,
+      unrepresentable: 'any',
+      target: 'draft-2020-12',
+    }) as JsonSchema;
+    const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
+    delete json.$defs;
+    delete json.$schema;
+    const rename = (id: string) =>
+      io === 'input' && components[id] && !sameAs(components[id], defs[id]) ? `${id}Input` : id;
+    const names = new Map(Object.keys(defs).map((id) => [id, rename(id)]));
+    const relink = (node: JsonSchema): JsonSchema =>
+      JSON.parse(
+        JSON.stringify(node).replace(
+          /"#\/\$defs\/([^"]+)"/g,
+          (_m, id: string) => `"#/components/schemas/${names.get(id) ?? id}"`,
+        ),
+      );
+    for (const [id, def] of Object.entries(defs)) components[names.get(id) ?? id] = relink(def);
+    return relink(json);
+  };
+
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    if (route.hidden) continue;
+    const parameters: unknown[] = [];
+    for (const [where, schema] of [
+      ['path', route.params],
+      ['query', route.query],
+    ] as const) {
+      if (!schema) continue;
+      const json = convert(schema, 'input');
+      const props = (json.properties ?? {}) as Record<string, JsonSchema>;
+      const required = new Set((json.required ?? []) as string[]);
+      for (const [name, prop] of Object.entries(props)) {
+        const { description, ...rest } = prop;
+        parameters.push({
+          name,
+          in: where,
+          required: where === 'path' || required.has(name),
+          ...(description ? { description } : {}),
+          schema: rest,
+        });
+      }
+    }
+
+    const successStatus = String(route.status ?? 200);
+    const op: Record<string, unknown> = {
+      operationId: route.operationId,
+      summary: route.summary,
+      ...(route.description ? { description: route.description } : {}),
+      ...(route.tags ? { tags: route.tags } : {}),
+      ...(parameters.length ? { parameters } : {}),
+      security: info.security[route.auth] ?? [],
+      responses: {
+        [successStatus]:
+          successStatus === '204'
+            ? { description: 'No content' }
+            : {
+                description: 'Success',
+                content: { 'application/json': { schema: convert(route.response, 'output') } },
+              },
+        ...Object.fromEntries(
+          Object.entries(route.errors ?? {}).map(([status, description]) => [
+            status,
+            {
+              description,
+              content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+            },
+          ]),
+        ),
+        default: {
+          description: 'Error',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      },
+    };
+    if (route.body && route.method !== 'get') {
+      const mediaType = route.bodyType === 'multipart' ? 'multipart/form-data' : 'application/json';
+      op.requestBody = { required: true, content: { [mediaType]: { schema: convert(route.body, 'input') } } };
+    }
+    const path = toOpenApiPath(route.path);
+    paths[path] = { ...(paths[path] ?? {}), [route.method]: op };
+  }
+
+  const webhooks = Object.fromEntries(
+    Object.entries(info.webhooks ?? {}).map(([name, hook]) => [
+      name,
+      {
+        post: {
+          summary: hook.summary,
+          requestBody: {
+            required: true,
+            content: { 'application/json': { schema: convert(hook.schema, 'output') } },
+          },
+          responses: { '2XX': { description: 'Any 2xx acknowledges the event.' } },
+        },
+      },
+    ]),
+  );
+
+  components.Error = errorSchema;
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: info.title,
+      version: info.version,
+      ...(info.description ? { description: info.description } : {}),
+    },
+    ...(info.servers ? { servers: info.servers } : {}),
+    paths,
+    ...(Object.keys(webhooks).length ? { webhooks } : {}),
+    components: { schemas: sortKeys(components), securitySchemes: info.securitySchemes },
+  };
+}
+
+const errorSchema: JsonSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message', 'request_id'],
+      properties: {
+        code: { type: 'string', description: 'Stable, machine-readable error code.' },
+        message: { type: 'string', description: 'What went wrong, for a person.' },
+        param: { type: 'string', description: 'The request field the error is about, when there is one.' },
+        request_id: { type: 'string', description: 'Same as the Service-Request-Id header.' },
+      },
+    },
+  },
+};
+
+const sameAs = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+function sortKeys<T>(o: Record<string, T>): Record<string, T> {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
+}

@@ -1,0 +1,98 @@
+import type { Request, RequestHandler } from 'express';
+import type { z } from 'zod';
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/** A schema-less "no body" marker is expressed by leaving `body` out. */
+type Schema = z.ZodType;
+type Out<S> = S extends Schema ? z.output<S> : undefined;
+type In<S> = S extends Schema ? z.input<S> : undefined;
+
+/** Non-default status or extra headers, e.g. `reply(body, { status: 201 })`. */
+export class Reply<T = unknown> {
+  constructor(
+    readonly body: T,
+    readonly status?: number,
+    readonly headers?: Record<string, string>,
+  ) {}
+}
+
+export const reply = <T>(body: T, opts: { status?: number; headers?: Record<string, string> } = {}) =>
+  new Reply(body, opts.status, opts.headers);
+
+export interface HandlerInput<Auth, P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  auth: Auth;
+  requestId: string;
+  /** The express request, for the rare handler that needs a header; prefer the typed fields. */
+  req: Request;
+}
+
+/**
+ * One route, declared once. Validation, the OpenAPI document and (through it) the clients'
+ * types all come from this object.
+ */
+export interface RouteDef<
+  AuthMap extends Record<string, unknown> = Record<string, unknown>,
+  A extends keyof AuthMap & string = keyof AuthMap & string,
+  P extends Schema | undefined = Schema | undefined,
+  Q extends Schema | undefined = Schema | undefined,
+  B extends Schema | undefined = Schema | undefined,
+  R extends Schema = Schema,
+> {
+  method: HttpMethod;
+  /** Express-style path, e.g. `/v1/checkouts/:id`. */
+  path: string;
+  auth: A;
+  /** Stable name used as the OpenAPI operationId. */
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags?: string[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  response: R;
+  /** Success status; 200 unless stated. */
+  status?: number;
+  /** Extra documented error responses, as `{ status: 'description' }`. */
+  errors?: Record<number, string>;
+  /** Middleware that runs before validation, e.g. a multipart parser. */
+  before?: RequestHandler[];
+  /** How the body arrives: JSON (default) or multipart form data. */
+  bodyType?: 'json' | 'multipart';
+  /** Left out of the OpenAPI document (internal or HTML routes). */
+  hidden?: boolean;
+  handler: (
+    input: HandlerInput<AuthMap[A], Out<P>, Out<Q>, Out<B>>,
+  ) => Promise<In<R> | Reply<In<R>>> | In<R> | Reply<In<R>>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a route list mixes routes of every schema type.
+type Any = any;
+export type AnyRoute<AuthMap extends Record<string, unknown> = Any> = RouteDef<
+  AuthMap,
+  Any,
+  Any,
+  Any,
+  Any,
+  Any
+>;
+
+/**
+ * `const route = routeKit<CommerceAuth>()` gives a `defineRoute` whose handlers see the
+ * right auth context type for the `auth` name they declare.
+ */
+export function routeKit<AuthMap extends Record<string, unknown>>() {
+  return function defineRoute<
+    A extends keyof AuthMap & string,
+    R extends Schema,
+    P extends Schema | undefined = undefined,
+    Q extends Schema | undefined = undefined,
+    B extends Schema | undefined = undefined,
+  >(def: RouteDef<AuthMap, A, P, Q, B, R>): RouteDef<AuthMap, A, P, Q, B, R> {
+    return def;
+  };
+}

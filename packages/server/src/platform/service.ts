@@ -1,0 +1,59 @@
+import type { Server } from 'node:http';
+import type { Express } from 'express';
+import type { Config } from '../config.js';
+import type { Clock } from './clock.js';
+import type { SqlDatabase } from './db/sqlite.js';
+import type { Ids } from './ids.js';
+import type { Logger } from './logger.js';
+
+/** What every service is built from. Everything with side effects on time or randomness is injected. */
+export interface ServiceDeps {
+  config: Config;
+  clock: Clock;
+  ids: Ids;
+  logger: Logger;
+}
+
+/** A built service: its express app, its OpenAPI document, and its lifecycle. */
+export interface ServiceHandle {
+  name: 'content' | 'commerce';
+  app: Express;
+  db: SqlDatabase;
+  openapi: Record<string, unknown>;
+  /** Starts background work (webhook dispatcher, schedulers). Not started by tests unless asked. */
+  startBackground(): void;
+  /** Stops background work and closes the database. */
+  close(): Promise<void>;
+}
+
+export interface Listening {
+  url: string;
+  server: Server;
+  /** Stops accepting connections, lets requests in flight finish, then closes the service. */
+  stop(): Promise<void>;
+}
+
+export function listen(handle: ServiceHandle, host: string, port: number): Promise<Listening> {
+  return new Promise((resolve, reject) => {
+    const server = handle.app.listen(port, host);
+    server.once('error', reject);
+    server.once('listening', () => {
+      const addr = server.address();
+      const actualPort = typeof addr === 'object' && addr ? addr.port : port;
+      const shownHost = host.includes(':') ? `[${host}]` : host === '0.0.0.0' ? '127.0.0.1' : host;
+      let stopping: Promise<void> | undefined;
+      resolve({
+        url: `http://${shownHost}:${actualPort}`,
+        server,
+        stop: () => {
+          stopping ??= new Promise<void>((done) => {
+            server.close(() => done());
+            // Idle keep-alive sockets would otherwise hold close() open until they time out.
+            server.closeIdleConnections();
+          }).then(() => handle.close());
+          return stopping;
+        },
+      });
+    });
+  });
+}

@@ -1,0 +1,86 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startTestService, type TestService } from '../helpers/start.js';
+
+/** Raw request so the test controls the Host header, which fetch does not allow. */
+function rawGet(
+  url: string,
+  path: string,
+  headers: Record<string, string>,
+): Promise<{ status: number; body: any }> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path, method: 'GET', headers }, (res) => {
+      let data = '';
+      res.on('data', (c) => {
+        data += c;
+      });
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('content local-only gate', () => {
+  let svc: TestService;
+  beforeAll(async () => {
+    svc = await startTestService('content');
+  });
+  afterAll(() => svc.close());
+
+  it('lets a local request through', async () => {
+    const res = await api(svc.url, 'GET', '/v1/api-keys');
+    expect(res.status).toBe(200);
+  });
+
+  it.each([
+    ['a public Host', { host: 'svc.example.com' }],
+    ['a spoofed Host with a port', { host: 'attacker.test:3000' }],
+    ['X-Forwarded-For', { 'x-forwarded-for': '203.0.113.7' }],
+    ['Forwarded', { forwarded: 'for=203.0.113.7' }],
+    ['X-Real-IP', { 'x-real-ip': '203.0.113.7' }],
+  ])('refuses a request with %s', async (_label, headers) => {
+    const res = await rawGet(svc.url, '/v1/api-keys', headers);
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('LOCAL_ONLY');
+  });
+
+  it('keeps /health reachable from a tunnel', async () => {
+    const res = await rawGet(svc.url, '/health', {
+      host: 'tunnel.example.com',
+      'x-forwarded-for': '203.0.113.7',
+    });
+    expect(res.status).toBe(200);
+  });
+
+  it('refuses a cross-origin browser request (CSRF)', async () => {
+    const res = await api(svc.url, 'POST', '/v1/api-keys', {
+      body: { name: 'csrf', scopes: ['read'] },
+      headers: { origin: 'https://evil.example' },
+    });
+    expect(res.status).toBe(403);
+    expect(res.body.error.code).toBe('CROSS_ORIGIN_REQUEST');
+    const list = await api(svc.url, 'GET', '/v1/api-keys');
+    expect(list.body.api_keys.map((k: { name: string }) => k.name)).not.toContain('csrf');
+  });
+
+  it('accepts a same-origin browser request', async () => {
+    const origin = svc.url;
+    const res = await api(svc.url, 'POST', '/v1/api-keys', {
+      body: { name: 'ok', scopes: ['read'] },
+      headers: { origin },
+    });
+    expect(res.status).toBe(201);
+  });
+
+  it('turns the gate off with SERVICE_PUBLIC_API=all', async () => {
+    const open = await startTestService('content', { config: { localOnly: false } });
+    try {
+      const res = await rawGet(open.url, '/v1/api-keys', { host: 'svc.example.com' });
+      expect(res.status).toBe(200);
+    } finally {
+      await open.close();
+    }
+  });
+});
