@@ -12,7 +12,7 @@ import {
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { VERSION } from '../version.js';
 import { contentAuthenticators } from './auth.js';
-import { contentMigrations } from './db/migrations.js';
+import { contentMigrations } from './db/migrations/index.js';
 import { defineRoute } from './route.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { healthRoutes } from './routes/health.js';

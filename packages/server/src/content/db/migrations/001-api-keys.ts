@@ -1,10 +1,9 @@
-import type { Migration } from '../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sqlite.js';
 
-export const contentMigrations: Migration[] = [
-  {
-    id: 1,
-    name: 'api keys',
-    up: `
+export const apiKeysMigration: Migration = {
+  id: 1,
+  name: 'api keys',
+  up: `
       CREATE TABLE api_keys (
         id TEXT PRIMARY KEY,
         name TEXT NOT NULL,
@@ -16,5 +15,4 @@ export const contentMigrations: Migration[] = [
         revoked_at TEXT
       );
     `,
-  },
-];
+};
