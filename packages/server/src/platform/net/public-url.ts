@@ -1,0 +1,167 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { AppError } from '../errors.js';
+import { isBlockedAddress } from './blocked-addresses.js';
+
+export { isBlockedAddress };
+
+const INTERNAL_SUFFIXES = [
+  '.local',
+  '.internal',
+  '.localhost',
+  '.localdomain',
+  '.home.arpa',
+  '.lan',
+  '.intranet',
+  '.corp',
+];
+
+export interface PublicUrlOptions {
+  /** Operator escape hatch for local development (SERVICE_WEBHOOK_ALLOW_PRIVATE=1). */
+  allowPrivate: boolean;
+  requireHttps?: boolean;
+}
+
+const notAllowed = (message: string) => new AppError(400, 'URL_NOT_ALLOWED', message, { param: 'url' });
+
+/**
+ * The static half of the SSRF guard: scheme, credentials, internal names and literal IPs.
+ * Names that resolve to private space are caught at connect time by `publicFetch`.
+ */
+export function checkPublicUrl(raw: string, opts: PublicUrlOptions): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new AppError(400, 'INVALID_URL', `'${raw.slice(0, 200)}' is not an absolute URL.`, {
+      param: 'url',
+    });
+  }
+  const httpsOnly = opts.requireHttps && !opts.allowPrivate;
+  if (url.protocol !== 'https:' && (httpsOnly || url.protocol !== 'http:')) {
+    throw notAllowed(httpsOnly ? 'The URL must use https.' : 'The URL must use http or https.');
+  }
+  if (url.username || url.password) throw notAllowed('URLs with credentials are not accepted.');
+  if (opts.allowPrivate) return url;
+
+  const host = url.hostname.toLowerCase().replace(/\.$/, '');
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (isIP(bare)) {
+    if (isBlockedAddress(bare)) throw notAllowed(`${bare} is a private, loopback or reserved address.`);
+    return url;
+  }
+  if (host === 'localhost' || INTERNAL_SUFFIXES.some((s) => host.endsWith(s))) {
+    throw notAllowed(`'${host}' is an internal hostname.`);
+  }
+  if (!host.includes('.')) throw notAllowed(`'${host}' is not a public hostname.`);
+  // Numeric forms like 2130706433 or 0x7f.1 are IPs to a resolver even though they are not dotted quads.
+  if (/^[0-9.]+$/.test(host) || /^0x[0-9a-f]+$/i.test(host))
+    throw notAllowed(`'${host}' is not a public hostname.`);
+  return url;
+}
+
+type Lookup = typeof dnsLookup;
+
+/**
+ * A DNS lookup that refuses blocked addresses. The socket connects to exactly the address this
+ * returns, so a name cannot pass the check and then re-resolve to 127.0.0.1 (DNS rebinding).
+ */
+export function guardedLookup(allowPrivate: boolean, lookup: Lookup = dnsLookup): LookupFunction {
+  return (hostname, options, callback) => {
+    lookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, '', 0);
+      const list = (Array.isArray(addresses) ? addresses : []) as LookupAddress[];
+      const allowed = allowPrivate ? list : list.filter((a) => !isBlockedAddress(a.address));
+      if (allowed.length === 0) {
+        const error = Object.assign(
+          new Error(`${hostname} resolves only to private or reserved addresses.`),
+          {
+            code: 'EBLOCKEDADDRESS',
+          },
+        );
+        return callback(error, '', 0);
+      }
+      if (options.all) return (callback as (e: null, a: LookupAddress[]) => void)(null, allowed);
+      const first = allowed[0] as LookupAddress;
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+export interface PublicFetchInit {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  allowPrivate: boolean;
+  requireHttps?: boolean;
+  timeoutMs: number;
+  /** Larger bodies fail while streaming with `BodyTooLargeError`. */
+  maxBytes?: number;
+  signal?: AbortSignal;
+  /** Injectable DNS for tests. */
+  lookup?: Lookup;
+}
+
+export class BodyTooLargeError extends Error {
+  override name = 'BodyTooLargeError';
+}
+
+const agents = new Map<string, Agent>();
+
+function agentFor(allowPrivate: boolean, lookup: Lookup | undefined): Agent {
+  const key = `${allowPrivate}`;
+  if (lookup) return new Agent({ connect: { lookup: guardedLookup(allowPrivate, lookup) } });
+  let agent = agents.get(key);
+  if (!agent) {
+    agent = new Agent({ connect: { lookup: guardedLookup(allowPrivate) }, keepAliveTimeout: 4_000 });
+    agents.set(key, agent);
+  }
+  return agent;
+}
+
+/**
+ * fetch for URLs that users give us (webhook endpoints, media from-url). Checks the URL,
+ * resolves DNS at request time, refuses private addresses, pins the connection to the checked
+ * address, and never follows redirects: a 3xx comes back as it is.
+ */
+export async function publicFetch(rawUrl: string, init: PublicFetchInit): Promise<Response> {
+  const url = checkPublicUrl(rawUrl, {
+    allowPrivate: init.allowPrivate,
+    requireHttps: init.requireHttps ?? false,
+  });
+  const timeout = AbortSignal.timeout(init.timeoutMs);
+  const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+  const res = await undiciFetch(url, {
+    method: init.method ?? 'GET',
+    ...(init.headers ? { headers: init.headers } : {}),
+    ...(init.body === undefined ? {} : { body: init.body }),
+    redirect: 'manual',
+    signal,
+    dispatcher: agentFor(init.allowPrivate, init.lookup),
+  });
+  const response = res as unknown as Response;
+  if (init.maxBytes === undefined) return response;
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > init.maxBytes) {
+    await response.body?.cancel();
+    throw new BodyTooLargeError(`The response is ${declared} bytes; the limit is ${init.maxBytes}.`);
+  }
+  return limitBody(response, init.maxBytes);
+}
+
+function limitBody(res: Response, maxBytes: number): Response {
+  if (!res.body) return res;
+  let seen = 0;
+  const limited = res.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      transform(chunk, controller) {
+        seen += chunk.byteLength;
+        if (seen > maxBytes)
+          controller.error(new BodyTooLargeError(`The response is larger than ${maxBytes} bytes.`));
+        else controller.enqueue(chunk);
+      },
+    }),
+  );
+  return new Response(limited, { status: res.status, statusText: res.statusText, headers: res.headers });
+}

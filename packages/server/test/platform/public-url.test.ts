@@ -1,0 +1,176 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '../../src/platform/errors.js';
+import {
+  BodyTooLargeError,
+  checkPublicUrl,
+  isBlockedAddress,
+  publicFetch,
+} from '../../src/platform/net/public-url.js';
+
+describe('isBlockedAddress', () => {
+  it.each([
+    '127.0.0.1',
+    '127.255.0.9',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '169.254.169.254',
+    '100.64.0.1',
+    '100.127.255.255',
+    '0.0.0.0',
+    '224.0.0.1',
+    '255.255.255.255',
+    '::1',
+    '::',
+    'fe80::1',
+    'fc00::1',
+    'fd12:3456::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '::ffff:10.0.0.1',
+    '[::1]',
+    'not-an-ip',
+  ])('blocks %s', (ip) => {
+    expect(isBlockedAddress(ip)).toBe(true);
+  });
+
+  it.each([
+    '93.184.216.34',
+    '8.8.8.8',
+    '172.32.0.1',
+    '100.128.0.1',
+    '2606:4700:4700::1111',
+    '::ffff:8.8.8.8',
+  ])('allows public %s', (ip) => {
+    expect(isBlockedAddress(ip)).toBe(false);
+  });
+});
+
+describe('checkPublicUrl', () => {
+  const strict = { allowPrivate: false, requireHttps: true };
+
+  it('accepts a public https URL', () => {
+    expect(checkPublicUrl('https://hooks.example.com/svc', strict).hostname).toBe('hooks.example.com');
+  });
+
+  it.each([
+    ['http://hooks.example.com/x', 'https'],
+    ['https://localhost/x', 'internal'],
+    ['https://printer.local/x', 'internal'],
+    ['https://db.internal/x', 'internal'],
+    ['https://intranet/x', 'public hostname'],
+    ['https://127.0.0.1/x', 'private'],
+    ['https://[::1]/x', 'private'],
+    ['https://10.0.0.7/x', 'private'],
+    ['https://169.254.169.254/latest/meta-data', 'private'],
+    ['https://100.64.1.1/x', 'private'],
+    ['https://2130706433/x', 'private'],
+    ['https://user:pass@hooks.example.com/x', 'credentials'],
+    ['ftp://hooks.example.com/x', 'https'],
+  ])('refuses %s', (url, why) => {
+    try {
+      checkPublicUrl(url, strict);
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(AppError);
+      expect((err as AppError).code).toBe('URL_NOT_ALLOWED');
+      expect((err as AppError).message.toLowerCase()).toContain(why);
+    }
+  });
+
+  it('refuses something that is not a URL with INVALID_URL', () => {
+    expect(() => checkPublicUrl('not a url', strict)).toThrow(
+      expect.objectContaining({ code: 'INVALID_URL' }),
+    );
+  });
+
+  it('lets loopback http through only when private addresses are allowed', () => {
+    expect(
+      checkPublicUrl('http://127.0.0.1:8080/hook', { allowPrivate: true, requireHttps: true }).port,
+    ).toBe('8080');
+  });
+});
+
+describe('publicFetch', () => {
+  let server: Server;
+  let port: number;
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      if (req.url === '/redirect') {
+        res.writeHead(302, { location: 'http://127.0.0.1/elsewhere' }).end();
+      } else if (req.url === '/big-declared') {
+        res.writeHead(200, { 'content-length': String(64 * 1024) });
+        res.end(Buffer.alloc(64 * 1024));
+      } else if (req.url === '/big') {
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        res.end(Buffer.alloc(64 * 1024));
+      } else {
+        res.writeHead(200, { 'content-type': 'text/plain' }).end('hello');
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+  // A public-looking name that resolves to loopback: the DNS-rebinding case.
+  const rebinding: typeof import('node:dns').lookup = ((_host: string, _opts: unknown, cb: any) =>
+    cb(null, [{ address: '127.0.0.1', family: 4 }])) as any;
+
+  it('refuses a name that resolves to a private address, at connect time', async () => {
+    await expect(
+      publicFetch(`http://rebind.example.com:${port}/`, {
+        allowPrivate: false,
+        timeoutMs: 2000,
+        lookup: rebinding,
+      }),
+    ).rejects.toThrow();
+  });
+
+  it('reaches the same server when private addresses are allowed', async () => {
+    const res = await publicFetch(`http://rebind.example.com:${port}/`, {
+      allowPrivate: true,
+      timeoutMs: 2000,
+      lookup: rebinding,
+    });
+    expect(await res.text()).toBe('hello');
+  });
+
+  it('returns a redirect as it is, without following it', async () => {
+    const res = await publicFetch(`http://127.0.0.1:${port}/redirect`, {
+      allowPrivate: true,
+      timeoutMs: 2000,
+    });
+    expect(res.status).toBe(302);
+    expect(res.headers.get('location')).toBe('http://127.0.0.1/elsewhere');
+  });
+
+  it('stops a streamed body once it passes maxBytes', async () => {
+    const res = await publicFetch(`http://127.0.0.1:${port}/big`, {
+      allowPrivate: true,
+      timeoutMs: 2000,
+      maxBytes: 1024,
+    });
+    await expect(res.arrayBuffer()).rejects.toBeInstanceOf(BodyTooLargeError);
+  });
+
+  it('refuses a declared Content-Length over maxBytes before reading', async () => {
+    await expect(
+      publicFetch(`http://127.0.0.1:${port}/big-declared`, {
+        allowPrivate: true,
+        timeoutMs: 2000,
+        maxBytes: 1024,
+      }),
+    ).rejects.toBeInstanceOf(BodyTooLargeError);
+  });
+
+  it('refuses a literal private IP before connecting', async () => {
+    await expect(
+      publicFetch(`http://127.0.0.1:${port}/`, { allowPrivate: false, timeoutMs: 2000 }),
+    ).rejects.toThrow(/private/);
+  });
+});
