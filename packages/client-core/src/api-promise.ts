@@ -1,0 +1,73 @@
+/** What `.withResponse()` resolves to. */
+export interface APIResponse<T> {
+  /** The parsed body; the same value awaiting the promise gives. */
+  data: T;
+  /** The final attempt's response. Its body is still unread, so `response.blob()` etc. work. */
+  response: Response;
+  /** `Service-Request-Id` of the final attempt. */
+  requestId: string | null;
+  /** True when the server answered from its idempotency store (`Idempotent-Replayed: true`). */
+  idempotentReplayed: boolean;
+}
+
+/**
+ * A Promise of the parsed body that can also hand out the raw response.
+ *
+ * The request starts when the APIPromise is created (like fetch), not when it is
+ * awaited, so that `.withResponse()` and `await` see one and the same request. The
+ * body-only promise is derived lazily: a caller who only uses `.withResponse()` never
+ * creates a second promise that could reject unhandled.
+ */
+export class APIPromise<T> implements Promise<T> {
+  readonly #result: Promise<APIResponse<T>>;
+  #data: Promise<T> | undefined;
+
+  constructor(result: Promise<APIResponse<T>>) {
+    this.#result = result;
+  }
+
+  /** The parsed body plus the response, request id and idempotent-replay flag. */
+  withResponse(): Promise<APIResponse<T>> {
+    return this.#result;
+  }
+
+  /** The raw Response (body unread). Errors still reject as typed errors. */
+  asResponse(): Promise<Response> {
+    return this.#result.then((result) => result.response);
+  }
+
+  /**
+   * For client authors: reshape the data (e.g. unwrap `{ orders: [...] }`) while
+   * keeping `.withResponse()` working on the result.
+   */
+  _thenUnwrap<U>(transform: (data: T, result: APIResponse<T>) => U): APIPromise<U> {
+    return new APIPromise(
+      this.#result.then((result) => ({ ...result, data: transform(result.data, result) })),
+    );
+  }
+
+  #parsed(): Promise<T> {
+    this.#data ??= this.#result.then((result) => result.data);
+    return this.#data;
+  }
+
+  // biome-ignore lint/suspicious/noThenProperty: an APIPromise is meant to be awaited.
+  then<R1 = T, R2 = never>(
+    onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.#parsed().then(onfulfilled, onrejected);
+  }
+
+  catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+    return this.#parsed().catch(onrejected);
+  }
+
+  finally(onfinally?: (() => void) | null): Promise<T> {
+    return this.#parsed().finally(onfinally);
+  }
+
+  get [Symbol.toStringTag](): string {
+    return 'APIPromise';
+  }
+}

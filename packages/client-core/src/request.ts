@@ -1,0 +1,308 @@
+import ky, { type KyInstance } from 'ky';
+import { APIPromise, type APIResponse } from './api-promise.js';
+import {
+  APIUserAbortError,
+  ApiError,
+  apiErrorFromResponse,
+  ConnectionError,
+  MissingUserTokenError,
+  parseErrorBody,
+  TimeoutError,
+} from './errors.js';
+import {
+  assertMaxRetries,
+  assertTimeout,
+  type ClientOptions,
+  type CoreConfig,
+  type ResolvedConfig,
+  resolveConfig,
+} from './options.js';
+import { type ListPage, PagePromise, toListPage } from './pagination.js';
+import { abortError, backoffDelay, isRetryableStatus, raceAbort, retryDelay, sleep } from './retry.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+type QueryScalar = string | number | boolean | null | undefined;
+/** `undefined` and `null` are left out; arrays repeat the key (`?id=a&id=b`). */
+export type QueryParams = Record<string, QueryScalar | readonly QueryScalar[]>;
+
+/** A `null` value removes a header the client would otherwise send. */
+export type HeadersOption = Record<string, string | null | undefined>;
+
+/** Per-call options every client method accepts as its last argument. */
+export interface RequestOptions {
+  headers?: HeadersOption | undefined;
+  signal?: AbortSignal | undefined;
+  /** Overrides the generated `Idempotency-Key`. Reuse it to make a retried call from your side safe. */
+  idempotencyKey?: string | undefined;
+  maxRetries?: number | undefined;
+  timeoutMs?: number | undefined;
+}
+
+/**
+ * Everything one request needs. A body that is FormData, URLSearchParams, Blob,
+ * ArrayBuffer(-view) or ReadableStream is sent as is; any other value is sent as JSON.
+ */
+export interface FinalRequestOptions extends RequestOptions {
+  method: HttpMethod;
+  /** Relative to `baseUrl`; a leading slash is fine. Build it with `encodePath`. */
+  path: string;
+  query?: QueryParams | undefined;
+  body?: unknown;
+  /** Reject with MissingUserTokenError, sending nothing, when the client has no user token. */
+  requiresUserToken?: boolean | undefined;
+}
+
+export interface ListRequestOptions<K extends string> extends RequestOptions {
+  path: string;
+  /** The list's key in the response body, e.g. `merchants`. */
+  key: K;
+  /** Sent with every page; `after` here sets the starting cursor. */
+  query?: QueryParams | undefined;
+  requiresUserToken?: boolean | undefined;
+}
+
+/** Tagged template that percent-encodes each interpolated value: encodePath`/merchants/${id}`. */
+export function encodePath(strings: TemplateStringsArray, ...values: Array<string | number>): string {
+  return strings.reduce(
+    (path, part, index) =>
+      path + part + (index < values.length ? encodeURIComponent(String(values[index])) : ''),
+    '',
+  );
+}
+
+// setTimeout fires at once for delays above 2^31-1 ms; clamp instead of surprising.
+const MAX_TIMER_MS = 2_147_483_647;
+
+function isPassThroughBody(body: unknown): body is BodyInit {
+  return (
+    body instanceof FormData ||
+    body instanceof URLSearchParams ||
+    body instanceof Blob ||
+    body instanceof ArrayBuffer ||
+    ArrayBuffer.isView(body) ||
+    (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream)
+  );
+}
+
+function buildQuery(query: QueryParams | undefined): URLSearchParams | undefined {
+  if (!query) return undefined;
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    const values: readonly QueryScalar[] = Array.isArray(value) ? value : [value as QueryScalar];
+    for (const item of values) {
+      if (item !== undefined && item !== null) params.append(name, String(item));
+    }
+  }
+  return params.toString() === '' ? undefined : params;
+}
+
+function parseSuccessBody(response: Response, text: string, requestId: string | null): unknown {
+  if (text === '') return undefined;
+  const type = response.headers.get('content-type') ?? '';
+  if (!/[/+]json\b/i.test(type)) return text;
+  try {
+    return JSON.parse(text);
+  } catch (cause) {
+    throw new ApiError(`${response.status} response claims JSON but is not: ${text.slice(0, 200)}`, {
+      status: response.status,
+      requestId,
+      headers: response.headers,
+      body: text,
+      cause,
+    });
+  }
+}
+
+interface Attempt {
+  response: Response;
+  /** Unread copy handed out by withResponse()/asResponse(); only kept for 2xx. */
+  copy: Response | undefined;
+  text: string;
+}
+
+/**
+ * The request core. Each client wraps one (`new ClientCore({ ...options, serviceClient })`)
+ * and builds its resource methods on `request` and `list`.
+ */
+export class ClientCore {
+  readonly config: ResolvedConfig;
+  readonly #input: CoreConfig;
+  readonly #http: KyInstance;
+
+  constructor(config: CoreConfig) {
+    this.#input = { ...config };
+    this.config = resolveConfig(config);
+    const customFetch = this.config.fetch;
+    this.#http = ky.create({
+      prefixUrl: this.config.baseUrl,
+      // Retries, timeouts and HTTP errors are ours: ky's rules differ from the family's
+      // (409 IDEMPOTENCY_KEY_IN_USE, POST retries, Retry-After cap, typed errors).
+      retry: 0,
+      timeout: false,
+      throwHttpErrors: false,
+      // Look the global up per call so fetch mocks and polyfills installed later still apply.
+      fetch: customFetch ?? ((input, init) => globalThis.fetch(input, init)),
+    });
+  }
+
+  /** A new core with some options changed, e.g. `withOptions({ userToken })` for `forUser`. */
+  withOptions(patch: Partial<ClientOptions>): ClientCore {
+    return new ClientCore({ ...this.#input, ...patch });
+  }
+
+  request<T = unknown>(options: FinalRequestOptions): APIPromise<T> {
+    return new APIPromise<T>(this.#send<T>(options));
+  }
+
+  /** A list endpoint following `{ <key>: T[], has_more, next_after }`, paged with `after`. */
+  list<T, K extends string>(options: ListRequestOptions<K>): PagePromise<T, ListPage<T, K>> {
+    const { key, query, ...rest } = options;
+    return new PagePromise<T, ListPage<T, K>>(async (after) => {
+      const body = await this.request<unknown>({
+        ...rest,
+        method: 'GET',
+        query: { ...query, after: after ?? query?.after },
+      });
+      return toListPage<T, K>(body, key);
+    });
+  }
+
+  async #send<T>(options: FinalRequestOptions): Promise<APIResponse<T>> {
+    const method = options.method.toUpperCase() as HttpMethod;
+    const path = options.path.replace(/^\/+/, '');
+    if (options.requiresUserToken && !this.config.userToken) {
+      throw new MissingUserTokenError(
+        `${method} /${path} acts for a user and this client has no user token. ` +
+          'Call it on client.forUser(userToken), the user token from the approval flow.',
+      );
+    }
+    const maxRetries = options.maxRetries ?? this.config.maxRetries;
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    assertMaxRetries(maxRetries, `${method} /${path}`);
+    assertTimeout(timeoutMs, `${method} /${path}`);
+
+    const { body, contentType } = this.#body(options.body);
+    const headers = this.#headers(method, options, contentType);
+    // A stream can be read only once, so it cannot be sent again.
+    const retries = typeof ReadableStream !== 'undefined' && body instanceof ReadableStream ? 0 : maxRetries;
+    const searchParams = buildQuery(options.query);
+    const { signal } = options;
+    const wait = this.config.sleep ?? sleep;
+
+    for (let retry = 0; ; retry++) {
+      if (signal?.aborted) throw abortError(signal);
+      let attempt: Attempt;
+      try {
+        attempt = await this.#attempt(path, { method, headers, body, searchParams }, timeoutMs, signal);
+      } catch (error) {
+        if (!(error instanceof ConnectionError) || retry >= retries) throw error;
+        await raceAbort(wait(backoffDelay(retry, this.config.random), signal), signal, () =>
+          abortError(signal as AbortSignal),
+        );
+        continue;
+      }
+
+      const { response, copy, text } = attempt;
+      const requestId = response.headers.get('service-request-id');
+      if (response.ok) {
+        return {
+          data: parseSuccessBody(response, text, requestId) as T,
+          response: copy ?? response,
+          requestId,
+          idempotentReplayed: response.headers.get('idempotent-replayed')?.toLowerCase() === 'true',
+        };
+      }
+      const failure = apiErrorFromResponse(response, parseErrorBody(text));
+      if (retry >= retries || !isRetryableStatus(response.status, failure.code)) throw failure;
+      const delay = retryDelay(retry, response.headers, this.config.random);
+      if (delay === null) throw failure;
+      await raceAbort(wait(delay, signal), signal, () => abortError(signal as AbortSignal));
+    }
+  }
+
+  #body(body: unknown): { body: BodyInit | undefined; contentType: string | undefined } {
+    if (body === undefined) return { body: undefined, contentType: undefined };
+    // The runtime sets multipart boundaries and other content types itself.
+    if (isPassThroughBody(body)) return { body, contentType: undefined };
+    return { body: JSON.stringify(body), contentType: 'application/json' };
+  }
+
+  #headers(method: HttpMethod, options: FinalRequestOptions, contentType: string | undefined): Headers {
+    const { apiKey, userToken, serviceClient, defaultHeaders } = this.config;
+    const headers = new Headers({ accept: 'application/json', 'service-client': serviceClient });
+    if (apiKey) headers.set('authorization', `Bearer ${apiKey}`);
+    if (userToken) headers.set('service-user-token', userToken);
+    if (contentType) headers.set('content-type', contentType);
+    for (const [name, value] of Object.entries(defaultHeaders)) headers.set(name, value);
+    for (const [name, value] of Object.entries(options.headers ?? {})) {
+      if (value === null) headers.delete(name);
+      else if (value !== undefined) headers.set(name, value);
+    }
+    // Generated once per call, before the retry loop, so every retry carries the same
+    // key and the server runs the operation at most once (stripe-node's approach).
+    if (options.idempotencyKey) headers.set('idempotency-key', options.idempotencyKey);
+    else if (method === 'POST' && !headers.has('idempotency-key')) {
+      headers.set('idempotency-key', crypto.randomUUID());
+    }
+    return headers;
+  }
+
+  async #attempt(
+    path: string,
+    init: {
+      method: HttpMethod;
+      headers: Headers;
+      body: BodyInit | undefined;
+      searchParams: URLSearchParams | undefined;
+    },
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ): Promise<Attempt> {
+    // One controller per attempt joins the caller's signal and this attempt's timeout,
+    // and remembers which fired, so the error says abort vs timeout vs network.
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        controller.abort();
+      },
+      Math.min(timeoutMs, MAX_TIMER_MS),
+    );
+    const onCallerAbort = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+
+    const classify = (error: unknown): ApiError => {
+      if (error instanceof ApiError) return error;
+      if (signal?.aborted) return new APIUserAbortError(undefined, { cause: signal.reason });
+      if (timedOut) return new TimeoutError(`Request timed out after ${timeoutMs} ms.`, { cause: error });
+      const detail = error instanceof Error ? error.message : String(error);
+      return new ConnectionError(`Connection error: ${detail}`, { cause: error });
+    };
+
+    const exchange = async (): Promise<Attempt> => {
+      const response = await this.#http(path, {
+        method: init.method,
+        headers: init.headers,
+        body: init.body,
+        searchParams: init.searchParams,
+        signal: controller.signal,
+      });
+      // Read the body inside the attempt so the timeout covers it and a connection that
+      // drops mid-body is retried like any other connection error.
+      const copy = response.ok ? response.clone() : undefined;
+      const text = await response.text();
+      return { response, copy, text };
+    };
+
+    try {
+      return await raceAbort(exchange(), controller.signal, () => classify(controller.signal.reason));
+    } catch (error) {
+      throw classify(error);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+}

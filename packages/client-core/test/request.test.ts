@@ -1,0 +1,204 @@
+import { HttpResponse, http } from 'msw';
+import { describe, expect, it } from 'vitest';
+import { ApiError, ClientCore, encodePath, MissingUserTokenError } from '../src/index.js';
+import { BASE, makeCore, seen, server, useServer } from './helpers.js';
+
+useServer();
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('request headers', () => {
+  it('sends auth, user token, client id and default headers; per-request headers win or remove', async () => {
+    server.use(http.get(`${BASE}/things`, () => HttpResponse.json({ ok: true })));
+    const { core } = makeCore({ userToken: 'user-abc', defaultHeaders: { 'x-team': 'a', 'x-drop': 'me' } });
+
+    await core.request({ method: 'GET', path: '/things', headers: { 'x-team': 'b', 'x-drop': null } });
+
+    const headers = seen[0]?.headers;
+    expect(headers?.get('authorization')).toBe('Bearer svc_test_key');
+    expect(headers?.get('service-user-token')).toBe('user-abc');
+    expect(headers?.get('service-client')).toBe('@svc/test-client/1.2.3');
+    expect(headers?.get('accept')).toBe('application/json');
+    expect(headers?.get('x-team')).toBe('b');
+    expect(headers?.has('x-drop')).toBe(false);
+    // Only POSTs get a generated key, and only bodies get a content type.
+    expect(headers?.has('idempotency-key')).toBe(false);
+    expect(headers?.has('content-type')).toBe(false);
+  });
+
+  it('sends no Authorization header without an API key', async () => {
+    server.use(http.get(`${BASE}/health`, () => HttpResponse.json({ ok: true })));
+    const { core } = makeCore({ apiKey: undefined });
+    await core.request({ method: 'GET', path: 'health' });
+    expect(seen[0]?.headers.has('authorization')).toBe(false);
+  });
+});
+
+describe('url and query', () => {
+  it('tolerates a trailing slash on baseUrl and a leading slash on path', async () => {
+    server.use(http.get(`${BASE}/merchants`, () => HttpResponse.json({ ok: true })));
+    const { core } = makeCore({ baseUrl: `${BASE}/` });
+    await core.request({ method: 'GET', path: '/merchants' });
+    await core.request({ method: 'GET', path: 'merchants' });
+    expect(seen.map((r) => r.url)).toEqual([`${BASE}/merchants`, `${BASE}/merchants`]);
+  });
+
+  it('skips undefined and null, repeats arrays', async () => {
+    server.use(http.get(`${BASE}/merchants`, () => HttpResponse.json({ ok: true })));
+    const { core } = makeCore();
+    await core.request({
+      method: 'GET',
+      path: '/merchants',
+      query: { q: 'red shoes', limit: 10, after: undefined, none: null, id: ['a', 'b'], sandbox: true },
+    });
+    const url = new URL(seen[0]?.url ?? '');
+    expect(url.search).toBe('?q=red+shoes&limit=10&id=a&id=b&sandbox=true');
+  });
+
+  it('encodePath escapes every interpolated segment', () => {
+    expect(encodePath`/merchants/${'a/b?c'}/items/${7}`).toBe('/merchants/a%2Fb%3Fc/items/7');
+  });
+
+  it('rejects a baseUrl that is not an absolute URL', () => {
+    expect(() => makeCore({ baseUrl: 'api.test/v1' })).toThrow(/absolute URL/);
+  });
+});
+
+describe('bodies', () => {
+  it('sends JSON with content-type application/json and an Idempotency-Key on POST', async () => {
+    let received: unknown;
+    server.use(
+      http.post(`${BASE}/offers`, async ({ request }) => {
+        received = await request.json();
+        return HttpResponse.json({ id: 'ofr_1' }, { status: 201 });
+      }),
+    );
+    const { core } = makeCore();
+    const offer = await core.request<{ id: string }>({
+      method: 'POST',
+      path: '/offers',
+      body: { url: 'https://shop.test/p/1' },
+    });
+    expect(offer).toEqual({ id: 'ofr_1' });
+    expect(received).toEqual({ url: 'https://shop.test/p/1' });
+    expect(seen[0]?.headers.get('content-type')).toBe('application/json');
+    expect(seen[0]?.headers.get('idempotency-key')).toMatch(UUID);
+  });
+
+  it('sends a POST without a body without content-type', async () => {
+    server.use(http.post(`${BASE}/checkouts/chk_1/confirm`, () => HttpResponse.json({ id: 'chk_1' })));
+    const { core } = makeCore();
+    await core.request({ method: 'POST', path: encodePath`/checkouts/${'chk_1'}/confirm` });
+    expect(seen[0]?.headers.has('content-type')).toBe(false);
+    expect(seen[0]?.headers.get('idempotency-key')).toMatch(UUID);
+  });
+
+  it('passes FormData through as multipart', async () => {
+    let field: FormDataEntryValue | null = null;
+    server.use(
+      http.post(`${BASE}/brands/b1/media`, async ({ request }) => {
+        field = (await request.formData()).get('caption');
+        return HttpResponse.json({ id: 'med_1' });
+      }),
+    );
+    const { core } = makeCore();
+    const form = new FormData();
+    form.set('caption', 'hello');
+    form.set('file', new Blob(['png-bytes'], { type: 'image/png' }), 'a.png');
+    await core.request({ method: 'POST', path: '/brands/b1/media', body: form });
+    expect(seen[0]?.headers.get('content-type')).toMatch(/^multipart\/form-data; boundary=/);
+    expect(field).toBe('hello');
+  });
+
+  it('resolves to undefined for an empty 204 and to text for non-JSON', async () => {
+    server.use(
+      http.delete(`${BASE}/brands/b1`, () => new HttpResponse(null, { status: 204 })),
+      http.get(`${BASE}/robots.txt`, () => HttpResponse.text('User-agent: *')),
+    );
+    const { core } = makeCore();
+    await expect(core.request({ method: 'DELETE', path: '/brands/b1' })).resolves.toBeUndefined();
+    await expect(core.request({ method: 'GET', path: '/robots.txt' })).resolves.toBe('User-agent: *');
+  });
+});
+
+describe('withResponse / asResponse', () => {
+  it('exposes the response, its headers, the request id and the replay flag', async () => {
+    server.use(
+      http.post(`${BASE}/checkouts/chk_1/confirm`, () =>
+        HttpResponse.json(
+          { id: 'ord_1' },
+          { headers: { 'Service-Request-Id': 'req_42', 'Idempotent-Replayed': 'true', 'X-Extra': 'yes' } },
+        ),
+      ),
+    );
+    const { core } = makeCore();
+    const { data, response, requestId, idempotentReplayed } = await core
+      .request<{ id: string }>({ method: 'POST', path: '/checkouts/chk_1/confirm' })
+      .withResponse();
+    expect(data).toEqual({ id: 'ord_1' });
+    expect(requestId).toBe('req_42');
+    expect(idempotentReplayed).toBe(true);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('x-extra')).toBe('yes');
+    // The handed-out response is still readable.
+    expect(await response.json()).toEqual({ id: 'ord_1' });
+  });
+
+  it('reports idempotentReplayed false on a first run, and asResponse gives the raw response', async () => {
+    server.use(http.post(`${BASE}/offers`, () => HttpResponse.json({ id: 'ofr_1' })));
+    const { core } = makeCore();
+    const result = await core.request({ method: 'POST', path: '/offers', body: {} }).withResponse();
+    expect(result.idempotentReplayed).toBe(false);
+    expect(result.requestId).toBeNull();
+    const raw = await core.request({ method: 'POST', path: '/offers', body: {} }).asResponse();
+    expect(await raw.json()).toEqual({ id: 'ofr_1' });
+  });
+
+  it('one APIPromise makes one request whichever way it is consumed', async () => {
+    server.use(http.get(`${BASE}/mode`, () => HttpResponse.json({ mode: 'sandbox' })));
+    const { core } = makeCore();
+    const promise = core.request<{ mode: string }>({ method: 'GET', path: '/mode' });
+    const [data, withResponse] = await Promise.all([promise, promise.withResponse()]);
+    expect(data).toEqual({ mode: 'sandbox' });
+    expect(withResponse.data).toBe(data);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('_thenUnwrap reshapes data and keeps withResponse', async () => {
+    server.use(http.get(`${BASE}/orders`, () => HttpResponse.json({ orders: [{ id: 'ord_1' }] })));
+    const { core } = makeCore({ userToken: 'user-1' });
+    const orders = core
+      .request<{ orders: Array<{ id: string }> }>({ method: 'GET', path: '/orders' })
+      ._thenUnwrap((body) => body.orders);
+    expect(await orders).toEqual([{ id: 'ord_1' }]);
+    expect((await orders.withResponse()).response.status).toBe(200);
+  });
+});
+
+describe('user token', () => {
+  it('rejects with MissingUserTokenError and sends nothing when the client has no user token', async () => {
+    server.use(http.get(`${BASE}/orders`, () => HttpResponse.json({ orders: [] })));
+    const { core } = makeCore();
+    const error = await core
+      .request({ method: 'GET', path: '/orders', requiresUserToken: true })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MissingUserTokenError);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as Error).name).toBe('MissingUserTokenError');
+    expect((error as Error).message).toContain('GET /orders');
+    expect((error as Error).message).toContain('client.forUser(userToken)');
+    expect(seen).toHaveLength(0);
+  });
+
+  it('withOptions derives a user-scoped copy and leaves the original alone', async () => {
+    server.use(http.get(`${BASE}/orders`, () => HttpResponse.json({ orders: [] })));
+    const { core } = makeCore();
+    const forUser = core.withOptions({ userToken: 'user-xyz' });
+    expect(forUser).toBeInstanceOf(ClientCore);
+    await forUser.request({ method: 'GET', path: '/orders', requiresUserToken: true });
+    expect(seen[0]?.headers.get('service-user-token')).toBe('user-xyz');
+    expect(seen[0]?.headers.get('authorization')).toBe('Bearer svc_test_key');
+    expect(core.config.userToken).toBeUndefined();
+    expect(forUser.config.serviceClient).toBe('@svc/test-client/1.2.3');
+  });
+});
