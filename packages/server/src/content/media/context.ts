@@ -1,0 +1,22 @@
+import type { Config } from '../../config.js';
+import type { Clock } from '../../platform/clock.js';
+import type { SqlDatabase } from '../../platform/db/sqlite.js';
+import type { Ids } from '../../platform/ids.js';
+import type { Logger } from '../../platform/logger.js';
+import type { MediaFetcher } from './fetch-url.js';
+import type { MediaLimits } from './limits.js';
+
+/**
+ * What the media module needs. `ContentContext` satisfies it as is; the two optional fields
+ * are the seams tests use (a fetcher that may reach a local server, smaller caps).
+ */
+export interface MediaContext {
+  readonly db: SqlDatabase;
+  readonly config: Config;
+  readonly clock: Clock;
+  readonly ids: Ids;
+  readonly logger: Logger;
+  /** Defaults to `publicMediaFetcher` (publicFetch with allowPrivate: false). */
+  readonly mediaFetcher?: MediaFetcher;
+  readonly mediaLimits?: Partial<MediaLimits>;
+}

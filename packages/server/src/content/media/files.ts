@@ -1,0 +1,80 @@
+import { randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { finished } from 'node:stream/promises';
+import { mediaTooLarge } from './errors.js';
+import type { MediaLimits } from './limits.js';
+import { SNIFF_BYTES, sniffVideo } from './sniff.js';
+
+/**
+ * On-disk layout under `<dataDir>/media`:
+ *   <asset id>/            one directory per asset; only files named in its DB row are served
+ *   .staging/<asset id>/   an asset being built; renamed into place when complete
+ *   .tmp/<uuid>            an upload or download in flight
+ * Leading dots keep the work areas apart from asset ids, which always start with `med_`.
+ */
+export const mediaRoot = (dataDir: string) => join(dataDir, 'media');
+
+const ASSET_ID = /^med_[0-9A-Za-z]+$/;
+/** Ids reach the file system, so they are checked even though we minted them. */
+function checkedId(id: string): string {
+  if (!ASSET_ID.test(id)) throw new Error(`Refusing a file path for asset id '${id}'.`);
+  return id;
+}
+export const assetDir = (root: string, id: string) => join(root, checkedId(id));
+export const stagingDir = (root: string, id: string) => join(root, '.staging', checkedId(id));
+
+export async function newTempFile(root: string): Promise<string> {
+  await mkdir(join(root, '.tmp'), { recursive: true });
+  return join(root, '.tmp', randomUUID());
+}
+
+export const removeQuietly = (path: string) => rm(path, { recursive: true, force: true }).catch(() => {});
+
+export async function moveIntoPlace(from: string, to: string): Promise<void> {
+  await mkdir(join(to, '..'), { recursive: true });
+  await rename(from, to);
+}
+
+/** Asset directories on disk, for the orphan sweep. */
+export async function listAssetDirs(root: string): Promise<string[]> {
+  const entries = await readdir(root, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isDirectory() && ASSET_ID.test(e.name)).map((e) => e.name);
+}
+
+/**
+ * Streams chunks to `path` while enforcing the size cap. The cap depends on what the file
+ * is, so the first bytes are sniffed before anything is written: video may be larger than
+ * images. Throws MEDIA_TOO_LARGE as soon as the cap is passed; the caller removes the file.
+ */
+export async function writeCapped(
+  chunks: AsyncIterable<Uint8Array>,
+  path: string,
+  limits: Pick<MediaLimits, 'imageMaxBytes' | 'videoMaxBytes'>,
+): Promise<{ bytes: number }> {
+  const out = createWriteStream(path, { flags: 'wx' });
+  let bytes = 0;
+  let cap: number | null = null;
+  let head = Buffer.alloc(0);
+  const capFor = (h: Uint8Array) => (sniffVideo(h) ? limits.videoMaxBytes : limits.imageMaxBytes);
+  try {
+    for await (const chunk of chunks) {
+      bytes += chunk.byteLength;
+      if (cap === null) {
+        head = Buffer.concat([head, chunk]);
+        if (head.length >= SNIFF_BYTES) cap = capFor(head);
+      }
+      const limit = cap ?? limits.videoMaxBytes;
+      if (bytes > limit) throw mediaTooLarge(limit, limit === limits.videoMaxBytes ? 'video' : 'image');
+      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+    }
+    if (cap === null && bytes > capFor(head)) throw mediaTooLarge(capFor(head), 'image');
+    out.end();
+    await finished(out);
+    return { bytes };
+  } catch (err) {
+    out.destroy();
+    throw err;
+  }
+}

@@ -1,0 +1,40 @@
+import type { Express } from 'express';
+import type { MediaContext } from './context.js';
+import { mediaRoot } from './files.js';
+import { DEFAULT_MEDIA_LIMITS } from './limits.js';
+import { mediaRoutes as buildRoutes } from './routes.js';
+import { mountMediaFiles as mountFiles } from './serve.js';
+import { createMediaService, type MediaService } from './service.js';
+
+export type { MediaContext } from './context.js';
+export { type MediaFetcher, publicMediaFetcher } from './fetch-url.js';
+export { DEFAULT_MEDIA_LIMITS, type MediaLimits } from './limits.js';
+export { CROPS, type CropName, PLATFORM_MEDIA, VARIANT_NAMES, type VariantName } from './platforms.js';
+export { MediaAsset, MediaFit } from './schemas.js';
+export { createMediaService, type MediaListPage, type MediaPatch, type MediaService } from './service.js';
+export { isMediaUploadRequest } from './upload.js';
+
+/**
+ * One service per context, so routes, the /media file server, drafts' attach_media and the
+ * MCP list_media tool share the same per-asset locks.
+ */
+const services = new WeakMap<MediaContext, MediaService>();
+export function mediaService(ctx: MediaContext): MediaService {
+  let service = services.get(ctx);
+  if (!service) {
+    service = createMediaService(ctx);
+    services.set(ctx, service);
+  }
+  return service;
+}
+
+/** The REST routes of the Media group (auth `person`). */
+export function mediaRoutes(ctx: MediaContext) {
+  const limits = { ...DEFAULT_MEDIA_LIMITS, ...ctx.mediaLimits };
+  return buildRoutes(mediaService(ctx), { root: mediaRoot(ctx.config.dataDir), limits });
+}
+
+/** Public file serving under /media; mount before the app's not-found handler. */
+export function mountMediaFiles(app: Express, ctx: MediaContext): void {
+  mountFiles(app, mediaService(ctx));
+}

@@ -1,0 +1,116 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { unsupportedMedia } from './errors.js';
+import { CROP_NAMES, CROPS, type CropName, ORIGINAL_MAX_EDGE } from './platforms.js';
+
+/** Formats we decode. SVG is refused: it is a document (scripts, external references), not a picture. */
+const ACCEPTED_FORMATS = new Set(['jpeg', 'png', 'webp', 'gif', 'avif', 'heif', 'tiff']);
+
+export interface VariantFile {
+  file: string;
+  mime: string;
+  width: number;
+  height: number;
+  bytes: number;
+}
+
+export interface FocalPoint {
+  x: number;
+  y: number;
+}
+
+const input = (path: string, maxPixels: number) =>
+  sharp(path, { limitInputPixels: maxPixels, failOn: 'error', sequentialRead: true });
+
+/** Proves the bytes are an image we accept, by decoding its header; never trusts the file name or type. */
+export async function probeImage(path: string, maxPixels: number): Promise<{ hasAlpha: boolean }> {
+  let meta: sharp.Metadata;
+  try {
+    meta = await input(path, maxPixels).metadata();
+  } catch {
+    throw unsupportedMedia(
+      'The file is not an image or video we accept (JPEG, PNG, WebP, GIF, AVIF, HEIF, TIFF, MP4, MOV, WebM).',
+    );
+  }
+  if (!meta.format || !ACCEPTED_FORMATS.has(meta.format)) {
+    throw unsupportedMedia(
+      `'${meta.format ?? 'unknown'}' images are not accepted. Use JPEG, PNG, WebP, GIF, AVIF, HEIF or TIFF.`,
+    );
+  }
+  if (!meta.width || !meta.height) throw unsupportedMedia('The image has no dimensions.');
+  if (meta.width * meta.height > maxPixels) {
+    throw unsupportedMedia(`The image has more than ${maxPixels.toLocaleString('en')} pixels.`);
+  }
+  // An alpha channel that is fully opaque (common in exported PNGs) does not need PNG output.
+  const hasAlpha = Boolean(meta.hasAlpha) && !(await input(path, maxPixels).stats()).isOpaque;
+  return { hasAlpha };
+}
+
+/** JPEG unless the image has transparency, which JPEG would flatten onto black. */
+const encode = (img: sharp.Sharp, alpha: boolean) =>
+  alpha ? img.png({ compressionLevel: 9 }) : img.jpeg({ quality: 85, mozjpeg: true });
+const extOf = (alpha: boolean) => (alpha ? 'png' : 'jpg');
+const mimeOf = (alpha: boolean) => (alpha ? 'image/png' : 'image/jpeg');
+
+async function written(
+  dir: string,
+  file: string,
+  alpha: boolean,
+  info: sharp.OutputInfo,
+): Promise<VariantFile> {
+  const { size } = await stat(join(dir, file));
+  return { file, mime: mimeOf(alpha), width: info.width, height: info.height, bytes: size };
+}
+
+/**
+ * The served `original`: upright (EXIF orientation applied), re-encoded so camera metadata
+ * (GPS, serial numbers) is dropped, and capped so crops render quickly.
+ */
+export async function renderOriginal(
+  source: string,
+  dir: string,
+  opts: { alpha: boolean; maxPixels: number },
+): Promise<VariantFile> {
+  const file = `original.${extOf(opts.alpha)}`;
+  const img = input(source, opts.maxPixels)
+    .rotate()
+    .resize({ width: ORIGINAL_MAX_EDGE, height: ORIGINAL_MAX_EDGE, fit: 'inside', withoutEnlargement: true });
+  const info = await encode(img, opts.alpha).toFile(join(dir, file));
+  return written(dir, file, opts.alpha, info);
+}
+
+/** The largest window of `ratio` inside w×h, centred on the focal point and kept inside the image. */
+export function cropBox(w: number, h: number, ratio: number, focal: FocalPoint) {
+  const width = w / h > ratio ? Math.max(1, Math.round(h * ratio)) : w;
+  const height = w / h > ratio ? h : Math.max(1, Math.round(w / ratio));
+  const clamp = (v: number, max: number) => Math.min(Math.max(v, 0), max);
+  return {
+    left: clamp(Math.round(focal.x * w - width / 2), w - width),
+    top: clamp(Math.round(focal.y * h - height / 2), h - height),
+    width,
+    height,
+  };
+}
+
+/** Every crop from the (already upright, re-encoded) original. `rev` keeps each render at a new URL. */
+export async function renderCrops(
+  original: VariantFile,
+  dir: string,
+  opts: { focal: FocalPoint; rev: number; alpha: boolean; maxPixels: number },
+): Promise<Record<CropName, VariantFile>> {
+  const out = {} as Record<CropName, VariantFile>;
+  await Promise.all(
+    CROP_NAMES.map(async (name) => {
+      const spec = CROPS[name];
+      const box = cropBox(original.width, original.height, spec.ratio, opts.focal);
+      const file = `${name}.${opts.rev}.${extOf(opts.alpha)}`;
+      const img = input(join(dir, original.file), opts.maxPixels)
+        .extract(box)
+        .resize({ width: spec.width, height: spec.height, fit: 'fill', withoutEnlargement: true });
+      const info = await encode(img, opts.alpha).toFile(join(dir, file));
+      out[name] = await written(dir, file, opts.alpha, info);
+    }),
+  );
+  return out;
+}

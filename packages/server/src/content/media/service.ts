@@ -1,0 +1,350 @@
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { invalidRequest, notFound } from '../../platform/errors.js';
+import { PAGE, type Platform } from '../domain.js';
+import type { MediaContext } from './context.js';
+import { mediaTooLarge } from './errors.js';
+import { downloadTo, publicMediaFetcher } from './fetch-url.js';
+import {
+  assetDir,
+  listAssetDirs,
+  mediaRoot,
+  moveIntoPlace,
+  newTempFile,
+  removeQuietly,
+  stagingDir,
+} from './files.js';
+import { assessFit } from './fit.js';
+import { DEFAULT_MEDIA_LIMITS } from './limits.js';
+import { type CropName, PLATFORM_MEDIA, type VariantName } from './platforms.js';
+import { type FocalPoint, probeImage, renderCrops, renderOriginal, type VariantFile } from './render.js';
+import type { MediaAsset, MediaFit } from './schemas.js';
+import { probeIsoVideo, SNIFF_BYTES, sniffVideo } from './sniff.js';
+import { type MediaRecord, type MediaRow, mediaStore } from './store.js';
+import type { UploadedFile } from './upload.js';
+
+export interface MediaMeta {
+  alt?: string | undefined;
+  tags?: string[] | undefined;
+}
+
+export interface MediaPatch extends MediaMeta {
+  focal_point?: FocalPoint | undefined;
+}
+
+export interface MediaListPage {
+  assets: MediaAsset[];
+  has_more: boolean;
+  next_after: string | null;
+}
+
+export type MediaService = ReturnType<typeof createMediaService>;
+
+async function readHead(path: string): Promise<Uint8Array> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(SNIFF_BYTES);
+    const { bytesRead } = await fh.read(buf, 0, SNIFF_BYTES, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+export function createMediaService(ctx: MediaContext) {
+  const limits = { ...DEFAULT_MEDIA_LIMITS, ...ctx.mediaLimits };
+  const fetcher = ctx.mediaFetcher ?? publicMediaFetcher;
+  const root = mediaRoot(ctx.config.dataDir);
+  const store = mediaStore(ctx.db);
+  const base = (ctx.config.content.publicUrl ?? '').replace(/\/+$/, '');
+  const now = () => ctx.clock.now().toISOString();
+
+  /** Serialises writes to one asset, so two focal-point changes cannot render over each other. */
+  const locks = new Map<string, Promise<unknown>>();
+  const withLock = async <T>(id: string, fn: () => Promise<T>): Promise<T> => {
+    const prev = locks.get(id) ?? Promise.resolve();
+    const run = prev.catch(() => {}).then(fn);
+    locks.set(id, run);
+    try {
+      return await run;
+    } finally {
+      if (locks.get(id) === run) locks.delete(id);
+    }
+  };
+
+  const fileUrl = (id: string, file: string) => `${base}/media/${id}/${file}`;
+
+  const view = (rec: MediaRecord): MediaAsset => {
+    const files = JSON.parse(rec.variants) as Partial<Record<VariantName, VariantFile>>;
+    const variants: MediaAsset['variants'] = {};
+    for (const [name, v] of Object.entries(files) as [VariantName, VariantFile][]) {
+      variants[name] = {
+        url: fileUrl(rec.id, v.file),
+        mime: v.mime,
+        width: v.width,
+        height: v.height,
+        bytes: v.bytes,
+      };
+    }
+    return {
+      id: rec.id,
+      brand_id: rec.brand_id,
+      kind: rec.kind,
+      mime: rec.mime,
+      bytes: rec.bytes,
+      width: rec.width,
+      height: rec.height,
+      duration_ms: rec.duration_ms,
+      alt: rec.alt,
+      tags: rec.tags,
+      focal_point: { x: rec.focal_x, y: rec.focal_y },
+      variants,
+      source: rec.source,
+      source_url: rec.source_url,
+      created_at: rec.created_at,
+      updated_at: rec.updated_at,
+    };
+  };
+
+  const requireBrand = async (brandId: string) => {
+    if (!(await store.brandExists(brandId))) throw notFound('brand', brandId);
+  };
+
+  const requireRecord = async (brandId: string | null, assetId: string): Promise<MediaRecord> => {
+    const rec = await store.get(assetId);
+    if (!rec || (brandId !== null && rec.brand_id !== brandId)) throw notFound('media asset', assetId);
+    return rec;
+  };
+
+  /** Builds the asset's files in a staging directory from a file that is already on disk. */
+  async function build(source: string, bytes: number, dir: string) {
+    const video = sniffVideo(await readHead(source));
+    if (video) {
+      if (bytes > limits.videoMaxBytes) throw mediaTooLarge(limits.videoMaxBytes, 'video');
+      const file = `original.${video.ext}`;
+      await rename(source, join(dir, file));
+      const probe = video.ext === 'webm' ? null : await probeIsoVideo(join(dir, file));
+      const original = {
+        file,
+        mime: video.mime,
+        width: probe?.width ?? null,
+        height: probe?.height ?? null,
+        bytes,
+      };
+      return {
+        kind: 'video' as const,
+        original,
+        variants: { original },
+        durationMs: probe?.durationMs ?? null,
+      };
+    }
+    if (bytes > limits.imageMaxBytes) throw mediaTooLarge(limits.imageMaxBytes, 'image');
+    const { hasAlpha } = await probeImage(source, limits.maxInputPixels);
+    const opts = { alpha: hasAlpha, maxPixels: limits.maxInputPixels };
+    const original = await renderOriginal(source, dir, opts);
+    const crops = await renderCrops(original, dir, { ...opts, focal: { x: 0.5, y: 0.5 }, rev: 1 });
+    return { kind: 'image' as const, original, variants: { original, ...crops }, durationMs: null };
+  }
+
+  /**
+   * Turns a file on disk into an asset. Files are built in staging and moved into place
+   * before the row is written; any failure removes whatever was made, so there is never
+   * a row without files or a directory that the API can see half-built.
+   */
+  async function ingest(
+    brandId: string,
+    tmp: { path: string; bytes: number },
+    meta: MediaMeta,
+    source: { kind: 'upload' | 'url'; url: string | null },
+  ): Promise<MediaAsset> {
+    const id = ctx.ids.make('med');
+    const staging = stagingDir(root, id);
+    const finalDir = assetDir(root, id);
+    await mkdir(staging, { recursive: true });
+    let placed = false;
+    try {
+      const built = await build(tmp.path, tmp.bytes, staging);
+      await moveIntoPlace(staging, finalDir);
+      placed = true;
+      const at = now();
+      const row: MediaRow = {
+        id,
+        brand_id: brandId,
+        kind: built.kind,
+        mime: built.original.mime,
+        bytes: built.original.bytes,
+        width: built.original.width,
+        height: built.original.height,
+        duration_ms: built.durationMs,
+        alt: meta.alt ?? '',
+        focal_x: 0.5,
+        focal_y: 0.5,
+        variants: JSON.stringify(built.variants),
+        render_rev: 1,
+        source: source.kind,
+        source_url: source.url,
+        created_at: at,
+        updated_at: at,
+      };
+      await ctx.db.transaction((tx) => mediaStore(tx).insert(row, meta.tags ?? []));
+      return view({ ...row, tags: meta.tags ?? [] });
+    } catch (err) {
+      await removeQuietly(placed ? finalDir : staging);
+      throw err;
+    }
+  }
+
+  return {
+    preferredVariant(platform: Platform): CropName {
+      return PLATFORM_MEDIA[platform].preferred;
+    },
+
+    /** The public URL of one variant, or null when the asset has no such variant (video has only `original`). */
+    variantUrl(asset: { variants?: unknown }, variant: string): string | null {
+      const v = (asset.variants as Record<string, { url?: unknown } | undefined> | undefined)?.[variant];
+      return typeof v?.url === 'string' ? v.url : null;
+    },
+
+    /**
+     * What attach_media should attach: the named variant, else the platform's preferred crop;
+     * video always uses its original. Throws INVALID_REQUEST for a variant the asset lacks.
+     */
+    pickVariant(asset: MediaAsset, platform: Platform, requested?: VariantName) {
+      const variant: VariantName =
+        requested ?? (asset.kind === 'video' ? 'original' : PLATFORM_MEDIA[platform].preferred);
+      const v = asset.variants[variant];
+      if (!v) {
+        const have = Object.keys(asset.variants).join(', ');
+        throw invalidRequest(`Asset ${asset.id} has no '${variant}' variant (it has: ${have}).`, 'variant');
+      }
+      return { variant, ...v };
+    },
+
+    async getAsset(brandId: string | null, assetId: string): Promise<MediaAsset> {
+      return view(await requireRecord(brandId, assetId));
+    },
+
+    async listAssets(
+      brandId: string,
+      opts: { tag?: string | undefined; limit?: number | undefined; after?: string | null | undefined } = {},
+    ): Promise<MediaListPage> {
+      await requireBrand(brandId);
+      const limit = Math.min(Math.max(Math.trunc(opts.limit ?? PAGE.defaultLimit), 1), PAGE.maxLimit);
+      let before: { created_at: string; id: string } | undefined;
+      if (opts.after) {
+        const cursor = await store.get(opts.after);
+        if (!cursor || cursor.brand_id !== brandId) {
+          throw invalidRequest(`'after' must be the id of an asset of brand ${brandId}.`, 'after');
+        }
+        before = { created_at: cursor.created_at, id: cursor.id };
+      }
+      const tag = opts.tag?.trim().toLowerCase();
+      const rows = await store.list(brandId, {
+        limit: limit + 1,
+        ...(tag ? { tag } : {}),
+        ...(before ? { before } : {}),
+      });
+      const page = rows.slice(0, limit).map(view);
+      const hasMore = rows.length > limit;
+      return { assets: page, has_more: hasMore, next_after: hasMore ? (page.at(-1)?.id ?? null) : null };
+    },
+
+    async upload(brandId: string, file: UploadedFile, meta: MediaMeta): Promise<MediaAsset> {
+      await requireBrand(brandId);
+      return ingest(brandId, file, meta, { kind: 'upload', url: null });
+    },
+
+    async importFromUrl(brandId: string, input: MediaMeta & { url: string }): Promise<MediaAsset> {
+      await requireBrand(brandId);
+      const path = await newTempFile(root);
+      try {
+        const { bytes } = await downloadTo(fetcher, input.url, path, limits);
+        return await ingest(brandId, { path, bytes }, input, { kind: 'url', url: input.url });
+      } finally {
+        await removeQuietly(path);
+      }
+    },
+
+    async update(assetId: string, patch: MediaPatch): Promise<MediaAsset> {
+      return withLock(assetId, async () => {
+        const rec = await requireRecord(null, assetId);
+        const changes: Parameters<typeof store.update>[1] = { updated_at: now() };
+        if (patch.alt !== undefined) changes.alt = patch.alt;
+        const dir = assetDir(root, assetId);
+        let made: VariantFile[] = [];
+        let replaced: VariantFile[] = [];
+        const focal = patch.focal_point;
+        if (focal && (focal.x !== rec.focal_x || focal.y !== rec.focal_y)) {
+          if (rec.kind === 'video')
+            throw invalidRequest('Video has no crops, so it takes no focal point.', 'focal_point');
+          const files = JSON.parse(rec.variants) as Record<VariantName, VariantFile>;
+          const rev = rec.render_rev + 1;
+          const crops = await renderCrops(files.original, dir, {
+            focal,
+            rev,
+            alpha: files.original.mime === 'image/png',
+            maxPixels: limits.maxInputPixels,
+          }).catch(async (err) => {
+            // Remove whichever crops of this revision were written before the failure.
+            await Promise.all(
+              Object.keys(files)
+                .filter((n) => n !== 'original')
+                .flatMap((n) =>
+                  ['jpg', 'png'].map((ext) => rm(join(dir, `${n}.${rev}.${ext}`), { force: true })),
+                ),
+            );
+            throw err;
+          });
+          made = Object.values(crops);
+          replaced = Object.values(files).filter((f) => f.file !== files.original.file);
+          Object.assign(changes, { focal_x: focal.x, focal_y: focal.y, render_rev: rev });
+          changes.variants = JSON.stringify({ original: files.original, ...crops });
+        }
+        try {
+          await ctx.db.transaction((tx) => mediaStore(tx).update(assetId, changes, patch.tags));
+        } catch (err) {
+          await Promise.all(made.map((f) => removeQuietly(join(dir, f.file))));
+          throw err;
+        }
+        // Old crops go only after the row points at the new ones, so no URL in a response ever 404s early.
+        await Promise.all(replaced.map((f) => removeQuietly(join(dir, f.file))));
+        return view(await requireRecord(null, assetId));
+      });
+    },
+
+    async remove(assetId: string): Promise<void> {
+      await withLock(assetId, async () => {
+        if (!(await store.delete(assetId))) throw notFound('media asset', assetId);
+        await removeQuietly(assetDir(root, assetId));
+      });
+    },
+
+    async fit(assetId: string): Promise<MediaFit> {
+      return assessFit(view(await requireRecord(null, assetId)));
+    },
+
+    /** For the public /media route: a file only if the asset's row names it. */
+    async resolveFile(assetId: string, file: string): Promise<{ path: string; mime: string } | null> {
+      const rec = await store.get(assetId);
+      if (!rec) return null;
+      const match = Object.values(JSON.parse(rec.variants) as Record<string, VariantFile>).find(
+        (v) => v.file === file,
+      );
+      return match ? { path: join(assetDir(root, rec.id), match.file), mime: match.mime } : null;
+    },
+
+    /**
+     * Removes directories without a row: left by a crash between building and saving, or by a
+     * brand deletion (ON DELETE CASCADE removes rows, not files). Safe to run at start-up.
+     */
+    async sweepOrphans(): Promise<number> {
+      await removeQuietly(join(root, '.staging'));
+      await removeQuietly(join(root, '.tmp'));
+      const dirs = await listAssetDirs(root);
+      const known = await store.existingIds(dirs);
+      const orphans = dirs.filter((d) => !known.has(d));
+      await Promise.all(orphans.map((d) => removeQuietly(assetDir(root, d))));
+      return orphans.length;
+    },
+  };
+}

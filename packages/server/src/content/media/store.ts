@@ -1,0 +1,138 @@
+import type { SqlExecutor } from '../../platform/db/sqlite.js';
+
+export interface MediaRow {
+  id: string;
+  brand_id: string;
+  kind: 'image' | 'video';
+  mime: string;
+  bytes: number;
+  width: number | null;
+  height: number | null;
+  duration_ms: number | null;
+  alt: string;
+  focal_x: number;
+  focal_y: number;
+  /** JSON: variant name -> { file, mime, width, height, bytes }. */
+  variants: string;
+  render_rev: number;
+  source: 'upload' | 'url';
+  source_url: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A row plus its tags in their saved order. */
+export type MediaRecord = MediaRow & { tags: string[] };
+
+const SELECT = `SELECT a.*,
+  (SELECT json_group_array(t.tag ORDER BY t.position) FROM media_asset_tags t WHERE t.asset_id = a.id) AS tags_json
+  FROM media_assets a`;
+
+const UPDATABLE = ['alt', 'focal_x', 'focal_y', 'variants', 'render_rev', 'updated_at'] as const;
+
+type Selected = MediaRow & { tags_json: string };
+const record = ({ tags_json, ...row }: Selected): MediaRecord => ({ ...row, tags: JSON.parse(tags_json) });
+
+export function mediaStore(db: SqlExecutor) {
+  const writeTags = async (assetId: string, tags: readonly string[]) => {
+    await db.run('DELETE FROM media_asset_tags WHERE asset_id = ?', [assetId]);
+    for (const [position, tag] of tags.entries()) {
+      await db.run('INSERT INTO media_asset_tags (asset_id, tag, position) VALUES (?, ?, ?)', [
+        assetId,
+        tag,
+        position,
+      ]);
+    }
+  };
+
+  return {
+    async brandExists(brandId: string): Promise<boolean> {
+      return (await db.get('SELECT 1 AS one FROM brands WHERE id = ?', [brandId])) !== undefined;
+    },
+
+    /** Call inside a transaction: the row and its tags land together. */
+    async insert(row: MediaRow, tags: readonly string[]): Promise<void> {
+      await db.run(
+        `INSERT INTO media_assets (id, brand_id, kind, mime, bytes, width, height, duration_ms, alt,
+           focal_x, focal_y, variants, render_rev, source, source_url, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          row.id,
+          row.brand_id,
+          row.kind,
+          row.mime,
+          row.bytes,
+          row.width,
+          row.height,
+          row.duration_ms,
+          row.alt,
+          row.focal_x,
+          row.focal_y,
+          row.variants,
+          row.render_rev,
+          row.source,
+          row.source_url,
+          row.created_at,
+          row.updated_at,
+        ],
+      );
+      await writeTags(row.id, tags);
+    },
+
+    async get(id: string): Promise<MediaRecord | undefined> {
+      const row = await db.get<Selected>(`${SELECT} WHERE a.id = ?`, [id]);
+      return row && record(row);
+    },
+
+    /** Newest first; `before` is the (created_at, id) of the last row of the previous page. */
+    async list(
+      brandId: string,
+      opts: { tag?: string; limit: number; before?: { created_at: string; id: string } },
+    ): Promise<MediaRecord[]> {
+      const where = ['a.brand_id = ?'];
+      const params: (string | number)[] = [brandId];
+      if (opts.tag !== undefined) {
+        where.push('EXISTS (SELECT 1 FROM media_asset_tags f WHERE f.asset_id = a.id AND f.tag = ?)');
+        params.push(opts.tag);
+      }
+      if (opts.before) {
+        where.push('(a.created_at < ? OR (a.created_at = ? AND a.id < ?))');
+        params.push(opts.before.created_at, opts.before.created_at, opts.before.id);
+      }
+      const rows = await db.all<Selected>(
+        `${SELECT} WHERE ${where.join(' AND ')} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`,
+        [...params, opts.limit],
+      );
+      return rows.map(record);
+    },
+
+    /** Call inside a transaction when tags change too. */
+    async update(
+      id: string,
+      patch: Partial<Pick<MediaRow, 'alt' | 'focal_x' | 'focal_y' | 'variants' | 'render_rev'>> & {
+        updated_at: string;
+      },
+      tags?: readonly string[],
+    ): Promise<void> {
+      const sets = UPDATABLE.filter((k) => k in patch).map((k) => `${k} = @${k}`);
+      await db.run(`UPDATE media_assets SET ${sets.join(', ')} WHERE id = @id`, { ...patch, id });
+      if (tags) await writeTags(id, tags);
+    },
+
+    async delete(id: string): Promise<boolean> {
+      const { changes } = await db.run('DELETE FROM media_assets WHERE id = ?', [id]);
+      return changes > 0;
+    },
+
+    async existingIds(ids: readonly string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await db.all<{ id: string }>(
+        `SELECT id FROM media_assets WHERE id IN (${ids.map(() => '?').join(', ')})`,
+        ids,
+      );
+      return new Set(rows.map((r) => r.id));
+    },
+  };
+}
+
+export type MediaStore = ReturnType<typeof mediaStore>;

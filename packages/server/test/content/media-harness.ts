@@ -1,0 +1,106 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Config, testConfig } from '../../src/config.js';
+import { isPublicContentPath } from '../../src/content/app.js';
+import { contentAuthenticators } from '../../src/content/auth.js';
+import { mediaMigration } from '../../src/content/db/migrations/003-media.js';
+import { contentMigrations } from '../../src/content/db/migrations/index.js';
+import {
+  isMediaUploadRequest,
+  type MediaContext,
+  type MediaFetcher,
+  type MediaLimits,
+  mediaRoutes,
+  mountMediaFiles,
+} from '../../src/content/media/index.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { type Migration, openDatabase, type SqlDatabase } from '../../src/platform/db/sqlite.js';
+import {
+  createHttpApp,
+  finishHttpApp,
+  localOnly,
+  mountRoutes,
+  sameOriginOnly,
+} from '../../src/platform/http/index.js';
+import { randomIds } from '../../src/platform/ids.js';
+import { silentLogger } from '../../src/platform/logger.js';
+
+/**
+ * Until app.ts wires the media module in, this builds the content app the way
+ * createContentApp does (same gate, CSRF guard, body parser and route kit) with only the
+ * media routes, plus the two test seams: an injected fetcher and smaller caps.
+ */
+const brandsStub: Migration = {
+  id: 2,
+  name: 'brands (test stub until 002-core lands)',
+  up: 'CREATE TABLE brands (id TEXT PRIMARY KEY, name TEXT NOT NULL)',
+};
+
+function migrations(): Migration[] {
+  const list = [...contentMigrations];
+  if (!list.some((m) => m.id === 2)) list.push(brandsStub);
+  if (!list.some((m) => m.id === 3)) list.splice(2, 0, mediaMigration);
+  return list;
+}
+
+export interface MediaTestService {
+  url: string;
+  dataDir: string;
+  config: Config;
+  clock: ManualClock;
+  db: SqlDatabase;
+  addBrand(id: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startMediaService(
+  opts: { mediaFetcher?: MediaFetcher; mediaLimits?: Partial<MediaLimits> } = {},
+): Promise<MediaTestService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'svc-media-'));
+  const config = testConfig({ dataDir });
+  const clock = new ManualClock();
+  const logger = silentLogger();
+  const db = openDatabase(join(dataDir, 'content.sqlite'), migrations());
+  const ctx: MediaContext = { db, config, clock, ids: randomIds, logger, ...opts };
+
+  const app = createHttpApp({
+    logger,
+    bodyLimitBytes: config.maxBodyBytes,
+    early: [
+      localOnly({ enabled: config.localOnly, isPublicPath: isPublicContentPath }),
+      sameOriginOnly({ appliesTo: (path) => path.startsWith('/v1/') }),
+    ],
+    isMultipartRoute: isMediaUploadRequest,
+  });
+  app.use(
+    mountRoutes(mediaRoutes(ctx), { authenticators: contentAuthenticators(), validateResponses: true }),
+  );
+  mountMediaFiles(app, ctx);
+  finishHttpApp(app, logger);
+
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const addr = server.address();
+  const port = typeof addr === 'object' && addr ? addr.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    dataDir,
+    config,
+    clock,
+    db,
+    addBrand: async (id) => {
+      await db.run('INSERT INTO brands (id, name) VALUES (?, ?)', [id, `Brand ${id}`]);
+    },
+    close: async () => {
+      await new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeIdleConnections();
+      });
+      db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
