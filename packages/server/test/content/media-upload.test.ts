@@ -51,7 +51,7 @@ function upload(
   headers: Record<string, string> = {},
 ) {
   const form = new FormData();
-  form.append('file', new Blob([file.bytes], { type: file.type }), file.name ?? 'upload.bin');
+  form.append('file', new Blob([new Uint8Array(file.bytes)], { type: file.type }), file.name ?? 'upload.bin');
   for (const [k, v] of Object.entries(fields)) for (const one of [v].flat()) form.append(k, one);
   return fetch(`${svc.url}/v1/brands/${brandId}/media`, { method: 'POST', body: form, headers }).then(
     async (res) => ({ status: res.status, body: (await res.json()) as any }),

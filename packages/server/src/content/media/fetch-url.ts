@@ -65,7 +65,7 @@ export async function downloadTo(
     try {
       res = await fetcher(url, {
         // Each hop gets what is left of the one deadline.
-        timeoutMs: Math.max(1, limits.fetchTimeoutMs - (performance.now() - started)),
+        timeoutMs: Math.max(1, Math.floor(limits.fetchTimeoutMs - (performance.now() - started))),
         maxBytes: limits.videoMaxBytes,
         signal,
         headers: { accept: 'image/*, video/*;q=0.9', 'user-agent': 'svc-media-import/1' },
