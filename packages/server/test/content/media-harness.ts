@@ -51,19 +51,21 @@ export interface MediaTestService {
   config: Config;
   clock: ManualClock;
   db: SqlDatabase;
+  ctx: MediaContext;
   addBrand(id: string): Promise<void>;
   close(): Promise<void>;
 }
 
 export async function startMediaService(
-  opts: { mediaFetcher?: MediaFetcher; mediaLimits?: Partial<MediaLimits> } = {},
+  opts: { mediaFetcher?: MediaFetcher; mediaLimits?: Partial<MediaLimits>; config?: Partial<Config> } = {},
 ): Promise<MediaTestService> {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-media-'));
-  const config = testConfig({ dataDir });
+  const { config: overrides, ...seams } = opts;
+  const config = testConfig({ dataDir, ...overrides });
   const clock = new ManualClock();
   const logger = silentLogger();
   const db = openDatabase(join(dataDir, 'content.sqlite'), migrations());
-  const ctx: MediaContext = { db, config, clock, ids: randomIds, logger, ...opts };
+  const ctx: MediaContext = { db, config, clock, ids: randomIds, logger, ...seams };
 
   const app = createHttpApp({
     logger,
@@ -91,6 +93,7 @@ export async function startMediaService(
     config,
     clock,
     db,
+    ctx,
     addBrand: async (id) => {
       await db.run('INSERT INTO brands (id, name) VALUES (?, ?)', [id, `Brand ${id}`]);
     },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { PAGE } from '../domain.js';
 import { defineRoute } from '../route.js';
+import { contentRegistry } from '../schemas.js';
 import type { MediaLimits } from './limits.js';
 import { AltText, FocalPoint, MediaAsset, MediaFit, MediaPage, Tag, Tags } from './schemas.js';
 import type { MediaService } from './service.js';
@@ -15,13 +16,18 @@ const INGEST_ERRORS = {
   415: 'The bytes are not an accepted image or video (UNSUPPORTED_MEDIA), or the body is not multipart (UNSUPPORTED_MEDIA_TYPE).',
 };
 
-const UploadBody = z.strictObject({
-  file: z
-    .instanceof(UploadedFile, { message: "attach the file as a multipart file part named 'file'" })
-    .describe('The image (JPEG, PNG, WebP, GIF, AVIF, HEIF, TIFF) or video (MP4, MOV, WebM).'),
-  alt: AltText.optional(),
-  tags: Tags.optional(),
+/** Only the multipart parser makes an UploadedFile, so a text field named `file` fails here. */
+const FilePart = z.instanceof(UploadedFile, {
+  message: "attach the file as a multipart file part named 'file'",
 });
+// OpenAPI sees the part as a binary string; the registry's metadata is what the document uses.
+contentRegistry.add(FilePart, {
+  description: 'The image (JPEG, PNG, WebP, GIF, AVIF, HEIF, TIFF) or video (MP4, MOV, WebM).',
+  type: 'string',
+  format: 'binary',
+} as { description: string });
+
+const UploadBody = z.strictObject({ file: FilePart, alt: AltText.optional(), tags: Tags.optional() });
 
 export function mediaRoutes(media: MediaService, opts: { root: string; limits: MediaLimits }) {
   return [

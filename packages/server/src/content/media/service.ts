@@ -200,7 +200,7 @@ export function createMediaService(ctx: MediaContext) {
     },
 
     /** The public URL of one variant, or null when the asset has no such variant (video has only `original`). */
-    variantUrl(asset: { variants?: unknown }, variant: string): string | null {
+    variantUrl(asset: { id: string; variants?: unknown }, variant: string): string | null {
       const v = (asset.variants as Record<string, { url?: unknown } | undefined> | undefined)?.[variant];
       return typeof v?.url === 'string' ? v.url : null;
     },

@@ -1,0 +1,99 @@
+import { mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MediaPort } from '../../src/content/context.js';
+import { type MediaService, mediaRoutes, mediaService } from '../../src/content/media/index.js';
+import { UploadedFile } from '../../src/content/media/upload.js';
+import { contentRegistry } from '../../src/content/schemas.js';
+import { AppError } from '../../src/platform/errors.js';
+import { buildOpenApi } from '../../src/platform/http/index.js';
+import { type MediaTestService, startMediaService } from './media-harness.js';
+
+/** The service API drafts (attach_media) and the MCP list_media tool call, without HTTP. */
+describe('MediaService for drafts and MCP', () => {
+  let svc: MediaTestService;
+  let media: MediaService;
+  let imageId: string;
+
+  const fileOf = async (width: number, height: number) => {
+    const path = join(svc.dataDir, 'in.png');
+    mkdirSync(svc.dataDir, { recursive: true });
+    await sharp({ create: { width, height, channels: 3, background: '#808080' } })
+      .png()
+      .toFile(path);
+    const { size } = await import('node:fs').then((fs) => fs.statSync(path));
+    return new UploadedFile(path, size, 'in.png');
+  };
+
+  beforeAll(async () => {
+    svc = await startMediaService({
+      config: { content: { port: 0, publicUrl: 'https://svc.example.com/' } },
+    });
+    await svc.addBrand('brd_a');
+    await svc.addBrand('brd_b');
+    media = mediaService(svc.ctx);
+    imageId = (await media.upload('brd_a', await fileOf(300, 200), { tags: ['x'] })).id;
+  });
+  afterAll(() => svc.close());
+
+  it('is the MediaPort the content context expects', () => {
+    const port: MediaPort = media;
+    expect(typeof port.getAsset).toBe('function');
+  });
+
+  it('gets an asset by id, scoped to a brand when one is given', async () => {
+    expect((await media.getAsset(null, imageId)).brand_id).toBe('brd_a');
+    expect((await media.getAsset('brd_a', imageId)).id).toBe(imageId);
+    await expect(media.getAsset('brd_b', imageId)).rejects.toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    await expect(media.getAsset(null, 'med_missing')).rejects.toBeInstanceOf(AppError);
+  });
+
+  it('names preferred crops and builds absolute URLs from CONTENT_PUBLIC_URL', async () => {
+    expect(media.preferredVariant('instagram')).toBe('portrait');
+    expect(media.preferredVariant('x')).toBe('wide');
+    const asset = await media.getAsset(null, imageId);
+    expect(media.variantUrl(asset, 'square')).toMatch(
+      new RegExp(`^https://svc\\.example\\.com/media/${imageId}/square\\.1\\.jpg$`),
+    );
+    expect(media.variantUrl(asset, 'poster')).toBeNull();
+    expect(media.pickVariant(asset, 'linkedin')).toMatchObject({ variant: 'landscape' });
+    expect(() =>
+      media.pickVariant({ ...asset, variants: { original: asset.variants.original } } as never, 'x'),
+    ).toThrow(/no 'wide' variant/);
+  });
+
+  it('lists like list_media: newest first, optional tag', async () => {
+    const page = await media.listAssets('brd_a', { tag: 'X' });
+    expect(page.assets.map((a) => a.id)).toEqual([imageId]);
+    expect(await media.listAssets('brd_b')).toEqual({ assets: [], has_more: false, next_after: null });
+  });
+
+  it('sweeps files left without a row (e.g. after a brand was deleted)', async () => {
+    const other = await media.upload('brd_b', await fileOf(50, 50), {});
+    await svc.db.run('DELETE FROM brands WHERE id = ?', ['brd_b']);
+    expect(await media.sweepOrphans()).toBe(1);
+    const left = readdirSync(join(svc.dataDir, 'media')).filter((d) => d.startsWith('med_'));
+    expect(left).toEqual([imageId]);
+    expect(left).not.toContain(other.id);
+  });
+
+  it('documents the upload as multipart with a binary file part', () => {
+    const doc = buildOpenApi(mediaRoutes(svc.ctx), {
+      title: 't',
+      version: '0',
+      registry: contentRegistry,
+      securitySchemes: {},
+      security: {},
+    }) as any;
+    const body = doc.paths['/v1/brands/{id}/media'].post.requestBody.content['multipart/form-data'].schema;
+    expect(body.properties.file).toMatchObject({ type: 'string', format: 'binary' });
+    expect(Object.keys(doc.paths).sort()).toEqual([
+      '/v1/brands/{id}/media',
+      '/v1/brands/{id}/media/from-url',
+      '/v1/media/{id}',
+      '/v1/media/{id}/fit',
+    ]);
+    expect(doc.components.schemas.MediaAsset).toBeDefined();
+  });
+});
