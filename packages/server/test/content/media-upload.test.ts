@@ -161,6 +161,13 @@ describe('media upload, crops and serving', () => {
     }
   });
 
+  it('is read-only', async () => {
+    const res = await fetch(`${svc.url}${asset.variants.square.url}`, { method: 'DELETE' });
+    expect(res.status).toBe(405);
+    expect(((await res.json()) as any).error.code).toBe('METHOD_NOT_ALLOWED');
+    expect((await fetch(`${svc.url}${asset.variants.square.url}`, { method: 'HEAD' })).status).toBe(200);
+  });
+
   it('stays reachable through the local-only gate', async () => {
     const { hostname, port } = new URL(svc.url);
     const status = await new Promise<number>((resolve, reject) => {
