@@ -1,5 +1,6 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -338,6 +339,27 @@ describe('media upload, crops and serving', () => {
     expect(extra.status).toBe(400);
     const noBrand = await upload(svc, 'brd_nope', { bytes: small, type: 'image/png' });
     expect(noBrand.status).toBe(404);
+  });
+
+  it('survives a client that disconnects mid-upload, and a truncated body', async () => {
+    const { port } = new URL(svc.url);
+    const sock = connect(Number(port), '127.0.0.1');
+    await new Promise((r) => sock.once('connect', r));
+    sock.write(
+      `POST /v1/brands/brd_main/media HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: multipart/form-data; boundary=zz\r\nContent-Length: 10000000\r\n\r\n--zz\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\n\r\n`,
+    );
+    sock.write(Buffer.alloc(200_000, 1));
+    await new Promise((r) => setTimeout(r, 50));
+    sock.destroy();
+    const truncated = await fetch(`${svc.url}/v1/brands/brd_main/media`, {
+      method: 'POST',
+      headers: { 'content-type': 'multipart/form-data; boundary=zz' },
+      body: '--zz\r\nContent-Disposition: form-data; name="file"; filename="a"\r\n\r\nabc',
+    });
+    expect(truncated.status).toBe(400);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(readdirSync(join(svc.dataDir, 'media', '.tmp'))).toEqual([]);
+    expect((await api(svc.url, 'GET', '/v1/brands/brd_main/media')).status).toBe(200);
   });
 
   it('lists newest first with a tag filter and cursor pagination', async () => {

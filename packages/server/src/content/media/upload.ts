@@ -62,6 +62,9 @@ export function multipartUpload(opts: { root: string; limits: MediaLimits }): Re
     };
 
     bb.on('file', (name, stream, info) => {
+      // busboy destroys the part with the parse error; it is reported through bb's own 'error'.
+      // Without a listener here that second copy would be an uncaught exception.
+      stream.on('error', () => {});
       if (name !== 'file') {
         fail(invalidRequest(`Unknown file field '${name}'; send the file as 'file'.`, name));
         stream.resume();
@@ -104,6 +107,7 @@ export function multipartUpload(opts: { root: string; limits: MediaLimits }): Re
       void finish();
     });
     bb.on('close', () => void finish());
+    req.on('error', () => fail(new AppError(400, 'REQUEST_ABORTED', 'The client closed the request.')));
     req.on('aborted', () => fail(new AppError(400, 'REQUEST_ABORTED', 'The client closed the request.')));
     req.pipe(bb);
   };
