@@ -1,8 +1,10 @@
 import type { Migration } from '../../../platform/db/sqlite.js';
 import { apiKeysMigration } from './001-api-keys.js';
+import { coreMigration } from './002-core.js';
+import { mediaMigration, mediaMigration } from './003-media.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
- * append new ones, never reorder.
+ * append new ones, never reorder. 003 is the media library's (src/content/media/).
  */
-export const contentMigrations: Migration[] = [apiKeysMigration];
+export const contentMigrations: Migration[] = [apiKeysMigration, coreMigration, mediaMigration];

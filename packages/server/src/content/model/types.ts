@@ -1,0 +1,55 @@
+import type { Platform } from '../domain.js';
+
+/** The slice of Brand Memory a model needs to write in the brand's voice. */
+export interface VoiceInput {
+  brandName: string;
+  summary: string;
+  do: string[];
+  avoid: string[];
+  bannedWords: string[];
+  styleRules: string[];
+  audiences: string[];
+  products: string[];
+  examplePosts: string[];
+}
+
+export interface SignalInput {
+  id: string;
+  kind: string;
+  title: string;
+  summary: string;
+}
+
+export interface SuggestedIdea {
+  title: string;
+  angle: string;
+  notes: string;
+  signalId: string;
+}
+
+/**
+ * What a model does for the content service. The simulated model implements it now; a real
+ * adapter implements the same interface later, so services never know which one runs.
+ */
+export interface ContentModel {
+  readonly kind: 'simulated' | 'real';
+  suggestIdeas(input: {
+    voice: VoiceInput;
+    signals: SignalInput[];
+    count: number;
+    existingTitles: string[];
+  }): Promise<SuggestedIdea[]>;
+  draft(input: {
+    voice: VoiceInput;
+    platform: Platform;
+    idea: { title: string; angle: string | null; notes: string | null };
+    /** Set when repurposing: the text of the source post. */
+    sourceText?: string;
+  }): Promise<{ parts: string[] }>;
+  rewrite(input: {
+    voice: VoiceInput;
+    platform: Platform;
+    parts: string[];
+    instruction: string;
+  }): Promise<{ parts: string[] }>;
+}
