@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { type Config, testConfig } from '../../src/config.js';
 import { isPublicContentPath } from '../../src/content/app.js';
 import { contentAuthenticators } from '../../src/content/auth.js';
-import { mediaMigration } from '../../src/content/db/migrations/003-media.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import {
   isMediaUploadRequest,
@@ -16,7 +15,7 @@ import {
   mountMediaFiles,
 } from '../../src/content/media/index.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import { type Migration, openDatabase, type SqlDatabase } from '../../src/platform/db/sqlite.js';
+import { openDatabase, type SqlDatabase } from '../../src/platform/db/sqlite.js';
 import {
   createHttpApp,
   finishHttpApp,
@@ -29,22 +28,9 @@ import { silentLogger } from '../../src/platform/logger.js';
 
 /**
  * Until app.ts wires the media module in, this builds the content app the way
- * createContentApp does (same gate, CSRF guard, body parser and route kit) with only the
- * media routes, plus the two test seams: an injected fetcher and smaller caps.
+ * createContentApp does (same migrations, gate, CSRF guard, body parser and route kit) with
+ * only the media routes, plus the two test seams: an injected fetcher and smaller caps.
  */
-const brandsStub: Migration = {
-  id: 2,
-  name: 'brands (test stub until 002-core lands)',
-  up: 'CREATE TABLE brands (id TEXT PRIMARY KEY, name TEXT NOT NULL)',
-};
-
-function migrations(): Migration[] {
-  const list = [...contentMigrations];
-  if (!list.some((m) => m.id === 2)) list.push(brandsStub);
-  if (!list.some((m) => m.id === 3)) list.splice(2, 0, mediaMigration);
-  return list;
-}
-
 export interface MediaTestService {
   url: string;
   dataDir: string;
@@ -64,7 +50,7 @@ export async function startMediaService(
   const config = testConfig({ dataDir, ...overrides });
   const clock = new ManualClock();
   const logger = silentLogger();
-  const db = openDatabase(join(dataDir, 'content.sqlite'), migrations());
+  const db = openDatabase(join(dataDir, 'content.sqlite'), contentMigrations);
   const ctx: MediaContext = { db, config, clock, ids: randomIds, logger, ...seams };
 
   const app = createHttpApp({
@@ -95,7 +81,14 @@ export async function startMediaService(
     db,
     ctx,
     addBrand: async (id) => {
-      await db.run('INSERT INTO brands (id, name) VALUES (?, ?)', [id, `Brand ${id}`]);
+      const at = clock.now().toISOString();
+      await db.run('INSERT INTO brands (id, name, memory, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
+        id,
+        `Brand ${id}`,
+        '{}',
+        at,
+        at,
+      ]);
     },
     close: async () => {
       await new Promise<void>((r) => {

@@ -288,6 +288,12 @@ describe('media upload, crops and serving', () => {
     expect(assetDirs(svc).length).toBe(before);
   });
 
+  it('refuses a truncated image whose header looks fine', async () => {
+    const res = await upload(svc, 'brd_main', { bytes: png.subarray(0, 3000), type: 'image/png' });
+    expect(res.status).toBe(415);
+    expect(res.body.error.code).toBe('UNSUPPORTED_MEDIA');
+  });
+
   it('refuses SVG even though sharp could read it', async () => {
     const svg = Buffer.from(
       '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><rect width="10" height="10"/></svg>',

@@ -43,7 +43,14 @@ export async function probeImage(path: string, maxPixels: number): Promise<{ has
     throw unsupportedMedia(`The image has more than ${maxPixels.toLocaleString('en')} pixels.`);
   }
   // An alpha channel that is fully opaque (common in exported PNGs) does not need PNG output.
-  const hasAlpha = Boolean(meta.hasAlpha) && !(await input(path, maxPixels).stats()).isOpaque;
+  let hasAlpha = false;
+  try {
+    hasAlpha = Boolean(meta.hasAlpha) && !(await input(path, maxPixels).stats()).isOpaque;
+  } catch {
+    throw unsupportedMedia(
+      'The image could not be decoded; it may be truncated or use an unsupported codec.',
+    );
+  }
   return { hasAlpha };
 }
 

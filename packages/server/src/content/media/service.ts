@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { invalidRequest, notFound } from '../../platform/errors.js';
 import { PAGE, type Platform } from '../domain.js';
 import type { MediaContext } from './context.js';
-import { mediaTooLarge } from './errors.js';
+import { mediaTooLarge, unsupportedMedia } from './errors.js';
 import { downloadTo, publicMediaFetcher } from './fetch-url.js';
 import {
   assetDir,
@@ -141,8 +141,16 @@ export function createMediaService(ctx: MediaContext) {
     if (bytes > limits.imageMaxBytes) throw mediaTooLarge(limits.imageMaxBytes, 'image');
     const { hasAlpha } = await probeImage(source, limits.maxInputPixels);
     const opts = { alpha: hasAlpha, maxPixels: limits.maxInputPixels };
-    const original = await renderOriginal(source, dir, opts);
-    const crops = await renderCrops(original, dir, { ...opts, focal: { x: 0.5, y: 0.5 }, rev: 1 });
+    // A valid header does not make a decodable image (truncated file, HEVC-coded HEIC, ...).
+    const undecodable = () => {
+      throw unsupportedMedia(
+        'The image could not be decoded; it may be truncated or use an unsupported codec.',
+      );
+    };
+    const original = await renderOriginal(source, dir, opts).catch(undecodable);
+    const crops = await renderCrops(original, dir, { ...opts, focal: { x: 0.5, y: 0.5 }, rev: 1 }).catch(
+      undecodable,
+    );
     return { kind: 'image' as const, original, variants: { original, ...crops }, durationMs: null };
   }
 
