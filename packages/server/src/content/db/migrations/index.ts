@@ -1,7 +1,7 @@
 import type { Migration } from '../../../platform/db/sqlite.js';
 import { apiKeysMigration } from './001-api-keys.js';
 import { coreMigration } from './002-core.js';
-import { mediaMigration, mediaMigration } from './003-media.js';
+import { mediaMigration } from './003-media.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
