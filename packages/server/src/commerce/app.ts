@@ -1,22 +1,95 @@
+import type { lookup as dnsLookup } from 'node:dns';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { openDatabase, type SqlDatabase } from '../platform/db/sqlite.js';
-import { buildOpenApi, createHttpApp, finishHttpApp, mountRoutes } from '../platform/http/index.js';
+import { idempotency } from '../platform/http/idempotency.js';
+import {
+  buildOpenApi,
+  createHttpApp,
+  finishHttpApp,
+  localOnly,
+  mountRoutes,
+  sameOriginOnly,
+} from '../platform/http/index.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { VERSION } from '../version.js';
-import { commerceAuthenticators } from './auth.js';
+import { type CommerceAuth, commerceAuthenticators } from './auth.js';
+import type { CommerceContext } from './context.js';
+import { idempotencyStorage } from './db/idempotency-store.js';
 import { commerceMigrations } from './db/migrations.js';
+import { dashboardRouter } from './pages/dashboard-router.js';
+import { hostedRouter } from './pages/hosted-router.js';
 import { defineRoute } from './route.js';
+import { approvalRoutes } from './routes/approvals.js';
+import { checkoutRoutes } from './routes/checkouts.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { healthRoutes } from './routes/health.js';
+import { merchantRoutes } from './routes/merchants.js';
+import { offerRoutes } from './routes/offers.js';
+import { orderRoutes } from './routes/orders.js';
+import { sandboxRoutes } from './routes/sandbox.js';
+import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
+import { eventEnvelopes } from './schemas/events.js';
 import { commerceRegistry } from './schemas.js';
+import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 
 export const openCommerceDatabase = (dataDir: string): SqlDatabase =>
   openDatabase(join(dataDir, 'commerce.sqlite'), commerceMigrations);
 
+export interface CommerceServiceHandle extends ServiceHandle {
+  /** The webhook dispatcher; tests call `runDue()` after moving the clock. */
+  dispatcher: Dispatcher;
+}
+
+export interface CommerceDeps extends ServiceDeps {
+  db?: SqlDatabase;
+  /** Jitter source for webhook retries. */
+  random?: () => number;
+  /** DNS used for webhook deliveries; injectable so tests can make a name resolve to loopback. */
+  lookup?: typeof dnsLookup;
+  /** How often the dispatcher looks for due deliveries. */
+  webhookPollMs?: number;
+}
+
+const isDashboard = (path: string) => path === '/dashboard' || path.startsWith('/dashboard/');
+const PURGE_EVERY_MS = 10 * 60_000;
+
 /** Builds the commerce API. Listening is the caller's job, so tests and embedders can mount it anywhere. */
-export function createCommerceApp(deps: ServiceDeps & { db?: SqlDatabase }): ServiceHandle {
+export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
   const db = deps.db ?? openCommerceDatabase(deps.config.dataDir);
-  const routes = [...healthRoutes];
+  if (deps.config.webhookAllowPrivate) {
+    deps.logger.warn(
+      'SERVICE_WEBHOOK_ALLOW_PRIVATE is on: webhook endpoints may point at localhost, private addresses and plain http. Use it for local development only.',
+    );
+  }
+  const dispatcher = createDispatcher({
+    db,
+    clock: deps.clock,
+    logger: deps.logger,
+    random: deps.random ?? Math.random,
+    allowPrivate: deps.config.webhookAllowPrivate,
+    lookup: deps.lookup,
+    ...(deps.webhookPollMs ? { pollMs: deps.webhookPollMs } : {}),
+  });
+  const ctx: CommerceContext = {
+    config: deps.config,
+    clock: deps.clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    db,
+    eventsWritten: () => dispatcher.nudge(),
+  };
+
+  const routes = [
+    ...healthRoutes,
+    ...merchantRoutes(ctx),
+    ...approvalRoutes(ctx),
+    ...offerRoutes(ctx),
+    ...checkoutRoutes(ctx),
+    ...orderRoutes(ctx),
+    ...webhookEndpointRoutes(ctx),
+    ...sandboxRoutes(ctx),
+  ];
 
   const openapi = buildOpenApi(routes, {
     title: 'svc commerce API',
@@ -31,7 +104,14 @@ export function createCommerceApp(deps: ServiceDeps & { db?: SqlDatabase }): Ser
       },
       userToken: { type: 'apiKey', in: 'header', name: 'Service-User-Token' },
     },
-    security: { none: [], key: [{ apiKey: [] }], user: [{ apiKey: [], userToken: [] }] },
+    security: {
+      none: [],
+      key: [{ apiKey: [] }],
+      user: [{ apiKey: [], userToken: [] }],
+      sandboxKey: [{ apiKey: [] }],
+      sandboxUser: [{ apiKey: [], userToken: [] }],
+    },
+    webhooks: eventEnvelopes,
   });
   const openapiRoute = defineRoute({
     method: 'get',
@@ -44,22 +124,54 @@ export function createCommerceApp(deps: ServiceDeps & { db?: SqlDatabase }): Ser
     handler: () => openapi,
   });
 
-  const app = createHttpApp({ logger: deps.logger, bodyLimitBytes: deps.config.maxBodyBytes });
+  const dashboard = { ...ctx, dispatcher };
+  const app = createHttpApp({
+    logger: deps.logger,
+    bodyLimitBytes: deps.config.maxBodyBytes,
+    early: [
+      localOnly({ enabled: deps.config.localOnly, isPublicPath: (path) => !isDashboard(path) }),
+      sameOriginOnly({ appliesTo: isDashboard }),
+      hostedRouter(ctx),
+      dashboardRouter(dashboard),
+    ],
+  });
+  const idempotencyStore = idempotencyStorage(db);
   app.use(
-    mountRoutes([...routes, openapiRoute], {
+    mountRoutes([...routes, openapiRoute, ...dashboardRoutes(dashboard)], {
       authenticators: commerceAuthenticators(db, deps),
+      wrap: idempotency<CommerceAuth>({
+        storage: idempotencyStore,
+        clock: deps.clock,
+        identify: ({ auth }) => {
+          const a = auth as { keyId?: string; env?: string; userId?: string } | null;
+          return a?.keyId ? { scope: `${a.keyId}:${a.env}`, principal: a.userId ?? '-' } : null;
+        },
+      }),
       validateResponses: process.env.NODE_ENV !== 'production',
     }),
   );
   finishHttpApp(app, deps.logger);
 
+  let purge: NodeJS.Timeout | null = null;
   return {
     name: 'commerce',
     app,
     db,
     openapi,
-    startBackground() {},
+    dispatcher,
+    startBackground() {
+      dispatcher.start();
+      purge ??= setInterval(() => {
+        idempotencyStore
+          .purge(deps.clock.now().toISOString())
+          .catch((err) => deps.logger.error({ err }, 'idempotency purge failed'));
+      }, PURGE_EVERY_MS);
+      purge.unref();
+    },
     async close() {
+      if (purge) clearInterval(purge);
+      purge = null;
+      await dispatcher.stop();
       db.close();
     },
   };

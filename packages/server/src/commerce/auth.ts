@@ -1,18 +1,55 @@
+import type { Request } from 'express';
 import { bearerToken } from '../platform/api-key-hash.js';
 import type { SqlDatabase } from '../platform/db/sqlite.js';
+import { AppError } from '../platform/errors.js';
 import type { Authenticators } from '../platform/http/index.js';
 import type { ServiceDeps } from '../platform/service.js';
-import { authenticateCommerceKey, type CommerceKeyContext } from './services/api-keys.js';
+import { authenticateCommerceKey, type CommerceKeyContext, DEFAULT_ACCOUNT_ID } from './services/api-keys.js';
+import { authenticateUser, USER_TOKEN_HEADER, type UserGrant } from './services/users.js';
+
+export interface CommerceUserContext extends CommerceKeyContext, UserGrant {}
+
+/** The local dashboard acts for the one account of a self-hosted install. */
+export interface LocalAdminContext {
+  accountId: string;
+}
 
 /** The auth names routes declare, and what each hands to its handler. */
 export type CommerceAuth = {
   none: null;
   key: CommerceKeyContext;
+  user: CommerceUserContext;
+  sandboxKey: CommerceKeyContext;
+  sandboxUser: CommerceUserContext;
+  local: LocalAdminContext;
 };
 
+const sandboxOnly = () =>
+  new AppError(
+    403,
+    'SANDBOX_ONLY',
+    'Sandbox endpoints and sandbox stores answer sandbox keys only. Use an svc_test_ key.',
+  );
+
 export function commerceAuthenticators(db: SqlDatabase, deps: ServiceDeps): Authenticators<CommerceAuth> {
+  const key = (req: Request) => authenticateCommerceKey(db, deps, bearerToken(req.headers.authorization));
+  const user = async (k: CommerceKeyContext, req: Request): Promise<CommerceUserContext> => ({
+    ...k,
+    ...(await authenticateUser({ db }, k, req.get(USER_TOKEN_HEADER))),
+  });
+  const sandbox = (k: CommerceKeyContext) => {
+    if (k.env !== 'sandbox') throw sandboxOnly();
+    return k;
+  };
   return {
     none: () => null,
-    key: (req) => authenticateCommerceKey(db, deps, bearerToken(req.headers.authorization)),
+    key,
+    user: async (req) => user(await key(req), req),
+    sandboxKey: async (req) => sandbox(await key(req)),
+    sandboxUser: async (req) => user(sandbox(await key(req)), req),
+    // Reached only through the local-only gate mounted in front of /dashboard.
+    local: () => ({ accountId: DEFAULT_ACCOUNT_ID }),
   };
 }
+
+export { sandboxOnly };

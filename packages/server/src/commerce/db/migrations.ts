@@ -1,4 +1,7 @@
 import type { Migration } from '../../platform/db/sqlite.js';
+import { usersAndApprovals } from './migrations/002-users-and-approvals.js';
+import { commerceObjects } from './migrations/003-commerce-objects.js';
+import { idempotencyAndWebhooks } from './migrations/004-idempotency-and-webhooks.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -23,4 +26,7 @@ export const commerceMigrations: Migration[] = [
       );
     `,
   },
+  usersAndApprovals,
+  commerceObjects,
+  idempotencyAndWebhooks,
 ];

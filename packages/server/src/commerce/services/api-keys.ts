@@ -14,6 +14,8 @@ export interface CommerceKeyContext {
   keyId: string;
   accountId: string;
   env: CommerceEnv;
+  /** The key's name, shown to users on the hosted approval page as the application's name. */
+  name: string;
 }
 
 export async function createCommerceApiKey(
@@ -64,5 +66,5 @@ export async function authenticateCommerceKey(
     });
   }
   await apiKeysStore(db).touch(record.id, deps.clock.now().toISOString());
-  return { keyId: record.id, accountId: record.account_id, env: record.env };
+  return { keyId: record.id, accountId: record.account_id, env: record.env, name: record.name };
 }

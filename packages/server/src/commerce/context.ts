@@ -1,0 +1,23 @@
+import type { SqlDatabase } from '../platform/db/sqlite.js';
+import type { ServiceDeps } from '../platform/service.js';
+import type { CommerceEnv } from './db/api-keys-store.js';
+
+/** What every commerce service function gets: storage, time, ids, settings, and the outbox signal. */
+export interface CommerceContext extends ServiceDeps {
+  db: SqlDatabase;
+  /** Called after a transaction that wrote events has committed, so delivery starts at once. */
+  eventsWritten(): void;
+}
+
+/** An API key's account and environment: the unit of isolation. */
+export interface Tenant {
+  accountId: string;
+  env: CommerceEnv;
+}
+
+/** A user-scoped request: the tenant, the user, and the rules their token was approved with. */
+export interface Actor extends Tenant {
+  userId: string;
+  /** Where hosted pages are served, for URLs handed back to the application. */
+  baseUrl: string;
+}

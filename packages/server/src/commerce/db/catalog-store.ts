@@ -1,0 +1,93 @@
+import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { Merchant } from '../schemas/resources.js';
+import { fromJson, toJson } from './json.js';
+
+type Row = {
+  id: string;
+  name: string;
+  name_key: string;
+  domain: string;
+  tier: Merchant['tier'];
+  route: Merchant['route'];
+  category: string | null;
+  requires_connection: number;
+  capabilities: string;
+  status: Merchant['status'];
+  sandbox: number;
+};
+
+const toMerchant = (r: Row): Merchant & { name_key: string } => ({
+  id: r.id,
+  name: r.name,
+  name_key: r.name_key,
+  domain: r.domain,
+  tier: r.tier,
+  route: r.route,
+  category: r.category,
+  requires_connection: r.requires_connection === 1,
+  capabilities: fromJson(r.capabilities),
+  status: r.status,
+  ...(r.sandbox === 1 ? { sandbox: true as const } : {}),
+});
+
+const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The discovered catalog: stores that joined on first use, paged by (name, id). */
+export function catalogStore(db: SqlExecutor) {
+  return {
+    async page(opts: {
+      includeSandbox: boolean;
+      q: string | null;
+      after: { name_key: string; id: string } | null;
+      limit: number;
+    }) {
+      const where = ['sandbox IN (0, ?)'];
+      const params: (string | number)[] = [opts.includeSandbox ? 1 : 0];
+      if (opts.q) {
+        where.push(
+          "(name_key LIKE ? ESCAPE '\\' OR domain LIKE ? ESCAPE '\\' OR lower(category) LIKE ? ESCAPE '\\')",
+        );
+        const like = `%${likeEscape(opts.q.toLowerCase())}%`;
+        params.push(like, like, like);
+      }
+      if (opts.after) {
+        where.push('(name_key > ? OR (name_key = ? AND id > ?))');
+        params.push(opts.after.name_key, opts.after.name_key, opts.after.id);
+      }
+      const rows = await db.all<Row>(
+        `SELECT * FROM catalog_merchants WHERE ${where.join(' AND ')} ORDER BY name_key, id LIMIT ?`,
+        [...params, opts.limit + 1],
+      );
+      return { merchants: rows.slice(0, opts.limit).map(toMerchant), hasMore: rows.length > opts.limit };
+    },
+    async get(id: string) {
+      const row = await db.get<Row>('SELECT * FROM catalog_merchants WHERE id = ?', [id]);
+      return row && toMerchant(row);
+    },
+    async findByDomain(domain: string) {
+      const row = await db.get<Row>('SELECT * FROM catalog_merchants WHERE domain = ?', [domain]);
+      return row && toMerchant(row);
+    },
+    async insertIfNew(m: Merchant, at: string): Promise<void> {
+      await db.run(
+        `INSERT OR IGNORE INTO catalog_merchants (id, name, name_key, domain, tier, route, category,
+           requires_connection, capabilities, status, sandbox, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          m.id,
+          m.name,
+          m.name.toLowerCase(),
+          m.domain,
+          m.tier,
+          m.route,
+          m.category,
+          m.requires_connection ? 1 : 0,
+          toJson(m.capabilities),
+          m.status,
+          m.sandbox ? 1 : 0,
+          at,
+        ],
+      );
+    },
+  };
+}

@@ -1,0 +1,158 @@
+import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type {
+  ApiErrorObject,
+  Buyer,
+  CheckoutStatus,
+  LineItem,
+  ShippingAddress,
+  StoreRoute,
+  Totals,
+} from '../schemas/common.js';
+import type { ApprovalRules, NextAction } from '../schemas/resources.js';
+import type { CommerceEnv } from './api-keys-store.js';
+import { fromJson, toJson } from './json.js';
+
+export interface CheckoutRecord {
+  id: string;
+  account_id: string;
+  env: CommerceEnv;
+  user_id: string;
+  merchant_id: string;
+  offer_id: string | null;
+  product_url: string;
+  route: StoreRoute;
+  status: CheckoutStatus;
+  item_ref: string;
+  quantity: number;
+  line_items: LineItem[];
+  totals: Totals;
+  buyer: Buyer | null;
+  shipping_address: ShippingAddress | null;
+  next_action: NextAction | null;
+  rules: ApprovalRules;
+  requires_user_confirmation: boolean;
+  user_confirmed_at: string | null;
+  confirm_token_hash: string | null;
+  form_token_hash: string | null;
+  task_done_at: string | null;
+  code_done_at: string | null;
+  connection_id: string | null;
+  reprice_count: number;
+  confirmed_at: string | null;
+  order_id: string | null;
+  error: ApiErrorObject | null;
+  merchant_messages: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+const JSON_COLUMNS = [
+  'line_items',
+  'totals',
+  'buyer',
+  'shipping_address',
+  'next_action',
+  'rules',
+  'error',
+  'merchant_messages',
+] as const;
+const COLUMNS = [
+  'id',
+  'account_id',
+  'env',
+  'user_id',
+  'merchant_id',
+  'offer_id',
+  'product_url',
+  'route',
+  'status',
+  'item_ref',
+  'quantity',
+  'line_items',
+  'totals',
+  'buyer',
+  'shipping_address',
+  'next_action',
+  'rules',
+  'requires_user_confirmation',
+  'user_confirmed_at',
+  'confirm_token_hash',
+  'form_token_hash',
+  'task_done_at',
+  'code_done_at',
+  'connection_id',
+  'reprice_count',
+  'confirmed_at',
+  'order_id',
+  'error',
+  'merchant_messages',
+  'created_at',
+  'updated_at',
+] as const;
+
+type Row = Record<string, unknown>;
+
+function fromRow(row: Row | undefined): CheckoutRecord | undefined {
+  if (!row) return undefined;
+  const out: Row = { ...row, requires_user_confirmation: row.requires_user_confirmation === 1 };
+  for (const c of JSON_COLUMNS) out[c] = fromJson(row[c]);
+  return out as unknown as CheckoutRecord;
+}
+
+function toParams(c: CheckoutRecord) {
+  return COLUMNS.map((col) => {
+    const v = c[col];
+    if ((JSON_COLUMNS as readonly string[]).includes(col)) return toJson(v);
+    if (typeof v === 'boolean') return v ? 1 : 0;
+    return v as string | number | null;
+  });
+}
+
+export function checkoutsStore(db: SqlExecutor) {
+  return {
+    async insert(c: CheckoutRecord): Promise<void> {
+      await db.run(
+        `INSERT INTO checkouts (${COLUMNS.join(', ')}) VALUES (${COLUMNS.map(() => '?').join(', ')})`,
+        toParams(c),
+      );
+    },
+    async save(c: CheckoutRecord): Promise<void> {
+      const sets = COLUMNS.filter((col) => col !== 'id').map((col) => `${col} = ?`);
+      const params = toParams(c);
+      await db.run(`UPDATE checkouts SET ${sets.join(', ')} WHERE id = ?`, [...params.slice(1), c.id]);
+    },
+    /** The user's own checkout or nothing: another user's, account's or environment's is "not found". */
+    async findForUser(
+      owner: { accountId: string; env: CommerceEnv; userId: string },
+      id: string,
+    ): Promise<CheckoutRecord | undefined> {
+      return fromRow(
+        await db.get<Row>(
+          'SELECT * FROM checkouts WHERE id = ? AND account_id = ? AND env = ? AND user_id = ?',
+          [id, owner.accountId, owner.env, owner.userId],
+        ),
+      );
+    },
+    async findByConfirmToken(tokenHash: string): Promise<CheckoutRecord | undefined> {
+      return fromRow(await db.get<Row>('SELECT * FROM checkouts WHERE confirm_token_hash = ?', [tokenHash]));
+    },
+    async listWaitingOnConnection(connectionId: string): Promise<CheckoutRecord[]> {
+      const rows = await db.all<Row>(
+        "SELECT * FROM checkouts WHERE connection_id = ? AND status IN ('building', 'requires_user_action', 'ready_to_confirm')",
+        [connectionId],
+      );
+      return rows.map((r) => fromRow(r) as CheckoutRecord);
+    },
+    /** Totals of checkouts already handed to the store but not yet turned into orders. */
+    async sumConfirmingSince(userId: string, since: string, currency: string): Promise<number> {
+      const rows = await db.all<{ totals: string }>(
+        "SELECT totals FROM checkouts WHERE user_id = ? AND status = 'confirming' AND confirmed_at > ?",
+        [userId, since],
+      );
+      return rows
+        .map((r) => fromJson<Totals>(r.totals).total)
+        .filter((t) => t.currency === currency)
+        .reduce((sum, t) => sum + t.amount, 0);
+    },
+  };
+}

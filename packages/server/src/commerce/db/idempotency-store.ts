@@ -1,0 +1,86 @@
+import type { SqlDatabase, SqlExecutor } from '../../platform/db/sqlite.js';
+import type {
+  IdempotencyRecord,
+  IdempotencyStorage,
+  StoredResponse,
+} from '../../platform/http/idempotency.js';
+import { fromJson, toJson } from './json.js';
+
+type Row = {
+  scope: string;
+  key: string;
+  fingerprint: string;
+  state: 'in_flight' | 'done';
+  locked_until: string;
+  expires_at: string;
+  response_status: number | null;
+  response_body: string | null;
+  response_headers: string | null;
+  request_id: string;
+  created_at: string;
+};
+
+const fromRow = (r: Row): IdempotencyRecord => ({
+  scope: r.scope,
+  key: r.key,
+  fingerprint: r.fingerprint,
+  state: r.state,
+  lockedUntil: r.locked_until,
+  expiresAt: r.expires_at,
+  response:
+    r.response_status === null
+      ? null
+      : {
+          status: r.response_status,
+          body: fromJson(r.response_body),
+          headers: fromJson<Record<string, string>>(r.response_headers) ?? {},
+        },
+  requestId: r.request_id,
+  createdAt: r.created_at,
+});
+
+function tx(db: SqlExecutor) {
+  return {
+    async find(scope: string, key: string) {
+      const row = await db.get<Row>('SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?', [
+        scope,
+        key,
+      ]);
+      return row && fromRow(row);
+    },
+    async put(r: IdempotencyRecord) {
+      await db.run(
+        `INSERT OR REPLACE INTO idempotency_keys (scope, key, fingerprint, state, locked_until, expires_at,
+           response_status, response_body, response_headers, request_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)`,
+        [r.scope, r.key, r.fingerprint, r.state, r.lockedUntil, r.expiresAt, r.requestId, r.createdAt],
+      );
+    },
+  };
+}
+
+/** The commerce service's table behind the generic idempotency engine. */
+export function idempotencyStorage(
+  db: SqlDatabase,
+): IdempotencyStorage & { purge(before: string): Promise<number> } {
+  return {
+    atomically: (fn) => db.transaction((t) => fn(tx(t))),
+    async complete(scope: string, key: string, response: StoredResponse) {
+      await db.run(
+        `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?, response_headers = ?
+          WHERE scope = ? AND key = ?`,
+        [response.status, toJson(response.body), toJson(response.headers), scope, key],
+      );
+    },
+    async release(scope: string, key: string) {
+      await db.run("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'in_flight'", [
+        scope,
+        key,
+      ]);
+    },
+    async purge(before: string) {
+      const { changes } = await db.run('DELETE FROM idempotency_keys WHERE expires_at <= ?', [before]);
+      return changes;
+    },
+  };
+}

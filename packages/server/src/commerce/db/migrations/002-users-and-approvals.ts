@@ -1,0 +1,53 @@
+import type { Migration } from '../../../platform/db/sqlite.js';
+
+export const usersAndApprovals: Migration = {
+  id: 2,
+  name: 'users, user tokens, approvals and public tokens',
+  up: `
+    CREATE TABLE users (
+      id TEXT PRIMARY KEY,
+      account_id TEXT NOT NULL REFERENCES accounts(id),
+      env TEXT NOT NULL CHECK (env IN ('sandbox', 'live')),
+      client_user_id TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      UNIQUE (account_id, env, client_user_id)
+    );
+    CREATE TABLE user_tokens (
+      token_hash TEXT PRIMARY KEY,
+      user_id TEXT NOT NULL REFERENCES users(id),
+      account_id TEXT NOT NULL,
+      env TEXT NOT NULL,
+      rules TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      revoked_at TEXT
+    );
+    CREATE TABLE approvals (
+      id TEXT PRIMARY KEY,
+      token_hash TEXT NOT NULL UNIQUE,
+      account_id TEXT NOT NULL,
+      env TEXT NOT NULL,
+      key_id TEXT NOT NULL,
+      app_name TEXT NOT NULL,
+      client_user_id TEXT NOT NULL,
+      rules TEXT NOT NULL,
+      merchant_ids TEXT NOT NULL,
+      redirect_uri TEXT NOT NULL,
+      status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'declined')),
+      form_token_hash TEXT,
+      user_id TEXT,
+      expires_at TEXT NOT NULL,
+      decided_at TEXT,
+      created_at TEXT NOT NULL
+    );
+    CREATE TABLE public_tokens (
+      token_hash TEXT PRIMARY KEY,
+      account_id TEXT NOT NULL,
+      env TEXT NOT NULL,
+      user_id TEXT NOT NULL REFERENCES users(id),
+      rules TEXT NOT NULL,
+      expires_at TEXT NOT NULL,
+      used_at TEXT,
+      created_at TEXT NOT NULL
+    );
+  `,
+};

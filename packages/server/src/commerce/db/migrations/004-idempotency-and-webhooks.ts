@@ -1,0 +1,71 @@
+import type { Migration } from '../../../platform/db/sqlite.js';
+
+export const idempotencyAndWebhooks: Migration = {
+  id: 4,
+  name: 'idempotency keys, webhook endpoints, events outbox and deliveries',
+  up: `
+    CREATE TABLE idempotency_keys (
+      scope TEXT NOT NULL,
+      key TEXT NOT NULL,
+      fingerprint TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('in_flight', 'done')),
+      locked_until TEXT NOT NULL,
+      expires_at TEXT NOT NULL,
+      response_status INTEGER,
+      response_body TEXT,
+      response_headers TEXT,
+      request_id TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      PRIMARY KEY (scope, key)
+    );
+    CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+
+    CREATE TABLE webhook_endpoints (
+      id TEXT PRIMARY KEY,
+      account_id TEXT NOT NULL,
+      env TEXT NOT NULL,
+      url TEXT NOT NULL,
+      secret TEXT NOT NULL,
+      created_at TEXT NOT NULL,
+      removed_at TEXT
+    );
+    CREATE INDEX webhook_endpoints_account ON webhook_endpoints (account_id, env) WHERE removed_at IS NULL;
+
+    CREATE TABLE events (
+      id TEXT PRIMARY KEY,
+      account_id TEXT NOT NULL,
+      env TEXT NOT NULL,
+      type TEXT NOT NULL,
+      data TEXT NOT NULL,
+      created_at TEXT NOT NULL
+    );
+    CREATE INDEX events_account ON events (account_id, env, created_at);
+
+    CREATE TABLE deliveries (
+      id TEXT PRIMARY KEY,
+      event_id TEXT NOT NULL REFERENCES events(id),
+      endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id),
+      status TEXT NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'canceled')),
+      attempts INTEGER NOT NULL DEFAULT 0,
+      next_attempt_at TEXT,
+      lease_until TEXT,
+      last_status INTEGER,
+      last_error TEXT,
+      created_at TEXT NOT NULL,
+      updated_at TEXT NOT NULL
+    );
+    CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
+    CREATE INDEX deliveries_endpoint ON deliveries (endpoint_id, created_at);
+    CREATE INDEX deliveries_event ON deliveries (event_id);
+
+    CREATE TABLE delivery_attempts (
+      delivery_id TEXT NOT NULL REFERENCES deliveries(id),
+      attempt INTEGER NOT NULL,
+      started_at TEXT NOT NULL,
+      status_code INTEGER,
+      error TEXT,
+      next_attempt_at TEXT,
+      PRIMARY KEY (delivery_id, attempt)
+    );
+  `,
+};

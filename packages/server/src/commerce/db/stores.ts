@@ -1,0 +1,26 @@
+import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import { apiKeysStore } from './api-keys-store.js';
+import { approvalsStore } from './approvals-store.js';
+import { catalogStore } from './catalog-store.js';
+import { checkoutsStore } from './checkouts-store.js';
+import { connectionsStore } from './connections-store.js';
+import { offersStore } from './offers-store.js';
+import { ordersStore } from './orders-store.js';
+import { usersStore } from './users-store.js';
+import { webhooksStore } from './webhooks-store.js';
+
+/** Every commerce store over one executor: the database, or a transaction. */
+export function commerceStores(db: SqlExecutor) {
+  return {
+    apiKeys: apiKeysStore(db),
+    approvals: approvalsStore(db),
+    catalog: catalogStore(db),
+    checkouts: checkoutsStore(db),
+    connections: connectionsStore(db),
+    offers: offersStore(db),
+    orders: ordersStore(db),
+    users: usersStore(db),
+    webhooks: webhooksStore(db),
+  };
+}
+export type CommerceStores = ReturnType<typeof commerceStores>;

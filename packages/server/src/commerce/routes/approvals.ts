@@ -1,0 +1,42 @@
+import { z } from 'zod';
+import { reply } from '../../platform/http/index.js';
+import type { CommerceContext } from '../context.js';
+import { defineRoute } from '../route.js';
+import { CreateApprovalBody, ExchangeBody } from '../schemas/requests.js';
+import { createApproval } from '../services/approvals.js';
+import { exchangePublicToken } from '../services/users.js';
+import { publicBaseUrl } from './base-url.js';
+
+export const approvalRoutes = (ctx: CommerceContext) => [
+  defineRoute({
+    method: 'post',
+    path: '/v1/approval_tokens',
+    auth: 'key',
+    operationId: 'createApprovalToken',
+    summary: 'Starts the hosted approval flow for one of your users; the token lasts 30 minutes.',
+    tags: ['Users'],
+    body: CreateApprovalBody,
+    status: 201,
+    response: z.object({
+      approval_token: z.string(),
+      expiration: z.string(),
+      hosted_url: z.string().describe('Send the user here.'),
+    }),
+    handler: async ({ auth, body, req }) =>
+      reply(await createApproval(ctx, auth, body, publicBaseUrl(req, ctx.config)), { status: 201 }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/approval_tokens/exchange',
+    auth: 'key',
+    operationId: 'exchangePublicToken',
+    summary: 'Trades the public_token from the redirect for a user token. Works once.',
+    tags: ['Users'],
+    body: ExchangeBody,
+    response: z.object({
+      user_token: z.string().describe('user- prefix; keep it server-side.'),
+      user_id: z.string(),
+    }),
+    handler: ({ auth, body }) => exchangePublicToken(ctx, auth, body.public_token),
+  }),
+];

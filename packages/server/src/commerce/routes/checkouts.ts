@@ -1,0 +1,100 @@
+import { reply } from '../../platform/http/index.js';
+import type { CommerceContext } from '../context.js';
+import { defineRoute } from '../route.js';
+import { idParam } from '../schemas/common.js';
+import { CreateCheckoutBody, UpdateCheckoutBody, UserInputBody } from '../schemas/requests.js';
+import { Checkout } from '../schemas/resources.js';
+import {
+  cancelCheckout,
+  confirmCheckout,
+  createCheckout,
+  getCheckout,
+  submitUserInput,
+  updateCheckout,
+} from '../services/checkouts.js';
+import { actorOf } from './actor.js';
+
+const tags = ['Checkouts'];
+const stateErrors = { 404: 'NOT_FOUND', 409: 'CHECKOUT_STATE_INVALID: not allowed in the current status.' };
+
+export const checkoutRoutes = (ctx: CommerceContext) => [
+  defineRoute({
+    method: 'post',
+    path: '/v1/checkouts',
+    auth: 'user',
+    operationId: 'createCheckout',
+    summary: 'Starts a checkout from an unexpired offer or a product link.',
+    tags,
+    body: CreateCheckoutBody,
+    status: 201,
+    response: Checkout,
+    errors: {
+      403: 'MERCHANT_NOT_ALLOWED',
+      422: 'OFFER_EXPIRED, MERCHANT_NOT_SUPPORTED, SANDBOX_MERCHANT_REQUIRED',
+    },
+    handler: async ({ auth, body, req }) =>
+      reply(await createCheckout(ctx, actorOf(ctx, auth, req), body), { status: 201 }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/checkouts/:id',
+    auth: 'user',
+    operationId: 'getCheckout',
+    summary: 'The current checkout; always up to date.',
+    tags,
+    params: idParam,
+    response: Checkout,
+    handler: ({ auth, params, req }) => getCheckout(ctx, actorOf(ctx, auth, req), params.id),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/checkouts/:id/update',
+    auth: 'user',
+    operationId: 'updateCheckout',
+    summary: 'Adds or replaces buyer and shipping address; the store re-prices. Not for major retailers.',
+    tags,
+    params: idParam,
+    body: UpdateCheckoutBody,
+    response: Checkout,
+    errors: { ...stateErrors, 422: 'UPDATE_NOT_SUPPORTED' },
+    handler: ({ auth, params, body, req }) => updateCheckout(ctx, actorOf(ctx, auth, req), params.id, body),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/checkouts/:id/confirm',
+    auth: 'user',
+    operationId: 'confirmCheckout',
+    summary: 'Places the order; only in ready_to_confirm. Send an Idempotency-Key.',
+    tags,
+    params: idParam,
+    response: Checkout,
+    errors: { ...stateErrors, 422: 'MAX_PER_ORDER_EXCEEDED, MAX_PER_DAY_EXCEEDED, RULES_CURRENCY_MISMATCH' },
+    handler: ({ auth, params, req }) => confirmCheckout(ctx, actorOf(ctx, auth, req), params.id),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/checkouts/:id/user_input',
+    auth: 'user',
+    operationId: 'submitCheckoutUserInput',
+    summary: 'Sends exactly the values next_action.fields asked for.',
+    tags,
+    params: idParam,
+    body: UserInputBody,
+    response: Checkout,
+    errors: { ...stateErrors, 422: 'USER_INPUT_REJECTED' },
+    handler: ({ auth, params, body, req }) =>
+      submitUserInput(ctx, actorOf(ctx, auth, req), params.id, body.fields),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/v1/checkouts/:id/cancel',
+    auth: 'user',
+    operationId: 'cancelCheckout',
+    summary: 'Cancels an open checkout.',
+    tags,
+    params: idParam,
+    response: Checkout,
+    errors: stateErrors,
+    handler: ({ auth, params, req }) => cancelCheckout(ctx, actorOf(ctx, auth, req), params.id),
+  }),
+];

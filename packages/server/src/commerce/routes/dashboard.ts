@@ -1,0 +1,143 @@
+import { z } from 'zod';
+import { reply } from '../../platform/http/index.js';
+import { defineRoute } from '../route.js';
+import { idParam } from '../schemas/common.js';
+import {
+  addEndpoint,
+  type DashboardContext,
+  listDeliveries,
+  resendEvent,
+  sendTest,
+} from '../services/dashboard.js';
+import { listEndpoints, removeEndpoint } from '../services/webhook-endpoints.js';
+
+const env = z.enum(['sandbox', 'live']);
+
+export const DashboardEndpoint = z.object({
+  id: z.string(),
+  env,
+  url: z.string(),
+  secret: z.string(),
+  created_at: z.string(),
+});
+
+export const DashboardDelivery = z.object({
+  id: z.string(),
+  event_id: z.string(),
+  event_type: z.string(),
+  endpoint_id: z.string(),
+  url: z.string(),
+  env,
+  status: z.enum(['pending', 'succeeded', 'failed', 'canceled']),
+  attempts: z.array(
+    z.object({
+      attempt: z.int(),
+      at: z.string(),
+      response_status: z.int().nullable(),
+      error: z.string().nullable(),
+    }),
+  ),
+  next_attempt_at: z.string().nullable(),
+  created_at: z.string(),
+});
+
+const endpointView = (e: z.infer<typeof DashboardEndpoint>) => ({
+  id: e.id,
+  env: e.env,
+  url: e.url,
+  secret: e.secret,
+  created_at: e.created_at,
+});
+
+/** The local-only admin surface behind the dashboard pages. Left out of the public OpenAPI document. */
+export const dashboardRoutes = (ctx: DashboardContext) => [
+  defineRoute({
+    method: 'get',
+    path: '/dashboard/api/webhook_endpoints',
+    auth: 'local',
+    operationId: 'dashboardListEndpoints',
+    summary: 'Every webhook endpoint, sandbox and live.',
+    hidden: true,
+    response: z.object({ endpoints: z.array(DashboardEndpoint) }),
+    handler: async ({ auth }) => ({
+      endpoints: (await listEndpoints(ctx, auth.accountId)).map(endpointView),
+    }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/dashboard/api/webhook_endpoints',
+    auth: 'local',
+    operationId: 'dashboardAddEndpoint',
+    summary: 'Adds an endpoint for one environment.',
+    hidden: true,
+    body: z.strictObject({ env, url: z.string().min(1).max(2000) }),
+    status: 201,
+    response: DashboardEndpoint,
+    handler: async ({ auth, body }) =>
+      reply(endpointView(await addEndpoint(ctx, auth.accountId, body.env, body.url)), { status: 201 }),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/dashboard/api/webhook_endpoints/:id',
+    auth: 'local',
+    operationId: 'dashboardRemoveEndpoint',
+    summary: 'Removes an endpoint; its pending deliveries are canceled.',
+    hidden: true,
+    params: idParam,
+    response: z.object({ id: z.string(), removed: z.literal(true) }),
+    handler: async ({ auth, params }) => {
+      await removeEndpoint(ctx, auth.accountId, params.id);
+      return { id: params.id, removed: true as const };
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/dashboard/api/webhook_endpoints/:id/test',
+    auth: 'local',
+    operationId: 'dashboardSendTest',
+    summary: 'Posts a webhook.test event to the endpoint now.',
+    hidden: true,
+    params: idParam,
+    response: DashboardDelivery,
+    handler: async ({ auth, params }) => {
+      const delivery = await sendTest(ctx, auth.accountId, params.id);
+      if (!delivery) throw new Error('The test delivery vanished.');
+      return delivery;
+    },
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/dashboard/api/deliveries',
+    auth: 'local',
+    operationId: 'dashboardListDeliveries',
+    summary: 'Deliveries, newest first, with every attempt and the next retry.',
+    hidden: true,
+    query: z.strictObject({
+      endpoint_id: z.string().optional(),
+      event_id: z.string().optional(),
+      limit: z.coerce.number().int().min(1).max(200).default(50),
+    }),
+    response: z.object({ deliveries: z.array(DashboardDelivery) }),
+    handler: async ({ auth, query }) => ({
+      deliveries: await listDeliveries(ctx, auth.accountId, {
+        endpointId: query.endpoint_id,
+        eventId: query.event_id,
+        limit: query.limit,
+      }),
+    }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/dashboard/api/events/:id/resend',
+    auth: 'local',
+    operationId: 'dashboardResendEvent',
+    summary: 'Delivers the event again now, to one endpoint or all of its environment.',
+    hidden: true,
+    params: idParam,
+    body: z.strictObject({ endpoint_id: z.string().optional() }),
+    response: z.object({ deliveries: z.array(DashboardDelivery) }),
+    handler: async ({ auth, params, body }) => ({
+      deliveries: await resendEvent(ctx, auth.accountId, params.id, body.endpoint_id),
+    }),
+  }),
+];

@@ -1,0 +1,34 @@
+import { reply } from '../../platform/http/index.js';
+import type { CommerceContext } from '../context.js';
+import { defineRoute } from '../route.js';
+import { idParam } from '../schemas/common.js';
+import { CreateOfferBody } from '../schemas/requests.js';
+import { Offer } from '../schemas/resources.js';
+import { createOffer, getOffer } from '../services/offers.js';
+
+export const offerRoutes = (ctx: CommerceContext) => [
+  defineRoute({
+    method: 'post',
+    path: '/v1/offers',
+    auth: 'key',
+    operationId: 'createOffer',
+    summary: 'Live price and availability for a product link. Not for major retailers.',
+    tags: ['Offers'],
+    body: CreateOfferBody,
+    status: 201,
+    response: Offer,
+    errors: { 422: 'MERCHANT_NOT_SUPPORTED: a major retailer, or no store at this link.' },
+    handler: async ({ auth, body }) => reply(await createOffer(ctx, auth, body.url), { status: 201 }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/v1/offers/:id',
+    auth: 'key',
+    operationId: 'getOffer',
+    summary: 'One offer.',
+    tags: ['Offers'],
+    params: idParam,
+    response: Offer,
+    handler: ({ auth, params }) => getOffer(ctx, auth, params.id),
+  }),
+];

@@ -1,0 +1,201 @@
+import { invalidRequest } from '../../platform/errors.js';
+import type { CommerceContext, Tenant } from '../context.js';
+import type { ApprovalRecord } from '../db/approvals-store.js';
+import { commerceStores } from '../db/stores.js';
+import type { ApprovalRules, Merchant } from '../schemas/resources.js';
+import { changeConnection } from './checkouts.js';
+import { checkMerchantIds, getMerchant } from './merchants.js';
+import { newToken, tokenHash } from './tokens.js';
+import { ensureUser, issuePublicToken } from './users.js';
+
+export const APPROVAL_TTL_MS = 30 * 60_000;
+
+export interface ApprovalInput {
+  client_user_id: string;
+  rules?: ApprovalRules | undefined;
+  merchant_ids?: string[] | undefined;
+  redirect_uri: string;
+}
+
+/** Where the user lands after deciding: https, or http on this machine for local development. */
+export function checkRedirectUri(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw invalidRequest("'redirect_uri' must be an absolute URL.", 'redirect_uri');
+  }
+  const loopback = ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback)) {
+    throw invalidRequest(
+      "'redirect_uri' must use https (http is accepted only for localhost).",
+      'redirect_uri',
+    );
+  }
+  if (url.username || url.password)
+    throw invalidRequest("'redirect_uri' must not carry credentials.", 'redirect_uri');
+  if (url.hash) throw invalidRequest("'redirect_uri' must not have a #fragment.", 'redirect_uri');
+  return url;
+}
+
+export async function normalizeRules(ctx: CommerceContext, tenant: Tenant, rules: ApprovalRules | undefined) {
+  const out: ApprovalRules = { ...rules, currency: rules?.currency ?? 'USD' };
+  if (out.allowed_merchants)
+    await checkMerchantIds(
+      commerceStores(ctx.db),
+      tenant.env,
+      out.allowed_merchants,
+      'rules.allowed_merchants',
+    );
+  return out;
+}
+
+export async function createApproval(
+  ctx: CommerceContext,
+  key: Tenant & { keyId: string; name: string },
+  input: ApprovalInput,
+  baseUrl: string,
+) {
+  checkRedirectUri(input.redirect_uri);
+  const rules = await normalizeRules(ctx, key, input.rules);
+  const merchantIds = [...new Set(input.merchant_ids ?? [])];
+  await checkMerchantIds(commerceStores(ctx.db), key.env, merchantIds, 'merchant_ids');
+  const { token, hash } = newToken('approval', key.env);
+  const now = ctx.clock.now();
+  const expiration = new Date(now.getTime() + APPROVAL_TTL_MS).toISOString();
+  await commerceStores(ctx.db).approvals.insert({
+    id: ctx.ids.make('apr'),
+    token_hash: hash,
+    account_id: key.accountId,
+    env: key.env,
+    key_id: key.keyId,
+    app_name: key.name,
+    client_user_id: input.client_user_id,
+    rules,
+    merchant_ids: merchantIds,
+    redirect_uri: input.redirect_uri,
+    status: 'pending',
+    form_token_hash: null,
+    user_id: null,
+    expires_at: expiration,
+    decided_at: null,
+    created_at: now.toISOString(),
+  });
+  return {
+    approval_token: token,
+    expiration,
+    hosted_url: `${baseUrl}/hosted/approve?token=${encodeURIComponent(token)}`,
+  };
+}
+
+export type ApprovalView =
+  | { state: 'missing' | 'expired' | 'used' }
+  | {
+      state: 'pending';
+      approval: ApprovalRecord;
+      rules: ApprovalRules;
+      stores: Merchant[];
+      allowed: Merchant[];
+      formToken: string;
+    };
+
+async function load(ctx: CommerceContext, token: string) {
+  const approval = await commerceStores(ctx.db).approvals.findByTokenHash(tokenHash(token));
+  if (!approval) return { state: 'missing' as const };
+  if (approval.status !== 'pending') return { state: 'used' as const };
+  if (approval.expires_at <= ctx.clock.now().toISOString()) return { state: 'expired' as const };
+  return { state: 'pending' as const, approval };
+}
+
+/** What the hosted page shows. Each render issues a fresh one-time form token. */
+export async function viewApproval(ctx: CommerceContext, token: string): Promise<ApprovalView> {
+  const found = await load(ctx, token);
+  if (found.state !== 'pending') return found;
+  const { approval } = found;
+  const form = newToken('form', approval.env);
+  await commerceStores(ctx.db).approvals.setFormToken(approval.id, form.hash);
+  const rules = approval.rules as ApprovalRules;
+  const stores = commerceStores(ctx.db);
+  const named = async (ids: string[]) => Promise.all(ids.map((id) => getMerchant(stores, approval.env, id)));
+  return {
+    state: 'pending',
+    approval,
+    rules,
+    stores: await named(approval.merchant_ids),
+    allowed: await named(rules.allowed_merchants ?? []),
+    formToken: form.token,
+  };
+}
+
+export type Decision =
+  | { state: 'missing' | 'expired' | 'used' | 'stale_form' }
+  | { state: 'redirect'; location: string };
+
+/**
+ * Approve: make the user, connect the stores they ticked, and send them back with a public
+ * token. Decline: send them back with `error=access_denied`, as OAuth does.
+ */
+export async function decideApproval(
+  ctx: CommerceContext,
+  input: { token: string; formToken: string; approve: boolean; connect: string[]; baseUrl: string },
+): Promise<Decision> {
+  return ctx.db
+    .transaction(async (tx): Promise<Decision> => {
+      const s = commerceStores(tx);
+      const approval = await s.approvals.findByTokenHash(tokenHash(input.token));
+      if (!approval) return { state: 'missing' };
+      if (approval.status !== 'pending') return { state: 'used' };
+      const now = ctx.clock.now().toISOString();
+      if (approval.expires_at <= now) return { state: 'expired' };
+      const tenant: Tenant = { accountId: approval.account_id, env: approval.env };
+      const location = new URL(approval.redirect_uri);
+      let userId: string | null = null;
+      if (input.approve) {
+        userId = await ensureUser(s, ctx, tenant, approval.client_user_id);
+      }
+      const decided = await s.approvals.decide(approval.id, tokenHash(input.formToken), {
+        status: input.approve ? 'approved' : 'declined',
+        user_id: userId,
+        at: now,
+      });
+      if (!decided) return { state: 'stale_form' };
+      if (!input.approve || !userId) {
+        location.searchParams.set('error', 'access_denied');
+        return { state: 'redirect', location: location.href };
+      }
+      // Only stores the application offered can be connected, whatever the form says.
+      for (const merchantId of input.connect.filter((id) => approval.merchant_ids.includes(id))) {
+        await changeConnection(s, ctx, { ...tenant, userId }, merchantId, 'active', input.baseUrl);
+      }
+      const publicToken = await issuePublicToken(s, ctx, tenant, userId, approval.rules as ApprovalRules);
+      location.searchParams.set('public_token', publicToken);
+      return { state: 'redirect', location: location.href };
+    })
+    .finally(() => ctx.eventsWritten());
+}
+
+/** Sandbox shortcut: what approving on the hosted page would do, without the page. */
+export async function sandboxPublicToken(
+  ctx: CommerceContext,
+  tenant: Tenant,
+  input: {
+    client_user_id?: string | undefined;
+    rules?: ApprovalRules | undefined;
+    merchant_ids?: string[] | undefined;
+  },
+  baseUrl: string,
+): Promise<{ public_token: string }> {
+  const rules = await normalizeRules(ctx, tenant, input.rules);
+  const merchantIds = [...new Set(input.merchant_ids ?? [])];
+  await checkMerchantIds(commerceStores(ctx.db), tenant.env, merchantIds, 'merchant_ids');
+  const token = await ctx.db.transaction(async (tx) => {
+    const s = commerceStores(tx);
+    const userId = await ensureUser(s, ctx, tenant, input.client_user_id ?? 'sandbox-user');
+    for (const merchantId of merchantIds) {
+      await changeConnection(s, ctx, { ...tenant, userId }, merchantId, 'active', baseUrl);
+    }
+    return issuePublicToken(s, ctx, tenant, userId, rules);
+  });
+  ctx.eventsWritten();
+  return { public_token: token };
+}

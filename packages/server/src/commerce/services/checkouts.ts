@@ -1,0 +1,443 @@
+import { AppError, invalidRequest } from '../../platform/errors.js';
+import type { Actor, CommerceContext } from '../context.js';
+import type { CheckoutRecord } from '../db/checkouts-store.js';
+import type { CommerceStores } from '../db/stores.js';
+import { commerceStores } from '../db/stores.js';
+import type { Buyer, ConnectionStatus, ShippingAddress } from '../schemas/common.js';
+import type { ApprovalRules, Checkout, Merchant, Variant } from '../schemas/resources.js';
+import type { PlaceResult } from '../stores/adapter.js';
+import { adapterFor } from '../stores/index.js';
+import { OPEN, ownerOf, persist, settle, stateError } from './checkout-machine.js';
+import { type Owner, setConnection } from './connections.js';
+import { getMerchant, merchantForUrl, parseProductUrl, requireUsable } from './merchants.js';
+import { checkAllowedMerchant, checkSpendingLimits } from './rules.js';
+import { toCheckout, toOrder } from './serialize.js';
+
+export interface CheckoutActor extends Actor {
+  rules: ApprovalRules;
+}
+
+export interface CreateCheckoutInput {
+  offer_id?: string | undefined;
+  product_url?: string | undefined;
+  item_ref?: string | undefined;
+  quantity: number;
+  buyer?: Buyer | undefined;
+  shipping_address?: ShippingAddress | undefined;
+}
+
+const MAX_MESSAGES = 20;
+const withMessages = (c: CheckoutRecord, messages: string[]) =>
+  [...c.merchant_messages, ...messages].slice(-MAX_MESSAGES);
+
+const notFound = (id: string) => new AppError(404, 'NOT_FOUND', `No checkout with id '${id}'.`);
+
+async function load(s: CommerceStores, owner: Owner, id: string): Promise<CheckoutRecord> {
+  const c = await s.checkouts.findForUser(owner, id);
+  if (!c) throw notFound(id);
+  return c;
+}
+
+/** Runs `fn` in one transaction and starts delivery of the events it wrote once it commits. */
+async function inTransaction<T>(ctx: CommerceContext, fn: (s: CommerceStores) => Promise<T>): Promise<T> {
+  const out = await ctx.db.transaction((tx) => fn(commerceStores(tx)));
+  ctx.eventsWritten();
+  return out;
+}
+
+async function productFor(ctx: CommerceContext, actor: CheckoutActor, input: CreateCheckoutInput) {
+  if (input.offer_id) {
+    const offer = await commerceStores(ctx.db).offers.get(actor, input.offer_id);
+    if (!offer)
+      throw new AppError(404, 'NOT_FOUND', `No offer with id '${input.offer_id}'.`, { param: 'offer_id' });
+    if (offer.expires_at <= ctx.clock.now().toISOString()) {
+      throw new AppError(
+        422,
+        'OFFER_EXPIRED',
+        `Offer ${offer.id} expired at ${offer.expires_at}; offers last 15 minutes. Get a fresh one with POST /v1/offers.`,
+        { param: 'offer_id' },
+      );
+    }
+    if (input.product_url !== undefined && input.product_url !== offer.url) {
+      throw invalidRequest("'product_url' must match the offer's url when both are sent.", 'product_url');
+    }
+    const merchant = requireUsable(
+      actor.env,
+      await getMerchant(commerceStores(ctx.db), actor.env, offer.merchant_id),
+    );
+    return {
+      merchant,
+      url: offer.url,
+      offerId: offer.id,
+      variants: offer.variants,
+      defaultRef: offer.item_ref,
+    };
+  }
+  if (input.product_url === undefined) {
+    throw invalidRequest("Send 'offer_id' or 'product_url'.", 'offer_id');
+  }
+  const url = parseProductUrl(input.product_url, 'product_url');
+  const merchant = await merchantForUrl(ctx, actor.env, url);
+  const product = await adapterFor(merchant, actor.env).product(merchant, url.href);
+  const first = product.variants[0];
+  if (!first)
+    throw new AppError(422, 'PRODUCT_NOT_FOUND', 'The store has no purchasable variant at this link.');
+  return { merchant, url: url.href, offerId: null, variants: product.variants, defaultRef: first.item_ref };
+}
+
+export async function createCheckout(
+  ctx: CommerceContext,
+  actor: CheckoutActor,
+  input: CreateCheckoutInput,
+): Promise<Checkout> {
+  const { merchant, url, offerId, variants, defaultRef } = await productFor(ctx, actor, input);
+  checkAllowedMerchant(actor.rules, merchant.id);
+  const itemRef = input.item_ref ?? defaultRef;
+  const variant: Variant | undefined = variants.find((v) => v.item_ref === itemRef);
+  if (!variant) {
+    throw invalidRequest(
+      `'item_ref' ${itemRef} is not a variant of this product; use one of ${variants.map((v) => v.item_ref).join(', ')}.`,
+      'item_ref',
+    );
+  }
+  const adapter = adapterFor(merchant, actor.env);
+  const quote = await adapter.quote({
+    merchant,
+    url,
+    item_ref: itemRef,
+    quantity: input.quantity,
+    address: input.shipping_address ?? null,
+    reprice_count: 0,
+  });
+  const now = ctx.clock.now().toISOString();
+  const soldOut = variant.availability === 'out_of_stock';
+  const draft: CheckoutRecord = {
+    id: ctx.ids.make('chk'),
+    account_id: actor.accountId,
+    env: actor.env,
+    user_id: actor.userId,
+    merchant_id: merchant.id,
+    offer_id: offerId,
+    product_url: url,
+    route: merchant.route,
+    status: soldOut ? 'failed' : 'building',
+    item_ref: itemRef,
+    quantity: input.quantity,
+    line_items: quote.line_items,
+    totals: quote.totals,
+    buyer: input.buyer ?? null,
+    shipping_address: input.shipping_address ?? null,
+    next_action: null,
+    rules: actor.rules,
+    requires_user_confirmation: false,
+    user_confirmed_at: null,
+    confirm_token_hash: null,
+    form_token_hash: null,
+    task_done_at: null,
+    code_done_at: null,
+    connection_id: null,
+    reprice_count: 0,
+    confirmed_at: null,
+    order_id: null,
+    error: soldOut
+      ? { code: 'OUT_OF_STOCK', message: `${variant.title} is out of stock at ${merchant.name}.` }
+      : null,
+    merchant_messages: quote.messages,
+    created_at: now,
+    updated_at: now,
+  };
+  const saved = await inTransaction(ctx, async (s) =>
+    persist(s, ctx, null, await settle(s, ctx, draft, merchant, adapter, actor.baseUrl)),
+  );
+  return toCheckout(saved);
+}
+
+export async function getCheckout(ctx: CommerceContext, owner: Owner, id: string): Promise<Checkout> {
+  return toCheckout(await load(commerceStores(ctx.db), owner, id));
+}
+
+export async function updateCheckout(
+  ctx: CommerceContext,
+  actor: CheckoutActor,
+  id: string,
+  input: { buyer?: Buyer | undefined; shipping_address?: ShippingAddress | undefined },
+): Promise<Checkout> {
+  const current = await load(commerceStores(ctx.db), actor, id);
+  const merchant = await getMerchant(commerceStores(ctx.db), actor.env, current.merchant_id);
+  if (merchant.tier === 'major') {
+    throw new AppError(
+      422,
+      'UPDATE_NOT_SUPPORTED',
+      `${merchant.name} is a major retailer: its cart is built on the user's device, so a checkout cannot be re-priced. Cancel it and create a new one.`,
+    );
+  }
+  if (!OPEN.has(current.status)) throw stateError(current, 'update', 'an open checkout');
+  const adapter = adapterFor(requireUsable(actor.env, merchant), actor.env);
+  const address = input.shipping_address ?? current.shipping_address;
+  const quote = await adapter.quote({
+    merchant,
+    url: current.product_url,
+    item_ref: current.item_ref,
+    quantity: current.quantity,
+    address,
+    reprice_count: current.reprice_count + 1,
+  });
+  const saved = await inTransaction(ctx, async (s) => {
+    const before = await load(s, actor, id);
+    if (!OPEN.has(before.status)) throw stateError(before, 'update', 'an open checkout');
+    const totalChanged =
+      before.totals.total.amount !== quote.totals.total.amount ||
+      before.totals.total.currency !== quote.totals.total.currency;
+    const after: CheckoutRecord = {
+      ...before,
+      buyer: input.buyer ?? before.buyer,
+      shipping_address: address,
+      line_items: quote.line_items,
+      totals: quote.totals,
+      reprice_count: before.reprice_count + 1,
+      merchant_messages: withMessages(before, quote.messages),
+      // The user confirmed an amount, not a checkout: a new total needs a new confirmation.
+      ...(totalChanged ? { user_confirmed_at: null, confirm_token_hash: null, next_action: null } : {}),
+    };
+    return persist(s, ctx, before, await settle(s, ctx, after, merchant, adapter, actor.baseUrl));
+  });
+  return toCheckout(saved);
+}
+
+export async function confirmCheckout(
+  ctx: CommerceContext,
+  actor: CheckoutActor,
+  id: string,
+): Promise<Checkout> {
+  const { checkout, merchant } = await inTransaction(ctx, async (s) => {
+    const before = await load(s, actor, id);
+    if (before.status !== 'ready_to_confirm') throw stateError(before, 'confirm', 'ready_to_confirm');
+    if (before.requires_user_confirmation && !before.user_confirmed_at) {
+      throw new AppError(
+        409,
+        'USER_CONFIRMATION_REQUIRED',
+        'The user must confirm this total themselves before the order can be placed.',
+      );
+    }
+    const merchant = requireUsable(actor.env, await getMerchant(s, actor.env, before.merchant_id));
+    const now = ctx.clock.now();
+    await checkSpendingLimits(s, before, now);
+    const after: CheckoutRecord = { ...before, status: 'confirming', confirmed_at: now.toISOString() };
+    return { checkout: await persist(s, ctx, before, after), merchant };
+  });
+  // Device and browser routes place the order on the user's side; the store reports back later.
+  if (checkout.route !== 'ucp') return toCheckout(checkout);
+  return toCheckout(await place(ctx, checkout, merchant));
+}
+
+/** Asks the store to place the order, then records the outcome. No transaction is held meanwhile. */
+async function place(ctx: CommerceContext, c: CheckoutRecord, merchant: Merchant): Promise<CheckoutRecord> {
+  const result = await adapterFor(merchant, c.env).placeOrder({
+    merchant,
+    url: c.product_url,
+    item_ref: c.item_ref,
+    quantity: c.quantity,
+    address: c.shipping_address,
+    reprice_count: c.reprice_count,
+    checkout_id: c.id,
+  });
+  return inTransaction(ctx, (s) => recordPlacement(s, ctx, c.id, ownerOf(c), result));
+}
+
+async function recordPlacement(
+  s: CommerceStores,
+  ctx: CommerceContext,
+  id: string,
+  owner: Owner,
+  result: PlaceResult,
+): Promise<CheckoutRecord> {
+  const before = await load(s, owner, id);
+  if (before.status !== 'confirming') return before;
+  const now = ctx.clock.now().toISOString();
+  const messages = withMessages(before, result.messages);
+  if (!result.ok) {
+    return persist(s, ctx, before, {
+      ...before,
+      status: 'failed',
+      error: result.error,
+      merchant_messages: messages,
+    });
+  }
+  const order = {
+    id: ctx.ids.make('ord'),
+    account_id: before.account_id,
+    env: before.env,
+    user_id: before.user_id,
+    checkout_id: before.id,
+    merchant_id: before.merchant_id,
+    status: 'placed' as const,
+    line_items: before.line_items,
+    totals: before.totals,
+    shipping_address: before.shipping_address as ShippingAddress,
+    merchant_order_ref: result.merchant_order_ref,
+    created_at: now,
+    updated_at: now,
+  };
+  await s.orders.insert(order);
+  return persist(
+    s,
+    ctx,
+    before,
+    { ...before, status: 'completed', order_id: order.id, merchant_messages: messages },
+    [{ type: 'order.updated', data: toOrder(order) }],
+  );
+}
+
+export async function submitUserInput(
+  ctx: CommerceContext,
+  actor: CheckoutActor,
+  id: string,
+  fields: Record<string, string>,
+): Promise<Checkout> {
+  const current = await load(commerceStores(ctx.db), actor, id);
+  const asked =
+    current.status === 'requires_user_action' && current.next_action?.type === 'one_time_code'
+      ? (current.next_action.fields ?? []).map((f) => f.name)
+      : null;
+  if (!asked) {
+    throw stateError(current, 'user_input', "requires_user_action with next_action.type 'one_time_code'");
+  }
+  const unknown = Object.keys(fields).filter((k) => !asked.includes(k));
+  if (unknown.length > 0) {
+    throw invalidRequest(
+      `Unknown field 'fields.${unknown[0]}': next_action.fields asks for ${asked.map((a) => `'${a}'`).join(', ')}.`,
+      `fields.${unknown[0]}`,
+    );
+  }
+  const missing = asked.find((a) => !(a in fields));
+  if (missing) throw invalidRequest(`'fields.${missing}' is required.`, `fields.${missing}`);
+  const merchant = await getMerchant(commerceStores(ctx.db), actor.env, current.merchant_id);
+  const adapter = adapterFor(merchant, actor.env);
+  const verdict = adapter.verify(fields);
+  if (!verdict.ok) throw new AppError(422, 'USER_INPUT_REJECTED', verdict.message, { param: 'fields' });
+  const saved = await inTransaction(ctx, async (s) => {
+    const before = await load(s, actor, id);
+    if (before.next_action?.type !== 'one_time_code' || before.status !== 'requires_user_action') {
+      throw stateError(before, 'user_input', "requires_user_action with next_action.type 'one_time_code'");
+    }
+    const after = { ...before, code_done_at: ctx.clock.now().toISOString() };
+    return persist(s, ctx, before, await settle(s, ctx, after, merchant, adapter, actor.baseUrl));
+  });
+  return toCheckout(saved);
+}
+
+export async function cancelCheckout(
+  ctx: CommerceContext,
+  actor: CheckoutActor,
+  id: string,
+): Promise<Checkout> {
+  const saved = await inTransaction(ctx, async (s) => {
+    const before = await load(s, actor, id);
+    if (!OPEN.has(before.status)) {
+      throw stateError(
+        before,
+        'cancel',
+        'an open checkout (building, requires_user_action or ready_to_confirm)',
+      );
+    }
+    return persist(s, ctx, before, {
+      ...before,
+      status: 'canceled',
+      next_action: null,
+      confirm_token_hash: null,
+    });
+  });
+  return toCheckout(saved);
+}
+
+/** Sandbox: the user's device or browser finishes the step in `next_action`. */
+export async function completeAction(
+  ctx: CommerceContext,
+  actor: CheckoutActor,
+  id: string,
+): Promise<Checkout> {
+  return advanceWaiting(ctx, actor, id, ['device_session', 'browser'], (c) => ({
+    ...c,
+    task_done_at: ctx.clock.now().toISOString(),
+  }));
+}
+
+/** Sandbox: the user confirms the total, as they would on the hosted confirm page. */
+export async function userConfirm(ctx: CommerceContext, actor: CheckoutActor, id: string): Promise<Checkout> {
+  return advanceWaiting(ctx, actor, id, ['user_confirmation'], (c) => ({
+    ...c,
+    user_confirmed_at: ctx.clock.now().toISOString(),
+    confirm_token_hash: null,
+    form_token_hash: null,
+  }));
+}
+
+async function advanceWaiting(
+  ctx: CommerceContext,
+  actor: Actor,
+  id: string,
+  types: string[],
+  change: (c: CheckoutRecord) => CheckoutRecord,
+): Promise<Checkout> {
+  const saved = await inTransaction(ctx, async (s) => {
+    const before = await load(s, actor, id);
+    if (before.status !== 'requires_user_action' || !types.includes(before.next_action?.type ?? '')) {
+      throw stateError(
+        before,
+        'this step',
+        `requires_user_action with next_action.type ${types.map((t) => `'${t}'`).join(' or ')}`,
+      );
+    }
+    const merchant = await getMerchant(s, actor.env, before.merchant_id);
+    const adapter = adapterFor(merchant, actor.env);
+    return persist(s, ctx, before, await settle(s, ctx, change(before), merchant, adapter, actor.baseUrl));
+  });
+  return toCheckout(saved);
+}
+
+/** Sandbox: the store finishes placing an order that waits in `confirming`. */
+export async function merchantComplete(
+  ctx: CommerceContext,
+  actor: CheckoutActor,
+  id: string,
+): Promise<Checkout> {
+  const current = await load(commerceStores(ctx.db), actor, id);
+  if (current.status !== 'confirming') throw stateError(current, 'merchant_complete', 'confirming');
+  const merchant = await getMerchant(commerceStores(ctx.db), actor.env, current.merchant_id);
+  return toCheckout(await place(ctx, current, merchant));
+}
+
+/**
+ * A connection changed: checkouts waiting on it move on (or back) in the same transaction.
+ */
+export async function changeConnection(
+  s: CommerceStores,
+  ctx: CommerceContext,
+  owner: Owner,
+  merchantId: string,
+  status: ConnectionStatus,
+  baseUrl: string,
+) {
+  const { connection, changed } = await setConnection(s, ctx, owner, merchantId, status);
+  if (changed && status === 'active') {
+    const merchant = await getMerchant(s, owner.env, merchantId);
+    const adapter = adapterFor(merchant, owner.env);
+    for (const before of await s.checkouts.listWaitingOnConnection(connection.id)) {
+      const after = await settle(s, ctx, before, merchant, adapter, baseUrl);
+      await persist(s, ctx, before, after);
+    }
+  }
+  return connection;
+}
+
+export async function setConnectionStatus(
+  ctx: CommerceContext,
+  actor: Actor,
+  merchantId: string,
+  status: ConnectionStatus,
+) {
+  const merchant = await getMerchant(commerceStores(ctx.db), actor.env, merchantId);
+  return inTransaction(ctx, (s) => changeConnection(s, ctx, actor, merchant.id, status, actor.baseUrl));
+}
+
+export { inTransaction };

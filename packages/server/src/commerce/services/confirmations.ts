@@ -1,0 +1,69 @@
+import type { CommerceContext } from '../context.js';
+import { commerceStores } from '../db/stores.js';
+import type { Checkout, Merchant } from '../schemas/resources.js';
+import { adapterFor } from '../stores/index.js';
+import { persist, settle } from './checkout-machine.js';
+import { inTransaction } from './checkouts.js';
+import { getMerchant } from './merchants.js';
+import { toCheckout } from './serialize.js';
+import { newToken, tokenHash } from './tokens.js';
+
+export type ConfirmationView =
+  | { state: 'done' }
+  | { state: 'pending'; checkout: Checkout; merchant: Merchant; formToken: string };
+
+const waiting = (c: { status: string; next_action: { type: string } | null } | undefined) =>
+  c?.status === 'requires_user_action' && c.next_action?.type === 'user_confirmation';
+
+/** The hosted confirm page for a total above `confirm_above`. Each render gets a fresh form token. */
+export async function viewConfirmation(ctx: CommerceContext, token: string): Promise<ConfirmationView> {
+  const s = commerceStores(ctx.db);
+  const c = await s.checkouts.findByConfirmToken(tokenHash(token));
+  if (!c || !waiting(c)) return { state: 'done' };
+  const form = newToken('form', c.env);
+  await s.checkouts.save({ ...c, form_token_hash: form.hash });
+  return {
+    state: 'pending',
+    checkout: toCheckout(c),
+    merchant: await getMerchant(s, c.env, c.merchant_id),
+    formToken: form.token,
+  };
+}
+
+export type ConfirmationOutcome = 'confirmed' | 'declined' | 'done' | 'stale_form';
+
+/** Yes moves the checkout on to ready_to_confirm; no fails it with USER_DECLINED. */
+export async function decideConfirmation(
+  ctx: CommerceContext,
+  input: { token: string; formToken: string; approve: boolean; baseUrl: string },
+): Promise<ConfirmationOutcome> {
+  return inTransaction(ctx, async (s) => {
+    const before = await s.checkouts.findByConfirmToken(tokenHash(input.token));
+    if (!before || !waiting(before)) return 'done';
+    if (!before.form_token_hash || before.form_token_hash !== tokenHash(input.formToken)) return 'stale_form';
+    const now = ctx.clock.now().toISOString();
+    if (!input.approve) {
+      await persist(s, ctx, before, {
+        ...before,
+        status: 'failed',
+        next_action: null,
+        confirm_token_hash: null,
+        form_token_hash: null,
+        error: {
+          code: 'USER_DECLINED',
+          message: 'The user declined to confirm the total on the hosted page.',
+        },
+      });
+      return 'declined';
+    }
+    const merchant = await getMerchant(s, before.env, before.merchant_id);
+    const after = { ...before, user_confirmed_at: now, confirm_token_hash: null, form_token_hash: null };
+    await persist(
+      s,
+      ctx,
+      before,
+      await settle(s, ctx, after, merchant, adapterFor(merchant, before.env), input.baseUrl),
+    );
+    return 'confirmed';
+  });
+}

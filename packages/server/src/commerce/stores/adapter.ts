@@ -1,0 +1,43 @@
+import type { ApiErrorObject, LineItem, ShippingAddress, Totals } from '../schemas/common.js';
+import type { Merchant, NextAction, Variant } from '../schemas/resources.js';
+
+export interface Product {
+  title: string;
+  image_url: string | null;
+  /** The first variant is the one a product link selects. */
+  variants: Variant[];
+}
+
+export interface Quote {
+  line_items: LineItem[];
+  totals: Totals;
+  messages: string[];
+}
+
+export type PlaceResult =
+  | { ok: true; merchant_order_ref: string; messages: string[] }
+  | { ok: false; error: ApiErrorObject; messages: string[] };
+
+export interface QuoteInput {
+  merchant: Merchant;
+  url: string;
+  item_ref: string;
+  quantity: number;
+  address: ShippingAddress | null;
+  /** How many times this checkout was priced before; stores may move prices between quotes. */
+  reprice_count: number;
+}
+
+/**
+ * One merchant route (device session, UCP, browser), as the checkout service sees it. The
+ * sandbox implements every route deterministically; live adapters plug in here later.
+ */
+export interface StoreAdapter {
+  product(merchant: Merchant, url: string): Promise<Product>;
+  quote(input: QuoteInput): Promise<Quote>;
+  /** Fields the store asks the user for before it will take the order (e.g. a one-time code), if any. */
+  challenge(merchant: Merchant, url: string): NextAction['fields'] | null;
+  /** Checks the user's answer to `challenge`; a message for the user when it is wrong. */
+  verify(fields: Record<string, string>): { ok: true } | { ok: false; message: string };
+  placeOrder(input: QuoteInput & { checkout_id: string }): Promise<PlaceResult>;
+}

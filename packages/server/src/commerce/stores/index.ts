@@ -1,0 +1,15 @@
+import { AppError } from '../../platform/errors.js';
+import type { CommerceEnv } from '../db/api-keys-store.js';
+import type { Merchant } from '../schemas/resources.js';
+import type { StoreAdapter } from './adapter.js';
+import { sandboxAdapter } from './sandbox-adapter.js';
+
+/** The adapter that talks to a merchant over its route in this environment. */
+export function adapterFor(merchant: Merchant, env: CommerceEnv): StoreAdapter {
+  if (env === 'sandbox' && merchant.sandbox) return sandboxAdapter;
+  throw new AppError(
+    422,
+    'MERCHANT_NOT_SUPPORTED',
+    `Live orders through the '${merchant.route}' route are not available in this version of svc-server. Use a sandbox key and a sandbox store.`,
+  );
+}
