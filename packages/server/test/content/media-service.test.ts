@@ -2,8 +2,13 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MediaPort } from '../../src/content/context.js';
-import { type MediaService, mediaRoutes, mediaService } from '../../src/content/media/index.js';
+import type { ContentContext, MediaPort } from '../../src/content/context.js';
+import {
+  type MediaContext,
+  type MediaService,
+  mediaRoutes,
+  mediaService,
+} from '../../src/content/media/index.js';
 import { UploadedFile } from '../../src/content/media/upload.js';
 import { contentRegistry } from '../../src/content/schemas.js';
 import { AppError } from '../../src/platform/errors.js';
@@ -37,9 +42,11 @@ describe('MediaService for drafts and MCP', () => {
   });
   afterAll(() => svc.close());
 
-  it('is the MediaPort the content context expects', () => {
+  it('is the MediaPort the content context expects, and takes the ContentContext as is', () => {
     const port: MediaPort = media;
+    const fromContent = (ctx: ContentContext): MediaContext => ctx;
     expect(typeof port.getAsset).toBe('function');
+    expect(typeof fromContent).toBe('function');
   });
 
   it('gets an asset by id, scoped to a brand when one is given', async () => {

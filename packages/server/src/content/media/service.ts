@@ -1,9 +1,9 @@
-import { mkdir, open, rename, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { invalidRequest, notFound } from '../../platform/errors.js';
 import { PAGE, type Platform } from '../domain.js';
+import { buildAssetFiles } from './build.js';
 import type { MediaContext } from './context.js';
-import { mediaTooLarge, unsupportedMedia } from './errors.js';
 import { downloadTo, publicMediaFetcher } from './fetch-url.js';
 import {
   assetDir,
@@ -16,12 +16,13 @@ import {
 } from './files.js';
 import { assessFit } from './fit.js';
 import { DEFAULT_MEDIA_LIMITS } from './limits.js';
+import { assetLocks } from './locks.js';
 import { type CropName, PLATFORM_MEDIA, type VariantName } from './platforms.js';
-import { type FocalPoint, probeImage, renderCrops, renderOriginal, type VariantFile } from './render.js';
+import { type FocalPoint, renderCrops, type VariantFile } from './render.js';
 import type { MediaAsset, MediaFit } from './schemas.js';
-import { probeIsoVideo, SNIFF_BYTES, sniffVideo } from './sniff.js';
 import { type MediaRecord, type MediaRow, mediaStore } from './store.js';
 import type { UploadedFile } from './upload.js';
+import { toAssetView } from './view.js';
 
 export interface MediaMeta {
   alt?: string | undefined;
@@ -40,17 +41,6 @@ export interface MediaListPage {
 
 export type MediaService = ReturnType<typeof createMediaService>;
 
-async function readHead(path: string): Promise<Uint8Array> {
-  const fh = await open(path, 'r');
-  try {
-    const buf = Buffer.alloc(SNIFF_BYTES);
-    const { bytesRead } = await fh.read(buf, 0, SNIFF_BYTES, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
-}
-
 export function createMediaService(ctx: MediaContext) {
   const limits = { ...DEFAULT_MEDIA_LIMITS, ...ctx.mediaLimits };
   const fetcher = ctx.mediaFetcher ?? publicMediaFetcher;
@@ -59,52 +49,9 @@ export function createMediaService(ctx: MediaContext) {
   const base = (ctx.config.content.publicUrl ?? '').replace(/\/+$/, '');
   const now = () => ctx.clock.now().toISOString();
 
-  /** Serialises writes to one asset, so two focal-point changes cannot render over each other. */
-  const locks = new Map<string, Promise<unknown>>();
-  const withLock = async <T>(id: string, fn: () => Promise<T>): Promise<T> => {
-    const prev = locks.get(id) ?? Promise.resolve();
-    const run = prev.catch(() => {}).then(fn);
-    locks.set(id, run);
-    try {
-      return await run;
-    } finally {
-      if (locks.get(id) === run) locks.delete(id);
-    }
-  };
+  const withLock = assetLocks();
 
-  const fileUrl = (id: string, file: string) => `${base}/media/${id}/${file}`;
-
-  const view = (rec: MediaRecord): MediaAsset => {
-    const files = JSON.parse(rec.variants) as Partial<Record<VariantName, VariantFile>>;
-    const variants: MediaAsset['variants'] = {};
-    for (const [name, v] of Object.entries(files) as [VariantName, VariantFile][]) {
-      variants[name] = {
-        url: fileUrl(rec.id, v.file),
-        mime: v.mime,
-        width: v.width,
-        height: v.height,
-        bytes: v.bytes,
-      };
-    }
-    return {
-      id: rec.id,
-      brand_id: rec.brand_id,
-      kind: rec.kind,
-      mime: rec.mime,
-      bytes: rec.bytes,
-      width: rec.width,
-      height: rec.height,
-      duration_ms: rec.duration_ms,
-      alt: rec.alt,
-      tags: rec.tags,
-      focal_point: { x: rec.focal_x, y: rec.focal_y },
-      variants,
-      source: rec.source,
-      source_url: rec.source_url,
-      created_at: rec.created_at,
-      updated_at: rec.updated_at,
-    };
-  };
+  const view = (rec: MediaRecord) => toAssetView(rec, base);
 
   const requireBrand = async (brandId: string) => {
     if (!(await store.brandExists(brandId))) throw notFound('brand', brandId);
@@ -115,44 +62,6 @@ export function createMediaService(ctx: MediaContext) {
     if (!rec || (brandId !== null && rec.brand_id !== brandId)) throw notFound('media asset', assetId);
     return rec;
   };
-
-  /** Builds the asset's files in a staging directory from a file that is already on disk. */
-  async function build(source: string, bytes: number, dir: string) {
-    const video = sniffVideo(await readHead(source));
-    if (video) {
-      if (bytes > limits.videoMaxBytes) throw mediaTooLarge(limits.videoMaxBytes, 'video');
-      const file = `original.${video.ext}`;
-      await rename(source, join(dir, file));
-      const probe = video.ext === 'webm' ? null : await probeIsoVideo(join(dir, file));
-      const original = {
-        file,
-        mime: video.mime,
-        width: probe?.width ?? null,
-        height: probe?.height ?? null,
-        bytes,
-      };
-      return {
-        kind: 'video' as const,
-        original,
-        variants: { original },
-        durationMs: probe?.durationMs ?? null,
-      };
-    }
-    if (bytes > limits.imageMaxBytes) throw mediaTooLarge(limits.imageMaxBytes, 'image');
-    const { hasAlpha } = await probeImage(source, limits.maxInputPixels);
-    const opts = { alpha: hasAlpha, maxPixels: limits.maxInputPixels };
-    // A valid header does not make a decodable image (truncated file, HEVC-coded HEIC, ...).
-    const undecodable = () => {
-      throw unsupportedMedia(
-        'The image could not be decoded; it may be truncated or use an unsupported codec.',
-      );
-    };
-    const original = await renderOriginal(source, dir, opts).catch(undecodable);
-    const crops = await renderCrops(original, dir, { ...opts, focal: { x: 0.5, y: 0.5 }, rev: 1 }).catch(
-      undecodable,
-    );
-    return { kind: 'image' as const, original, variants: { original, ...crops }, durationMs: null };
-  }
 
   /**
    * Turns a file on disk into an asset. Files are built in staging and moved into place
@@ -171,7 +80,7 @@ export function createMediaService(ctx: MediaContext) {
     await mkdir(staging, { recursive: true });
     let placed = false;
     try {
-      const built = await build(tmp.path, tmp.bytes, staging);
+      const built = await buildAssetFiles(tmp.path, tmp.bytes, staging, limits);
       await moveIntoPlace(staging, finalDir);
       placed = true;
       const at = now();
