@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DAY, MINUTE } from '../../src/platform/clock.js';
+import {
+  ADDRESS,
+  as,
+  BUYER,
+  type Commerce,
+  makeKey,
+  PROTOCOL,
+  sandboxUser,
+  startCommerce,
+} from './helpers.js';
+
+const ready = { buyer: BUYER, shipping_address: ADDRESS };
+
+describe('idempotency', () => {
+  let c: Commerce;
+  beforeAll(async () => {
+    c = await startCommerce();
+  });
+  afterAll(() => c.close());
+
+  it('replays the stored status, body and headers with Idempotent-Replayed', async () => {
+    const app = as(c.svc, c.sandboxKey);
+    const first = await app(
+      'POST',
+      '/v1/offers',
+      { url: `${PROTOCOL}/mug` },
+      { 'idempotency-key': 'offer-1' },
+    );
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const again = await app(
+      'POST',
+      '/v1/offers',
+      { url: `${PROTOCOL}/mug` },
+      { 'idempotency-key': 'offer-1' },
+    );
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.headers.get('original-request')).toBe(first.headers.get('service-request-id'));
+    expect(again.headers.get('service-request-id')).not.toBe(first.headers.get('service-request-id'));
+  });
+
+  it('treats a reordered body as the same request', async () => {
+    const app = as(c.svc, c.sandboxKey);
+    const body1 = { client_user_id: 'ordered', rules: { max_per_order: 1, currency: 'USD' } };
+    const body2 = { rules: { currency: 'USD', max_per_order: 1 }, client_user_id: 'ordered' };
+    const a = await app('POST', '/v1/sandbox/public_token', body1, { 'idempotency-key': 'reorder' });
+    const b = await app('POST', '/v1/sandbox/public_token', body2, { 'idempotency-key': 'reorder' });
+    expect(b.body).toEqual(a.body);
+    expect(b.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('refuses the key for a different body, path or user with INVALID_REQUEST', async () => {
+    const alice = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'alice' });
+    const bob = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'bob' });
+    const key = { 'idempotency-key': 'shared' };
+    expect((await alice.call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/a` }, key)).status).toBe(
+      201,
+    );
+    for (const res of [
+      await alice.call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/b` }, key),
+      await alice.call('POST', '/v1/offers', { url: `${PROTOCOL}/a` }, key),
+      await bob.call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/a` }, key),
+    ]) {
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe('INVALID_REQUEST');
+      expect(res.body.error.param).toBe('Idempotency-Key');
+    }
+  });
+
+  it('scopes keys to the API key: another key may reuse the same string', async () => {
+    const other = await makeKey(c.svc, 'sandbox', 'Second app');
+    const a = await as(c.svc, c.sandboxKey)(
+      'POST',
+      '/v1/offers',
+      { url: `${PROTOCOL}/x` },
+      { 'idempotency-key': 'k' },
+    );
+    const b = await as(c.svc, other)(
+      'POST',
+      '/v1/offers',
+      { url: `${PROTOCOL}/y` },
+      { 'idempotency-key': 'k' },
+    );
+    expect(b.status).toBe(201);
+    expect(b.body.id).not.toBe(a.body.id);
+    expect(b.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('does not store validation failures', async () => {
+    const app = as(c.svc, c.sandboxKey);
+    const bad = await app(
+      'POST',
+      '/v1/offers',
+      { url: `${PROTOCOL}/v`, extra: 1 },
+      { 'idempotency-key': 'v1' },
+    );
+    expect(bad.status).toBe(400);
+    const worse = await app('POST', '/v1/offers', { url: 'nope' }, { 'idempotency-key': 'v1' });
+    expect(worse.status).toBe(400);
+    const good = await app('POST', '/v1/offers', { url: `${PROTOCOL}/v` }, { 'idempotency-key': 'v1' });
+    expect(good.status).toBe(201);
+  });
+
+  it('stores an error that came from running the operation, and replays it', async () => {
+    const { call } = await sandboxUser(c.svc, c.sandboxKey);
+    const chk = (await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/kettle` })).body;
+    const first = await call('POST', `/v1/checkouts/${chk.id}/confirm`, undefined, {
+      'idempotency-key': 'early',
+    });
+    expect(first.status).toBe(409);
+    await call('POST', `/v1/checkouts/${chk.id}/update`, ready);
+    const replay = await call('POST', `/v1/checkouts/${chk.id}/confirm`, undefined, {
+      'idempotency-key': 'early',
+    });
+    expect(replay.status).toBe(409);
+    expect(replay.body).toEqual(first.body);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('answers 409 IDEMPOTENCY_KEY_IN_USE while a request holds the key, and frees a crashed one', async () => {
+    const app = as(c.svc, c.sandboxKey);
+    // A request that started and whose process then died: its row stays in_flight.
+    const keyId = (
+      c.handle.db.raw.prepare('SELECT id FROM api_keys WHERE prefix = ?').get(c.sandboxKey.slice(0, 12)) as {
+        id: string;
+      }
+    ).id;
+    const now = c.svc.clock.now();
+    const probe = await app(
+      'POST',
+      '/v1/offers',
+      { url: `${PROTOCOL}/crash` },
+      { 'idempotency-key': 'crash' },
+    );
+    c.handle.db.raw
+      .prepare(
+        "UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, locked_until = ? WHERE scope = ? AND key = 'crash'",
+      )
+      .run(new Date(now.getTime() + MINUTE).toISOString(), `${keyId}:sandbox`);
+    const busy = await app(
+      'POST',
+      '/v1/offers',
+      { url: `${PROTOCOL}/crash` },
+      { 'idempotency-key': 'crash' },
+    );
+    expect(busy.status).toBe(409);
+    expect(busy.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+    c.svc.clock.advance(MINUTE + 1);
+    const retried = await app(
+      'POST',
+      '/v1/offers',
+      { url: `${PROTOCOL}/crash` },
+      { 'idempotency-key': 'crash' },
+    );
+    expect(retried.status).toBe(201);
+    expect(retried.body.id).not.toBe(probe.body.id);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+  });
+
+  it('forgets a key after 24 hours', async () => {
+    const app = as(c.svc, c.sandboxKey);
+    const a = await app('POST', '/v1/offers', { url: `${PROTOCOL}/day` }, { 'idempotency-key': 'day' });
+    c.svc.clock.advance(DAY);
+    const b = await app('POST', '/v1/offers', { url: `${PROTOCOL}/day` }, { 'idempotency-key': 'day' });
+    expect(b.status).toBe(201);
+    expect(b.body.id).not.toBe(a.body.id);
+  });
+
+  it('refuses a malformed key', async () => {
+    const res = await as(c.svc, c.sandboxKey)(
+      'POST',
+      '/v1/offers',
+      { url: `${PROTOCOL}/m` },
+      { 'idempotency-key': 'x'.repeat(256) },
+    );
+    expect(res.status).toBe(400);
+    expect(res.body.error.param).toBe('Idempotency-Key');
+  });
+
+  it('50 concurrent identical confirms with one key: exactly one order, each answer the same success or a 409', async () => {
+    const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'racer' });
+    const chk = (await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/race-bike`, ...ready }))
+      .body;
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        call('POST', `/v1/checkouts/${chk.id}/confirm`, undefined, { 'idempotency-key': 'confirm-race' }),
+      ),
+    );
+    const successes = responses.filter((r) => r.status === 200);
+    const conflicts = responses.filter((r) => r.status === 409);
+    expect(successes.length + conflicts.length).toBe(50);
+    expect(successes.length).toBeGreaterThanOrEqual(1);
+    for (const r of successes) expect(r.body).toEqual(successes[0]?.body);
+    for (const r of conflicts) expect(r.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+    expect(successes[0]?.body.status).toBe('completed');
+    const orders = (await call('GET', '/v1/orders')).body.orders;
+    expect(orders).toHaveLength(1);
+    const after = await call('POST', `/v1/checkouts/${chk.id}/confirm`, undefined, {
+      'idempotency-key': 'confirm-race',
+    });
+    expect(after.body).toEqual(successes[0]?.body);
+  });
+
+  it('50 concurrent confirms without a key still place one order', async () => {
+    const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'racer-2' });
+    const chk = (await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/race-car`, ...ready })).body;
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => call('POST', `/v1/checkouts/${chk.id}/confirm`)),
+    );
+    expect(responses.filter((r) => r.status === 200)).toHaveLength(1);
+    expect(
+      responses.filter((r) => r.status === 409).every((r) => r.body.error.code === 'CHECKOUT_STATE_INVALID'),
+    ).toBe(true);
+    expect((await call('GET', '/v1/orders')).body.orders).toHaveLength(1);
+  });
+});
