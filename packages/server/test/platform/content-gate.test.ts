@@ -74,6 +74,11 @@ describe('content local-only gate', () => {
     expect(res.status).toBe(201);
   });
 
+  it('keeps field descriptions in the OpenAPI document', async () => {
+    const doc = await api(svc.url, 'GET', '/v1/openapi.json');
+    expect(doc.body.components.schemas.ApiKey.properties.prefix.description).toMatch(/first 12 characters/);
+  });
+
   it('turns the gate off with SERVICE_PUBLIC_API=all', async () => {
     const open = await startTestService('content', { config: { localOnly: false } });
     try {

@@ -33,6 +33,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Js
       io,
       unrepresentable: 'any',
       target: 'draft-2020-12',
+      override: keepGlobalMetadata,
     }) as JsonSchema;
     const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
     delete json.$defs;
@@ -161,6 +162,19 @@ const errorSchema: JsonSchema = {
     },
   },
 };
+
+/**
+ * `.describe()` and `.meta()` write to zod's global registry, but `metadata` points the
+ * converter at the service's own registry (for component ids). Copy the global metadata
+ * back so descriptions and examples still reach the document.
+ */
+function keepGlobalMetadata(ctx: { zodSchema: unknown; jsonSchema: JsonSchema }): void {
+  const meta = z.globalRegistry.get(ctx.zodSchema as z.ZodType);
+  if (!meta) return;
+  for (const [key, value] of Object.entries(meta)) {
+    if (key !== 'id' && ctx.jsonSchema[key] === undefined) ctx.jsonSchema[key] = value;
+  }
+}
 
 const sameAs = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
