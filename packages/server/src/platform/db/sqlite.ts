@@ -112,27 +112,27 @@ class GatedDatabase implements SqlDatabase {
     this.#direct = directExecutor(db);
   }
 
-  async #waitForGate(): Promise<void> {
-    while (this.#gate) await this.#gate;
-  }
-
   async get<T = Row>(sql: string, params?: SqlParams) {
-    if (this.#gate) await this.#waitForGate();
+    // Re-checked after every wake-up, in this frame: another waiter may have taken the gate first.
+    while (this.#gate) await this.#gate;
     return this.#direct.get<T>(sql, params);
   }
 
   async all<T = Row>(sql: string, params?: SqlParams) {
-    if (this.#gate) await this.#waitForGate();
+    // Re-checked after every wake-up, in this frame: another waiter may have taken the gate first.
+    while (this.#gate) await this.#gate;
     return this.#direct.all<T>(sql, params);
   }
 
   async run(sql: string, params?: SqlParams) {
-    if (this.#gate) await this.#waitForGate();
+    // Re-checked after every wake-up, in this frame: another waiter may have taken the gate first.
+    while (this.#gate) await this.#gate;
     return this.#direct.run(sql, params);
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
-    await this.#waitForGate();
+    // No await between this check and taking the gate, so two callers in one tick cannot both pass.
+    while (this.#gate) await this.#gate;
     let release!: () => void;
     this.#gate = new Promise<void>((resolve) => {
       release = resolve;
