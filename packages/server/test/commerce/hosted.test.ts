@@ -33,7 +33,7 @@ async function submit(base: string, action: string, fields: [string, string][]) 
   });
 }
 
-const unescape = (s: string) =>
+const fromHtml = (s: string) =>
   s
     .replace(/&amp;/g, '&')
     .replace(/&quot;/g, '"')
@@ -88,7 +88,7 @@ describe('hosted approval flow', () => {
     const approval = await create(c.sandboxKey);
     const form = await openForm(approval.body.hosted_url);
     const res = await submit(c.svc.url, form.action as string, [
-      ...form.inputs.map(([k, v]) => [k, unescape(v)] as [string, string]),
+      ...form.inputs.map(([k, v]) => [k, fromHtml(v)] as [string, string]),
       ['connect', 'sandbox-members'],
       ['connect', 'sandbox-megamart'], // not offered: ignored
       ['decision', 'approve'],
@@ -117,7 +117,7 @@ describe('hosted approval flow', () => {
 
     // The same page cannot be answered twice.
     const again = await submit(c.svc.url, '/hosted/approve', [
-      ...form.inputs.map(([k, v]) => [k, unescape(v)] as [string, string]),
+      ...form.inputs.map(([k, v]) => [k, fromHtml(v)] as [string, string]),
       ['decision', 'approve'],
     ]);
     expect(again.status).toBe(410);
@@ -129,7 +129,7 @@ describe('hosted approval flow', () => {
     const approval = await create(c.sandboxKey);
     const form = await openForm(approval.body.hosted_url);
     const res = await submit(c.svc.url, '/hosted/approve', [
-      ...form.inputs.map(([k, v]) => [k, unescape(v)] as [string, string]),
+      ...form.inputs.map(([k, v]) => [k, fromHtml(v)] as [string, string]),
       ['decision', 'decline'],
     ]);
     expect(res.status).toBe(303);
@@ -150,7 +150,7 @@ describe('hosted approval flow', () => {
     const old = await openForm(approval.body.hosted_url);
     await openForm(approval.body.hosted_url); // a newer render replaces the form token
     const stale = await submit(c.svc.url, '/hosted/approve', [
-      ...old.inputs.map(([k, v]) => [k, unescape(v)] as [string, string]),
+      ...old.inputs.map(([k, v]) => [k, fromHtml(v)] as [string, string]),
       ['decision', 'approve'],
     ]);
     expect(stale.status).toBe(409);
@@ -209,7 +209,7 @@ describe('hosted confirm page for totals above confirm_above', () => {
     expect(form.res.status).toBe(200);
     expect(form.page).toContain('$42.00');
     const res = await submit(c.svc.url, '/hosted/confirm', [
-      ...form.inputs.map(([k, v]) => [k, unescape(v)] as [string, string]),
+      ...form.inputs.map(([k, v]) => [k, fromHtml(v)] as [string, string]),
       ['decision', 'approve'],
     ]);
     expect(res.status).toBe(200);
@@ -223,7 +223,7 @@ describe('hosted confirm page for totals above confirm_above', () => {
     const declined = await make();
     const f2 = await openForm(declined.next_action.url);
     await submit(c.svc.url, '/hosted/confirm', [
-      ...f2.inputs.map(([k, v]) => [k, unescape(v)] as [string, string]),
+      ...f2.inputs.map(([k, v]) => [k, fromHtml(v)] as [string, string]),
       ['decision', 'decline'],
     ]);
     const failed = (await call('GET', `/v1/checkouts/${declined.id}`)).body;

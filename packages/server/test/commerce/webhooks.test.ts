@@ -359,10 +359,11 @@ describe('webhook delivery', () => {
   });
 
   it('dashboard answers only local requests', async () => {
-    for (const headers of [
+    const cases: Record<string, string>[] = [
       { host: 'svc.example.com' },
       { host: '127.0.0.1', 'x-forwarded-for': '203.0.113.9' },
-    ]) {
+    ];
+    for (const headers of cases) {
       const res = await rawRequest(c.svc.url, 'GET', '/dashboard/api/webhook_endpoints', headers);
       expect(res.status).toBe(403);
       expect(JSON.parse(res.body).error.code).toBe('LOCAL_ONLY');
