@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { openDatabase, type SqlDatabase } from '../platform/db/sqlite.js';
 import {
@@ -12,11 +13,33 @@ import {
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { VERSION } from '../version.js';
 import { contentAuthenticators } from './auth.js';
+import { type ContentContext, createContentContext, type MediaPort } from './context.js';
 import { contentMigrations } from './db/migrations/index.js';
+import {
+  isMediaUploadRequest,
+  type MediaContext,
+  mediaRoutes,
+  mediaService,
+  mountMediaFiles,
+} from './media/index.js';
 import { defineRoute } from './route.js';
+import { agentRoutes } from './routes/agents.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
+import { approvalRoutes } from './routes/approvals.js';
+import { automationRoutes } from './routes/automations.js';
+import { brandRoutes } from './routes/brands.js';
+import { campaignRoutes } from './routes/campaigns.js';
+import { channelRoutes } from './routes/channels.js';
+import { draftRoutes } from './routes/drafts.js';
 import { healthRoutes } from './routes/health.js';
+import { ideaRoutes } from './routes/ideas.js';
+import { insightRoutes } from './routes/insights.js';
+import { postRoutes } from './routes/posts.js';
+import { workspaceRoutes } from './routes/workspace.js';
 import { contentRegistry } from './schemas.js';
+import { seedDemoWorkspace } from './seed/demo.js';
+import { automationEventHandler } from './services/automations.js';
+import { tick } from './services/sandbox.js';
 
 export const openContentDatabase = (dataDir: string): SqlDatabase =>
   openDatabase(join(dataDir, 'content.sqlite'), contentMigrations);
@@ -25,10 +48,42 @@ export const openContentDatabase = (dataDir: string): SqlDatabase =>
 export const isPublicContentPath = (path: string) =>
   path === '/health' || path === '/mcp' || path.startsWith('/media/') || path.startsWith('/oauth/');
 
+/** How often the background worker publishes due posts, grows metrics and fires automations. */
+export const TICK_MS = 30_000;
+
+export interface ContentHandle extends ServiceHandle {
+  /** The context every content service takes; the MCP server is built on it. */
+  ctx: ContentContext;
+  /** Settles once start-up work (the demo seed) is done; requests wait for it. */
+  ready: Promise<void>;
+}
+
 /** Builds the content service (REST under /v1; MCP at /mcp). Listening is the caller's job. */
-export function createContentApp(deps: ServiceDeps & { db?: SqlDatabase }): ServiceHandle {
+export function createContentApp(
+  deps: ServiceDeps & { db?: SqlDatabase; media?: Pick<MediaContext, 'mediaFetcher' | 'mediaLimits'> },
+): ContentHandle {
   const db = deps.db ?? openContentDatabase(deps.config.dataDir);
-  const routes = [...healthRoutes, ...apiKeyRoutes(db, deps)];
+  const ctx = createContentContext({ ...deps, db });
+  const mediaCtx: ContentContext & MediaContext = Object.assign(ctx, deps.media ?? {});
+  ctx.media = mediaService(mediaCtx) as unknown as MediaPort;
+  ctx.events.handlers.push(automationEventHandler(ctx));
+
+  const routes = [
+    ...healthRoutes,
+    ...apiKeyRoutes(db, deps),
+    ...workspaceRoutes(ctx),
+    ...brandRoutes(ctx),
+    ...channelRoutes(ctx),
+    ...ideaRoutes(ctx),
+    ...draftRoutes(ctx),
+    ...postRoutes(ctx),
+    ...approvalRoutes(ctx),
+    ...agentRoutes(ctx),
+    ...automationRoutes(ctx),
+    ...insightRoutes(ctx),
+    ...campaignRoutes(ctx),
+    ...mediaRoutes(mediaCtx),
+  ];
 
   const openapi = buildOpenApi(routes, {
     title: 'svc content-planning REST API',
@@ -50,14 +105,26 @@ export function createContentApp(deps: ServiceDeps & { db?: SqlDatabase }): Serv
     handler: () => openapi,
   });
 
+  const ready = seedDemoWorkspace(ctx).then(
+    () => undefined,
+    (err: unknown) => deps.logger.error({ err }, 'demo seed failed; the workspace starts empty'),
+  );
+  // Requests wait for the first-start seed so a newcomer never sees a half-built demo brand.
+  const waitForReady: RequestHandler = (_req, _res, next) => {
+    ready.then(() => next(), next);
+  };
+
   const app = createHttpApp({
     logger: deps.logger,
     bodyLimitBytes: deps.config.maxBodyBytes,
     early: [
       localOnly({ enabled: deps.config.localOnly, isPublicPath: isPublicContentPath }),
       sameOriginOnly({ appliesTo: (path) => path.startsWith('/v1/') }),
+      waitForReady,
     ],
+    isMultipartRoute: isMediaUploadRequest,
   });
+  mountMediaFiles(app, mediaCtx);
   app.use(
     mountRoutes([...routes, openapiRoute], {
       authenticators: contentAuthenticators(),
@@ -66,13 +133,32 @@ export function createContentApp(deps: ServiceDeps & { db?: SqlDatabase }): Serv
   );
   finishHttpApp(app, deps.logger);
 
+  let timer: NodeJS.Timeout | null = null;
+  let ticking = false;
   return {
     name: 'content',
     app,
     db,
     openapi,
-    startBackground() {},
+    ctx,
+    ready,
+    startBackground() {
+      if (timer) return;
+      timer = setInterval(() => {
+        if (ticking) return;
+        ticking = true;
+        tick(ctx)
+          .catch((err: unknown) => deps.logger.error({ err }, 'content background tick failed'))
+          .finally(() => {
+            ticking = false;
+          });
+      }, TICK_MS);
+      timer.unref();
+    },
     async close() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await ready;
       db.close();
     },
   };

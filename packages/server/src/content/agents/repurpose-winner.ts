@@ -1,0 +1,93 @@
+import { z } from 'zod';
+import { channelsStore } from '../db/stores/channels-store.js';
+import { fromJson } from '../db/stores/paging.js';
+import { PLATFORMS, type Platform } from '../domain.js';
+import { draftFromSource } from '../services/drafts.js';
+import { conflict } from '../services/errors.js';
+import { getPost, requirePost } from '../services/posts.js';
+import type { StoredPart } from '../services/views.js';
+import { defineAgent } from './types.js';
+
+export const repurposeWinnerAgent = defineAgent({
+  id: 'repurpose_winner',
+  name: 'Repurpose a winner',
+  description:
+    'Takes a published post that outperformed the brand median and drafts it for the other platforms, with a voice check on each draft. It only drafts; nothing is proposed or published.',
+  inputs: z.strictObject({
+    postId: z.string().min(1),
+    platforms: z.array(z.enum(PLATFORMS)).min(1).max(4).optional(),
+  }),
+  inputDocs: [
+    {
+      name: 'postId',
+      type: 'string',
+      required: true,
+      description: 'A published post with verdict outperforming.',
+    },
+    {
+      name: 'platforms',
+      type: 'array of x | linkedin | instagram | threads',
+      required: false,
+      description: "Defaults to the brand's other connected platforms (all others if none).",
+    },
+  ],
+  steps: [
+    { name: 'check_winner', description: 'The post is published and outperforming.' },
+    { name: 'draft', description: 'A draft per other platform, written from the post.' },
+    { name: 'voice_check', description: 'A voice_check child run per draft.' },
+  ],
+  makesModelCalls: true,
+  brandOf: async (ctx, inputs) => (await requirePost(ctx.db, inputs.postId)).brand_id,
+  async run(scope, inputs) {
+    const { ctx } = scope;
+    const post = await scope.step('check_winner', async () => {
+      const p = await getPost(ctx, inputs.postId);
+      if (p.status !== 'published' || p.verdict !== 'outperforming')
+        throw conflict(
+          'NOT_A_WINNER',
+          `Post '${p.id}' is ${p.status === 'published' ? `'${p.verdict}'` : p.status}; repurpose_winner takes a published post that is outperforming.`,
+        );
+      return { detail: `${p.platform} post at ${p.outcome.ratio ?? '?'}× the median.`, value: p };
+    });
+    const connected = (await channelsStore(ctx.db).connectedOf(post.brand_id)).map(
+      (c) => c.platform as Platform,
+    );
+    const others = PLATFORMS.filter((p) => p !== post.platform);
+    const targets =
+      inputs.platforms?.filter((p) => p !== post.platform) ??
+      (others.filter((p) => connected.includes(p)).length
+        ? others.filter((p) => connected.includes(p))
+        : others);
+    const row = await requirePost(ctx.db, post.id);
+    const text = fromJson<StoredPart[]>(row.parts)
+      .map((p) => p.text)
+      .join('\n\n');
+    const drafts = await scope.step('draft', async () => {
+      const made = [];
+      for (const platform of targets)
+        made.push(
+          await draftFromSource(
+            ctx,
+            {
+              brandId: post.brand_id,
+              ideaId: post.idea_id,
+              platform,
+              title: text.split('\n')[0] ?? 'Repurposed post',
+              sourceText: text,
+            },
+            scope.caller,
+          ),
+        );
+      return {
+        detail: `Drafted for ${targets.join(', ') || 'no platforms'}.`,
+        value: made.map((d) => ({ id: d.id, platform: d.platform })),
+      };
+    });
+    await scope.step('voice_check', async () => {
+      const runs = [];
+      for (const d of drafts) runs.push((await scope.child('voice_check', { draftId: d.id })).id);
+      return { detail: `${runs.length} voice checks.`, value: runs };
+    });
+    return { postId: post.id, drafts: drafts.map((d) => d.id) };
+  },
+});

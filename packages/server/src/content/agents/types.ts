@@ -1,0 +1,38 @@
+import type { z } from 'zod';
+import type { Caller, ContentContext } from '../context.js';
+import type { AgentId } from '../domain.js';
+
+export interface StepResult<T> {
+  detail: string;
+  value: T;
+}
+
+/** What an agent sees while it runs: named, timed steps and a way to start child runs. */
+export interface RunScope {
+  ctx: ContentContext;
+  caller: Caller;
+  runId: string;
+  step<T>(name: string, fn: () => Promise<StepResult<T>>): Promise<T>;
+  skip(name: string, detail: string): void;
+  /** Starts another built-in agent as a child of this run. */
+  child(
+    agentId: AgentId,
+    inputs: Record<string, unknown>,
+  ): Promise<{ id: string; status: string; output: unknown }>;
+}
+
+export interface AgentDef<I extends Record<string, unknown> = Record<string, unknown>> {
+  id: AgentId;
+  name: string;
+  description: string;
+  inputs: z.ZodType<I>;
+  inputDocs: { name: string; type: string; required: boolean; description: string }[];
+  steps: { name: string; description: string }[];
+  makesModelCalls: boolean;
+  /** Checks the ids in the inputs (404 before a run is recorded) and returns the brand. */
+  brandOf(ctx: ContentContext, inputs: I): Promise<string>;
+  run(scope: RunScope, inputs: I): Promise<Record<string, unknown>>;
+}
+
+export const defineAgent = <I extends Record<string, unknown>>(def: AgentDef<I>) =>
+  def as unknown as AgentDef;

@@ -1,0 +1,121 @@
+import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { afterClause, placeholders, toPage } from './paging.js';
+
+export interface ApprovalRow {
+  id: string;
+  brand_id: string;
+  draft_id: string;
+  draft_version: number;
+  channel_id: string;
+  slot: string;
+  reason: string | null;
+  voice_check: string;
+  status: string;
+  pending_rank: number;
+  decided_at: string | null;
+  decided_by: string | null;
+  decision_reason: string | null;
+  post_id: string | null;
+  run_id: string | null;
+  source: string;
+  key_id: string | null;
+  person_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+/** An approval with its channel, joined so a page of approvals is one query. */
+export interface ApprovalWithChannel extends ApprovalRow {
+  channel_platform: string;
+  channel_handle: string;
+  parts: string;
+  draft_platform: string;
+}
+
+const SELECT = `SELECT a.*, c.platform AS channel_platform, c.handle AS channel_handle,
+    v.parts AS parts, d.platform AS draft_platform
+  FROM approvals a
+  JOIN channels c ON c.id = a.channel_id
+  JOIN drafts d ON d.id = a.draft_id
+  JOIN draft_versions v ON v.draft_id = a.draft_id AND v.version = a.draft_version`;
+
+const COLS =
+  'id, brand_id, draft_id, draft_version, channel_id, slot, reason, voice_check, status, pending_rank, decided_at, decided_by, decision_reason, post_id, run_id, source, key_id, person_id, created_at, updated_at';
+
+export function approvalsStore(db: SqlExecutor) {
+  return {
+    async insert(r: ApprovalRow) {
+      await db.run(`INSERT INTO approvals (${COLS}) VALUES (${placeholders(20)})`, [
+        r.id,
+        r.brand_id,
+        r.draft_id,
+        r.draft_version,
+        r.channel_id,
+        r.slot,
+        r.reason,
+        r.voice_check,
+        r.status,
+        r.pending_rank,
+        r.decided_at,
+        r.decided_by,
+        r.decision_reason,
+        r.post_id,
+        r.run_id,
+        r.source,
+        r.key_id,
+        r.person_id,
+        r.created_at,
+        r.updated_at,
+      ]);
+    },
+    get: (id: string) => db.get<ApprovalWithChannel>(`${SELECT} WHERE a.id = ?`, [id]),
+    pendingForDraft: (draftId: string) =>
+      db.get<ApprovalRow>("SELECT * FROM approvals WHERE draft_id = ? AND status = 'pending'", [draftId]),
+    async list(filter: { brandId?: string; status?: string }, limit: number, after?: string) {
+      const where: string[] = [];
+      const params: string[] = [];
+      if (filter.brandId) {
+        where.push('a.brand_id = ?');
+        params.push(filter.brandId);
+      }
+      if (filter.status) {
+        where.push('a.status = ?');
+        params.push(filter.status);
+      }
+      const a = afterClause(['a.pending_rank', 'a.created_at', 'a.id'], after);
+      const rows = await db.all<ApprovalWithChannel>(
+        `${SELECT} WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
+         ORDER BY a.pending_rank DESC, a.created_at DESC, a.id DESC LIMIT ?`,
+        [...params, ...a.params, limit + 1],
+      );
+      return toPage(rows, limit, (r) => [r.pending_rank, r.created_at, r.id]);
+    },
+    async counts(brandId?: string) {
+      const rows = await db.all<{ status: string; n: number }>(
+        `SELECT status, COUNT(*) AS n FROM approvals${brandId ? ' WHERE brand_id = ?' : ''} GROUP BY status`,
+        brandId ? [brandId] : [],
+      );
+      const out = { pending: 0, approved: 0, rejected: 0 };
+      for (const r of rows) if (r.status in out) out[r.status as keyof typeof out] = r.n;
+      return out;
+    },
+    pendingOnChannel: (channelId: string, from: string, to: string) =>
+      db.all<{ id: string; slot: string }>(
+        "SELECT id, slot FROM approvals WHERE channel_id = ? AND status = 'pending' AND slot >= ? AND slot < ?",
+        [channelId, from, to],
+      ),
+    byRun: (runIds: string[]) =>
+      runIds.length === 0
+        ? Promise.resolve([] as ApprovalRow[])
+        : db.all<ApprovalRow>(
+            `SELECT * FROM approvals WHERE run_id IN (${placeholders(runIds.length)}) ORDER BY created_at, id`,
+            runIds,
+          ),
+    async update(id: string, patch: Partial<ApprovalRow>, at: string) {
+      const entries = Object.entries(patch).filter(([k]) => k !== 'id');
+      await db.run(
+        `UPDATE approvals SET ${entries.map(([k]) => `${k} = ?`).join(', ')}, updated_at = ? WHERE id = ?`,
+        [...entries.map(([, v]) => v as string | number | null), at, id],
+      );
+    },
+  };
+}

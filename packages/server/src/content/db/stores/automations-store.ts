@@ -1,0 +1,108 @@
+import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { afterClause, placeholders, toPage } from './paging.js';
+
+export interface AutomationRow {
+  id: string;
+  brand_id: string;
+  name: string;
+  agent_id: string;
+  inputs: string;
+  trigger: string;
+  trigger_type: string;
+  event: string | null;
+  daily_cap: number;
+  enabled: number;
+  next_run_at: string | null;
+  last_run_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export interface FireRow {
+  id: string;
+  automation_id: string;
+  day: string;
+  fired_at: string;
+  trigger: string;
+  outcome: string;
+  run_id: string | null;
+  message: string | null;
+}
+
+const COLS =
+  'id, brand_id, name, agent_id, inputs, trigger, trigger_type, event, daily_cap, enabled, next_run_at, last_run_at, created_at, updated_at';
+
+export function automationsStore(db: SqlExecutor) {
+  return {
+    async insert(r: AutomationRow) {
+      await db.run(`INSERT INTO automations (${COLS}) VALUES (${placeholders(14)})`, [
+        r.id,
+        r.brand_id,
+        r.name,
+        r.agent_id,
+        r.inputs,
+        r.trigger,
+        r.trigger_type,
+        r.event,
+        r.daily_cap,
+        r.enabled,
+        r.next_run_at,
+        r.last_run_at,
+        r.created_at,
+        r.updated_at,
+      ]);
+    },
+    get: (id: string) => db.get<AutomationRow>('SELECT * FROM automations WHERE id = ?', [id]),
+    async list(filter: { brandId?: string }, limit: number, after?: string) {
+      const a = afterClause(['created_at', 'id'], after);
+      const rows = await db.all<AutomationRow>(
+        `SELECT * FROM automations WHERE 1 = 1${filter.brandId ? ' AND brand_id = ?' : ''}${a.sql}
+         ORDER BY created_at DESC, id DESC LIMIT ?`,
+        [...(filter.brandId ? [filter.brandId] : []), ...a.params, limit + 1],
+      );
+      return toPage(rows, limit, (r) => [r.created_at, r.id]);
+    },
+    due: (now: string) =>
+      db.all<AutomationRow>(
+        "SELECT * FROM automations WHERE trigger_type = 'schedule' AND enabled = 1 AND next_run_at <= ? ORDER BY next_run_at, id",
+        [now],
+      ),
+    listening: (event: string, brandId: string) =>
+      db.all<AutomationRow>(
+        'SELECT * FROM automations WHERE event = ? AND enabled = 1 AND brand_id = ? ORDER BY created_at, id',
+        [event, brandId],
+      ),
+    async update(id: string, patch: Partial<AutomationRow>, at: string) {
+      const entries = Object.entries(patch).filter(([k]) => k !== 'id');
+      await db.run(
+        `UPDATE automations SET ${entries.map(([k]) => `${k} = ?`).join(', ')}, updated_at = ? WHERE id = ?`,
+        [...entries.map(([, v]) => v as string | number | null), at, id],
+      );
+    },
+    async remove(id: string) {
+      return (await db.run('DELETE FROM automations WHERE id = ?', [id])).changes > 0;
+    },
+    async addFire(f: FireRow) {
+      await db.run(
+        'INSERT INTO automation_fires (id, automation_id, day, fired_at, trigger, outcome, run_id, message) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+        [f.id, f.automation_id, f.day, f.fired_at, f.trigger, f.outcome, f.run_id, f.message],
+      );
+    },
+    /** Runs that count toward caps: capped attempts do not. */
+    runsOn: async (day: string, automationId?: string) =>
+      (
+        await db.get<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM automation_fires WHERE day = ? AND outcome IN ('succeeded', 'failed')${automationId ? ' AND automation_id = ?' : ''}`,
+          automationId ? [day, automationId] : [day],
+        )
+      )?.n ?? 0,
+    async runsOnFor(day: string, ids: string[]) {
+      if (ids.length === 0) return new Map<string, number>();
+      const rows = await db.all<{ automation_id: string; n: number }>(
+        `SELECT automation_id, COUNT(*) AS n FROM automation_fires WHERE day = ? AND outcome IN ('succeeded', 'failed')
+         AND automation_id IN (${placeholders(ids.length)}) GROUP BY automation_id`,
+        [day, ...ids],
+      );
+      return new Map(rows.map((r) => [r.automation_id, r.n]));
+    },
+  };
+}

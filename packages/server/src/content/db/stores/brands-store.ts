@@ -1,0 +1,46 @@
+import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { afterClause, toPage } from './paging.js';
+
+export interface BrandRow {
+  id: string;
+  name: string;
+  memory: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export function brandsStore(db: SqlExecutor) {
+  return {
+    async insert(row: BrandRow) {
+      await db.run('INSERT INTO brands (id, name, memory, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
+        row.id,
+        row.name,
+        row.memory,
+        row.created_at,
+        row.updated_at,
+      ]);
+    },
+    get: (id: string) => db.get<BrandRow>('SELECT * FROM brands WHERE id = ?', [id]),
+    async exists(id: string) {
+      return (await db.get('SELECT 1 FROM brands WHERE id = ?', [id])) !== undefined;
+    },
+    async list(limit: number, after?: string) {
+      const a = afterClause(['created_at', 'id'], after);
+      const rows = await db.all<BrandRow>(
+        `SELECT * FROM brands WHERE 1 = 1${a.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
+        [...a.params, limit + 1],
+      );
+      return toPage(rows, limit, (r) => [r.created_at, r.id]);
+    },
+    all: () => db.all<BrandRow>('SELECT * FROM brands ORDER BY created_at, id'),
+    async update(id: string, patch: { name?: string; memory?: string }, at: string) {
+      await db.run(
+        'UPDATE brands SET name = COALESCE(?, name), memory = COALESCE(?, memory), updated_at = ? WHERE id = ?',
+        [patch.name ?? null, patch.memory ?? null, at, id],
+      );
+    },
+    async remove(id: string) {
+      return (await db.run('DELETE FROM brands WHERE id = ?', [id])).changes > 0;
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { afterClause, placeholders, toPage } from './paging.js';
+
+export interface DraftRow {
+  id: string;
+  brand_id: string;
+  idea_id: string | null;
+  platform: string;
+  status: string;
+  current_version: number;
+  created_at: string;
+  updated_at: string;
+}
+export interface DraftVersionRow {
+  draft_id: string;
+  version: number;
+  parts: string;
+  action: string;
+  note: string | null;
+  source: string;
+  key_id: string | null;
+  created_at: string;
+}
+/** A draft joined with its current version's parts: what every read needs, in one query. */
+export interface DraftWithParts extends DraftRow {
+  parts: string;
+}
+
+const SELECT = `SELECT d.*, v.parts FROM drafts d
+  JOIN draft_versions v ON v.draft_id = d.id AND v.version = d.current_version`;
+
+export function draftsStore(db: SqlExecutor) {
+  return {
+    async insert(r: DraftRow) {
+      await db.run(
+        `INSERT INTO drafts (id, brand_id, idea_id, platform, status, current_version, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        [r.id, r.brand_id, r.idea_id, r.platform, r.status, r.current_version, r.created_at, r.updated_at],
+      );
+    },
+    async addVersion(v: DraftVersionRow) {
+      await db.run(
+        `INSERT INTO draft_versions (draft_id, version, parts, action, note, source, key_id, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        [v.draft_id, v.version, v.parts, v.action, v.note, v.source, v.key_id, v.created_at],
+      );
+      await db.run('UPDATE drafts SET current_version = ?, updated_at = ? WHERE id = ?', [
+        v.version,
+        v.created_at,
+        v.draft_id,
+      ]);
+    },
+    get: (id: string) => db.get<DraftWithParts>(`${SELECT} WHERE d.id = ?`, [id]),
+    forIdea: (ideaId: string, platform: string) =>
+      db.get<DraftWithParts>(`${SELECT} WHERE d.idea_id = ? AND d.platform = ?`, [ideaId, platform]),
+    manyById(ids: string[]) {
+      if (ids.length === 0) return Promise.resolve([] as DraftWithParts[]);
+      return db.all<DraftWithParts>(`${SELECT} WHERE d.id IN (${placeholders(ids.length)})`, ids);
+    },
+    versions: (id: string) =>
+      db.all<DraftVersionRow>('SELECT * FROM draft_versions WHERE draft_id = ? ORDER BY version', [id]),
+    version: (id: string, version: number) =>
+      db.get<DraftVersionRow>('SELECT * FROM draft_versions WHERE draft_id = ? AND version = ?', [
+        id,
+        version,
+      ]),
+    async list(
+      filter: { brandId?: string; ideaId?: string; platform?: string; status?: string },
+      limit: number,
+      after?: string,
+    ) {
+      const where: string[] = [];
+      const params: string[] = [];
+      if (filter.brandId) where.push('d.brand_id = ?') && params.push(filter.brandId);
+      if (filter.ideaId) where.push('d.idea_id = ?') && params.push(filter.ideaId);
+      if (filter.platform) where.push('d.platform = ?') && params.push(filter.platform);
+      if (filter.status) where.push('d.status = ?') && params.push(filter.status);
+      const a = afterClause(['d.updated_at', 'd.id'], after);
+      const rows = await db.all<DraftWithParts>(
+        `${SELECT} WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
+         ORDER BY d.updated_at DESC, d.id DESC LIMIT ?`,
+        [...params, ...a.params, limit + 1],
+      );
+      return toPage(rows, limit, (r) => [r.updated_at, r.id]);
+    },
+    async setStatus(id: string, status: string, at: string) {
+      await db.run('UPDATE drafts SET status = ?, updated_at = ? WHERE id = ?', [status, at, id]);
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { afterClause, toPage } from './paging.js';
+
+export interface IdeaRow {
+  id: string;
+  brand_id: string;
+  campaign_id: string | null;
+  signal_id: string | null;
+  title: string;
+  angle: string | null;
+  notes: string | null;
+  status: string;
+  created_at: string;
+  updated_at: string;
+}
+export interface IdeaWithSignal extends IdeaRow {
+  signal_kind: string | null;
+  signal_title: string | null;
+}
+
+const SELECT = `SELECT i.*, s.kind AS signal_kind, s.title AS signal_title
+  FROM ideas i LEFT JOIN signals s ON s.id = i.signal_id`;
+
+export function ideasStore(db: SqlExecutor) {
+  return {
+    async insert(r: IdeaRow) {
+      await db.run(
+        `INSERT INTO ideas (id, brand_id, campaign_id, signal_id, title, angle, notes, status, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          r.id,
+          r.brand_id,
+          r.campaign_id,
+          r.signal_id,
+          r.title,
+          r.angle,
+          r.notes,
+          r.status,
+          r.created_at,
+          r.updated_at,
+        ],
+      );
+    },
+    get: (id: string) => db.get<IdeaWithSignal>(`${SELECT} WHERE i.id = ?`, [id]),
+    async list(
+      filter: { brandId?: string; status?: string; campaignId?: string },
+      limit: number,
+      after?: string,
+    ) {
+      const where: string[] = [];
+      const params: (string | number)[] = [];
+      if (filter.brandId) where.push('i.brand_id = ?') && params.push(filter.brandId);
+      if (filter.status) where.push('i.status = ?') && params.push(filter.status);
+      if (filter.campaignId) where.push('i.campaign_id = ?') && params.push(filter.campaignId);
+      const a = afterClause(['i.updated_at', 'i.id'], after);
+      const rows = await db.all<IdeaWithSignal>(
+        `${SELECT} WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
+         ORDER BY i.updated_at DESC, i.id DESC LIMIT ?`,
+        [...params, ...a.params, limit + 1],
+      );
+      return toPage(rows, limit, (r) => [r.updated_at, r.id]);
+    },
+    titlesOf: async (brandId: string) =>
+      (await db.all<{ title: string }>('SELECT title FROM ideas WHERE brand_id = ?', [brandId])).map(
+        (r) => r.title,
+      ),
+    async update(id: string, r: Omit<IdeaRow, 'id' | 'brand_id' | 'signal_id' | 'created_at'>) {
+      await db.run(
+        'UPDATE ideas SET campaign_id = ?, title = ?, angle = ?, notes = ?, status = ?, updated_at = ? WHERE id = ?',
+        [r.campaign_id, r.title, r.angle, r.notes, r.status, r.updated_at, id],
+      );
+    },
+    async setStatus(id: string, status: string, at: string) {
+      await db.run('UPDATE ideas SET status = ?, updated_at = ? WHERE id = ?', [status, at, id]);
+    },
+    async remove(id: string) {
+      return (await db.run('DELETE FROM ideas WHERE id = ?', [id])).changes > 0;
+    },
+  };
+}
+
+export async function signalsOfIdeas(db: SqlExecutor, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.all<{ id: string; signal_id: string }>(
+    `SELECT id, signal_id FROM ideas WHERE signal_id IS NOT NULL AND id IN (${ids.map(() => '?').join(', ')})`,
+    ids,
+  );
+  return new Map(rows.map((r) => [r.id, r.signal_id]));
+}

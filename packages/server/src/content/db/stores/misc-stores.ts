@@ -1,0 +1,176 @@
+import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { afterClause, toPage } from './paging.js';
+
+export interface DigestRow {
+  id: string;
+  brand_id: string;
+  run_id: string | null;
+  period_start: string;
+  period_end: string;
+  body: string;
+  created_at: string;
+}
+
+export function digestsStore(db: SqlExecutor) {
+  return {
+    async insert(r: DigestRow) {
+      await db.run(
+        'INSERT INTO digests (id, brand_id, run_id, period_start, period_end, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [r.id, r.brand_id, r.run_id, r.period_start, r.period_end, r.body, r.created_at],
+      );
+    },
+    latest: (brandId: string) =>
+      db.get<DigestRow>(
+        'SELECT * FROM digests WHERE brand_id = ? ORDER BY created_at DESC, id DESC LIMIT 1',
+        [brandId],
+      ),
+  };
+}
+
+export interface ProposalRow {
+  id: string;
+  brand_id: string;
+  run_id: string | null;
+  change: string;
+  why: string;
+  lift: number;
+  evidence: string;
+  status: string;
+  pending_rank: number;
+  decided_at: string | null;
+  created_at: string;
+}
+
+export function proposalsStore(db: SqlExecutor) {
+  return {
+    async insert(r: ProposalRow) {
+      await db.run(
+        `INSERT INTO memory_proposals (id, brand_id, run_id, change, why, lift, evidence, status, pending_rank, decided_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          r.id,
+          r.brand_id,
+          r.run_id,
+          r.change,
+          r.why,
+          r.lift,
+          r.evidence,
+          r.status,
+          r.pending_rank,
+          r.decided_at,
+          r.created_at,
+        ],
+      );
+    },
+    get: (id: string) => db.get<ProposalRow>('SELECT * FROM memory_proposals WHERE id = ?', [id]),
+    pendingOf: (brandId: string) =>
+      db.all<ProposalRow>("SELECT * FROM memory_proposals WHERE brand_id = ? AND status = 'pending'", [
+        brandId,
+      ]),
+    async list(filter: { brandId?: string; status?: string }, limit: number, after?: string) {
+      const where: string[] = [];
+      const params: string[] = [];
+      if (filter.brandId) {
+        where.push('brand_id = ?');
+        params.push(filter.brandId);
+      }
+      if (filter.status) {
+        where.push('status = ?');
+        params.push(filter.status);
+      }
+      const a = afterClause(['pending_rank', 'created_at', 'id'], after);
+      const rows = await db.all<ProposalRow>(
+        `SELECT * FROM memory_proposals WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
+         ORDER BY pending_rank DESC, created_at DESC, id DESC LIMIT ?`,
+        [...params, ...a.params, limit + 1],
+      );
+      return toPage(rows, limit, (r) => [r.pending_rank, r.created_at, r.id]);
+    },
+    async counts(brandId?: string) {
+      const rows = await db.all<{ status: string; n: number }>(
+        `SELECT status, COUNT(*) AS n FROM memory_proposals${brandId ? ' WHERE brand_id = ?' : ''} GROUP BY status`,
+        brandId ? [brandId] : [],
+      );
+      const out = { pending: 0, applied: 0, dismissed: 0 };
+      for (const r of rows) if (r.status in out) out[r.status as keyof typeof out] = r.n;
+      return out;
+    },
+    async decide(id: string, status: string, at: string) {
+      return (
+        await db.run(
+          "UPDATE memory_proposals SET status = ?, pending_rank = 0, decided_at = ? WHERE id = ? AND status = 'pending'",
+          [status, at, id],
+        )
+      ).changes;
+    },
+    byRun: (runId: string) =>
+      db.all<ProposalRow>('SELECT * FROM memory_proposals WHERE run_id = ? ORDER BY created_at, id', [runId]),
+  };
+}
+
+export interface McpCallRow {
+  id: string;
+  key_id: string | null;
+  tool: string;
+  args: string;
+  outcome: string;
+  error_code: string | null;
+  error_message: string | null;
+  duration_ms: number | null;
+  created_at: string;
+}
+
+export function mcpCallsStore(db: SqlExecutor) {
+  return {
+    async insert(r: McpCallRow) {
+      await db.run(
+        `INSERT INTO mcp_calls (id, key_id, tool, args, outcome, error_code, error_message, duration_ms, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [
+          r.id,
+          r.key_id,
+          r.tool,
+          r.args,
+          r.outcome,
+          r.error_code,
+          r.error_message,
+          r.duration_ms,
+          r.created_at,
+        ],
+      );
+    },
+    async list(filter: { keyId?: string; tool?: string }, limit: number, after?: string) {
+      const where: string[] = [];
+      const params: string[] = [];
+      if (filter.keyId) {
+        where.push('key_id = ?');
+        params.push(filter.keyId);
+      }
+      if (filter.tool) {
+        where.push('tool = ?');
+        params.push(filter.tool);
+      }
+      const a = afterClause(['created_at', 'id'], after);
+      const rows = await db.all<McpCallRow>(
+        `SELECT * FROM mcp_calls WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
+         ORDER BY created_at DESC, id DESC LIMIT ?`,
+        [...params, ...a.params, limit + 1],
+      );
+      return toPage(rows, limit, (r) => [r.created_at, r.id]);
+    },
+  };
+}
+
+export function metaStore(db: SqlExecutor) {
+  return {
+    get: async (key: string) =>
+      (await db.get<{ value: string }>('SELECT value FROM workspace_meta WHERE key = ?', [key]))?.value ??
+      null,
+    async set(key: string, value: string) {
+      await db.run(
+        'INSERT INTO workspace_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value',
+        [key, value],
+      );
+    },
+  };
+}

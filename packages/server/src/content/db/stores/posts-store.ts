@@ -1,0 +1,194 @@
+import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { afterClause, placeholders, toPage } from './paging.js';
+
+export interface PostRow {
+  id: string;
+  brand_id: string;
+  channel_id: string;
+  platform: string;
+  draft_id: string | null;
+  draft_version: number | null;
+  idea_id: string | null;
+  status: string;
+  parts: string;
+  scheduled_for: string | null;
+  published_at: string | null;
+  sort_at: string;
+  permalink: string | null;
+  external_id: string | null;
+  failure: string | null;
+  settled_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export interface MetricsRow {
+  post_id: string;
+  age_h: number;
+  taken_at: string;
+  impressions: number;
+  likes: number;
+  comments: number;
+  shares: number;
+  clicks: number;
+}
+export interface ReplyRow {
+  id: string;
+  post_id: string;
+  brand_id: string;
+  author: string;
+  text: string;
+  theme: string;
+  created_at: string;
+}
+
+const COLS =
+  'id, brand_id, channel_id, platform, draft_id, draft_version, idea_id, status, parts, scheduled_for, published_at, sort_at, permalink, external_id, failure, settled_at, created_at, updated_at';
+
+export function postsStore(db: SqlExecutor) {
+  return {
+    async insert(r: PostRow) {
+      await db.run(`INSERT INTO posts (${COLS}) VALUES (${placeholders(18)})`, [
+        r.id,
+        r.brand_id,
+        r.channel_id,
+        r.platform,
+        r.draft_id,
+        r.draft_version,
+        r.idea_id,
+        r.status,
+        r.parts,
+        r.scheduled_for,
+        r.published_at,
+        r.sort_at,
+        r.permalink,
+        r.external_id,
+        r.failure,
+        r.settled_at,
+        r.created_at,
+        r.updated_at,
+      ]);
+    },
+    get: (id: string) => db.get<PostRow>('SELECT * FROM posts WHERE id = ?', [id]),
+    async list(
+      filter: { brandId?: string; status?: string; channelId?: string; platform?: string },
+      limit: number,
+      after?: string,
+    ) {
+      const where: string[] = [];
+      const params: string[] = [];
+      if (filter.brandId) where.push('brand_id = ?') && params.push(filter.brandId);
+      if (filter.status) where.push('status = ?') && params.push(filter.status);
+      if (filter.channelId) where.push('channel_id = ?') && params.push(filter.channelId);
+      if (filter.platform) where.push('platform = ?') && params.push(filter.platform);
+      const a = afterClause(['sort_at', 'id'], after);
+      const rows = await db.all<PostRow>(
+        `SELECT * FROM posts WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
+         ORDER BY sort_at DESC, id DESC LIMIT ?`,
+        [...params, ...a.params, limit + 1],
+      );
+      return toPage(rows, limit, (r) => [r.sort_at, r.id]);
+    },
+    publishedOf: (brandId: string, since = '') =>
+      db.all<PostRow>(
+        "SELECT * FROM posts WHERE brand_id = ? AND status = 'published' AND published_at >= ? ORDER BY published_at, id",
+        [brandId, since],
+      ),
+    publishedBetween: (brandId: string | null, from: string, to: string) =>
+      brandId
+        ? db.all<PostRow>(
+            "SELECT * FROM posts WHERE brand_id = ? AND status = 'published' AND published_at >= ? AND published_at < ? ORDER BY published_at, id",
+            [brandId, from, to],
+          )
+        : db.all<PostRow>(
+            "SELECT * FROM posts WHERE status = 'published' AND published_at >= ? AND published_at < ? ORDER BY published_at, id",
+            [from, to],
+          ),
+    due: (now: string) =>
+      db.all<PostRow>(
+        "SELECT * FROM posts WHERE status = 'scheduled' AND scheduled_for <= ? ORDER BY scheduled_for, id",
+        [now],
+      ),
+    /** Published posts that still have snapshots to take. */
+    growing: (settleBefore: string) =>
+      db.all<PostRow>(
+        "SELECT * FROM posts WHERE status = 'published' AND settled_at IS NULL AND published_at <= ? ORDER BY published_at, id",
+        [settleBefore],
+      ),
+    scheduledOnChannel: (channelId: string, from: string, to: string) =>
+      db.all<{ scheduled_for: string; id: string }>(
+        "SELECT id, scheduled_for FROM posts WHERE channel_id = ? AND status = 'scheduled' AND scheduled_for >= ? AND scheduled_for < ?",
+        [channelId, from, to],
+      ),
+    countScheduled: async (brandId: string | null) =>
+      (
+        await db.get<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM posts WHERE status = 'scheduled'${brandId ? ' AND brand_id = ?' : ''}`,
+          brandId ? [brandId] : [],
+        )
+      )?.n ?? 0,
+    async update(id: string, patch: Partial<PostRow>, at: string) {
+      const entries = Object.entries(patch).filter(([k]) => k !== 'id');
+      if (entries.length === 0) return;
+      await db.run(
+        `UPDATE posts SET ${entries.map(([k]) => `${k} = ?`).join(', ')}, updated_at = ? WHERE id = ?`,
+        [...entries.map(([, v]) => v as string | number | null), at, id],
+      );
+    },
+    async remove(id: string) {
+      return (await db.run('DELETE FROM posts WHERE id = ?', [id])).changes > 0;
+    },
+
+    async addSnapshot(m: MetricsRow) {
+      await db.run(
+        `INSERT OR IGNORE INTO post_metrics (post_id, age_h, taken_at, impressions, likes, comments, shares, clicks)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        [m.post_id, m.age_h, m.taken_at, m.impressions, m.likes, m.comments, m.shares, m.clicks],
+      );
+    },
+    snapshots: (postId: string) =>
+      db.all<MetricsRow>('SELECT * FROM post_metrics WHERE post_id = ? ORDER BY age_h', [postId]),
+    snapshotsOf(postIds: string[]) {
+      if (postIds.length === 0) return Promise.resolve([] as MetricsRow[]);
+      return db.all<MetricsRow>(
+        `SELECT * FROM post_metrics WHERE post_id IN (${placeholders(postIds.length)}) ORDER BY post_id, age_h`,
+        postIds,
+      );
+    },
+    /** Every snapshot of the brand's published posts: the input for medians and best times. */
+    brandSnapshots: (brandId: string) =>
+      db.all<MetricsRow & { platform: string; published_at: string }>(
+        `SELECT m.*, p.platform, p.published_at FROM post_metrics m JOIN posts p ON p.id = m.post_id
+         WHERE p.brand_id = ? AND p.status = 'published' ORDER BY m.post_id, m.age_h`,
+        [brandId],
+      ),
+
+    async addReply(r: ReplyRow) {
+      await db.run(
+        'INSERT INTO replies (id, post_id, brand_id, author, text, theme, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        [r.id, r.post_id, r.brand_id, r.author, r.text, r.theme, r.created_at],
+      );
+    },
+    getReply: (id: string) => db.get<ReplyRow>('SELECT * FROM replies WHERE id = ?', [id]),
+    async replies(postId: string, filter: { theme?: string }, limit: number, after?: string) {
+      const a = afterClause(['created_at', 'id'], after);
+      const rows = await db.all<ReplyRow>(
+        `SELECT * FROM replies WHERE post_id = ?${filter.theme ? ' AND theme = ?' : ''}${a.sql}
+         ORDER BY created_at DESC, id DESC LIMIT ?`,
+        [postId, ...(filter.theme ? [filter.theme] : []), ...a.params, limit + 1],
+      );
+      return toPage(rows, limit, (r) => [r.created_at, r.id]);
+    },
+    repliesSince: (brandId: string, since: string) =>
+      db.all<ReplyRow>(
+        'SELECT * FROM replies WHERE brand_id = ? AND created_at >= ? ORDER BY created_at DESC, id',
+        [brandId, since],
+      ),
+    countReplies: async (brandId: string | null, from: string, to: string) =>
+      (
+        await db.get<{ n: number }>(
+          `SELECT COUNT(*) AS n FROM replies WHERE created_at >= ? AND created_at < ?${brandId ? ' AND brand_id = ?' : ''}`,
+          brandId ? [from, to, brandId] : [from, to],
+        )
+      )?.n ?? 0,
+  };
+}

@@ -1,0 +1,42 @@
+import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { afterClause, toPage } from './paging.js';
+
+export interface SignalRow {
+  id: string;
+  brand_id: string;
+  kind: string;
+  title: string;
+  summary: string;
+  source_url: string | null;
+  strength: number;
+  observed_at: string;
+  created_at: string;
+}
+
+export function signalsStore(db: SqlExecutor) {
+  return {
+    async insert(r: SignalRow) {
+      await db.run(
+        `INSERT INTO signals (id, brand_id, kind, title, summary, source_url, strength, observed_at, created_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        [r.id, r.brand_id, r.kind, r.title, r.summary, r.source_url, r.strength, r.observed_at, r.created_at],
+      );
+    },
+    get: (id: string) => db.get<SignalRow>('SELECT * FROM signals WHERE id = ?', [id]),
+    async list(brandId: string, filter: { kind?: string }, limit: number, after?: string) {
+      const a = afterClause(['observed_at', 'id'], after);
+      const kind = filter.kind ? ' AND kind = ?' : '';
+      const rows = await db.all<SignalRow>(
+        `SELECT * FROM signals WHERE brand_id = ?${kind}${a.sql} ORDER BY observed_at DESC, id DESC LIMIT ?`,
+        [brandId, ...(filter.kind ? [filter.kind] : []), ...a.params, limit + 1],
+      );
+      return toPage(rows, limit, (r) => [r.observed_at, r.id]);
+    },
+    /** The strongest recent signals, for idea suggestions and digests. */
+    strongest: (brandId: string, since: string, limit: number) =>
+      db.all<SignalRow>(
+        'SELECT * FROM signals WHERE brand_id = ? AND observed_at >= ? ORDER BY strength DESC, observed_at DESC, id LIMIT ?',
+        [brandId, since, limit],
+      ),
+  };
+}

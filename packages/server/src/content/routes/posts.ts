@@ -1,0 +1,147 @@
+import { z } from 'zod';
+import type { ContentContext } from '../context.js';
+import { defineRoute } from '../route.js';
+import {
+  Deleted,
+  Id,
+  IdParams,
+  Platform,
+  PostStatus,
+  pageOf,
+  pageQuery,
+  ReplyTheme,
+} from '../schemas/common.js';
+import { CreatePostBody, Outcome, PatchPostBody, Post, PostDetail, Reply } from '../schemas/posts.js';
+import {
+  createPost,
+  deletePost,
+  getPost,
+  listPosts,
+  listReplies,
+  resolveOutcomes,
+  resolvePost,
+  updatePost,
+} from '../services/posts.js';
+import { callerOf, listBody, NOT_FOUND } from './helpers.js';
+
+const tags = ['Posts'];
+
+export function postRoutes(ctx: ContentContext) {
+  return [
+    defineRoute({
+      method: 'get',
+      path: '/v1/posts',
+      auth: 'person',
+      operationId: 'listPosts',
+      summary: 'Posts, newest first, with latest metrics and the verdict against the brand median.',
+      tags,
+      query: z.strictObject({
+        brand_id: Id.optional(),
+        status: PostStatus.optional(),
+        channel_id: Id.optional(),
+        platform: Platform.optional(),
+        ...pageQuery,
+      }),
+      response: pageOf('posts', Post),
+      handler: async ({ query }) => listBody('posts', await listPosts(ctx, query, query)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/posts',
+      auth: 'person',
+      operationId: 'createPost',
+      summary:
+        'Publish now, or schedule with scheduled_for. From a draft, or with text on a channel. Sandbox publishing is simulated and gets a sandbox permalink; live mode without a publisher fails with 501.',
+      tags,
+      status: 201,
+      body: CreatePostBody,
+      response: Post,
+      errors: {
+        ...NOT_FOUND,
+        409: 'NO_CHANNEL, CHANNEL_DISCONNECTED, SLOT_TAKEN, DRAFT_LOCKED, ALREADY_PROPOSED',
+        422: 'SLOT_IN_PAST, TOO_LONG, TOO_MANY_PARTS',
+        501: 'PUBLISHER_NOT_CONFIGURED (live mode)',
+      },
+      handler: ({ body, auth }) => createPost(ctx, body, callerOf(auth)),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/posts/:id',
+      auth: 'person',
+      operationId: 'getPost',
+      summary: 'One post with its outcome (verdict), growth curve (snapshots) and the brand baseline curve.',
+      tags,
+      params: IdParams,
+      response: PostDetail,
+      errors: NOT_FOUND,
+      handler: ({ params }) => getPost(ctx, params.id),
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/v1/posts/:id',
+      auth: 'person',
+      operationId: 'updatePost',
+      summary: 'Change the text or the time of a scheduled post.',
+      tags,
+      params: IdParams,
+      body: PatchPostBody,
+      response: Post,
+      errors: { ...NOT_FOUND, 409: 'POST_NOT_EDITABLE, SLOT_TAKEN', 422: 'SLOT_IN_PAST, TOO_LONG' },
+      handler: ({ params, body }) => updatePost(ctx, params.id, body),
+    }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/posts/:id',
+      auth: 'person',
+      operationId: 'deletePost',
+      summary: 'Delete a scheduled or failed post (published posts cannot be deleted here).',
+      tags,
+      params: IdParams,
+      response: Deleted,
+      errors: { ...NOT_FOUND, 409: 'POST_ALREADY_PUBLISHED' },
+      handler: async ({ params }) => {
+        await deletePost(ctx, params.id);
+        return { id: params.id, deleted: true as const };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/posts/:id/resolve',
+      auth: 'person',
+      operationId: 'resolvePost',
+      summary: 'Settle the post’s outcome now: its verdict becomes final and post.metrics_settled fires.',
+      tags,
+      params: IdParams,
+      response: Outcome,
+      errors: { ...NOT_FOUND, 409: 'POST_NOT_PUBLISHED' },
+      handler: ({ params }) => resolvePost(ctx, params.id),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/posts/:id/replies',
+      auth: 'person',
+      operationId: 'listReplies',
+      summary: 'Replies to a post, newest first, each with its theme.',
+      tags,
+      params: IdParams,
+      query: z.strictObject({ theme: ReplyTheme.optional(), ...pageQuery }),
+      response: pageOf('replies', Reply),
+      errors: NOT_FOUND,
+      handler: async ({ params, query }) =>
+        listBody('replies', await listReplies(ctx, params.id, query, query)),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/brands/:id/outcomes',
+      auth: 'person',
+      operationId: 'resolveOutcomes',
+      summary:
+        "Settle every published post past 72 h and return the outcome of each of the brand's published posts, newest first.",
+      tags: ['Insights'],
+      params: IdParams,
+      response: z.object({ outcomes: z.array(Outcome) }),
+      errors: NOT_FOUND,
+      handler: async ({ params }) => ({ outcomes: await resolveOutcomes(ctx, params.id) }),
+    }),
+  ];
+}

@@ -1,0 +1,69 @@
+import { z } from 'zod';
+import { named } from '../schemas.js';
+import { Platform, SignalKind, Text, Timestamp } from './common.js';
+
+export const Channel = named(
+  'Channel',
+  z.object({
+    id: z.string(),
+    brand_id: z.string(),
+    platform: Platform,
+    handle: z.string(),
+    display_name: z.string(),
+    kind: z
+      .enum(['sandbox', 'live'])
+      .describe('Sandbox channels publish nowhere; posts get sandbox permalinks.'),
+    status: z.enum(['connected', 'disconnected']),
+    connected_at: Timestamp.nullable(),
+    created_at: Timestamp,
+  }),
+);
+export type ChannelView = z.output<typeof Channel>;
+
+export const ConnectChannelBody = z.strictObject({
+  platform: Platform,
+  handle: z
+    .string()
+    .trim()
+    .min(1)
+    .max(60)
+    .regex(/^@?[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
+    .optional(),
+  display_name: Text(120).optional(),
+});
+
+export const ConnectResult = named(
+  'ChannelConnectResult',
+  z.object({
+    channel: Channel.nullable(),
+    authorize_url: z
+      .string()
+      .nullable()
+      .describe(
+        'Live mode: where to send the person to authorise. Null in sandbox: the channel is connected at once.',
+      ),
+  }),
+);
+
+export const Signal = named(
+  'Signal',
+  z.object({
+    id: z.string(),
+    brand_id: z.string(),
+    kind: SignalKind,
+    title: z.string(),
+    summary: z.string(),
+    source_url: z.string().nullable(),
+    strength: z.number().min(0).max(1),
+    observed_at: Timestamp,
+  }),
+);
+export type SignalView = z.output<typeof Signal>;
+
+export const CreateSignalBody = z.strictObject({
+  kind: SignalKind,
+  title: Text(200),
+  summary: z.string().trim().max(2000).default(''),
+  source_url: z.url().max(2000).optional(),
+  strength: z.number().min(0).max(1).default(0.5),
+});

@@ -1,0 +1,180 @@
+import { DAY, HOUR } from '../../platform/clock.js';
+import { APP_CALLER, type ContentContext } from '../context.js';
+import { brandsStore } from '../db/stores/brands-store.js';
+import { metaStore } from '../db/stores/misc-stores.js';
+import { toJson } from '../db/stores/paging.js';
+import { postsStore } from '../db/stores/posts-store.js';
+import { signalsStore } from '../db/stores/signals-store.js';
+import { type Platform, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
+import { runAgent } from '../services/agent-runs.js';
+import { proposePost } from '../services/approvals.js';
+import { createAutomation } from '../services/automations.js';
+import { createBrand } from '../services/brands.js';
+import { addCanvasNote, createCampaign } from '../services/campaigns.js';
+import { connectChannel } from '../services/channels.js';
+import { generateDrafts } from '../services/drafts.js';
+import { createIdea, suggestIdeas } from '../services/ideas.js';
+import { simulatedCounts, simulatedQuality } from '../services/metrics.js';
+import { simulatedReplies } from '../services/sandbox.js';
+import { pick, seededRandom } from '../text.js';
+import {
+  BODIES,
+  CLOSERS,
+  DEMO_BRAND,
+  DEMO_MEMORY,
+  HOOKS,
+  SIGNALS,
+  TAG_SETS,
+  TOPICS,
+} from './demo-content.js';
+
+const SEED = 20260105;
+export const DEMO_POSTS = 60;
+const HOURS = [8, 9, 10, 12, 13, 15, 17, 19, 21];
+
+/**
+ * Seeds one demo brand on the first start of an empty sandbox workspace: Brand Memory, two
+ * sandbox channels, 60 published posts over the last 8 weeks with metrics snapshots and
+ * replies, signals, ideas, a draft awaiting approval, a campaign, an automation and a digest.
+ * Content comes from a fixed-seed PRNG, so every fresh demo reads the same.
+ */
+export async function seedDemoWorkspace(ctx: ContentContext): Promise<boolean> {
+  const meta = metaStore(ctx.db);
+  if (ctx.config.mode !== 'sandbox' || ctx.config.seed === 'none') return false;
+  if ((await meta.get('demo_seeded')) || (await brandsStore(ctx.db).list(1)).items.length > 0) return false;
+  await meta.set('demo_seeded', ctx.clock.now().toISOString());
+
+  const rand = seededRandom(SEED);
+  const brand = await createBrand(ctx, { name: DEMO_BRAND, memory: DEMO_MEMORY });
+  const x = (
+    await connectChannel(ctx, brand.id, { platform: 'x', handle: 'fieldnote', display_name: 'Fieldnote' })
+  ).channel;
+  const li = (
+    await connectChannel(ctx, brand.id, {
+      platform: 'linkedin',
+      handle: 'fieldnote-app',
+      display_name: 'Fieldnote',
+    })
+  ).channel;
+  if (!x || !li) throw new Error('demo channels were not created');
+
+  const now = ctx.clock.now().getTime();
+  await ctx.db.transaction(async (tx) => {
+    const posts = postsStore(tx);
+    for (let i = 0; i < DEMO_POSTS; i++) {
+      const channel = i % 2 === 0 ? x : li;
+      const platform = channel.platform as Platform;
+      const day = new Date(now - Math.round(((DEMO_POSTS - i) * 56 * DAY) / DEMO_POSTS));
+      day.setHours(pick(HOURS, Math.floor(rand() * 1000)), 0, 0, 0);
+      const at = Math.min(day.getTime(), now - 2 * HOUR);
+      const topic = pick(TOPICS, Math.floor(rand() * 1000));
+      const hook = pick(HOOKS, Math.floor(rand() * 1000))(topic);
+      const tags =
+        platform === 'x' ? pick(TAG_SETS.slice(0, 3), i) : pick(TAG_SETS, Math.floor(rand() * 1000));
+      const text = [hook, platform === 'linkedin' ? pick(BODIES, i) : '', pick(CLOSERS, i), tags]
+        .filter(Boolean)
+        .join('\n\n')
+        .slice(0, platform === 'x' ? 280 : 3000);
+      const id = ctx.ids.make('post');
+      const iso = new Date(at).toISOString();
+      const age = (now - at) / HOUR;
+      await posts.insert({
+        id,
+        brand_id: brand.id,
+        channel_id: channel.id,
+        platform,
+        draft_id: null,
+        draft_version: null,
+        idea_id: null,
+        status: 'published',
+        parts: toJson([{ text, media: [] }]),
+        scheduled_for: iso,
+        published_at: iso,
+        sort_at: iso,
+        permalink: `https://sandbox.svc.local/${platform}/${channel.handle}/${id}`,
+        external_id: `sandbox-${id}`,
+        failure: null,
+        settled_at: age >= SETTLE_AGE_H ? new Date(at + SETTLE_AGE_H * HOUR).toISOString() : null,
+        created_at: iso,
+        updated_at: iso,
+      });
+      const quality = simulatedQuality(id, text, false, platform, new Date(at));
+      for (const a of SNAPSHOT_AGES_H) {
+        if (a > age) break;
+        const counts = simulatedCounts(id, platform, quality, a);
+        await posts.addSnapshot({
+          post_id: id,
+          age_h: a,
+          taken_at: new Date(at + a * HOUR).toISOString(),
+          ...counts,
+        });
+        if (a === 24)
+          for (const [n, r] of simulatedReplies(id, counts.comments).entries())
+            await posts.addReply({
+              id: ctx.ids.make('rpl'),
+              post_id: id,
+              brand_id: brand.id,
+              author: r.author,
+              text: r.text,
+              theme: r.theme,
+              created_at: new Date(at + (2 + n * 3) * HOUR).toISOString(),
+            });
+      }
+    }
+    for (const [i, s] of SIGNALS.entries())
+      await signalsStore(tx).insert({
+        id: ctx.ids.make('sig'),
+        brand_id: brand.id,
+        kind: s.kind,
+        title: s.title,
+        summary: s.summary,
+        source_url: null,
+        strength: s.strength,
+        observed_at: new Date(now - (i + 1) * DAY).toISOString(),
+        created_at: new Date(now - (i + 1) * DAY).toISOString(),
+      });
+  });
+
+  const campaign = await createCampaign(ctx, {
+    brand_id: brand.id,
+    name: 'Meeting-free March',
+    goal: 'Show teams how to replace one meeting a week with writing.',
+  });
+  const ideas = await suggestIdeas(
+    ctx,
+    { brand_id: brand.id, count: 3, campaign_id: campaign.id },
+    APP_CALLER,
+  );
+  await createIdea(
+    ctx,
+    { brand_id: brand.id, title: 'Our own decision log, one year in', angle: 'Behind the scenes' },
+    APP_CALLER,
+  );
+  const first = ideas[0];
+  if (first) {
+    const drafts = await generateDrafts(ctx, { idea_id: first.id, platforms: ['x', 'linkedin'] }, APP_CALLER);
+    const linkedin = drafts.find((d) => d.platform === 'linkedin');
+    if (linkedin)
+      await proposePost(
+        ctx,
+        { draft_id: linkedin.id, reason: 'Ties into the strongest signal this week.' },
+        APP_CALLER,
+      );
+  }
+  await addCanvasNote(ctx, campaign.id, {
+    text: 'Theme: one meeting you can drop this week',
+    color: 'yellow',
+  });
+  await addCanvasNote(ctx, campaign.id, { text: 'Lead with the 23% meeting-load survey', color: 'blue' });
+  await createAutomation(ctx, {
+    brand_id: brand.id,
+    name: 'Monday digest',
+    agent_id: 'digest',
+    inputs: { brandId: brand.id },
+    trigger: { type: 'schedule', every: 'week', weekday: 1, hour: 8 },
+    daily_cap: 1,
+    enabled: true,
+  });
+  await runAgent(ctx, 'digest', { brandId: brand.id }, APP_CALLER);
+  return true;
+}

@@ -1,0 +1,200 @@
+import { AppError, notFound } from '../../platform/errors.js';
+import { AGENTS } from '../agents/index.js';
+import type { AgentDef, RunScope } from '../agents/types.js';
+import type { Caller, ContentContext } from '../context.js';
+import { approvalsStore } from '../db/stores/approvals-store.js';
+import { fromJson, toJson } from '../db/stores/paging.js';
+import { type RunRow, runsStore } from '../db/stores/runs-store.js';
+import { AGENT_IDS, type AgentId } from '../domain.js';
+import type { AgentRunView, AgentView, RunStepView } from '../schemas/agents.js';
+import type { Page } from '../schemas/common.js';
+
+const agentView = (a: AgentDef): AgentView => ({
+  id: a.id,
+  name: a.name,
+  description: a.description,
+  inputs: a.inputDocs,
+  steps: a.steps,
+  makes_model_calls: a.makesModelCalls,
+});
+
+export const listAgents = (): AgentView[] => AGENT_IDS.map((id) => agentView(AGENTS[id]));
+
+function requireAgent(id: string): AgentDef {
+  const agent = (AGENTS as Record<string, AgentDef | undefined>)[id];
+  if (!agent) throw notFound('agent', id);
+  return agent;
+}
+
+export const getAgent = (id: string): AgentView => agentView(requireAgent(id));
+
+function parseInputs(agent: AgentDef, inputs: unknown) {
+  const parsed = agent.inputs.safeParse(inputs);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const field = issue?.path.map(String).join('.');
+  const what =
+    issue?.code === 'unrecognized_keys'
+      ? `Unknown input ${issue.keys.map((k) => `'${k}'`).join(', ')}`
+      : issue?.code === 'invalid_type' && issue.input === undefined
+        ? `Input '${field}' is required`
+        : `Input '${field}' is invalid: ${issue?.message}`;
+  throw new AppError(
+    400,
+    'INVALID_REQUEST',
+    `${what} for agent '${agent.id}'. See GET /v1/agents/${agent.id} for its inputs.`,
+    {
+      param: field ? `inputs.${field}` : 'inputs',
+    },
+  );
+}
+
+const summary = (r: RunRow) => ({
+  id: r.id,
+  agent_id: r.agent_id as AgentId,
+  brand_id: r.brand_id,
+  parent_run_id: r.parent_run_id,
+  status: r.status as AgentRunView['status'],
+  source: r.source as AgentRunView['source'],
+  key_id: r.key_id,
+  person_id: r.person_id,
+  automation_id: r.automation_id,
+  started_at: r.started_at,
+  finished_at: r.finished_at,
+});
+
+/**
+ * Runs a built-in agent and records it: inputs, each step with its duration, child runs, the
+ * approvals it queued, who started it. Bad inputs or unknown ids fail before anything is
+ * recorded (400/404); a failure while running is recorded as a failed run and returned.
+ */
+export async function runAgent(
+  ctx: ContentContext,
+  agentId: string,
+  rawInputs: unknown,
+  caller: Caller,
+  opts: { parentRunId?: string } = {},
+): Promise<AgentRunView> {
+  const agent = requireAgent(agentId);
+  const inputs = parseInputs(agent, rawInputs ?? {});
+  const brandId = await agent.brandOf(ctx, inputs);
+  const runId = ctx.ids.make('run');
+  const steps: RunStepView[] = [];
+  const store = runsStore(ctx.db);
+  await store.insert({
+    id: runId,
+    agent_id: agent.id,
+    brand_id: brandId,
+    parent_run_id: opts.parentRunId ?? null,
+    status: 'running',
+    inputs: toJson(inputs),
+    steps: '[]',
+    output: null,
+    error: null,
+    source: caller.source,
+    key_id: caller.keyId ?? null,
+    person_id: caller.personId ?? null,
+    automation_id: caller.automationId ?? null,
+    started_at: ctx.clock.now().toISOString(),
+    finished_at: null,
+  });
+  const scope: RunScope = {
+    ctx,
+    caller,
+    runId,
+    async step(name, fn) {
+      const started = ctx.clock.now().toISOString();
+      const t0 = ctx.stopwatch();
+      try {
+        const { detail, value } = await fn();
+        steps.push({
+          name,
+          status: 'succeeded',
+          started_at: started,
+          duration_ms: round(ctx.stopwatch() - t0),
+          detail,
+        });
+        return value;
+      } catch (err) {
+        const detail = err instanceof Error ? err.message : String(err);
+        steps.push({
+          name,
+          status: 'failed',
+          started_at: started,
+          duration_ms: round(ctx.stopwatch() - t0),
+          detail,
+        });
+        throw err;
+      }
+    },
+    skip(name, detail) {
+      steps.push({
+        name,
+        status: 'skipped',
+        started_at: ctx.clock.now().toISOString(),
+        duration_ms: 0,
+        detail,
+      });
+    },
+    async child(childAgent, childInputs) {
+      const run = await runAgent(ctx, childAgent, childInputs, caller, { parentRunId: runId });
+      return { id: run.id, status: run.status, output: run.output };
+    },
+  };
+  let output: Record<string, unknown> | null = null;
+  let error: { code: string; message: string } | null = null;
+  try {
+    output = await agent.run(scope, inputs);
+  } catch (err) {
+    if (!(err instanceof AppError)) ctx.logger.error({ err, runId }, 'agent run failed');
+    error =
+      err instanceof AppError
+        ? { code: err.code, message: err.message }
+        : { code: 'AGENT_FAILED', message: 'The agent failed unexpectedly; see the server log.' };
+  }
+  await store.finish(runId, {
+    status: error ? 'failed' : 'succeeded',
+    steps: toJson(steps),
+    output: output ? toJson(output) : null,
+    error: error ? toJson(error) : null,
+    finished_at: ctx.clock.now().toISOString(),
+  });
+  return getAgentRun(ctx, runId);
+}
+
+const round = (ms: number) => Math.round(ms * 100) / 100;
+
+/** `get_agent_run`: the run with its steps, child runs (with their steps) and queued approvals. */
+export async function getAgentRun(ctx: ContentContext, id: string): Promise<AgentRunView> {
+  const store = runsStore(ctx.db);
+  const run = await store.get(id);
+  if (!run) throw notFound('agent run', id);
+  const children = await store.children(id);
+  const approvals = await approvalsStore(ctx.db).byRun([id]);
+  return {
+    ...summary(run),
+    inputs: fromJson(run.inputs),
+    steps: fromJson(run.steps),
+    output: fromJson(run.output),
+    error: fromJson(run.error),
+    child_runs: children.map((c) => ({
+      ...summary(c),
+      steps: fromJson<RunStepView[]>(c.steps),
+      output: fromJson(c.output),
+    })),
+    approvals: approvals.map((a) => ({ id: a.id, status: a.status, slot: a.slot })),
+  };
+}
+
+export async function listAgentRuns(
+  ctx: ContentContext,
+  filter: { agent_id?: string | undefined; brand_id?: string | undefined },
+  opts: { limit: number; after?: string | undefined },
+): Promise<Page<ReturnType<typeof summary>>> {
+  const page = await runsStore(ctx.db).list(
+    { agentId: filter.agent_id, brandId: filter.brand_id },
+    opts.limit,
+    opts.after,
+  );
+  return { ...page, items: page.items.map(summary) };
+}

@@ -1,0 +1,366 @@
+import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import { AppError, notFound } from '../../platform/errors.js';
+import type { Caller, ContentContext } from '../context.js';
+import { type ApprovalWithChannel, approvalsStore } from '../db/stores/approvals-store.js';
+import { brandsStore } from '../db/stores/brands-store.js';
+import { channelsStore } from '../db/stores/channels-store.js';
+import { draftsStore } from '../db/stores/drafts-store.js';
+import { fromJson, toJson } from '../db/stores/paging.js';
+import { type PostRow, postsStore } from '../db/stores/posts-store.js';
+import type { ApprovalStatus, Platform } from '../domain.js';
+import type { ApprovalView, BulkActionInput, ProposeInput, VoiceCheckView } from '../schemas/approvals.js';
+import type { Page } from '../schemas/common.js';
+import { isSlotTaken, nextFreeSlot } from './best-times.js';
+import { memoryOf } from './brands.js';
+import { requireConnectedChannel } from './channels.js';
+import { checkParts, partsFromInput } from './drafts.js';
+import { conflict, unprocessable } from './errors.js';
+import { moveIdeaBySystem } from './ideas.js';
+import { approvalChannel, partsView, type StoredPart } from './views.js';
+import { voiceCheck } from './voice-check.js';
+
+const view = (r: ApprovalWithChannel): ApprovalView => ({
+  id: r.id,
+  brand_id: r.brand_id,
+  status: r.status as ApprovalStatus,
+  draft: {
+    id: r.draft_id,
+    platform: r.draft_platform as Platform,
+    version: r.draft_version,
+    parts: partsView(r.parts),
+  },
+  channel: approvalChannel(r),
+  slot: r.slot,
+  reason: r.reason,
+  voice_check: fromJson<VoiceCheckView>(r.voice_check),
+  source: r.source as ApprovalView['source'],
+  key_id: r.key_id,
+  run_id: r.run_id,
+  post_id: r.post_id,
+  decided_at: r.decided_at,
+  decided_by: r.decided_by,
+  decision_reason: r.decision_reason,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+async function requireApproval(db: SqlExecutor, id: string) {
+  const a = await approvalsStore(db).get(id);
+  if (!a) throw notFound('approval', id);
+  return a;
+}
+
+export async function getApproval(ctx: ContentContext, id: string): Promise<ApprovalView> {
+  return view(await requireApproval(ctx.db, id));
+}
+
+/** `list_approvals`: pending first, then newest; with counts per status for the whole queue. */
+export async function listApprovals(
+  ctx: ContentContext,
+  filter: { status?: ApprovalStatus | undefined; brand_id?: string | undefined },
+  opts: { limit: number; after?: string | undefined },
+): Promise<Page<ApprovalView> & { counts: { pending: number; approved: number; rejected: number } }> {
+  const store = approvalsStore(ctx.db);
+  const page = await store.list({ brandId: filter.brand_id, status: filter.status }, opts.limit, opts.after);
+  return { ...page, items: page.items.map(view), counts: await store.counts(filter.brand_id) };
+}
+
+/**
+ * `propose_post`: a pending approval for a draft, in `proposed_for` or the next free best-time
+ * slot on the channel. Nothing is published or scheduled until a person approves.
+ */
+export async function proposePost(
+  ctx: ContentContext,
+  input: ProposeInput,
+  caller: Caller,
+  opts: { runId?: string } = {},
+): Promise<ApprovalView> {
+  const draft = await draftsStore(ctx.db).get(input.draft_id);
+  if (!draft) throw notFound('draft', input.draft_id);
+  if (draft.status === 'proposed')
+    throw conflict('ALREADY_PROPOSED', `Draft '${draft.id}' already has a pending approval.`);
+  if (draft.status !== 'draft')
+    throw conflict('DRAFT_LOCKED', `Draft '${draft.id}' is already ${draft.status}.`);
+  const platform = draft.platform as Platform;
+  const channel = await requireConnectedChannel(ctx, draft.brand_id, platform, input.channel_id);
+  let slot: string;
+  if (input.proposed_for) {
+    const when = new Date(input.proposed_for);
+    if (when.getTime() <= ctx.clock.now().getTime())
+      throw unprocessable(
+        'SLOT_IN_PAST',
+        `'proposed_for' (${when.toISOString()}) is not in the future.`,
+        'proposed_for',
+      );
+    if (await isSlotTaken(ctx.db, channel.id, when))
+      throw conflict(
+        'SLOT_TAKEN',
+        `The hour of ${when.toISOString()} on channel '${channel.id}' is already taken.`,
+      );
+    slot = when.toISOString();
+  } else {
+    const free = await nextFreeSlot(ctx, { brandId: draft.brand_id, channelId: channel.id, platform });
+    if (!free)
+      throw conflict(
+        'NO_FREE_SLOT',
+        `No free best-time slot on channel '${channel.id}' in the next 4 weeks.`,
+      );
+    slot = free.at;
+  }
+  const brand = await brandsStore(ctx.db).get(draft.brand_id);
+  const parts = fromJson<StoredPart[]>(draft.parts);
+  const check = voiceCheck(brand ? memoryOf(brand) : (undefined as never), platform, parts);
+  const at = ctx.clock.now().toISOString();
+  const id = ctx.ids.make('apr');
+  await ctx.db.transaction(async (tx) => {
+    const fresh = await draftsStore(tx).get(draft.id);
+    if (fresh?.status !== 'draft')
+      throw conflict('ALREADY_PROPOSED', `Draft '${draft.id}' already has a pending approval.`);
+    await approvalsStore(tx).insert({
+      id,
+      brand_id: draft.brand_id,
+      draft_id: draft.id,
+      draft_version: draft.current_version,
+      channel_id: channel.id,
+      slot,
+      reason: input.reason ?? null,
+      voice_check: toJson(check),
+      status: 'pending',
+      pending_rank: 1,
+      decided_at: null,
+      decided_by: null,
+      decision_reason: null,
+      post_id: null,
+      run_id: opts.runId ?? null,
+      source: caller.source,
+      key_id: caller.keyId ?? null,
+      person_id: caller.personId ?? null,
+      created_at: at,
+      updated_at: at,
+    });
+    await draftsStore(tx).setStatus(draft.id, 'proposed', at);
+  });
+  return getApproval(ctx, id);
+}
+
+const decider = (caller: Caller) =>
+  caller.personId ?? `${caller.source}${caller.keyId ? `:${caller.keyId}` : ''}`;
+
+function assertPending(a: ApprovalWithChannel) {
+  if (a.status !== 'pending')
+    throw conflict(
+      'APPROVAL_DECIDED',
+      `Approval '${a.id}' is already ${a.status}; only pending approvals can change.`,
+    );
+}
+
+/** Approving schedules the post into the slot. Runs on `tx` so bulk can do many in one transaction. */
+async function approveIn(
+  ctx: ContentContext,
+  tx: SqlExecutor,
+  id: string,
+  input: { slot?: string | undefined },
+  caller: Caller,
+) {
+  const a = await requireApproval(tx, id);
+  assertPending(a);
+  ctx.publisher.assertCanPublish(a.channel_platform as Platform);
+  const channel = await channelsStore(tx).get(a.channel_id);
+  if (channel?.status !== 'connected')
+    throw conflict(
+      'CHANNEL_DISCONNECTED',
+      `Channel '${a.channel_id}' is disconnected; connect it again or reject.`,
+    );
+  const slot = new Date(input.slot ?? a.slot);
+  if (slot.getTime() <= ctx.clock.now().getTime())
+    throw unprocessable(
+      'SLOT_IN_PAST',
+      `The slot ${slot.toISOString()} has passed. Approve with a new 'slot'.`,
+      'slot',
+    );
+  if (await isSlotTaken(tx, a.channel_id, slot, { postsOnly: true }))
+    throw conflict(
+      'SLOT_TAKEN',
+      `Channel '${a.channel_id}' already has a post scheduled in the hour of ${slot.toISOString()}.`,
+    );
+  const draft = await draftsStore(tx).get(a.draft_id);
+  const at = ctx.clock.now().toISOString();
+  const post: PostRow = {
+    id: ctx.ids.make('post'),
+    brand_id: a.brand_id,
+    channel_id: a.channel_id,
+    platform: a.channel_platform,
+    draft_id: a.draft_id,
+    draft_version: a.draft_version,
+    idea_id: draft?.idea_id ?? null,
+    status: 'scheduled',
+    parts: a.parts,
+    scheduled_for: slot.toISOString(),
+    published_at: null,
+    sort_at: slot.toISOString(),
+    permalink: null,
+    external_id: null,
+    failure: null,
+    settled_at: null,
+    created_at: at,
+    updated_at: at,
+  };
+  await postsStore(tx).insert(post);
+  await approvalsStore(tx).update(
+    id,
+    {
+      status: 'approved',
+      pending_rank: 0,
+      slot: slot.toISOString(),
+      post_id: post.id,
+      decided_at: at,
+      decided_by: decider(caller),
+    },
+    at,
+  );
+  await draftsStore(tx).setStatus(a.draft_id, 'scheduled', at);
+  await moveIdeaBySystem(tx, post.idea_id, 'scheduled', at);
+}
+
+async function rejectIn(
+  ctx: ContentContext,
+  tx: SqlExecutor,
+  id: string,
+  input: { reason: string },
+  caller: Caller,
+) {
+  const a = await requireApproval(tx, id);
+  assertPending(a);
+  const at = ctx.clock.now().toISOString();
+  await approvalsStore(tx).update(
+    id,
+    {
+      status: 'rejected',
+      pending_rank: 0,
+      decided_at: at,
+      decided_by: decider(caller),
+      decision_reason: input.reason,
+    },
+    at,
+  );
+  await draftsStore(tx).setStatus(a.draft_id, 'draft', at);
+}
+
+/** Edit keeps the approval pending: new draft version, new voice check, maybe a new slot. */
+async function editIn(
+  ctx: ContentContext,
+  tx: SqlExecutor,
+  id: string,
+  input: { text?: string | undefined; parts?: { text: string }[] | undefined; slot?: string | undefined },
+  caller: Caller,
+) {
+  const a = await requireApproval(tx, id);
+  assertPending(a);
+  const at = ctx.clock.now().toISOString();
+  const patch: Record<string, string | number> = {};
+  if (input.text !== undefined || input.parts) {
+    const draft = await draftsStore(tx).get(a.draft_id);
+    if (!draft) throw notFound('draft', a.draft_id);
+    const old = fromJson<StoredPart[]>(draft.parts);
+    const parts = partsFromInput(input).map((text, i) => ({
+      text,
+      media: i === 0 ? (old[0]?.media ?? []) : [],
+    }));
+    const platform = draft.platform as Platform;
+    checkParts(platform, parts);
+    const version = draft.current_version + 1;
+    await draftsStore(tx).addVersion({
+      draft_id: draft.id,
+      version,
+      parts: toJson(parts),
+      action: 'edit',
+      note: 'edited in the approval queue',
+      source: caller.source,
+      key_id: caller.keyId ?? null,
+      created_at: at,
+    });
+    const brand = await brandsStore(tx).get(a.brand_id);
+    patch.draft_version = version;
+    if (brand) patch.voice_check = toJson(voiceCheck(memoryOf(brand), platform, parts));
+  }
+  if (input.slot) {
+    const when = new Date(input.slot);
+    if (when.getTime() <= ctx.clock.now().getTime())
+      throw unprocessable('SLOT_IN_PAST', `'slot' (${when.toISOString()}) is not in the future.`, 'slot');
+    if (await isSlotTaken(tx, a.channel_id, when, { exceptApproval: a.id }))
+      throw conflict(
+        'SLOT_TAKEN',
+        `The hour of ${when.toISOString()} on channel '${a.channel_id}' is already taken.`,
+      );
+    patch.slot = when.toISOString();
+  }
+  if (Object.keys(patch).length === 0)
+    throw new AppError(400, 'INVALID_REQUEST', "An edit needs 'text', 'parts' or 'slot'.", { param: 'text' });
+  await approvalsStore(tx).update(id, patch, at);
+}
+
+export async function approveApproval(
+  ctx: ContentContext,
+  id: string,
+  input: { slot?: string | undefined },
+  caller: Caller,
+) {
+  await ctx.db.transaction((tx) => approveIn(ctx, tx, id, input, caller));
+  return getApproval(ctx, id);
+}
+
+export async function rejectApproval(
+  ctx: ContentContext,
+  id: string,
+  input: { reason: string },
+  caller: Caller,
+) {
+  await ctx.db.transaction((tx) => rejectIn(ctx, tx, id, input, caller));
+  return getApproval(ctx, id);
+}
+
+export async function editApproval(
+  ctx: ContentContext,
+  id: string,
+  input: { text?: string | undefined; parts?: { text: string }[] | undefined; slot?: string | undefined },
+  caller: Caller,
+) {
+  await ctx.db.transaction((tx) => editIn(ctx, tx, id, input, caller));
+  return getApproval(ctx, id);
+}
+
+/**
+ * All or nothing: every action runs in one transaction, and the first failure rolls back the
+ * rest, with an error that names the action's index.
+ */
+export async function bulkApprovals(ctx: ContentContext, actions: BulkActionInput[], caller: Caller) {
+  const ids = actions.map((a) => a.id);
+  const dup = ids.find((id, i) => ids.indexOf(id) !== i);
+  if (dup)
+    throw new AppError(400, 'INVALID_REQUEST', `Approval '${dup}' appears twice in 'actions'.`, {
+      param: 'actions',
+    });
+  await ctx.db.transaction(async (tx) => {
+    for (const [i, action] of actions.entries()) {
+      try {
+        if (action.action === 'approve') await approveIn(ctx, tx, action.id, action, caller);
+        else if (action.action === 'reject') await rejectIn(ctx, tx, action.id, action, caller);
+        else await editIn(ctx, tx, action.id, action, caller);
+      } catch (err) {
+        if (err instanceof AppError)
+          throw new AppError(
+            err.status,
+            err.code,
+            `actions[${i}] (${action.action} ${action.id}): ${err.message} Nothing was changed.`,
+            {
+              param: `actions.${i}`,
+            },
+          );
+        throw err;
+      }
+    }
+  });
+  const results: ApprovalView[] = [];
+  for (const id of ids) results.push(await getApproval(ctx, id));
+  return { approvals: results, counts: await approvalsStore(ctx.db).counts() };
+}

@@ -1,0 +1,290 @@
+import { AppError, notFound } from '../../platform/errors.js';
+import { AGENTS } from '../agents/index.js';
+import type { Caller, ContentContext } from '../context.js';
+import { type AutomationRow, automationsStore } from '../db/stores/automations-store.js';
+import { fromJson, toJson } from '../db/stores/paging.js';
+import { type AgentId, AUTOMATION_CAPS } from '../domain.js';
+import type { ContentEvent } from '../events.js';
+import type {
+  AutomationView,
+  CreateAutomationInput,
+  PatchAutomationInput,
+  TriggerInput,
+} from '../schemas/automations.js';
+import type { Page } from '../schemas/common.js';
+import { runAgent } from './agent-runs.js';
+import { requireBrand } from './brands.js';
+
+/** The server-local calendar day, which is what "daily" means for caps. */
+export const localDay = (d: Date) =>
+  `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+/** The next time a schedule trigger is due, strictly after `after`, in server local time. */
+export function nextRunAt(trigger: TriggerInput, after: Date): string | null {
+  if (trigger.type !== 'schedule') return null;
+  const d = new Date(after.getTime());
+  d.setMinutes(0, 0, 0);
+  d.setHours(trigger.hour);
+  while (
+    d.getTime() <= after.getTime() ||
+    (trigger.every === 'week' && d.getDay() !== (trigger.weekday ?? 1))
+  ) {
+    d.setDate(d.getDate() + 1);
+    d.setHours(trigger.hour, 0, 0, 0);
+  }
+  return d.toISOString();
+}
+
+function checkTrigger(trigger: TriggerInput) {
+  if (trigger.type === 'schedule' && trigger.every === 'week' && trigger.weekday === undefined)
+    throw new AppError(
+      400,
+      'INVALID_REQUEST',
+      "'trigger.weekday' is required when trigger.every is 'week'.",
+      {
+        param: 'trigger.weekday',
+      },
+    );
+}
+
+/** Inputs are checked against the agent when the automation is saved, not when it first fires. */
+function checkInputs(
+  agentId: AgentId,
+  brandId: string,
+  inputs: Record<string, unknown>,
+  trigger: TriggerInput,
+) {
+  const withBrand = { ...inputs };
+  const agent = AGENTS[agentId];
+  const shape = agent.inputDocs.map((d) => d.name);
+  if (shape.includes('brandId') && withBrand.brandId === undefined) withBrand.brandId = brandId;
+  // Event automations get the post from the event; validate with a placeholder.
+  const probe = { ...withBrand };
+  if (shape.includes('postId') && probe.postId === undefined && trigger.type === 'event')
+    probe.postId = 'post_event';
+  if (shape.includes('draftId') && probe.draftId === undefined)
+    throw new AppError(
+      400,
+      'INVALID_REQUEST',
+      `Agent '${agentId}' needs a draft; it cannot run as an automation.`,
+      {
+        param: 'agent_id',
+      },
+    );
+  const parsed = agent.inputs.safeParse(probe);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const field = issue?.path.map(String).join('.') ?? '';
+    throw new AppError(
+      400,
+      'INVALID_REQUEST',
+      `'inputs.${field}' is invalid for agent '${agentId}': ${issue?.message}.`,
+      {
+        param: `inputs.${field}`,
+      },
+    );
+  }
+  return withBrand;
+}
+
+async function view(ctx: ContentContext, rows: AutomationRow[]): Promise<AutomationView[]> {
+  const counts = await automationsStore(ctx.db).runsOnFor(
+    localDay(ctx.clock.now()),
+    rows.map((r) => r.id),
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    brand_id: r.brand_id,
+    name: r.name,
+    agent_id: r.agent_id as AgentId,
+    inputs: fromJson(r.inputs),
+    trigger: fromJson(r.trigger),
+    daily_cap: r.daily_cap,
+    enabled: r.enabled === 1,
+    next_run_at: r.next_run_at,
+    last_run_at: r.last_run_at,
+    runs_today: counts.get(r.id) ?? 0,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  }));
+}
+
+async function requireAutomation(ctx: ContentContext, id: string) {
+  const row = await automationsStore(ctx.db).get(id);
+  if (!row) throw notFound('automation', id);
+  return row;
+}
+
+export async function getAutomation(ctx: ContentContext, id: string): Promise<AutomationView> {
+  return (await view(ctx, [await requireAutomation(ctx, id)]))[0] as AutomationView;
+}
+
+export async function listAutomations(
+  ctx: ContentContext,
+  filter: { brand_id?: string | undefined },
+  opts: { limit: number; after?: string | undefined },
+): Promise<Page<AutomationView>> {
+  const page = await automationsStore(ctx.db).list({ brandId: filter.brand_id }, opts.limit, opts.after);
+  return { ...page, items: await view(ctx, page.items) };
+}
+
+export async function createAutomation(
+  ctx: ContentContext,
+  input: CreateAutomationInput,
+): Promise<AutomationView> {
+  await requireBrand(ctx, input.brand_id);
+  checkTrigger(input.trigger);
+  const inputs = checkInputs(input.agent_id, input.brand_id, input.inputs, input.trigger);
+  const now = ctx.clock.now();
+  const row: AutomationRow = {
+    id: ctx.ids.make('auto'),
+    brand_id: input.brand_id,
+    name: input.name,
+    agent_id: input.agent_id,
+    inputs: toJson(inputs),
+    trigger: toJson(input.trigger),
+    trigger_type: input.trigger.type,
+    event: input.trigger.type === 'event' ? input.trigger.event : null,
+    daily_cap: input.daily_cap,
+    enabled: input.enabled ? 1 : 0,
+    next_run_at: nextRunAt(input.trigger, now),
+    last_run_at: null,
+    created_at: now.toISOString(),
+    updated_at: now.toISOString(),
+  };
+  await automationsStore(ctx.db).insert(row);
+  return getAutomation(ctx, row.id);
+}
+
+export async function updateAutomation(
+  ctx: ContentContext,
+  id: string,
+  input: PatchAutomationInput,
+): Promise<AutomationView> {
+  const row = await requireAutomation(ctx, id);
+  const trigger = input.trigger ?? fromJson<TriggerInput>(row.trigger);
+  checkTrigger(trigger);
+  const inputs = checkInputs(
+    row.agent_id as AgentId,
+    row.brand_id,
+    input.inputs ?? fromJson(row.inputs),
+    trigger,
+  );
+  await automationsStore(ctx.db).update(
+    id,
+    {
+      name: input.name ?? row.name,
+      inputs: toJson(inputs),
+      trigger: toJson(trigger),
+      trigger_type: trigger.type,
+      event: trigger.type === 'event' ? trigger.event : null,
+      daily_cap: input.daily_cap ?? row.daily_cap,
+      enabled: input.enabled === undefined ? row.enabled : input.enabled ? 1 : 0,
+      next_run_at: input.trigger ? nextRunAt(trigger, ctx.clock.now()) : row.next_run_at,
+    },
+    ctx.clock.now().toISOString(),
+  );
+  return getAutomation(ctx, id);
+}
+
+export async function deleteAutomation(ctx: ContentContext, id: string): Promise<void> {
+  if (!(await automationsStore(ctx.db).remove(id))) throw notFound('automation', id);
+}
+
+/**
+ * Every run, by schedule, event or by hand, counts toward two caps per server-local day: the
+ * automation's own `daily_cap` and the workspace's (20). A capped attempt is recorded, not run.
+ */
+async function fire(
+  ctx: ContentContext,
+  row: AutomationRow,
+  trigger: string,
+  extra: Record<string, unknown>,
+) {
+  const store = automationsStore(ctx.db);
+  const now = ctx.clock.now();
+  const day = localDay(now);
+  const mine = await store.runsOn(day, row.id);
+  const all = await store.runsOn(day);
+  const base = { id: ctx.ids.make('fire'), automation_id: row.id, day, fired_at: now.toISOString(), trigger };
+  if (mine >= row.daily_cap || all >= AUTOMATION_CAPS.perWorkspace) {
+    const message =
+      mine >= row.daily_cap
+        ? `Automation '${row.id}' has reached its daily cap of ${row.daily_cap} runs for ${day} (server local date).`
+        : `The workspace has reached its daily cap of ${AUTOMATION_CAPS.perWorkspace} automation runs for ${day} (server local date).`;
+    await store.addFire({ ...base, outcome: 'capped', run_id: null, message });
+    return { outcome: 'capped' as const, run: null, message };
+  }
+  const caller: Caller = { source: 'automation', automationId: row.id };
+  let run: Awaited<ReturnType<typeof runAgent>> | null = null;
+  let message: string | null = null;
+  try {
+    run = await runAgent(
+      ctx,
+      row.agent_id,
+      { ...fromJson<Record<string, unknown>>(row.inputs), ...extra },
+      caller,
+    );
+  } catch (err) {
+    message = err instanceof Error ? err.message : String(err);
+  }
+  const outcome = run?.status === 'succeeded' ? 'succeeded' : 'failed';
+  await store.addFire({
+    ...base,
+    outcome,
+    run_id: run?.id ?? null,
+    message: message ?? run?.error?.message ?? null,
+  });
+  await store.update(row.id, { last_run_at: now.toISOString() }, now.toISOString());
+  return { outcome, run, message };
+}
+
+/** POST /v1/automations/:id/run: runs now, within the caps (429 DAILY_CAP_REACHED beyond them). */
+export async function runAutomationNow(ctx: ContentContext, id: string) {
+  const row = await requireAutomation(ctx, id);
+  const extra: Record<string, unknown> = {};
+  if (
+    row.trigger_type === 'event' &&
+    AGENTS[row.agent_id as AgentId].inputDocs.some((d) => d.name === 'postId') &&
+    !fromJson<Record<string, unknown>>(row.inputs).postId
+  )
+    throw new AppError(
+      409,
+      'NEEDS_EVENT',
+      `Automation '${id}' runs on a post event; it has no post to run on by hand.`,
+    );
+  const result = await fire(ctx, row, 'manual', extra);
+  if (result.outcome === 'capped')
+    throw new AppError(429, 'DAILY_CAP_REACHED', result.message ?? 'Daily cap reached.');
+  if (!result.run)
+    throw new AppError(500, 'INTERNAL_ERROR', result.message ?? 'The automation could not start its agent.');
+  return { automation_id: id, run: result.run };
+}
+
+/** Schedule triggers that have come due: each fires once, then moves to its next time after now. */
+export async function fireDueAutomations(ctx: ContentContext) {
+  const now = ctx.clock.now();
+  const due = await automationsStore(ctx.db).due(now.toISOString());
+  const out: { automation_id: string; outcome: string; run_id: string | null }[] = [];
+  for (const row of due) {
+    await automationsStore(ctx.db).update(
+      row.id,
+      { next_run_at: nextRunAt(fromJson<TriggerInput>(row.trigger), now) },
+      now.toISOString(),
+    );
+    const r = await fire(ctx, row, 'schedule', {});
+    out.push({ automation_id: row.id, outcome: r.outcome, run_id: r.run?.id ?? null });
+  }
+  return out;
+}
+
+/** Post events start the automations listening for them, with the post as `postId` when the agent takes one. */
+export function automationEventHandler(ctx: ContentContext) {
+  return async (event: ContentEvent) => {
+    const rows = await automationsStore(ctx.db).listening(event.name, event.brandId);
+    for (const row of rows) {
+      const takesPost = AGENTS[row.agent_id as AgentId].inputDocs.some((d) => d.name === 'postId');
+      await fire(ctx, row, event.name, takesPost ? { postId: event.postId } : {});
+    }
+  };
+}

@@ -1,0 +1,141 @@
+import { notFound } from '../../platform/errors.js';
+import type { Caller, ContentContext } from '../context.js';
+import { type BrandRow, brandsStore } from '../db/stores/brands-store.js';
+import { type ChannelRow, channelsStore } from '../db/stores/channels-store.js';
+import { fromJson, toJson } from '../db/stores/paging.js';
+import type { Platform } from '../domain.js';
+import type { BrandMemory, BrandSummaryView, BrandView, MemoryInput } from '../schemas/brands.js';
+import type { Page } from '../schemas/common.js';
+import { applyMemoryInput, emptyMemory, removeMemoryItem } from './memory.js';
+
+const summary = (b: BrandRow, channels: ChannelRow[]): BrandSummaryView => ({
+  id: b.id,
+  name: b.name,
+  channels: channels
+    .filter((c) => c.brand_id === b.id)
+    .map((c) => ({
+      id: c.id,
+      platform: c.platform as Platform,
+      handle: c.handle,
+      kind: c.kind as 'sandbox',
+    })),
+  created_at: b.created_at,
+  updated_at: b.updated_at,
+});
+
+export async function requireBrand(ctx: ContentContext, brandId: string): Promise<BrandRow> {
+  const brand = await brandsStore(ctx.db).get(brandId);
+  if (!brand) throw notFound('brand', brandId);
+  return brand;
+}
+
+export const memoryOf = (brand: BrandRow) => fromJson<BrandMemory>(brand.memory);
+
+export async function listBrands(
+  ctx: ContentContext,
+  opts: { limit: number; after?: string },
+): Promise<Page<BrandSummaryView>> {
+  const page = await brandsStore(ctx.db).list(opts.limit, opts.after);
+  const channels = await channelsStore(ctx.db).connectedOfMany(page.items.map((b) => b.id));
+  return { ...page, items: page.items.map((b) => summary(b, channels)) };
+}
+
+export async function getBrand(ctx: ContentContext, brandId: string): Promise<BrandView> {
+  const brand = await requireBrand(ctx, brandId);
+  const channels = await channelsStore(ctx.db).connectedOf(brandId);
+  return { ...summary(brand, channels), memory: memoryOf(brand) };
+}
+
+export async function getBrandMemory(ctx: ContentContext, brandId: string): Promise<BrandMemory> {
+  return memoryOf(await requireBrand(ctx, brandId));
+}
+
+export async function createBrand(
+  ctx: ContentContext,
+  input: { name: string; memory?: MemoryInput | undefined },
+  _caller?: Caller,
+): Promise<BrandView> {
+  const at = ctx.clock.now().toISOString();
+  const memory = input.memory ? applyMemoryInput(emptyMemory(), input.memory, ctx.ids, at) : emptyMemory();
+  const row: BrandRow = {
+    id: ctx.ids.make('brd'),
+    name: input.name,
+    memory: toJson(memory),
+    created_at: at,
+    updated_at: at,
+  };
+  await brandsStore(ctx.db).insert(row);
+  return { ...summary(row, []), memory };
+}
+
+export async function updateBrand(
+  ctx: ContentContext,
+  brandId: string,
+  input: { name?: string | undefined; memory?: MemoryInput | undefined },
+): Promise<BrandView> {
+  await ctx.db.transaction(async (tx) => {
+    const store = brandsStore(tx);
+    const brand = await store.get(brandId);
+    if (!brand) throw notFound('brand', brandId);
+    const at = ctx.clock.now().toISOString();
+    const memory = input.memory ? applyMemoryInput(memoryOf(brand), input.memory, ctx.ids, at) : undefined;
+    await store.update(brandId, { name: input.name, memory: memory ? toJson(memory) : undefined }, at);
+  });
+  return getBrand(ctx, brandId);
+}
+
+/** Deleting a brand deletes everything that belongs to it (channels, posts, drafts, media rows…). */
+export async function deleteBrand(ctx: ContentContext, brandId: string): Promise<void> {
+  if (!(await brandsStore(ctx.db).remove(brandId))) throw notFound('brand', brandId);
+}
+
+export async function writeMemory(
+  ctx: ContentContext,
+  brandId: string,
+  change: (memory: BrandMemory, at: string) => BrandMemory,
+): Promise<BrandMemory> {
+  return ctx.db.transaction(async (tx) => {
+    const store = brandsStore(tx);
+    const brand = await store.get(brandId);
+    if (!brand) throw notFound('brand', brandId);
+    const at = ctx.clock.now().toISOString();
+    const next = change(memoryOf(brand), at);
+    await store.update(brandId, { memory: toJson(next) }, at);
+    return next;
+  });
+}
+
+/** `add_knowledge`: a knowledge note with a title and body, no source. */
+export async function addKnowledge(
+  ctx: ContentContext,
+  brandId: string,
+  input: { title: string; body: string },
+  _caller?: Caller,
+) {
+  let noteId = '';
+  const memory = await writeMemory(ctx, brandId, (m, at) => {
+    noteId = ctx.ids.make('mem');
+    return {
+      ...m,
+      knowledge: [
+        ...m.knowledge,
+        { id: noteId, kind: 'note', title: input.title, body: input.body, source: null, created_at: at },
+      ],
+    };
+  });
+  const note = memory.knowledge.find((k) => k.id === noteId);
+  if (!note) throw new Error('knowledge note vanished');
+  return { note, memory };
+}
+
+export async function deleteMemoryItem(
+  ctx: ContentContext,
+  brandId: string,
+  itemId: string,
+): Promise<BrandMemory> {
+  return writeMemory(ctx, brandId, (m) => {
+    const next = removeMemoryItem(m, itemId);
+    if (!next) throw notFound('memory entry', itemId);
+    return next;
+  });
+}

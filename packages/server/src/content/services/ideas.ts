@@ -1,0 +1,208 @@
+import { DAY } from '../../platform/clock.js';
+import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import { notFound } from '../../platform/errors.js';
+import type { Caller, ContentContext } from '../context.js';
+import { campaignsStore } from '../db/stores/campaigns-store.js';
+import { type IdeaRow, ideasStore } from '../db/stores/ideas-store.js';
+import { signalsStore } from '../db/stores/signals-store.js';
+import type { IdeaStatus } from '../domain.js';
+import type { Page } from '../schemas/common.js';
+import type { CreateIdeaInput, IdeaView, PatchIdeaInput } from '../schemas/ideas.js';
+import { memoryOf, requireBrand } from './brands.js';
+import { conflict, invalidTransition, unprocessable } from './errors.js';
+import { voiceOf } from './memory.js';
+import { ideaView } from './views.js';
+
+/**
+ * Moves a person may make by hand. Forward one column or back one column; `scheduled` and
+ * `live` are set by the service when a post from the idea is scheduled or published, so the
+ * board never claims something is scheduled when nothing is.
+ */
+export const IDEA_MOVES: Record<IdeaStatus, IdeaStatus[]> = {
+  idea: ['drafting'],
+  drafting: ['idea', 'approved'],
+  approved: ['drafting'],
+  scheduled: [],
+  live: [],
+};
+
+/** Moves the service makes itself, and why. */
+export const IDEA_SYSTEM_MOVES = [
+  { from: 'idea', to: 'drafting', when: 'a draft is generated or created for the idea' },
+  { from: 'idea|drafting|approved', to: 'scheduled', when: 'a post from one of its drafts is scheduled' },
+  {
+    from: 'idea|drafting|approved|scheduled',
+    to: 'live',
+    when: 'a post from one of its drafts is published',
+  },
+  { from: 'scheduled', to: 'approved', when: 'its scheduled post is deleted before publishing' },
+] as const;
+
+export function checkIdeaMove(from: IdeaStatus, to: IdeaStatus): void {
+  if (from === to) return;
+  if (IDEA_MOVES[from].includes(to)) return;
+  if (to === 'scheduled' || to === 'live')
+    throw invalidTransition(
+      `An idea becomes '${to}' when a post from it is ${to === 'live' ? 'published' : 'scheduled'}; it cannot be moved there by hand.`,
+    );
+  const allowed = IDEA_MOVES[from];
+  throw invalidTransition(
+    `An idea cannot move from '${from}' to '${to}'. ${allowed.length ? `From '${from}' it can move to: ${allowed.join(', ')}.` : `'${from}' changes only when its post does.`}`,
+  );
+}
+
+/** System moves: never backwards out of `live`, never forwards past where the post is. */
+export async function moveIdeaBySystem(
+  tx: SqlExecutor,
+  ideaId: string | null,
+  to: 'drafting' | 'scheduled' | 'live' | 'approved',
+  at: string,
+): Promise<void> {
+  if (!ideaId) return;
+  const store = ideasStore(tx);
+  const idea = await store.get(ideaId);
+  if (!idea) return;
+  const from = idea.status as IdeaStatus;
+  const ok =
+    (to === 'drafting' && from === 'idea') ||
+    (to === 'scheduled' && from !== 'live' && from !== 'scheduled') ||
+    (to === 'live' && from !== 'live') ||
+    (to === 'approved' && from === 'scheduled');
+  if (ok) await store.setStatus(ideaId, to, at);
+}
+
+export async function requireIdea(ctx: ContentContext, id: string) {
+  const idea = await ideasStore(ctx.db).get(id);
+  if (!idea) throw notFound('idea', id);
+  return idea;
+}
+
+async function checkCampaign(ctx: ContentContext, brandId: string, campaignId: string | null | undefined) {
+  if (!campaignId) return;
+  const c = await campaignsStore(ctx.db).get(campaignId);
+  if (!c) throw notFound('campaign', campaignId);
+  if (c.brand_id !== brandId)
+    throw unprocessable(
+      'BRAND_MISMATCH',
+      `Campaign '${campaignId}' belongs to another brand.`,
+      'campaign_id',
+    );
+}
+
+export async function createIdea(
+  ctx: ContentContext,
+  input: CreateIdeaInput,
+  _caller?: Caller,
+): Promise<IdeaView> {
+  await requireBrand(ctx, input.brand_id);
+  await checkCampaign(ctx, input.brand_id, input.campaign_id);
+  const at = ctx.clock.now().toISOString();
+  const row: IdeaRow = {
+    id: ctx.ids.make('idea'),
+    brand_id: input.brand_id,
+    campaign_id: input.campaign_id ?? null,
+    signal_id: null,
+    title: input.title,
+    angle: input.angle ?? null,
+    notes: input.notes ?? null,
+    status: 'idea',
+    created_at: at,
+    updated_at: at,
+  };
+  await ideasStore(ctx.db).insert(row);
+  return ideaView({ ...row, signal_kind: null, signal_title: null });
+}
+
+export async function getIdea(ctx: ContentContext, id: string): Promise<IdeaView> {
+  return ideaView(await requireIdea(ctx, id));
+}
+
+export async function listIdeas(
+  ctx: ContentContext,
+  filter: {
+    brand_id?: string | undefined;
+    status?: IdeaStatus | undefined;
+    campaign_id?: string | undefined;
+  },
+  opts: { limit: number; after?: string | undefined },
+): Promise<Page<IdeaView>> {
+  if (filter.brand_id) await requireBrand(ctx, filter.brand_id);
+  const page = await ideasStore(ctx.db).list(
+    { brandId: filter.brand_id, status: filter.status, campaignId: filter.campaign_id },
+    opts.limit,
+    opts.after,
+  );
+  return { ...page, items: page.items.map(ideaView) };
+}
+
+export async function updateIdea(ctx: ContentContext, id: string, input: PatchIdeaInput): Promise<IdeaView> {
+  const idea = await requireIdea(ctx, id);
+  if (input.status) checkIdeaMove(idea.status as IdeaStatus, input.status);
+  if (input.campaign_id) await checkCampaign(ctx, idea.brand_id, input.campaign_id);
+  const pick = <T>(v: T | undefined, old: T) => (v === undefined ? old : v);
+  await ideasStore(ctx.db).update(id, {
+    campaign_id: pick(input.campaign_id, idea.campaign_id),
+    title: pick(input.title, idea.title),
+    angle: pick(input.angle, idea.angle),
+    notes: pick(input.notes, idea.notes),
+    status: input.status ?? idea.status,
+    updated_at: ctx.clock.now().toISOString(),
+  });
+  return getIdea(ctx, id);
+}
+
+/** Drafts made from the idea stay (they lose the link); posts already out are unaffected. */
+export async function deleteIdea(ctx: ContentContext, id: string): Promise<void> {
+  if (!(await ideasStore(ctx.db).remove(id))) throw notFound('idea', id);
+}
+
+/** `suggest_ideas` / POST /v1/ideas/generate: one idea per strong recent signal, each citing it. */
+export async function suggestIdeas(
+  ctx: ContentContext,
+  input: { brand_id: string; count: number; campaign_id?: string | undefined },
+  _caller?: Caller,
+): Promise<IdeaView[]> {
+  const brand = await requireBrand(ctx, input.brand_id);
+  await checkCampaign(ctx, input.brand_id, input.campaign_id);
+  const now = ctx.clock.now();
+  const signals = await signalsStore(ctx.db).strongest(
+    brand.id,
+    new Date(now.getTime() - 30 * DAY).toISOString(),
+    Math.max(input.count, 10),
+  );
+  if (signals.length === 0)
+    throw conflict(
+      'NO_SIGNALS',
+      `Brand '${brand.id}' has no signals from the last 30 days to suggest ideas from. Record one with POST /v1/brands/${brand.id}/signals.`,
+    );
+  const suggestions = await ctx.model.suggestIdeas({
+    voice: voiceOf(brand.name, memoryOf(brand)),
+    signals: signals.map((s) => ({ id: s.id, kind: s.kind, title: s.title, summary: s.summary })),
+    count: input.count,
+    existingTitles: await ideasStore(ctx.db).titlesOf(brand.id),
+  });
+  const at = now.toISOString();
+  const rows: IdeaRow[] = suggestions.map((s) => ({
+    id: ctx.ids.make('idea'),
+    brand_id: brand.id,
+    campaign_id: input.campaign_id ?? null,
+    signal_id: s.signalId,
+    title: s.title,
+    angle: s.angle,
+    notes: s.notes,
+    status: 'idea',
+    created_at: at,
+    updated_at: at,
+  }));
+  await ctx.db.transaction(async (tx) => {
+    for (const row of rows) await ideasStore(tx).insert(row);
+  });
+  const byId = new Map(signals.map((s) => [s.id, s]));
+  return rows.map((r) =>
+    ideaView({
+      ...r,
+      signal_kind: byId.get(r.signal_id ?? '')?.kind ?? null,
+      signal_title: byId.get(r.signal_id ?? '')?.title ?? null,
+    }),
+  );
+}

@@ -1,0 +1,71 @@
+import type { ContentContext } from '../context.js';
+import { type McpCallRow, mcpCallsStore } from '../db/stores/misc-stores.js';
+import { fromJson, toJson } from '../db/stores/paging.js';
+import type { Page } from '../schemas/common.js';
+import type { McpCallView } from '../schemas/workspace.js';
+
+const SECRET_KEYS = /^(authorization|api_?key|token|secret|password)$/i;
+
+/** Arguments are stored for the person reading the log; anything that looks like a secret is not. */
+function redact(args: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(args).map(([k, v]) => [k, SECRET_KEYS.test(k) ? '[redacted]' : v]),
+  );
+}
+
+/**
+ * The MCP server calls this once per tool call, success or failure, so a person can see what
+ * agents did with which key (GET /v1/mcp-calls).
+ */
+export async function recordToolCall(
+  ctx: ContentContext,
+  call: {
+    keyId: string | null;
+    tool: string;
+    args: Record<string, unknown>;
+    outcome: 'ok' | 'error';
+    errorCode?: string | null;
+    errorMessage?: string | null;
+    durationMs?: number | null;
+  },
+): Promise<McpCallView> {
+  const row: McpCallRow = {
+    id: ctx.ids.make('mcpc'),
+    key_id: call.keyId,
+    tool: call.tool,
+    args: toJson(redact(call.args)),
+    outcome: call.outcome,
+    error_code: call.errorCode ?? null,
+    error_message: call.errorMessage ?? null,
+    duration_ms: call.durationMs ?? null,
+    created_at: ctx.clock.now().toISOString(),
+  };
+  await mcpCallsStore(ctx.db).insert(row);
+  return view(row);
+}
+
+const view = (r: McpCallRow): McpCallView => ({
+  id: r.id,
+  source: 'mcp',
+  key_id: r.key_id,
+  tool: r.tool,
+  args: fromJson<Record<string, unknown>>(r.args),
+  outcome: r.outcome as 'ok' | 'error',
+  error_code: r.error_code,
+  error_message: r.error_message,
+  duration_ms: r.duration_ms,
+  created_at: r.created_at,
+});
+
+export async function listToolCalls(
+  ctx: ContentContext,
+  filter: { key_id?: string | undefined; tool?: string | undefined },
+  opts: { limit: number; after?: string | undefined },
+): Promise<Page<McpCallView>> {
+  const page = await mcpCallsStore(ctx.db).list(
+    { keyId: filter.key_id, tool: filter.tool },
+    opts.limit,
+    opts.after,
+  );
+  return { ...page, items: page.items.map(view) };
+}

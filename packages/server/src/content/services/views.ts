@@ -1,0 +1,100 @@
+import type { ApprovalWithChannel } from '../db/stores/approvals-store.js';
+import type { ChannelRow } from '../db/stores/channels-store.js';
+import type { DraftVersionRow, DraftWithParts } from '../db/stores/drafts-store.js';
+import type { IdeaWithSignal } from '../db/stores/ideas-store.js';
+import { fromJson } from '../db/stores/paging.js';
+import type { MetricsRow, PostRow } from '../db/stores/posts-store.js';
+import { PLATFORM_LIMITS, type Platform } from '../domain.js';
+import type { ChannelView } from '../schemas/channels.js';
+import type { DraftPartView, DraftView } from '../schemas/drafts.js';
+import type { IdeaView } from '../schemas/ideas.js';
+import type { MetricsView } from '../schemas/posts.js';
+import { charCount } from '../text.js';
+import { engagementsOf } from './metrics.js';
+
+/** How parts are stored: text and the media on it (only ever on the first part). */
+export interface StoredPart {
+  text: string;
+  media: { asset_id: string; variant: string; url: string | null; kind: string }[];
+}
+
+export const partsView = (json: string): DraftPartView[] =>
+  fromJson<StoredPart[]>(json).map((p) => ({ text: p.text, chars: charCount(p.text), media: p.media ?? [] }));
+
+export const channelView = (r: ChannelRow): ChannelView => ({
+  id: r.id,
+  brand_id: r.brand_id,
+  platform: r.platform as Platform,
+  handle: r.handle,
+  display_name: r.display_name,
+  kind: r.kind as 'sandbox' | 'live',
+  status: r.status as 'connected' | 'disconnected',
+  connected_at: r.connected_at,
+  created_at: r.created_at,
+});
+
+export const ideaView = (r: IdeaWithSignal): IdeaView => ({
+  id: r.id,
+  brand_id: r.brand_id,
+  campaign_id: r.campaign_id,
+  title: r.title,
+  angle: r.angle,
+  notes: r.notes,
+  status: r.status as IdeaView['status'],
+  signal:
+    r.signal_id && r.signal_title
+      ? {
+          id: r.signal_id,
+          kind: r.signal_kind as NonNullable<IdeaView['signal']>['kind'],
+          title: r.signal_title,
+        }
+      : null,
+  created_at: r.created_at,
+  updated_at: r.updated_at,
+});
+
+export function draftView(r: DraftWithParts): DraftView {
+  const parts = partsView(r.parts);
+  const limit = PLATFORM_LIMITS[r.platform as Platform];
+  return {
+    id: r.id,
+    brand_id: r.brand_id,
+    idea_id: r.idea_id,
+    platform: r.platform as Platform,
+    status: r.status as DraftView['status'],
+    version: r.current_version,
+    parts,
+    limit,
+    fits: parts.every((p) => p.chars <= limit),
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+export const versionView = (v: DraftVersionRow) => ({
+  version: v.version,
+  action: v.action as 'create',
+  note: v.note,
+  parts: partsView(v.parts),
+  source: v.source,
+  created_at: v.created_at,
+});
+
+export const metricsView = (m: MetricsRow): MetricsView => ({
+  age_h: m.age_h,
+  taken_at: m.taken_at,
+  impressions: m.impressions,
+  likes: m.likes,
+  comments: m.comments,
+  shares: m.shares,
+  clicks: m.clicks,
+  engagements: engagementsOf(m),
+});
+
+export const approvalChannel = (r: ApprovalWithChannel) => ({
+  id: r.channel_id,
+  platform: r.channel_platform as Platform,
+  handle: r.channel_handle,
+});
+
+export const isSandboxPost = (p: PostRow) => p.external_id?.startsWith('sandbox-') ?? false;
