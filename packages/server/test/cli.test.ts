@@ -1,0 +1,138 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+/** The command-line contract the README and the docs rely on, exercised on the built bin. */
+const cli = join(import.meta.dirname, '../dist/cli.js');
+
+function env(dataDir: string, extra: Record<string, string> = {}) {
+  return {
+    ...process.env,
+    SERVICE_DATA_DIR: dataDir,
+    CONTENT_PORT: '0',
+    COMMERCE_PORT: '0',
+    LOG_LEVEL: 'silent',
+    ...extra,
+  };
+}
+
+function runCli(args: string[], envVars: NodeJS.ProcessEnv) {
+  return spawnSync(process.execPath, [cli, ...args], { env: envVars, encoding: 'utf8', timeout: 20_000 });
+}
+
+describe('svc-server', () => {
+  let dataDir: string;
+  let server: ChildProcess;
+  let stdout = '';
+  let urls: { content: string; commerce: string };
+
+  beforeAll(async () => {
+    if (!existsSync(cli))
+      throw new Error(`${cli} is missing: build first (pnpm --filter @svc/server build).`);
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+    server = spawn(process.execPath, [cli, 'start'], { env: env(dataDir, { SERVICE_SEED: 'none' }) });
+    urls = await new Promise((resolve, reject) => {
+      server.stdout?.on('data', (chunk) => {
+        stdout += chunk;
+        const content = /^content\s+(\S+)/m.exec(stdout)?.[1];
+        const commerce = /^commerce\s+(\S+)/m.exec(stdout)?.[1];
+        if (content && commerce && /^data\s/m.test(stdout)) resolve({ content, commerce });
+      });
+      server.once('exit', (code) => reject(new Error(`exited early with ${code}: ${stdout}`)));
+    });
+  });
+
+  afterAll(() => {
+    if (server.exitCode === null) server.kill('SIGKILL');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('prints one line per service with its base URL, then where the data lives', () => {
+    expect(stdout).toMatch(/^content\s+http:\/\/127\.0\.0\.1:\d+ /m);
+    expect(stdout).toMatch(/^commerce\s+http:\/\/127\.0\.0\.1:\d+ /m);
+    expect(stdout).toContain(dataDir);
+  });
+
+  it('serves health on both services', async () => {
+    expect(await (await fetch(`${urls.content}/health`)).json()).toEqual({ ok: true });
+    expect(await (await fetch(`${urls.commerce}/v1/health`)).json()).toEqual({ ok: true });
+  });
+
+  it('creates a content key while the server runs, printing only the key', async () => {
+    const res = runCli(
+      ['keys', 'create', '--service', 'content', '--name', 'cli-test', '--scopes', 'read,write'],
+      env(dataDir),
+    );
+    expect(res.status).toBe(0);
+    expect(res.stdout).toMatch(/^svc_[0-9A-Za-z]{32}\n$/);
+    const list = await (await fetch(`${urls.content}/v1/api-keys`)).json();
+    expect(list.api_keys.map((k: { name: string }) => k.name)).toContain('cli-test');
+    expect(JSON.stringify(list)).not.toContain(res.stdout.trim());
+  });
+
+  it('creates a commerce key for each environment that the running server accepts', async () => {
+    for (const [envName, prefix] of [
+      ['sandbox', 'svc_test_'],
+      ['live', 'svc_live_'],
+    ] as const) {
+      const res = runCli(
+        ['keys', 'create', '--service', 'commerce', '--env', envName, '--name', 'cli'],
+        env(dataDir),
+      );
+      expect(res.status).toBe(0);
+      const key = res.stdout.trim();
+      expect(key.startsWith(prefix)).toBe(true);
+      expect(key.slice(prefix.length)).toMatch(/^[0-9A-Za-z]{32,}$/);
+      const merchants = await fetch(`${urls.commerce}/v1/merchants?limit=1`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
+      expect(merchants.status).toBe(200);
+    }
+  });
+
+  it('refuses bad keys create arguments with a clear line', () => {
+    const res = runCli(
+      ['keys', 'create', '--service', 'content', '--name', 'x', '--scopes', 'admin'],
+      env(dataDir),
+    );
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toMatch(/--scopes must list read and\/or write/);
+    expect(res.stdout).toBe('');
+  });
+
+  it.each([
+    [{ CONTENT_PORT: 'abc' }, /CONTENT_PORT must be a port number/],
+    [{ SERVICE_MODE: 'production' }, /SERVICE_MODE must be one of sandbox, live \(got 'production'\)/],
+    [{ SERVICE_MODEL: 'gpt' }, /SERVICE_MODEL must be one of simulated, real/],
+  ])('stops start-up on bad configuration %o with one line naming the setting', (bad, message) => {
+    const res = runCli(['start'], env(dataDir, bad));
+    expect(res.status).toBe(78);
+    expect(res.stderr.trim().split('\n')).toHaveLength(1);
+    expect(res.stderr).toMatch(message);
+  });
+
+  it('starts one service with --only, and stops on SIGINT', async () => {
+    const only = spawn(process.execPath, [cli, 'start', '--only', 'commerce'], { env: env(dataDir) });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      only.stdout?.on('data', (chunk) => {
+        out += chunk;
+        if (/^data\s/m.test(out)) resolve();
+      });
+      only.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
+    });
+    expect(out).toMatch(/^commerce\s/m);
+    expect(out).not.toMatch(/^content\s/m);
+    const exited = new Promise<number | null>((resolve) => only.once('exit', (code) => resolve(code)));
+    only.kill('SIGINT');
+    expect(await exited).toBe(0);
+  });
+
+  it('exits cleanly on SIGTERM', async () => {
+    const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
+    server.kill('SIGTERM');
+    expect(await exited).toBe(0);
+  });
+});
