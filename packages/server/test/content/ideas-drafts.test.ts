@@ -237,7 +237,7 @@ describe('drafts', () => {
       .png()
       .toBuffer();
     const form = new FormData();
-    form.append('file', new Blob([png], { type: 'image/png' }), 'hero.png');
+    form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'hero.png');
     const up = await fetch(`${svc.url}/v1/brands/${brandId}/media`, { method: 'POST', body: form });
     const asset = await up.json();
     expect(up.status).toBe(201);

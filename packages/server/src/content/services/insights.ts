@@ -159,13 +159,15 @@ export async function buildDigest(
       signal_ids: [s.id],
     });
   const times = await bestTimes(ctx, brandId);
+  // Best times come from the whole history, so their evidence does too.
+  const everything = await scoredPosts(ctx, brandId, '');
   for (const p of times.platforms.filter((x) => x.source === 'history').slice(0, 2)) {
     const best = p.slots[0];
     if (best)
       recommendations.push({
         text: `Schedule ${p.platform} posts for ${DAY_NAMES[best.weekday]} at ${String(best.hour).padStart(2, '0')}:00 (${times.timezone}), your best slot.`,
         ...cite(
-          history
+          everything
             .filter(
               (h) =>
                 h.post.platform === p.platform &&
