@@ -108,8 +108,8 @@ export async function proposePost(
     slot = free.at;
   }
   const brand = await brandsStore(ctx.db).get(draft.brand_id);
-  const parts = fromJson<StoredPart[]>(draft.parts);
-  const check = voiceCheck(brand ? memoryOf(brand) : (undefined as never), platform, parts);
+  if (!brand) throw notFound('brand', draft.brand_id);
+  const check = voiceCheck(memoryOf(brand), platform, fromJson<StoredPart[]>(draft.parts));
   const at = ctx.clock.now().toISOString();
   const id = ctx.ids.make('apr');
   await ctx.db.transaction(async (tx) => {
