@@ -1,0 +1,116 @@
+import { ClientCore, type ClientOptions } from '@svc/client-core';
+import { AgentRuns, Agents } from './resources/agents.js';
+import { ApiKeys, McpCalls } from './resources/api-keys.js';
+import { Approvals } from './resources/approvals.js';
+import { Automations } from './resources/automations.js';
+import { Brands } from './resources/brands.js';
+import { Campaigns } from './resources/campaigns.js';
+import { Channels } from './resources/channels.js';
+import { Drafts } from './resources/drafts.js';
+import { Ideas } from './resources/ideas.js';
+import { Insights } from './resources/insights.js';
+import { Media } from './resources/media.js';
+import { MemoryProposals } from './resources/memory-proposals.js';
+import { ModeResource } from './resources/mode.js';
+import { Posts } from './resources/posts.js';
+import { SandboxClockResource } from './resources/sandbox-clock.js';
+import { VERSION } from './version.js';
+
+/**
+ * The family's options (see @svc/commerce-client), minus `userToken`: the content API has no
+ * user-scoped calls, because a local REST request already acts as the person.
+ */
+export interface ContentClientOptions extends Omit<ClientOptions, 'userToken'> {
+  /**
+   * The REST API root, including `/v1`, e.g. `http://localhost:3000/v1` (the server's default
+   * port is `CONTENT_PORT`, 3000).
+   */
+  baseUrl: string;
+  /**
+   * Sent as `Authorization: Bearer <apiKey>`. The content REST API itself takes no key (local
+   * requests act as the person; API keys are for `/mcp`); set this, or `defaultHeaders`, when
+   * your own authenticating proxy sits in front of a server run with `SERVICE_PUBLIC_API=all`.
+   */
+  apiKey?: string | undefined;
+}
+
+function checkBaseUrl(baseUrl: unknown): void {
+  if (typeof baseUrl !== 'string') return; // the core throws its own clear error
+  let path: string;
+  try {
+    path = new URL(baseUrl).pathname;
+  } catch {
+    return;
+  }
+  // Every REST route is under /v1, so a bare origin is always a mistake; without this check
+  // it would surface later as a puzzling 404 ROUTE_NOT_FOUND on the first call.
+  if (path === '/' || path === '') {
+    throw new TypeError(
+      `baseUrl must include the API version path, e.g. "${baseUrl.replace(/\/+$/, '')}/v1" (got "${baseUrl}")`,
+    );
+  }
+}
+
+/**
+ * Typed client for the content-planning REST API.
+ *
+ * ```ts
+ * const client = new ContentClient({ baseUrl: 'http://localhost:3000/v1' });
+ * const brand = await client.brands.create({ name: 'Fieldnote' });
+ * for await (const idea of client.ideas.list({ brand_id: brand.id })) console.log(idea.title);
+ * ```
+ */
+export class ContentClient {
+  readonly #core: ClientCore;
+
+  readonly brands: Brands;
+  readonly ideas: Ideas;
+  readonly drafts: Drafts;
+  readonly posts: Posts;
+  readonly approvals: Approvals;
+  readonly agents: Agents;
+  readonly agentRuns: AgentRuns;
+  readonly automations: Automations;
+  readonly insights: Insights;
+  readonly media: Media;
+  readonly apiKeys: ApiKeys;
+  readonly mcpCalls: McpCalls;
+  readonly mode: ModeResource;
+  readonly channels: Channels;
+  readonly campaigns: Campaigns;
+  readonly memoryProposals: MemoryProposals;
+  readonly sandboxClock: SandboxClockResource;
+
+  constructor(options: ContentClientOptions | ClientCore) {
+    if (options instanceof ClientCore) {
+      this.#core = options;
+    } else {
+      checkBaseUrl(options?.baseUrl);
+      this.#core = new ClientCore({ ...options, serviceClient: `@svc/content-client/${VERSION}` });
+    }
+    const core = this.#core;
+    this.brands = new Brands(core);
+    this.ideas = new Ideas(core);
+    this.drafts = new Drafts(core);
+    this.posts = new Posts(core);
+    this.approvals = new Approvals(core);
+    this.agents = new Agents(core);
+    this.agentRuns = new AgentRuns(core);
+    this.automations = new Automations(core);
+    this.insights = new Insights(core);
+    this.media = new Media(core);
+    this.apiKeys = new ApiKeys(core);
+    this.mcpCalls = new McpCalls(core);
+    this.mode = new ModeResource(core);
+    this.channels = new Channels(core);
+    this.campaigns = new Campaigns(core);
+    this.memoryProposals = new MemoryProposals(core);
+    this.sandboxClock = new SandboxClockResource(core);
+  }
+
+  /** A copy with some options changed, e.g. `client.withOptions({ timeoutMs: 120_000 })`. */
+  withOptions(patch: Partial<ContentClientOptions>): ContentClient {
+    if (patch.baseUrl !== undefined) checkBaseUrl(patch.baseUrl);
+    return new ContentClient(this.#core.withOptions(patch));
+  }
+}
