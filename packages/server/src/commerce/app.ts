@@ -1,6 +1,7 @@
 import type { lookup as dnsLookup } from 'node:dns';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { idempotencyStorage } from '../platform/db/idempotency-store.js';
 import { openDatabase, type SqlDatabase } from '../platform/db/sqlite.js';
 import { idempotency } from '../platform/http/idempotency.js';
 import {
@@ -15,7 +16,6 @@ import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { VERSION } from '../version.js';
 import { type CommerceAuth, commerceAuthenticators } from './auth.js';
 import type { CommerceContext } from './context.js';
-import { idempotencyStorage } from './db/idempotency-store.js';
 import { commerceMigrations } from './db/migrations.js';
 import { dashboardRouter } from './pages/dashboard-router.js';
 import { hostedRouter } from './pages/hosted-router.js';

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import type { RequestHandler } from 'express';
 import { z } from 'zod';
+import { idempotencyStorage } from '../platform/db/idempotency-store.js';
 import { openDatabase, type SqlDatabase } from '../platform/db/sqlite.js';
+import { idempotency } from '../platform/http/idempotency.js';
 import {
   buildOpenApi,
   createHttpApp,
@@ -12,7 +14,7 @@ import {
 } from '../platform/http/index.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { VERSION } from '../version.js';
-import { contentAuthenticators } from './auth.js';
+import { type ContentAuth, contentAuthenticators } from './auth.js';
 import { type ContentContext, createContentContext, type MediaPort } from './context.js';
 import { contentMigrations } from './db/migrations/index.js';
 import {
@@ -125,9 +127,19 @@ export function createContentApp(
     isMultipartRoute: isMediaUploadRequest,
   });
   mountMediaFiles(app, mediaCtx);
+  const idempotencyStore = idempotencyStorage(db);
   app.use(
     mountRoutes([...routes, openapiRoute], {
       authenticators: contentAuthenticators(),
+      // The same Idempotency-Key rules as the commerce API, so the two clients can retry POSTs alike.
+      wrap: idempotency<ContentAuth>({
+        storage: idempotencyStore,
+        clock: deps.clock,
+        identify: ({ auth }) => {
+          const person = auth as ContentAuth['person'] | null;
+          return person ? { scope: `person:${person.personId}`, principal: person.personId } : null;
+        },
+      }),
       validateResponses: process.env.NODE_ENV !== 'production',
     }),
   );
@@ -147,7 +159,7 @@ export function createContentApp(
       timer = setInterval(() => {
         if (ticking) return;
         ticking = true;
-        tick(ctx)
+        Promise.all([tick(ctx), idempotencyStore.purge(deps.clock.now().toISOString())])
           .catch((err: unknown) => deps.logger.error({ err }, 'content background tick failed'))
           .finally(() => {
             ticking = false;

@@ -1,24 +1,11 @@
+import { IDEMPOTENCY_TABLE_SQL } from '../../../platform/db/idempotency-store.js';
 import type { Migration } from '../../../platform/db/sqlite.js';
 
 export const idempotencyAndWebhooks: Migration = {
   id: 4,
   name: 'idempotency keys, webhook endpoints, events outbox and deliveries',
   up: `
-    CREATE TABLE idempotency_keys (
-      scope TEXT NOT NULL,
-      key TEXT NOT NULL,
-      fingerprint TEXT NOT NULL,
-      state TEXT NOT NULL CHECK (state IN ('in_flight', 'done')),
-      locked_until TEXT NOT NULL,
-      expires_at TEXT NOT NULL,
-      response_status INTEGER,
-      response_body TEXT,
-      response_headers TEXT,
-      request_id TEXT NOT NULL,
-      created_at TEXT NOT NULL,
-      PRIMARY KEY (scope, key)
-    );
-    CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+    ${IDEMPOTENCY_TABLE_SQL}
 
     CREATE TABLE webhook_endpoints (
       id TEXT PRIMARY KEY,

@@ -2,9 +2,15 @@ import type { Migration } from '../../../platform/db/sqlite.js';
 import { apiKeysMigration } from './001-api-keys.js';
 import { coreMigration } from './002-core.js';
 import { mediaMigration } from './003-media.js';
+import { idempotencyMigration } from './004-idempotency.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
  * append new ones, never reorder. 003 is the media library's (src/content/media/).
  */
-export const contentMigrations: Migration[] = [apiKeysMigration, coreMigration, mediaMigration];
+export const contentMigrations: Migration[] = [
+  apiKeysMigration,
+  coreMigration,
+  mediaMigration,
+  idempotencyMigration,
+];

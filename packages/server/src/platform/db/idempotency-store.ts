@@ -1,10 +1,27 @@
-import type { SqlDatabase, SqlExecutor } from '../../platform/db/sqlite.js';
-import type {
-  IdempotencyRecord,
-  IdempotencyStorage,
-  StoredResponse,
-} from '../../platform/http/idempotency.js';
-import { fromJson, toJson } from './json.js';
+import type { IdempotencyRecord, IdempotencyStorage, StoredResponse } from '../http/idempotency.js';
+import type { SqlDatabase, SqlExecutor } from './sqlite.js';
+
+/** The table both services keep their idempotency keys in; each service's migrations create it. */
+export const IDEMPOTENCY_TABLE_SQL = `
+  CREATE TABLE idempotency_keys (
+    scope TEXT NOT NULL,
+    key TEXT NOT NULL,
+    fingerprint TEXT NOT NULL,
+    state TEXT NOT NULL CHECK (state IN ('in_flight', 'done')),
+    locked_until TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    response_status INTEGER,
+    response_body TEXT,
+    response_headers TEXT,
+    request_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    PRIMARY KEY (scope, key)
+  );
+  CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
+`;
+
+const toJson = (value: unknown): string | null => (value == null ? null : JSON.stringify(value));
+const fromJson = <T>(text: unknown): T => (text == null ? null : JSON.parse(String(text))) as T;
 
 type Row = {
   scope: string;
@@ -59,7 +76,7 @@ function tx(db: SqlExecutor) {
   };
 }
 
-/** The commerce service's table behind the generic idempotency engine. */
+/** A service's `idempotency_keys` table behind the generic idempotency engine. */
 export function idempotencyStorage(
   db: SqlDatabase,
 ): IdempotencyStorage & { purge(before: string): Promise<number> } {

@@ -1,0 +1,9 @@
+import { IDEMPOTENCY_TABLE_SQL } from '../../../platform/db/idempotency-store.js';
+import type { Migration } from '../../../platform/db/sqlite.js';
+
+/** Idempotency keys on POSTs, so a client retrying after a dropped connection creates nothing twice. */
+export const idempotencyMigration: Migration = {
+  id: 4,
+  name: 'idempotency keys',
+  up: IDEMPOTENCY_TABLE_SQL,
+};
