@@ -40,7 +40,12 @@ try {
     const doc = handle.openapi;
     await handle.close();
     writeFileSync(join(root, `docs/openapi/${t.name}.json`), `${JSON.stringify(doc, null, 2)}\n`);
-    const ast = await openapiTS(doc, { alphabetize: true, exportType: false, immutable: false });
+    const ast = await openapiTS(doc, {
+      alphabetize: true,
+      exportType: false,
+      immutable: false,
+      defaultNonNullable: false,
+    });
     mkdirSync(join(root, t.out, '..'), { recursive: true });
     writeFileSync(join(root, t.out), HEADER + astToString(ast));
     console.log(`${t.name}: docs/openapi/${t.name}.json, ${t.out}`);

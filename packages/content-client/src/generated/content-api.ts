@@ -1358,7 +1358,7 @@ export interface components {
         BrandMemoryInput: {
             audiences?: {
                 /** @default  */
-                description: string;
+                description?: string;
                 name: string;
             }[];
             example_posts?: {
@@ -1371,7 +1371,7 @@ export interface components {
             }[];
             products?: {
                 /** @default  */
-                description: string;
+                description?: string;
                 name: string;
                 url?: string | null;
             }[];
@@ -1386,7 +1386,7 @@ export interface components {
         BrandMemoryInputInput: {
             audiences?: {
                 /** @default  */
-                description: string;
+                description?: string;
                 name: string;
             }[];
             example_posts?: {
@@ -1399,7 +1399,7 @@ export interface components {
             }[];
             products?: {
                 /** @default  */
-                description: string;
+                description?: string;
                 name: string;
                 url?: string | null;
             }[];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordToolCall } from '../../src/content/services/mcp-calls.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
-import { makeBrand, makeDraft, makeSignal } from './helpers.js';
+import { makeBrand, makeDraft, makeIdea, makeSignal } from './helpers.js';
 
 describe('agents on the demo brand', () => {
   let svc: TestService;
@@ -63,6 +63,23 @@ describe('agents on the demo brand', () => {
     ).toBe(postsBefore);
     const list = await api(svc.url, 'GET', '/v1/agent-runs?agent_id=weekly_plan');
     expect(list.body.agent_runs[0].id).toBe(run.body.id);
+  });
+
+  it('weekly_plan plans from ideas waiting in the Idea column when there are no signals', async () => {
+    const brand = await makeBrand(svc);
+    const run = () =>
+      api(svc.url, 'POST', '/v1/agents/weekly_plan/runs', {
+        body: { inputs: { brandId: brand.id, count: 1 } },
+      });
+    const empty = await run();
+    expect(empty.body.status).toBe('failed');
+    expect(empty.body.error.code).toBe('NO_SIGNALS');
+    const waiting = await makeIdea(svc, brand.id, 'Meeting-free Fridays');
+    const planned = await run();
+    expect(planned.body.status).toBe('succeeded');
+    expect(planned.body.steps.find((s: any) => s.name === 'suggest_ideas').detail).toMatch(/1 waiting ideas/);
+    expect(planned.body.approvals.length).toBeGreaterThan(0);
+    expect((await api(svc.url, 'GET', `/v1/ideas/${waiting}`)).body.status).not.toBe('idea');
   });
 
   it('repurpose_winner drafts an outperforming post for the other platforms; refuses a loser as a failed run', async () => {
@@ -273,6 +290,9 @@ describe('automations', () => {
     const capped = await api(svc.url, 'POST', `/v1/automations/${a.body.id}/run`);
     expect(capped.status).toBe(429);
     expect(capped.body.error.code).toBe('DAILY_CAP_REACHED');
+    const retryAfter = Number(capped.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(24 * 60 * 60);
     expect((await api(svc.url, 'GET', `/v1/automations/${a.body.id}`)).body.runs_today).toBe(2);
     await api(svc.url, 'POST', '/v1/sandbox/clock/advance', { body: { days: 1 } });
     expect((await api(svc.url, 'POST', `/v1/automations/${a.body.id}/run`)).status).toBe(201);

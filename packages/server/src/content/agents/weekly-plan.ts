@@ -88,21 +88,30 @@ export const weeklyPlanAgent = defineAgent({
     });
 
     const ideas = await scope.step('suggest_ideas', async () => {
+      let made: Awaited<ReturnType<typeof suggestIdeas>> = [];
+      let failure: unknown = null;
       try {
-        const made = await suggestIdeas(ctx, { brand_id: brandId, count: inputs.count }, scope.caller);
+        made = await suggestIdeas(ctx, { brand_id: brandId, count: inputs.count }, scope.caller);
+      } catch (err) {
+        failure = err;
+      }
+      if (made.length > 0) {
         return {
           detail: `${made.length} ideas from signals.`,
           value: made.map((i) => ({ id: i.id, title: i.title })),
         };
-      } catch (err) {
-        // No signals: plan from ideas already waiting in the Idea column instead.
-        const waiting = await ideasStore(ctx.db).list({ brandId, status: 'idea' }, inputs.count);
-        if (waiting.items.length === 0) throw err;
-        return {
-          detail: `No recent signals; using ${waiting.items.length} waiting ideas.`,
-          value: waiting.items.map((i) => ({ id: i.id, title: i.title })),
-        };
       }
+      // No fresh signals (none at all, or all already turned into ideas): plan from ideas
+      // already waiting in the Idea column instead.
+      const waiting = await ideasStore(ctx.db).list({ brandId, status: 'idea' }, inputs.count);
+      if (waiting.items.length === 0 && failure) throw failure;
+      return {
+        detail:
+          waiting.items.length === 0
+            ? 'No fresh signals and no ideas waiting in the Idea column: nothing to plan this week.'
+            : `No fresh signals; using ${waiting.items.length} waiting ideas.`,
+        value: waiting.items.map((i) => ({ id: i.id, title: i.title })),
+      };
     });
 
     const platforms = [...new Set(channels.map((c) => c.platform as Platform))];

@@ -254,8 +254,16 @@ export async function runAutomationNow(ctx: ContentContext, id: string) {
       `Automation '${id}' runs on a post event; it has no post to run on by hand.`,
     );
   const result = await fire(ctx, row, 'manual', extra);
-  if (result.outcome === 'capped')
-    throw new AppError(429, 'DAILY_CAP_REACHED', result.message ?? 'Daily cap reached.');
+  if (result.outcome === 'capped') {
+    // Caps reset at the server's local midnight; saying when lets clients stop retrying at once.
+    const now = ctx.clock.now();
+    const midnight = new Date(now);
+    midnight.setHours(24, 0, 0, 0);
+    const retryAfter = String(Math.max(1, Math.ceil((midnight.getTime() - now.getTime()) / 1000)));
+    throw new AppError(429, 'DAILY_CAP_REACHED', result.message ?? 'Daily cap reached.', {
+      headers: { 'Retry-After': retryAfter },
+    });
+  }
   if (!result.run)
     throw new AppError(500, 'INTERNAL_ERROR', result.message ?? 'The automation could not start its agent.');
   return { automation_id: id, run: result.run };
