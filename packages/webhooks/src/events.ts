@@ -1,5 +1,5 @@
 import { WebhookSignatureError } from './errors';
-import type { Checkout, Connection, Order } from './generated/commerce-api';
+import type { Checkout, Connection, Order } from './resources';
 
 interface Envelope<T extends string, D> {
   /** `evt_` prefix. Stable across retries and resends: deduplicate on it. */

@@ -46,7 +46,7 @@ export {
   type WebhookTestData,
   type WebhookTestEvent,
 } from './events';
-export type { Checkout, Connection, Money, Order } from './generated/commerce-api';
+export type * from './resources';
 
 function subtle(): SubtleCrypto {
   const s = globalThis.crypto?.subtle;

@@ -29,7 +29,15 @@ const checkout: Checkout = {
   status: 'completed',
   line_items: [{ item_ref: 'sku-1', title: 'Crème brûlée torch', quantity: 1, unit_price: money(2500) }],
   totals: { subtotal: money(2500), shipping: money(500), tax: money(200), total: money(3200) },
+  offer_id: null,
+  buyer: { email: 'a@example.com' },
+  shipping_address: null,
+  next_action: null,
+  requires_user_confirmation: false,
+  user_confirmed_at: null,
   order_id: 'ord_1',
+  error: null,
+  merchant_messages: [],
   created_at: '2026-01-05T09:00:00.000Z',
   updated_at: '2026-01-05T09:01:00.000Z',
 };
@@ -49,6 +57,7 @@ const order: Order = {
     postal_code: '12345',
     country: 'US',
   },
+  merchant_order_ref: 'SB-1001',
   created_at: '2026-01-05T09:01:00.000Z',
   updated_at: '2026-01-05T09:01:00.000Z',
 };
