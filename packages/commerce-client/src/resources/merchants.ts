@@ -1,0 +1,41 @@
+import {
+  type APIPromise,
+  encodePath,
+  type PagePromise,
+  type QueryParams,
+  type RequestOptions,
+} from '@svc/client-core';
+import type { Merchant } from '@svc/webhooks';
+import { APIResource } from '../resource.js';
+import type { JsonResponse, PageOf, QueryOf } from '../types.js';
+
+/** `q` searches names, domains and categories; `limit` (1-200, default 100) sizes each page. */
+export type MerchantListParams = QueryOf<'/v1/merchants', 'get'>;
+/** One page: `merchants` (also as `items`), `has_more` and `next_after`. */
+export type MerchantListPage = PageOf<JsonResponse<'/v1/merchants', 'get'>, 'merchants'>;
+
+/** Stores the service can buy from. */
+export class Merchants extends APIResource {
+  /**
+   * Every merchant, page by page through `next_after`: the registry first (sandbox keys also see
+   * sandbox stores), then the discovered catalog.
+   *
+   * ```ts
+   * for await (const merchant of client.merchants.list({ q: 'coffee' })) console.log(merchant.name);
+   * const first = await client.merchants.list({ limit: 20 }); // one page
+   * ```
+   */
+  list(params: MerchantListParams = {}, options?: RequestOptions): PagePromise<Merchant, MerchantListPage> {
+    return this._core.list<Merchant, 'merchants'>({
+      ...options,
+      path: '/merchants',
+      key: 'merchants',
+      query: params as QueryParams,
+    }) as PagePromise<Merchant, MerchantListPage>;
+  }
+
+  /** One merchant by id (a registry name such as `sandbox-protocol`, or a protocol-store id). */
+  get(id: string, options?: RequestOptions): APIPromise<Merchant> {
+    return this._core.request({ ...options, method: 'GET', path: encodePath`/merchants/${id}` });
+  }
+}

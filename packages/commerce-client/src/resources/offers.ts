@@ -1,0 +1,22 @@
+import { type APIPromise, encodePath, type RequestOptions } from '@svc/client-core';
+import type { Offer } from '@svc/webhooks';
+import { APIResource } from '../resource.js';
+import type { JsonBody } from '../types.js';
+
+export type OfferCreateParams = JsonBody<'/v1/offers', 'post'>;
+
+/** Live price and availability for a product link. */
+export class Offers extends APIResource {
+  /**
+   * Asks the store for the product at `url`. The offer expires 15 minutes after `fetched_at`;
+   * a checkout needs an unexpired one. Major retailers answer `422 MERCHANT_NOT_SUPPORTED`:
+   * create their checkouts from `product_url` instead.
+   */
+  create(body: OfferCreateParams, options?: RequestOptions): APIPromise<Offer> {
+    return this._core.request({ ...options, method: 'POST', path: '/offers', body });
+  }
+
+  get(id: string, options?: RequestOptions): APIPromise<Offer> {
+    return this._core.request({ ...options, method: 'GET', path: encodePath`/offers/${id}` });
+  }
+}
