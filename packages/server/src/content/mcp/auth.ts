@@ -1,0 +1,36 @@
+import { bearerToken } from '../../platform/api-key-hash.js';
+import type { ContentContext } from '../context.js';
+import { findContentApiKey } from '../services/api-keys.js';
+import type { McpSession } from './call-tool.js';
+
+export type AuthOutcome =
+  | { ok: true; session: McpSession }
+  | { ok: false; wwwAuthenticate: string; message: string };
+
+const REALM = 'realm="svc"';
+
+/**
+ * `Authorization: Bearer svc_…`, looked up by SHA-256 on every request (revocation is
+ * effective on the next one) and stamped as last used. RFC 6750: no credential gets a bare
+ * challenge; a presented but unusable one gets `error="invalid_token"`.
+ */
+export async function authenticate(ctx: ContentContext, header: string | undefined): Promise<AuthOutcome> {
+  if (!header)
+    return {
+      ok: false,
+      wwwAuthenticate: `Bearer ${REALM}`,
+      message:
+        'Missing API key. Send "Authorization: Bearer svc_..." with a key from the app\'s API keys page or POST /v1/api-keys.',
+    };
+  const token = bearerToken(header);
+  const key = token ? await findContentApiKey(ctx.db, ctx, token) : null;
+  if (key) return { ok: true, session: { key } };
+  const message = token
+    ? 'The API key is not valid: it is unknown or has been revoked. Create a new one in the app or with POST /v1/api-keys.'
+    : 'The Authorization header must be "Bearer svc_..." followed by an API key.';
+  return {
+    ok: false,
+    wwwAuthenticate: `Bearer ${REALM}, error="invalid_token", error_description="${token ? 'unknown or revoked key' : 'malformed credentials'}"`,
+    message,
+  };
+}

@@ -1,0 +1,141 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { z } from 'zod';
+import { AppError } from '../../platform/errors.js';
+import type { ContentContext } from '../context.js';
+import type { ApiKeyView } from '../services/api-keys.js';
+import { recordToolCall } from '../services/mcp-calls.js';
+import type { CompiledTool } from './catalog.js';
+
+/** Who is calling: the key found for the request's bearer token. */
+export interface McpSession {
+  key: ApiKeyView;
+}
+
+/** Where a model finds a valid id when one it passed does not exist. */
+const ID_SOURCES: Record<string, string> = {
+  brandId: 'list_brands',
+  postId: 'list_posts',
+  ideaId: 'list_ideas',
+  draftId: 'draft_idea (or the draft of an approval in list_approvals)',
+  assetId: 'list_media',
+  campaignId: 'list_campaigns',
+  runId: 'run_agent',
+};
+
+class ToolFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function scopeFailure(tool: CompiledTool, key: ApiKeyView): ToolFailure | null {
+  const needed = tool.spec.scope;
+  if (key.scopes.includes(needed)) return null;
+  const held = key.scopes.length ? key.scopes.map((s) => `'${s}'`).join(' and ') : 'no scopes';
+  const why =
+    needed === 'read' && key.scopes.includes('write') ? " The 'write' scope does not include 'read'." : '';
+  return new ToolFailure(
+    'INSUFFICIENT_SCOPE',
+    `${tool.spec.name} needs the '${needed}' scope; this key (${key.prefix}…) has ${held}.${why} Create a key with the scopes it needs in the app's API keys page or with POST /v1/api-keys, e.g. { "name": "agent", "scopes": ["read", "write"] }.`,
+  );
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  const field = issue.path.map(String).join('.');
+  if (issue.code === 'unrecognized_keys')
+    return `unknown argument${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((k) => `'${field ? `${field}.` : ''}${k}'`).join(', ')}`;
+  if (issue.code === 'invalid_type' && issue.input === undefined) return `'${field}' is required`;
+  return `'${field || 'arguments'}' is invalid: ${issue.message}`;
+}
+
+function argumentsFailure(tool: CompiledTool, error: z.ZodError): ToolFailure {
+  const issues = error.issues.slice(0, 3).map(describeIssue);
+  const more = error.issues.length - issues.length;
+  const params = Object.keys(tool.spec.input.shape);
+  return new ToolFailure(
+    'INVALID_ARGUMENTS',
+    `Invalid arguments for ${tool.spec.name}: ${issues.join('; ')}${more > 0 ? ` (and ${more} more)` : ''}. It takes ${params.length ? params.join(', ') : 'no arguments'}; see its input schema.`,
+  );
+}
+
+function hintFor(err: AppError, args: Record<string, unknown>): string {
+  if (err.code !== 'NOT_FOUND') return '';
+  const sources = Object.keys(args)
+    .filter((k) => ID_SOURCES[k])
+    .map((k) => `${k} from ${ID_SOURCES[k]}`);
+  return sources.length ? ` Check the id: take ${sources.join(', ')}.` : '';
+}
+
+const errorResult = (label: string, code: string, message: string): CallToolResult => ({
+  content: [{ type: 'text', text: `${label} Error ${code}: ${message}` }],
+  isError: true,
+});
+
+/**
+ * One `tools/call`: scope, validation, the service call, the result with its mode label, and
+ * the call log entry. Every failure a model can fix is a tool error (`isError: true`), never a
+ * protocol error, so the model sees the message and can try again.
+ */
+export async function callTool(
+  ctx: ContentContext,
+  label: string,
+  tool: CompiledTool,
+  rawArgs: Record<string, unknown>,
+  session: McpSession,
+): Promise<CallToolResult> {
+  const started = ctx.stopwatch();
+  let result: CallToolResult;
+  let failure: { code: string; message: string } | null = null;
+  try {
+    const denied = scopeFailure(tool, session.key);
+    if (denied) throw denied;
+    const parsed = tool.spec.input.safeParse(rawArgs);
+    if (!parsed.success) throw argumentsFailure(tool, parsed.error);
+    const { summary, data } = await tool.spec.run(ctx, parsed.data, { source: 'mcp', keyId: session.key.id });
+    const structured = { mode_label: label, ...data };
+    result = {
+      content: [
+        { type: 'text', text: `${label} ${summary}` },
+        { type: 'text', text: JSON.stringify(structured) },
+      ],
+      structuredContent: structured,
+    };
+  } catch (err) {
+    if (err instanceof ToolFailure) failure = { code: err.code, message: err.message };
+    else if (err instanceof AppError)
+      failure = { code: err.code, message: err.message + hintFor(err, rawArgs) };
+    else {
+      ctx.logger.error({ err, tool: tool.spec.name }, 'MCP tool failed unexpectedly');
+      failure = {
+        code: 'INTERNAL_ERROR',
+        message: 'Something went wrong on our side; the call is in the MCP call log (GET /v1/mcp-calls).',
+      };
+    }
+    result = errorResult(label, failure.code, failure.message);
+  }
+  await record(ctx, {
+    keyId: session.key.id,
+    tool: tool.spec.name,
+    args: rawArgs,
+    outcome: failure ? 'error' : 'ok',
+    errorCode: failure?.code ?? null,
+    errorMessage: failure?.message ?? null,
+    durationMs: Math.round((ctx.stopwatch() - started) * 100) / 100,
+  });
+  return result;
+}
+
+/** The log must not turn a done call into a failed one: a write that already happened stays reported. */
+export async function record(
+  ctx: ContentContext,
+  entry: Parameters<typeof recordToolCall>[1],
+): Promise<void> {
+  try {
+    await recordToolCall(ctx, entry);
+  } catch (err) {
+    ctx.logger.error({ err, tool: entry.tool }, 'could not record an MCP call');
+  }
+}

@@ -1,0 +1,114 @@
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { VERSION } from '../../version.js';
+import type { ContentContext } from '../context.js';
+import { modeLabel } from '../services/mode.js';
+import { callTool, type McpSession } from './call-tool.js';
+import { compileCatalog } from './catalog.js';
+import { type JsonRpcRequest, type JsonRpcResponse, RpcError, rpcError, rpcResult } from './jsonrpc.js';
+import { listResources, ResourceError, readResource, templatesResult } from './resources.js';
+import { TOOLS } from './tools/index.js';
+
+export const SERVER_NAME = 'svc-content';
+
+const INSTRUCTIONS = [
+  'Content-planning tools for the svc service: brands and their Brand Memory, ideas, per-platform drafts, posts with metrics, the approval queue, campaigns, media and built-in agents.',
+  'Every result starts with the mode label, e.g. "(sandbox · simulated)": in sandbox nothing is really published, and a simulated model writes the text.',
+  'Keys can read and propose, never publish: propose_post puts a draft in the approval queue for a person to approve in the app. No tool publishes, schedules, approves or deletes.',
+  "Read tools need the key's 'read' scope and write tools its 'write' scope; 'write' does not include 'read'.",
+  'Start with list_brands, then get_brand_memory before writing for a brand.',
+].join(' ');
+
+export type McpEngine = ReturnType<typeof createMcpEngine>;
+
+/**
+ * The MCP server, minus HTTP. Everything fixed is built here once per app: the compiled tool
+ * catalog (JSON Schemas, annotations), the `tools/list` and `resources/templates/list` results,
+ * the mode label. A request then costs a map lookup, a zod parse of its arguments and the call.
+ *
+ * Why not the SDK's `McpServer`: a `Server` binds to one transport at a time (`connect` throws
+ * while connected), so stateless serving means one server per request, and `McpServer` converts
+ * every tool's zod schema to JSON Schema on every `tools/list`. Its types and protocol versions
+ * are still the SDK's.
+ */
+export function createMcpEngine(ctx: ContentContext) {
+  const label = modeLabel(ctx.config);
+  const { tools, listResult } = compileCatalog(TOOLS);
+  const capabilities = {
+    tools: { listChanged: false },
+    resources: { subscribe: false, listChanged: false },
+  };
+
+  function initialize(params: Record<string, unknown>) {
+    const asked = params.protocolVersion;
+    const protocolVersion =
+      typeof asked === 'string' && SUPPORTED_PROTOCOL_VERSIONS.includes(asked)
+        ? asked
+        : LATEST_PROTOCOL_VERSION;
+    return {
+      protocolVersion,
+      capabilities,
+      serverInfo: { name: SERVER_NAME, title: 'svc content planning', version: VERSION },
+      instructions: INSTRUCTIONS,
+    };
+  }
+
+  async function handle(request: JsonRpcRequest, session: McpSession): Promise<JsonRpcResponse> {
+    const { id, method } = request;
+    const params = request.params ?? {};
+    switch (method) {
+      case 'initialize':
+        return rpcResult(id, initialize(params));
+      case 'ping':
+        return rpcResult(id, {});
+      case 'tools/list':
+        return rpcResult(id, listResult);
+      case 'tools/call': {
+        const { name, arguments: args } = params;
+        if (typeof name !== 'string')
+          return rpcError(id, RpcError.InvalidParams, 'tools/call needs params.name.');
+        const tool = tools.get(name);
+        // Naming a tool that was never listed is a client bug, so it is a protocol error (as MCP says).
+        if (!tool)
+          return rpcError(
+            id,
+            RpcError.InvalidParams,
+            `Unknown tool '${name}'. This server has ${tools.size} tools; tools/list names them.`,
+          );
+        if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+          return rpcError(id, RpcError.InvalidParams, 'params.arguments must be an object.');
+        return rpcResult(
+          id,
+          await callTool(ctx, label, tool, (args ?? {}) as Record<string, unknown>, session),
+        );
+      }
+      case 'resources/templates/list':
+        return rpcResult(id, templatesResult);
+      case 'resources/list':
+        return rpcResult(id, await listResources(ctx, session));
+      case 'resources/read': {
+        if (typeof params.uri !== 'string')
+          return rpcError(id, RpcError.InvalidParams, 'resources/read needs params.uri.');
+        try {
+          return rpcResult(id, await readResource(ctx, label, params.uri, session));
+        } catch (err) {
+          if (err instanceof ResourceError) return rpcError(id, err.code, err.message, err.data);
+          throw err;
+        }
+      }
+      default:
+        return rpcError(id, RpcError.MethodNotFound, `Method '${method}' is not supported by this server.`);
+    }
+  }
+
+  /** Never throws: an unexpected failure becomes a JSON-RPC internal error for that request. */
+  async function answer(request: JsonRpcRequest, session: McpSession): Promise<JsonRpcResponse> {
+    try {
+      return await handle(request, session);
+    } catch (err) {
+      ctx.logger.error({ err, method: request.method }, 'MCP request failed');
+      return rpcError(request.id, RpcError.InternalError, 'Something went wrong on our side.');
+    }
+  }
+
+  return { label, tools, listResult, answer };
+}

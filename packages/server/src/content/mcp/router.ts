@@ -1,0 +1,181 @@
+import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import express, { type Request, type RequestHandler, type Response, Router } from 'express';
+import type { ContentContext } from '../context.js';
+import { authenticate } from './auth.js';
+import type { McpSession } from './call-tool.js';
+import type { McpEngine } from './engine.js';
+import { classify, type JsonRpcResponse, MAX_BATCH, RpcError, rpcError } from './jsonrpc.js';
+
+export const MCP_PATH = '/mcp';
+
+/** An HTTP-level refusal, with a JSON-RPC error body so MCP clients can show its message. */
+function refuse(res: Response, status: number, message: string, headers: Record<string, string> = {}) {
+  res
+    .status(status)
+    .set(headers)
+    .json(rpcError(null, RpcError.ServerError, message));
+}
+
+function quality(accept: string, exact: string, family: string): number {
+  let best = 0;
+  let bestRank = -1;
+  for (const entry of accept.split(',')) {
+    const [type = '', ...params] = entry.trim().toLowerCase().split(';');
+    const rank = type === exact ? 2 : type === family ? 1 : type === '*/*' ? 0 : -1;
+    if (rank < 0 || rank < bestRank) continue;
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+    const value = q ? Number(q.slice(2)) : 1;
+    best = rank > bestRank ? value : Math.max(best, value);
+    bestRank = rank;
+  }
+  return Number.isFinite(best) ? best : 0;
+}
+
+/**
+ * Which form the client gets: plain JSON unless it prefers an event stream (a higher q, or
+ * only `text/event-stream`). The SDK client accepts both equally and gets JSON, the cheaper one.
+ */
+export function responseFormat(accept: string | undefined): 'json' | 'sse' | null {
+  if (!accept) return 'json';
+  const json = quality(accept, 'application/json', 'application/*');
+  const sse = quality(accept, 'text/event-stream', 'text/*');
+  if (json <= 0 && sse <= 0) return null;
+  return sse > json ? 'sse' : 'json';
+}
+
+function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[], batch: boolean) {
+  if (format === 'json') {
+    res
+      .status(200)
+      .set('cache-control', 'no-store')
+      .json(batch ? replies : replies[0]);
+    return;
+  }
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache, no-transform',
+    'x-accel-buffering': 'no',
+  });
+  for (const reply of replies) res.write(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
+  res.end();
+}
+
+/**
+ * `POST /mcp`: Streamable HTTP, stateless. Each request is authenticated, parsed, answered
+ * and closed; no session id is issued and none is read. `GET` (a server-to-client stream) and
+ * `DELETE` (ending a session) have nothing to serve, so every other method is 405.
+ * Mounted before the app's JSON body parser so every failure, a bad body included, has a
+ * JSON-RPC body rather than the REST error shape.
+ */
+export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLimitBytes: number }): Router {
+  const parseJson = express.json({ limit: opts.bodyLimitBytes, strict: true, type: () => true });
+  const readBody = (req: Request, res: Response) =>
+    new Promise<unknown>((resolve) => {
+      parseJson(req, res, (err?: unknown) => resolve(err ? { failed: err } : undefined));
+    });
+
+  const handler: RequestHandler = async (req, res) => {
+    if (req.method !== 'POST') {
+      refuse(
+        res,
+        405,
+        `${req.method} is not supported: this MCP endpoint is stateless Streamable HTTP and takes POST only (no server-to-client stream, no sessions).`,
+        { allow: 'POST' },
+      );
+      return;
+    }
+    const auth = await authenticate(ctx, req.headers.authorization);
+    if (!auth.ok) {
+      refuse(res, 401, auth.message, { 'www-authenticate': auth.wwwAuthenticate });
+      return;
+    }
+    if (!req.is('application/json')) {
+      refuse(res, 415, "Send the JSON-RPC message with 'Content-Type: application/json'.");
+      return;
+    }
+    const format = responseFormat(req.headers.accept);
+    if (!format) {
+      refuse(res, 406, 'The client must accept application/json or text/event-stream.');
+      return;
+    }
+    const version = req.headers['mcp-protocol-version'];
+    if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      refuse(
+        res,
+        400,
+        `Unsupported MCP-Protocol-Version '${version}'. Supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`,
+      );
+      return;
+    }
+    const failed = (await readBody(req, res)) as { failed: { type?: string; limit?: number } } | undefined;
+    if (failed) {
+      const tooLarge = failed.failed.type === 'entity.too.large';
+      res
+        .status(tooLarge ? 413 : 400)
+        .json(
+          rpcError(
+            null,
+            tooLarge ? RpcError.InvalidRequest : RpcError.ParseError,
+            tooLarge
+              ? `The request body is larger than ${opts.bodyLimitBytes} bytes.`
+              : 'Parse error: the body is not valid JSON.',
+          ),
+        );
+      return;
+    }
+    await answer(req, res, auth.session, format);
+  };
+
+  async function answer(req: Request, res: Response, session: McpSession, format: 'json' | 'sse') {
+    const body: unknown = req.body;
+    const batch = Array.isArray(body);
+    const messages: unknown[] = batch ? body : [body];
+    if (messages.length === 0 || messages.length > MAX_BATCH) {
+      res
+        .status(400)
+        .json(rpcError(null, RpcError.InvalidRequest, `A batch holds 1 to ${MAX_BATCH} messages.`));
+      return;
+    }
+    const replies: JsonRpcResponse[] = [];
+    for (const raw of messages) {
+      const incoming = classify(raw);
+      if (typeof incoming === 'string') {
+        const id = (raw as { id?: unknown } | null)?.id;
+        const reply = rpcError(
+          typeof id === 'string' || typeof id === 'number' ? id : null,
+          RpcError.InvalidRequest,
+          incoming,
+        );
+        if (!batch) {
+          res.status(400).json(reply);
+          return;
+        }
+        replies.push(reply);
+        continue;
+      }
+      // Notifications (initialized, cancelled) and stray responses need no answer in a stateless server.
+      if (incoming.kind !== 'request') continue;
+      replies.push(await engine.answer(incoming.message, session));
+    }
+    if (replies.length === 0) {
+      res.status(202).end();
+      return;
+    }
+    send(res, format, replies, batch);
+  }
+
+  const guarded: RequestHandler = async (req, res) => {
+    try {
+      await handler(req, res, () => undefined);
+    } catch (err) {
+      ctx.logger.error({ err, requestId: req.requestId }, 'MCP request failed');
+      if (!res.headersSent)
+        refuse(res, 500, 'Something went wrong on our side. Quote the Service-Request-Id when reporting it.');
+      else res.end();
+    }
+  };
+
+  const router = Router();
+  router.all(MCP_PATH, guarded);
+  return router;
+}
