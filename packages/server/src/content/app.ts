@@ -17,6 +17,7 @@ import { VERSION } from '../version.js';
 import { type ContentAuth, contentAuthenticators } from './auth.js';
 import { type ContentContext, createContentContext, type MediaPort } from './context.js';
 import { contentMigrations } from './db/migrations/index.js';
+import { createMcpServer } from './mcp/index.js';
 import {
   isMediaUploadRequest,
   type MediaContext,
@@ -123,6 +124,8 @@ export function createContentApp(
       localOnly({ enabled: deps.config.localOnly, isPublicPath: isPublicContentPath }),
       sameOriginOnly({ appliesTo: (path) => path.startsWith('/v1/') }),
       waitForReady,
+      // Before the JSON parser: /mcp answers every failure, a bad body included, in JSON-RPC.
+      createMcpServer(ctx, { bodyLimitBytes: deps.config.maxBodyBytes }).router,
     ],
     isMultipartRoute: isMediaUploadRequest,
   });
