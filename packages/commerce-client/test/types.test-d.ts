@@ -85,8 +85,8 @@ describe('mistakes do not compile', () => {
   it('rejects misspelled and unknown request fields', () => {
     // @ts-expect-error `offerId` is not a field; it is `offer_id`.
     void user.checkouts.create({ offerId: 'ofr_1' });
-    // @ts-expect-error `postcode` is not a shipping address field; it is `postal_code`.
     void user.checkouts.update('chk_1', {
+      // @ts-expect-error `postcode` is not a shipping address field; it is `postal_code`.
       shipping_address: { name: 'A', line1: 'x', city: 'c', postcode: '1', country: 'US' },
     });
     // @ts-expect-error `quantity` is a number.
