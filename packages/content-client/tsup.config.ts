@@ -1,7 +1,7 @@
 import { defineConfig } from 'tsup';
 
 export default defineConfig({
-  entry: { index: 'src/index.ts' },
+  entry: { index: 'src/index.ts', 'bin/svc-mcp': 'src/bin/svc-mcp.ts' },
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,
