@@ -5,6 +5,7 @@ import type { ContentContext } from '../context.js';
 import type { ApiKeyView } from '../services/api-keys.js';
 import { recordToolCall } from '../services/mcp-calls.js';
 import type { CompiledTool } from './catalog.js';
+import { RawJson } from './jsonrpc.js';
 
 /** Who is calling: the key found for the request's bearer token. */
 export interface McpSession {
@@ -85,9 +86,9 @@ export async function callTool(
   tool: CompiledTool,
   rawArgs: Record<string, unknown>,
   session: McpSession,
-): Promise<CallToolResult> {
+): Promise<CallToolResult | RawJson> {
   const started = ctx.stopwatch();
-  let result: CallToolResult;
+  let result: CallToolResult | RawJson;
   let failure: { code: string; message: string } | null = null;
   try {
     const denied = scopeFailure(tool, session.key);
@@ -95,14 +96,11 @@ export async function callTool(
     const parsed = tool.spec.input.safeParse(rawArgs);
     if (!parsed.success) throw argumentsFailure(tool, parsed.error);
     const { summary, data } = await tool.spec.run(ctx, parsed.data, { source: 'mcp', keyId: session.key.id });
-    const structured = { mode_label: label, ...data };
-    result = {
-      content: [
-        { type: 'text', text: `${label} ${summary}` },
-        { type: 'text', text: JSON.stringify(structured) },
-      ],
-      structuredContent: structured,
-    };
+    // Serialised once: the same JSON is the second text block and the structuredContent.
+    const json = JSON.stringify({ mode_label: label, ...data });
+    result = new RawJson(
+      `{"content":[{"type":"text","text":${JSON.stringify(`${label} ${summary}`)}},{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`,
+    );
   } catch (err) {
     if (err instanceof ToolFailure) failure = { code: err.code, message: err.message };
     else if (err instanceof AppError)

@@ -4,7 +4,14 @@ import type { ContentContext } from '../context.js';
 import { modeLabel } from '../services/mode.js';
 import { callTool, type McpSession } from './call-tool.js';
 import { compileCatalog } from './catalog.js';
-import { type JsonRpcRequest, type JsonRpcResponse, RpcError, rpcError, rpcResult } from './jsonrpc.js';
+import {
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  RawJson,
+  RpcError,
+  rpcError,
+  rpcResult,
+} from './jsonrpc.js';
 import { listResources, ResourceError, readResource, templatesResult } from './resources.js';
 import { TOOLS } from './tools/index.js';
 
@@ -33,6 +40,7 @@ export type McpEngine = ReturnType<typeof createMcpEngine>;
 export function createMcpEngine(ctx: ContentContext) {
   const label = modeLabel(ctx.config);
   const { tools, listResult } = compileCatalog(TOOLS);
+  const listJson = new RawJson(JSON.stringify(listResult));
   const capabilities = {
     tools: { listChanged: false },
     resources: { subscribe: false, listChanged: false },
@@ -61,7 +69,7 @@ export function createMcpEngine(ctx: ContentContext) {
       case 'ping':
         return rpcResult(id, {});
       case 'tools/list':
-        return rpcResult(id, listResult);
+        return rpcResult(id, listJson);
       case 'tools/call': {
         const { name, arguments: args } = params;
         if (typeof name !== 'string')

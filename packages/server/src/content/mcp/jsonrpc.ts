@@ -49,6 +49,21 @@ export const rpcResult = (id: JsonRpcId, result: unknown): JsonRpcResponse => ({
   result,
 });
 
+/**
+ * A result already serialised: the `tools/list` answer (built once, 60 KB) and tool results,
+ * whose data is serialised once for the text block and reused for `structuredContent`.
+ */
+export class RawJson {
+  constructor(readonly json: string) {}
+}
+
+/** JSON.stringify, except that a `RawJson` result is spliced in as it is. */
+export function serialize(reply: JsonRpcResponse): string {
+  if ('result' in reply && reply.result instanceof RawJson)
+    return `{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)},"result":${reply.result.json}}`;
+  return JSON.stringify(reply);
+}
+
 /** At most this many messages in one batch; a batch is a convenience, not a bulk API. */
 export const MAX_BATCH = 50;
 

@@ -4,7 +4,7 @@ import type { ContentContext } from '../context.js';
 import { authenticate } from './auth.js';
 import type { McpSession } from './call-tool.js';
 import type { McpEngine } from './engine.js';
-import { classify, type JsonRpcResponse, MAX_BATCH, RpcError, rpcError } from './jsonrpc.js';
+import { classify, type JsonRpcResponse, MAX_BATCH, RpcError, rpcError, serialize } from './jsonrpc.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -45,10 +45,11 @@ export function responseFormat(accept: string | undefined): 'json' | 'sse' | nul
 
 function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[], batch: boolean) {
   if (format === 'json') {
+    const body = batch ? `[${replies.map(serialize).join(',')}]` : serialize(replies[0] as JsonRpcResponse);
     res
       .status(200)
-      .set('cache-control', 'no-store')
-      .json(batch ? replies : replies[0]);
+      .set({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
+      .end(body);
     return;
   }
   res.writeHead(200, {
@@ -56,7 +57,7 @@ function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[],
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
   });
-  for (const reply of replies) res.write(`event: message\ndata: ${JSON.stringify(reply)}\n\n`);
+  for (const reply of replies) res.write(`event: message\ndata: ${serialize(reply)}\n\n`);
   res.end();
 }
 
