@@ -358,6 +358,12 @@ describe('errors a model can act on', () => {
 
   it('an unknown tool is a protocol error (it was never listed)', async () => {
     await expect(client.callTool({ name: 'publish_post', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    const log = await api(svc.url, 'GET', '/v1/mcp-calls?tool=publish_post');
+    expect(log.body.mcp_calls[0]).toMatchObject({
+      key_id: rw.id,
+      outcome: 'error',
+      error_code: 'UNKNOWN_TOOL',
+    });
   });
 });
 

@@ -2,7 +2,7 @@ import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcont
 import { VERSION } from '../../version.js';
 import type { ContentContext } from '../context.js';
 import { modeLabel } from '../services/mode.js';
-import { callTool, type McpSession } from './call-tool.js';
+import { callTool, type McpSession, record } from './call-tool.js';
 import { compileCatalog } from './catalog.js';
 import {
   type JsonRpcRequest,
@@ -16,6 +16,9 @@ import { listResources, ResourceError, readResource, templatesResult } from './r
 import { TOOLS } from './tools/index.js';
 
 export const SERVER_NAME = 'svc-content';
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const INSTRUCTIONS = [
   'Content-planning tools for the svc service: brands and their Brand Memory, ideas, per-platform drafts, posts with metrics, the approval queue, campaigns, media and built-in agents.',
@@ -76,13 +79,22 @@ export function createMcpEngine(ctx: ContentContext) {
           return rpcError(id, RpcError.InvalidParams, 'tools/call needs params.name.');
         const tool = tools.get(name);
         // Naming a tool that was never listed is a client bug, so it is a protocol error (as MCP says).
-        if (!tool)
+        if (!tool) {
+          await record(ctx, {
+            keyId: session.key.id,
+            tool: name.slice(0, 60),
+            args: isObject(args) ? args : {},
+            outcome: 'error',
+            errorCode: 'UNKNOWN_TOOL',
+            errorMessage: `Unknown tool '${name}'.`,
+          });
           return rpcError(
             id,
             RpcError.InvalidParams,
             `Unknown tool '${name}'. This server has ${tools.size} tools; tools/list names them.`,
           );
-        if (args !== undefined && (typeof args !== 'object' || args === null || Array.isArray(args)))
+        }
+        if (args !== undefined && !isObject(args))
           return rpcError(id, RpcError.InvalidParams, 'params.arguments must be an object.');
         return rpcResult(
           id,
