@@ -228,6 +228,26 @@ describe('the client', () => {
     ]);
   });
 
+  it('sends no Authorization header when there is no key at all (health needs none)', async () => {
+    echoAll();
+    vi.stubEnv('SERVICE_API_KEY', '');
+    try {
+      await new CommerceClient({ baseUrl: BASE }).health.check();
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    expect(seen[0]?.headers.get('authorization')).toBeNull();
+  });
+
+  it('withOptions changes options and keeps the rest, the user token included', async () => {
+    echoAll();
+    const user = new CommerceClient({ baseUrl: BASE, apiKey: KEY }).forUser(USER);
+    await user.withOptions({ defaultHeaders: { 'x-region': 'eu' } }).orders.get('ord_1');
+    expect(seen[0]?.headers.get('x-region')).toBe('eu');
+    expect(seen[0]?.headers.get('service-user-token')).toBe(USER);
+    expect(() => user.withOptions({ baseUrl: 'https://other.test' })).toThrow(/\/v1/);
+  });
+
   it('refuses a base URL without the /v1 path, and an empty user token', () => {
     expect(() => new CommerceClient({ baseUrl: 'https://commerce.test', apiKey: KEY })).toThrow(
       /baseUrl must include the API version path, e\.g\. "https:\/\/commerce\.test\/v1"/,
