@@ -64,7 +64,9 @@ function argumentsFailure(tool: CompiledTool, error: z.ZodError): ToolFailure {
 
 function hintFor(err: AppError, args: Record<string, unknown>): string {
   if (err.code !== 'NOT_FOUND') return '';
-  const sources = Object.keys(args)
+  // run_agent carries its ids one level down, in `inputs`.
+  const inputs = args.inputs && typeof args.inputs === 'object' ? Object.keys(args.inputs) : [];
+  const sources = [...new Set([...Object.keys(args), ...inputs])]
     .filter((k) => ID_SOURCES[k])
     .map((k) => `${k} from ${ID_SOURCES[k]}`);
   return sources.length ? ` Check the id: take ${sources.join(', ')}.` : '';
