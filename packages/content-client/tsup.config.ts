@@ -7,9 +7,9 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  // The private request core is bundled, so users install this package only; ky stays a
-  // dependency (listed in package.json) so its fixes reach users without a client release.
-  noExternal: ['@svc/client-core'],
+  // The private request core and ky are bundled: ky 1 is ESM-only, so a CJS build that
+  // require()s it breaks. Users install this package alone, as with @svc/commerce-client.
+  noExternal: ['@svc/client-core', 'ky'],
   // Deno and Workers (nodejs_compat) resolve only the prefixed form of `node:fs/promises`.
   removeNodeProtocol: false,
 });

@@ -36,8 +36,8 @@ export type Totals = Schemas['Totals'];
 export type Buyer = Schemas['Buyer'];
 /** The shipping address as stored and returned (the country upper-cased). */
 export type ShippingAddress = Schemas['ShippingAddress'];
-/** The shipping address as sent on checkout creation and update. */
-export type ShippingAddressInput = Schemas['ShippingAddressInput'];
+/** The shipping address as sent on checkout creation and update: the same shape; any case of country. */
+export type ShippingAddressInput = Schemas['ShippingAddress'];
 /** What the app or the user must do while a checkout is `requires_user_action`. */
 export type NextAction = Schemas['NextAction'];
 export type NextActionType = NextAction['type'];

@@ -927,15 +927,6 @@ export interface components {
         };
         ShippingAddress: {
             city: string;
-            country: unknown;
-            line1: string;
-            line2?: string;
-            name: string;
-            postal_code: string;
-            region?: string;
-        };
-        ShippingAddressInput: {
-            city: string;
             country: string;
             line1: string;
             line2?: string;
@@ -1088,7 +1079,7 @@ export interface operations {
                     product_url?: string;
                     /** @default 1 */
                     quantity?: number;
-                    shipping_address?: components["schemas"]["ShippingAddressInput"];
+                    shipping_address?: components["schemas"]["ShippingAddress"];
                 };
             };
         };
@@ -1282,7 +1273,7 @@ export interface operations {
             content: {
                 "application/json": {
                     buyer?: components["schemas"]["Buyer"];
-                    shipping_address?: components["schemas"]["ShippingAddressInput"];
+                    shipping_address?: components["schemas"]["ShippingAddress"];
                 };
             };
         };

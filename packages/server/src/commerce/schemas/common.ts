@@ -80,7 +80,8 @@ export const ShippingAddress = named(
     country: z
       .string()
       .regex(/^[A-Za-z]{2}$/, 'must be a 2-letter country code')
-      .transform((c) => c.toUpperCase()),
+      // An overwrite, not a transform, so the OpenAPI document still says "string".
+      .toUpperCase(),
   }),
 );
 export type ShippingAddress = z.output<typeof ShippingAddress>;

@@ -173,7 +173,8 @@ function checkEnv(env: CommerceEnv, m: Merchant): Merchant {
       'MERCHANT_UNAVAILABLE',
       `${m.name} is not answering right now. Try again later.`,
       {
-        headers: { 'Retry-After': '60' },
+        // Short, so a client's default retries settle within seconds rather than minutes.
+        headers: { 'Retry-After': '5' },
       },
     );
   }
