@@ -5,6 +5,22 @@ import { Agent, AgentRun } from '../../schemas/agents.js';
 import { getAgentRun, listAgents, runAgent } from '../../services/agent-runs.js';
 import { defineTool, Id, plural } from '../tool.js';
 
+/** The run's output in a few words: counts of its lists, its short values. */
+function outline(output: Record<string, unknown> | null): string {
+  if (!output) return '';
+  const parts = Object.entries(output)
+    .map(([k, v]) =>
+      Array.isArray(v)
+        ? `${k} ${v.length}`
+        : typeof v === 'number' || typeof v === 'boolean' || (typeof v === 'string' && v.length <= 40)
+          ? `${k} ${v}`
+          : null,
+    )
+    .filter(Boolean)
+    .slice(0, 6);
+  return parts.length ? `; output: ${parts.join(', ')}` : '';
+}
+
 export const listAgentsTool = defineTool({
   name: 'list_agents',
   title: 'List built-in agents',
@@ -77,7 +93,7 @@ export const runAgentTool = defineTool({
         `Agent ${run.agent_id} failed in run ${run.id}: ${run.error?.message ?? 'no detail'}. The run is recorded; read it with get_agent_run.`,
       );
     return {
-      summary: `Ran ${run.agent_id}: run ${run.id} ${run.status} in ${plural(run.steps.length, 'step')}${run.approvals.length ? `, queued ${plural(run.approvals.length, 'pending approval')} for a person to review` : ''}.`,
+      summary: `Ran ${run.agent_id}: run ${run.id} ${run.status} in ${plural(run.steps.length, 'step')}${run.approvals.length ? `, queued ${plural(run.approvals.length, 'pending approval')} for a person to review` : ''}${outline(run.output)}.`,
       data: { run },
     };
   },

@@ -61,7 +61,7 @@ export const proposePostTool = defineTool({
     );
     const check = approval.voice_check.passed ? 'voice check passed' : 'voice check found problems';
     return {
-      summary: `Proposed draft ${args.draftId} for ${approval.slot} on ${approval.channel.platform} ${approval.channel.handle}: approval ${approval.id} is pending; ${check}. Nothing is published or scheduled until a person approves it.`,
+      summary: `Proposed draft ${args.draftId} for ${approval.slot} on the ${approval.channel.platform} channel ${approval.channel.handle}: approval ${approval.id} is pending; ${check}. Nothing is published or scheduled until a person approves it.`,
       data: { approval },
     };
   },
