@@ -7,7 +7,7 @@ import { openContentDatabase } from './content/app.js';
 import { createContentApiKey, SCOPES } from './content/services/api-keys.js';
 import { systemClock } from './platform/clock.js';
 import { randomIds } from './platform/ids.js';
-import { type ServiceName, startServices } from './server.js';
+import { type RunningServices, type ServiceName, startServices } from './server.js';
 import { VERSION } from './version.js';
 
 const USAGE = `svc-server ${VERSION}
@@ -35,32 +35,41 @@ async function start(args: string[]): Promise<void> {
     throw new UsageError(`--only must be 'content' or 'commerce' (got '${values.only}').`);
   }
   const config = loadConfig();
-  const running = await startServices({
+
+  // Handlers go in before anything starts, so a signal during start-up is honoured too
+  // (Node's default would kill the process with databases half-open).
+  let running: RunningServices | null = null;
+  let stopRequested: string | null = null;
+  const shutdown = (signal: string) => {
+    if (stopRequested) return;
+    stopRequested = signal;
+    process.stderr.write(`svc-server: ${signal} received, finishing requests in flight...\n`);
+    if (running) stopAndExit(running);
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+
+  running = await startServices({
     config,
     ...(values.only ? { only: values.only as ServiceName } : {}),
   });
+  if (stopRequested) return stopAndExit(running);
   for (const s of running.services) {
     const label = s.name === 'content' ? 'content  ' : 'commerce ';
     const extra = s.name === 'content' ? `  (REST ${s.url}/v1, MCP ${s.url}/mcp)` : `  (API ${s.url}/v1)`;
     process.stdout.write(`${label} ${s.url}${extra}\n`);
   }
   process.stdout.write(`data      ${config.dataDir}  (mode: ${config.mode}, model: ${config.model})\n`);
+}
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stderr.write(`svc-server: ${signal} received, finishing requests in flight...\n`);
-    running.stop().then(
-      () => process.exit(0),
-      (err) => {
-        process.stderr.write(`svc-server: error during shutdown: ${String(err)}\n`);
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+function stopAndExit(running: RunningServices): void {
+  running.stop().then(
+    () => process.exit(0),
+    (err) => {
+      process.stderr.write(`svc-server: error during shutdown: ${String(err)}\n`);
+      process.exit(1);
+    },
+  );
 }
 
 async function keysCreate(args: string[]): Promise<void> {
