@@ -11,7 +11,7 @@ import type { ApprovalStatus, Platform } from '../domain.js';
 import type { ApprovalView, BulkActionInput, ProposeInput, VoiceCheckView } from '../schemas/approvals.js';
 import type { Page } from '../schemas/common.js';
 import { isSlotTaken, nextFreeSlot } from './best-times.js';
-import { memoryOf } from './brands.js';
+import { memoryOf, requireBrand } from './brands.js';
 import { requireConnectedChannel } from './channels.js';
 import { checkParts, partsFromInput } from './drafts.js';
 import { conflict, unprocessable } from './errors.js';
@@ -60,6 +60,8 @@ export async function listApprovals(
   filter: { status?: ApprovalStatus | undefined; brand_id?: string | undefined },
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<ApprovalView> & { counts: { pending: number; approved: number; rejected: number } }> {
+  // An unknown brand is a 404, as on every other brand-scoped list, not an empty queue.
+  if (filter.brand_id) await requireBrand(ctx, filter.brand_id);
   const store = approvalsStore(ctx.db);
   const page = await store.list({ brandId: filter.brand_id, status: filter.status }, opts.limit, opts.after);
   return { ...page, items: page.items.map(view), counts: await store.counts(filter.brand_id) };

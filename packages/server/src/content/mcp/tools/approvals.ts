@@ -3,7 +3,6 @@ import { APPROVAL_STATUSES } from '../../domain.js';
 import { Approval, ApprovalCounts } from '../../schemas/approvals.js';
 import { DateTimeInput } from '../../schemas/common.js';
 import { listApprovals, proposePost } from '../../services/approvals.js';
-import { requireBrand } from '../../services/brands.js';
 import { defineTool, Id, LIST_CAP } from '../tool.js';
 
 export const listApprovalsTool = defineTool({
@@ -18,8 +17,6 @@ export const listApprovalsTool = defineTool({
   }),
   output: { approvals: z.array(Approval), counts: ApprovalCounts, has_more: z.boolean() },
   async run(ctx, args) {
-    // An unknown brand is an error to fix, not an empty queue.
-    if (args.brandId) await requireBrand(ctx, args.brandId);
     const page = await listApprovals(
       ctx,
       { status: args.status, brand_id: args.brandId },
