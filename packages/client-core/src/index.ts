@@ -19,6 +19,15 @@ export {
   UnprocessableEntityError,
 } from './errors.js';
 export {
+  assertVersionedBaseUrl,
+  type ItemOf,
+  type OperationOf,
+  type PageOf,
+  type QueryParamsOf,
+  type RequestBodyOf,
+  type SuccessBodyOf,
+} from './openapi-types.js';
+export {
   type ClientOptions,
   type CoreConfig,
   DEFAULT_MAX_RETRIES,

@@ -1,4 +1,4 @@
-import { ClientCore, type ClientOptions } from '@svc/client-core';
+import { assertVersionedBaseUrl, ClientCore, type ClientOptions } from '@svc/client-core';
 import { ApprovalTokens } from './resources/approval-tokens.js';
 import { Checkouts } from './resources/checkouts.js';
 import { Connections } from './resources/connections.js';
@@ -36,23 +36,6 @@ function apiKeyFromEnv(): string | undefined {
   }
 }
 
-function checkBaseUrl(baseUrl: unknown): void {
-  if (typeof baseUrl !== 'string') return; // the core throws its own clear error
-  let path: string;
-  try {
-    path = new URL(baseUrl).pathname;
-  } catch {
-    return;
-  }
-  // Every route is under /v1 and the spec's base URL includes it, so a bare origin is always a
-  // mistake; without this check it would surface later as a puzzling 404 ROUTE_NOT_FOUND.
-  if (path === '/' || path === '') {
-    throw new TypeError(
-      `baseUrl must include the API version path, e.g. "${baseUrl.replace(/\/+$/, '')}/v1" (got "${baseUrl}")`,
-    );
-  }
-}
-
 /**
  * Typed client for the svc commerce API.
  *
@@ -79,7 +62,7 @@ export class CommerceClient {
     if (options instanceof ClientCore) {
       this.#core = options;
     } else {
-      checkBaseUrl(options?.baseUrl);
+      assertVersionedBaseUrl(options?.baseUrl);
       this.#core = new ClientCore({
         ...options,
         apiKey: options?.apiKey ?? apiKeyFromEnv(),
@@ -113,7 +96,7 @@ export class CommerceClient {
 
   /** A copy with some options changed, e.g. `client.withOptions({ timeoutMs: 120_000 })`. */
   withOptions(patch: Partial<CommerceClientOptions>): CommerceClient {
-    if (patch.baseUrl !== undefined) checkBaseUrl(patch.baseUrl);
+    if (patch.baseUrl !== undefined) assertVersionedBaseUrl(patch.baseUrl);
     return new CommerceClient(this.#core.withOptions(patch));
   }
 }

@@ -1,4 +1,4 @@
-import { ClientCore, type ClientOptions } from '@svc/client-core';
+import { assertVersionedBaseUrl, ClientCore, type ClientOptions } from '@svc/client-core';
 import { AgentRuns, Agents } from './resources/agents.js';
 import { ApiKeys, McpCalls } from './resources/api-keys.js';
 import { Approvals } from './resources/approvals.js';
@@ -32,23 +32,6 @@ export interface ContentClientOptions extends Omit<ClientOptions, 'userToken'> {
    * your own authenticating proxy sits in front of a server run with `SERVICE_PUBLIC_API=all`.
    */
   apiKey?: string | undefined;
-}
-
-function checkBaseUrl(baseUrl: unknown): void {
-  if (typeof baseUrl !== 'string') return; // the core throws its own clear error
-  let path: string;
-  try {
-    path = new URL(baseUrl).pathname;
-  } catch {
-    return;
-  }
-  // Every REST route is under /v1, so a bare origin is always a mistake; without this check
-  // it would surface later as a puzzling 404 ROUTE_NOT_FOUND on the first call.
-  if (path === '/' || path === '') {
-    throw new TypeError(
-      `baseUrl must include the API version path, e.g. "${baseUrl.replace(/\/+$/, '')}/v1" (got "${baseUrl}")`,
-    );
-  }
 }
 
 /**
@@ -85,7 +68,7 @@ export class ContentClient {
     if (options instanceof ClientCore) {
       this.#core = options;
     } else {
-      checkBaseUrl(options?.baseUrl);
+      assertVersionedBaseUrl(options?.baseUrl);
       this.#core = new ClientCore({ ...options, serviceClient: `@svc/content-client/${VERSION}` });
     }
     const core = this.#core;
@@ -110,7 +93,7 @@ export class ContentClient {
 
   /** A copy with some options changed, e.g. `client.withOptions({ timeoutMs: 120_000 })`. */
   withOptions(patch: Partial<ContentClientOptions>): ContentClient {
-    if (patch.baseUrl !== undefined) checkBaseUrl(patch.baseUrl);
+    if (patch.baseUrl !== undefined) assertVersionedBaseUrl(patch.baseUrl);
     return new ContentClient(this.#core.withOptions(patch));
   }
 }
