@@ -9,3 +9,14 @@ export function bearerToken(header: string | undefined): string | null {
   const match = /^Bearer[ ]+([^\s]+)\s*$/i.exec(header);
   return match?.[1] ?? null;
 }
+
+/**
+ * `last_used_at` is kept to the minute: writing it on every request would put a database write
+ * on every authenticated read (about a third of an MCP call's fixed cost), for a value people
+ * read as "used 3 minutes ago".
+ */
+export const LAST_USED_PRECISION_MS = 60_000;
+
+export function lastUsedIsStale(lastUsedAt: string | null, now: Date): boolean {
+  return lastUsedAt === null || now.getTime() - Date.parse(lastUsedAt) >= LAST_USED_PRECISION_MS;
+}

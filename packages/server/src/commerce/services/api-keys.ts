@@ -1,4 +1,4 @@
-import { sha256Hex } from '../../platform/api-key-hash.js';
+import { lastUsedIsStale, sha256Hex } from '../../platform/api-key-hash.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { AppError } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
@@ -65,6 +65,7 @@ export async function authenticateCommerceKey(
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
     });
   }
-  await apiKeysStore(db).touch(record.id, deps.clock.now().toISOString());
+  const now = deps.clock.now();
+  if (lastUsedIsStale(record.last_used_at, now)) await apiKeysStore(db).touch(record.id, now.toISOString());
   return { keyId: record.id, accountId: record.account_id, env: record.env, name: record.name };
 }

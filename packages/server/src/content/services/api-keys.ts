@@ -1,4 +1,4 @@
-import { sha256Hex } from '../../platform/api-key-hash.js';
+import { lastUsedIsStale, sha256Hex } from '../../platform/api-key-hash.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { notFound } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
@@ -70,7 +70,8 @@ export async function findContentApiKey(
   const store = contentApiKeysStore(db);
   const row = await store.findActiveByHash(sha256Hex(key));
   if (!row) return null;
-  const now = deps.clock.now().toISOString();
-  await store.touch(row.id, now);
-  return view({ ...row, last_used_at: now });
+  const now = deps.clock.now();
+  if (!lastUsedIsStale(row.last_used_at, now)) return view(row);
+  await store.touch(row.id, now.toISOString());
+  return view({ ...row, last_used_at: now.toISOString() });
 }
