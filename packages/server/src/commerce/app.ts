@@ -1,6 +1,5 @@
 import type { lookup as dnsLookup } from 'node:dns';
 import { join } from 'node:path';
-import { z } from 'zod';
 import { idempotencyStorage } from '../platform/db/idempotency-store.js';
 import { openDatabase, type SqlDatabase } from '../platform/db/sqlite.js';
 import { idempotency } from '../platform/http/idempotency.js';
@@ -10,6 +9,7 @@ import {
   finishHttpApp,
   localOnly,
   mountRoutes,
+  openApiRoute,
   sameOriginOnly,
 } from '../platform/http/index.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
@@ -19,7 +19,6 @@ import type { CommerceContext } from './context.js';
 import { commerceMigrations } from './db/migrations.js';
 import { dashboardRouter } from './pages/dashboard-router.js';
 import { hostedRouter } from './pages/hosted-router.js';
-import { defineRoute } from './route.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { checkoutRoutes } from './routes/checkouts.js';
 import { dashboardRoutes } from './routes/dashboard.js';
@@ -113,16 +112,6 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
     },
     webhooks: eventEnvelopes,
   });
-  const openapiRoute = defineRoute({
-    method: 'get',
-    path: '/v1/openapi.json',
-    auth: 'none',
-    operationId: 'getOpenApi',
-    summary: 'This OpenAPI 3.1 document.',
-    hidden: true,
-    response: z.record(z.string(), z.unknown()),
-    handler: () => openapi,
-  });
 
   const dashboard = { ...ctx, dispatcher };
   const app = createHttpApp({
@@ -137,7 +126,7 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
   });
   const idempotencyStore = idempotencyStorage(db);
   app.use(
-    mountRoutes([...routes, openapiRoute, ...dashboardRoutes(dashboard)], {
+    mountRoutes([...routes, openApiRoute(openapi, 'none'), ...dashboardRoutes(dashboard)], {
       authenticators: commerceAuthenticators(db, deps),
       wrap: idempotency<CommerceAuth>({
         storage: idempotencyStore,

@@ -1,6 +1,5 @@
 import { join } from 'node:path';
 import type { RequestHandler } from 'express';
-import { z } from 'zod';
 import { idempotencyStorage } from '../platform/db/idempotency-store.js';
 import { openDatabase, type SqlDatabase } from '../platform/db/sqlite.js';
 import { idempotency } from '../platform/http/idempotency.js';
@@ -10,6 +9,7 @@ import {
   finishHttpApp,
   localOnly,
   mountRoutes,
+  openApiRoute,
   sameOriginOnly,
 } from '../platform/http/index.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
@@ -25,7 +25,6 @@ import {
   mediaService,
   mountMediaFiles,
 } from './media/index.js';
-import { defineRoute } from './route.js';
 import { agentRoutes } from './routes/agents.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { approvalRoutes } from './routes/approvals.js';
@@ -97,16 +96,6 @@ export function createContentApp(
     securitySchemes: {},
     security: {},
   });
-  const openapiRoute = defineRoute({
-    method: 'get',
-    path: '/v1/openapi.json',
-    auth: 'person',
-    operationId: 'getOpenApi',
-    summary: 'This OpenAPI 3.1 document.',
-    hidden: true,
-    response: z.record(z.string(), z.unknown()),
-    handler: () => openapi,
-  });
 
   const ready = seedDemoWorkspace(ctx).then(
     () => undefined,
@@ -132,7 +121,7 @@ export function createContentApp(
   mountMediaFiles(app, mediaCtx);
   const idempotencyStore = idempotencyStorage(db);
   app.use(
-    mountRoutes([...routes, openapiRoute], {
+    mountRoutes([...routes, openApiRoute(openapi, 'person')], {
       authenticators: contentAuthenticators(),
       // The same Idempotency-Key rules as the commerce API, so the two clients can retry POSTs alike.
       wrap: idempotency<ContentAuth>({

@@ -10,7 +10,7 @@ export {
   type RouteResult,
   type RouteWrapper,
 } from './mount.js';
-export { buildOpenApi, type OpenApiInfo } from './openapi.js';
+export { buildOpenApi, type OpenApiInfo, openApiRoute } from './openapi.js';
 export { REQUEST_ID_HEADER, requestId } from './request-id.js';
 export {
   type AnyRoute,

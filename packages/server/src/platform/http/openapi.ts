@@ -181,3 +181,17 @@ const sameAs = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(
 function sortKeys<T>(o: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
 }
+
+/** `GET /v1/openapi.json`, serving the document built at start-up. Left out of the document itself. */
+export function openApiRoute(doc: JsonSchema, auth: string): AnyRoute {
+  return {
+    method: 'get',
+    path: '/v1/openapi.json',
+    auth,
+    operationId: 'getOpenApi',
+    summary: 'This OpenAPI 3.1 document.',
+    hidden: true,
+    response: z.record(z.string(), z.unknown()),
+    handler: () => doc,
+  };
+}
