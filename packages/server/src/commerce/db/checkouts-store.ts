@@ -1,3 +1,4 @@
+import { fromJson, toJson } from '../../platform/db/json.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import type {
   ApiErrorObject,
@@ -10,7 +11,6 @@ import type {
 } from '../schemas/common.js';
 import type { ApprovalRules, NextAction } from '../schemas/resources.js';
 import type { CommerceEnv } from './api-keys-store.js';
-import { fromJson, toJson } from './json.js';
 
 export interface CheckoutRecord {
   id: string;

@@ -1,6 +1,6 @@
+import { fromJson, toJson } from '../../platform/db/json.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import type { Offer } from '../schemas/resources.js';
-import { fromJson, toJson } from './json.js';
 import type { Scope } from './users-store.js';
 
 export function offersStore(db: SqlExecutor) {

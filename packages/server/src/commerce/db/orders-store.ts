@@ -1,7 +1,7 @@
+import { fromJson, toJson } from '../../platform/db/json.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import type { LineItem, OrderStatus, ShippingAddress, Totals } from '../schemas/common.js';
 import type { CommerceEnv } from './api-keys-store.js';
-import { fromJson, toJson } from './json.js';
 
 export interface OrderRecord {
   id: string;

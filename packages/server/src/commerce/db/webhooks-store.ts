@@ -1,6 +1,6 @@
+import { fromJson, toJson } from '../../platform/db/json.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import type { CommerceEnv } from './api-keys-store.js';
-import { fromJson, toJson } from './json.js';
 
 export interface EndpointRecord {
   id: string;

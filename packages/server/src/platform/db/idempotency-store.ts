@@ -1,4 +1,5 @@
 import type { IdempotencyRecord, IdempotencyStorage, StoredResponse } from '../http/idempotency.js';
+import { fromJson, toJson } from './json.js';
 import type { SqlDatabase, SqlExecutor } from './sqlite.js';
 
 /** The table both services keep their idempotency keys in; each service's migrations create it. */
@@ -19,9 +20,6 @@ export const IDEMPOTENCY_TABLE_SQL = `
   );
   CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
 `;
-
-const toJson = (value: unknown): string | null => (value == null ? null : JSON.stringify(value));
-const fromJson = <T>(text: unknown): T => (text == null ? null : JSON.parse(String(text))) as T;
 
 type Row = {
   scope: string;

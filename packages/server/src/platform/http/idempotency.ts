@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256Hex } from '../api-key-hash.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
 import type { RouteResult, RouteWrapper } from './mount.js';
@@ -95,9 +95,9 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
     if (!who) return run();
 
     const path = input.req.originalUrl.split('?')[0] ?? input.req.path;
-    const fingerprint = createHash('sha256')
-      .update(`${route.method.toUpperCase()} ${path}\n${who.principal}\n${canonicalJson(input.body)}`)
-      .digest('hex');
+    const fingerprint = sha256Hex(
+      `${route.method.toUpperCase()} ${path}\n${who.principal}\n${canonicalJson(input.body)}`,
+    );
     const now = opts.clock.now();
     const nowIso = now.toISOString();
 

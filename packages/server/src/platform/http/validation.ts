@@ -8,10 +8,9 @@ function describe(issue: z.core.$ZodIssue, where: Where): { message: string; par
   const field = path.join('.');
   if (issue.code === 'unrecognized_keys') {
     const keys = issue.keys;
-    const at = field ? ` in ${field}` : '';
     const fields = keys.map((k) => (field ? `${field}.${k}` : k));
     return {
-      message: `Unknown ${keys.length === 1 ? 'field' : 'fields'} ${fields.map((k) => `'${k}'`).join(', ')}${at ? '' : ''} in the ${where === 'body' ? 'request body' : where}.`,
+      message: `Unknown ${keys.length === 1 ? 'field' : 'fields'} ${fields.map((k) => `'${k}'`).join(', ')} in the ${where === 'body' ? 'request body' : where}.`,
       param: fields[0] ?? where,
     };
   }
