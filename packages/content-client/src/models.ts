@@ -20,7 +20,8 @@ export type Audience = Schemas['Audience'];
 export type Automation = Schemas['Automation'];
 export type AutomationRunResult = Schemas['AutomationRunResult'];
 export type AutomationTrigger = Schemas['AutomationTrigger'];
-export type AutomationTriggerInput = Schemas['AutomationTriggerInput'];
+/** What a request sends as `trigger`: the same shape the API returns. */
+export type AutomationTriggerInput = Schemas['AutomationTrigger'];
 export type BestTimes = Schemas['BestTimes'];
 export type Brand = Schemas['Brand'];
 export type BrandMemory = Schemas['BrandMemory'];

@@ -1291,20 +1291,6 @@ export interface components {
             /** @constant */
             type: "event";
         };
-        AutomationTriggerInput: {
-            /** @enum {string} */
-            every: "day" | "week";
-            /** @description Server local time. */
-            hour: number;
-            /** @constant */
-            type: "schedule";
-            /** @description 0 = Sunday; required when every = week. */
-            weekday?: number;
-        } | {
-            event: components["schemas"]["EventName"];
-            /** @constant */
-            type: "event";
-        };
         BestTimes: {
             brand_id: string;
             platforms: {
@@ -1356,34 +1342,6 @@ export interface components {
             };
         };
         BrandMemoryInput: {
-            audiences?: {
-                /** @default  */
-                description?: string;
-                name: string;
-            }[];
-            example_posts?: {
-                platform?: components["schemas"]["Platform"] | null;
-                text: string;
-            }[];
-            knowledge?: {
-                body: string;
-                title: string;
-            }[];
-            products?: {
-                /** @default  */
-                description?: string;
-                name: string;
-                url?: string | null;
-            }[];
-            style_rules?: string[];
-            voice?: {
-                avoid?: string[];
-                banned_words?: string[];
-                do?: string[];
-                summary?: string;
-            };
-        };
-        BrandMemoryInputInput: {
             audiences?: {
                 /** @default  */
                 description?: string;
@@ -1835,20 +1793,6 @@ export interface components {
             text: string;
         };
         MemorySaveInput: {
-            /** @enum {string} */
-            as: "knowledge" | "excerpt" | "example_post" | "do" | "avoid";
-            /** @description What to save: `{ kind, id }`, or just the id (its prefix names the kind: post_, rpl_, theme_, sig_, drf_). */
-            from: {
-                id: string;
-                kind: components["schemas"]["MemorySourceKind"];
-            } | string;
-            /** @description Your own words; for a rule, the rule itself. */
-            note?: string;
-            /** @description Overrides the text taken from the source; for an excerpt it must occur in the source. */
-            text?: string;
-            title?: string;
-        };
-        MemorySaveInputInput: {
             /** @enum {string} */
             as: "knowledge" | "excerpt" | "example_post" | "do" | "avoid";
             /** @description What to save: `{ kind, id }`, or just the id (its prefix names the kind: post_, rpl_, theme_, sig_, drf_). */
@@ -2933,7 +2877,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     name: string;
-                    trigger: components["schemas"]["AutomationTriggerInput"];
+                    trigger: components["schemas"]["AutomationTrigger"];
                 };
             };
         };
@@ -3066,7 +3010,7 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     name?: string;
-                    trigger?: components["schemas"]["AutomationTriggerInput"];
+                    trigger?: components["schemas"]["AutomationTrigger"];
                 };
             };
         };
@@ -3324,7 +3268,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    memory?: components["schemas"]["BrandMemoryInputInput"];
+                    memory?: components["schemas"]["BrandMemoryInput"];
                     name?: string;
                 };
             };
@@ -3943,7 +3887,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MemorySaveInputInput"];
+                "application/json": components["schemas"]["MemorySaveInput"];
             };
         };
         responses: {

@@ -38,18 +38,21 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Js
     const defs = (json.$defs ?? {}) as Record<string, JsonSchema>;
     delete json.$defs;
     delete json.$schema;
-    const rename = (id: string) =>
-      io === 'input' && components[id] && !sameAs(components[id], defs[id]) ? `${id}Input` : id;
-    const names = new Map(Object.keys(defs).map((id) => [id, rename(id)]));
-    const relink = (node: JsonSchema): JsonSchema =>
+    const relink = (node: JsonSchema, names: ReadonlyMap<string, string>): JsonSchema =>
       JSON.parse(
         JSON.stringify(node).replace(
           /"#\/\$defs\/([^"]+)"/g,
           (_m, id: string) => `"#/components/schemas/${names.get(id) ?? id}"`,
         ),
       );
-    for (const [id, def] of Object.entries(defs)) components[names.get(id) ?? id] = relink(def);
-    return relink(json);
+    // Compared as they would be stored (refs relinked), so an input schema identical to the
+    // output one is shared instead of duplicated as `XInput`.
+    const asStored = (id: string) => relink(defs[id] as JsonSchema, new Map());
+    const rename = (id: string) =>
+      io === 'input' && components[id] && !sameAs(components[id], asStored(id)) ? `${id}Input` : id;
+    const names = new Map(Object.keys(defs).map((id) => [id, rename(id)]));
+    for (const [id, def] of Object.entries(defs)) components[names.get(id) ?? id] = relink(def, names);
+    return relink(json, names);
   };
 
   const paths: Record<string, Record<string, unknown>> = {};
