@@ -422,11 +422,24 @@ describe('options', () => {
     expect(seen[1]?.headers.get('idempotency-key')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('refuses a baseUrl without the /v1 path, pointing at the fix', () => {
-    expect(() => new ContentClient({ baseUrl: 'http://localhost:3000' })).toThrow(
-      'baseUrl must include the API version path, e.g. "http://localhost:3000/v1"',
-    );
+  // The spec's base_url is the service root (MCP is at {base_url}/mcp); REST is under /v1.
+  // A bare origin used to throw. Every spelling must reach the same route.
+  it.each([
+    'https://content.test',
+    'https://content.test/',
+    'https://content.test/v1',
+    'https://content.test/v1/',
+  ])('accepts baseUrl %s, with or without /v1 and a trailing slash', async (baseUrl) => {
+    echoAll();
+    const client = new ContentClient({ baseUrl });
+    await client.mode.retrieve();
+    await client.withOptions({ baseUrl }).ideas.retrieve('idea_1');
+    expect(seen.map((r) => r.url)).toEqual([`${BASE}/mode`, `${BASE}/ideas/idea_1`]);
+  });
+
+  it('refuses a baseUrl that is not an http(s) URL', () => {
     expect(() => new ContentClient({ baseUrl: 'not a url' })).toThrow(TypeError);
+    expect(() => new ContentClient({ baseUrl: 'localhost:3000' })).toThrow(TypeError);
   });
 
   it('withOptions makes a copy with changed options', async () => {
