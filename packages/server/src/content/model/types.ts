@@ -48,11 +48,15 @@ export interface ContentModel {
     idea: { title: string; angle: string | null; notes: string | null };
     /** Set when repurposing: the text of the source post. */
     sourceText?: string;
+    /** Which take this is (the draft's version before this one); another take gives other text. */
+    take?: number;
   }): Promise<{ parts: string[]; usage?: TokenUsage }>;
   rewrite(input: {
     voice: VoiceInput;
     platform: Platform;
     parts: string[];
     instruction: string;
+    /** Which take this is; asking again for the same rewrite gives another one. */
+    take?: number;
   }): Promise<{ parts: string[]; usage?: TokenUsage }>;
 }
