@@ -1013,6 +1013,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST, also for an unknown id in merchant_ids */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_NOT_SUPPORTED: a store in merchant_ids that this key cannot connect */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
