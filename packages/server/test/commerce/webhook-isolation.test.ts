@@ -107,8 +107,13 @@ describe('a slow webhook endpoint delays only itself', () => {
     dispatcher.start();
     cleanups.push(() => dispatcher.stop());
 
-    // Whichever comes first: the healthy endpoint has every event, or a hanging attempt ended.
-    await until(() => healthy.received.length >= fastQueue.length || hanging.released() > 0);
+    // Whichever comes first: the healthy endpoint has every event (and the hanging one has taken
+    // its first requests), or a hanging attempt ended.
+    await until(
+      () =>
+        (healthy.received.length >= fastQueue.length && hanging.held.length >= PER_ENDPOINT_CONCURRENCY) ||
+        hanging.released() > 0,
+    );
 
     const got = (r: Received[]) => r.map((x) => x.event.id as string).sort();
     expect(got(healthy.received)).toEqual(fastQueue.map((d) => d.event_id).sort());
