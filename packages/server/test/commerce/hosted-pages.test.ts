@@ -212,8 +212,11 @@ describe('every answer on a hosted page is a page a shopper understands', () => 
   });
 
   it('pages for a sandbox token say it is a test', async () => {
-    const used = await fresh();
-    const res = await fetch(`${c.svc.url}/hosted/approve?token=${new URL(used).searchParams.get('token')}x`);
+    const url = await fresh();
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Test mode (sandbox)');
+    const res = await fetch(`${c.svc.url}/hosted/approve?token=${new URL(url).searchParams.get('token')}x`);
     expect(res.status).toBe(404);
     expect(await res.text()).toContain('Test mode (sandbox)');
   });

@@ -113,7 +113,7 @@ export function hostedRouter(ctx: CommerceContext): Router {
         res,
         200,
         `Approve ${view.approval.app_name}`,
-        approvalPage({
+        html`${approvalPage({
           appName: view.approval.app_name,
           clientUserId: view.approval.client_user_id,
           rules: view.rules,
@@ -122,7 +122,7 @@ export function hostedRouter(ctx: CommerceContext): Router {
           token,
           formToken: view.formToken,
           expiresAt: view.approval.expires_at,
-        }),
+        })}${sandboxNote(view.approval.env)}`,
         { formTargets: [new URL(view.approval.redirect_uri).origin] },
       );
     } catch (err) {
@@ -169,7 +169,12 @@ export function hostedRouter(ctx: CommerceContext): Router {
           'This order no longer needs your confirmation.',
         );
       }
-      sendPage(res, 200, `Confirm your order at ${view.merchant.name}`, confirmPage({ ...view, token }));
+      sendPage(
+        res,
+        200,
+        `Confirm your order at ${view.merchant.name}`,
+        html`${confirmPage({ ...view, token })}${sandboxNote(pageEnv(req))}`,
+      );
     } catch (err) {
       next(err);
     }
