@@ -2084,7 +2084,7 @@ export interface components {
             mode: "sandbox" | "live";
             /** @enum {string} */
             model: "simulated" | "real";
-            /** @description false: SERVICE_MODEL=real with no adapter; model calls fail. */
+            /** @description false: SERVICE_MODEL=real with no model server configured; model calls fail. */
             model_ready: boolean;
             /**
              * @description unavailable: live mode with no publishing adapter; publishing fails with an error.

@@ -935,7 +935,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            /** @description INVALID_REQUEST, also for an unknown id in merchant_ids */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -973,6 +973,15 @@ export interface operations {
             };
             /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_NOT_SUPPORTED: a store in merchant_ids that this key cannot connect */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

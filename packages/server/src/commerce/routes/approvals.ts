@@ -19,6 +19,10 @@ export const approvalRoutes = (ctx: CommerceContext) => [
     tags: ['Users'],
     body: CreateApprovalBody,
     status: 201,
+    errors: {
+      400: 'INVALID_REQUEST, also for an unknown id in merchant_ids',
+      422: 'MERCHANT_NOT_SUPPORTED: a store in merchant_ids that this key cannot connect',
+    },
     response: z.object({
       approval_token: z.string(),
       expiration: z.string(),
