@@ -1,0 +1,39 @@
+import { ContentClient } from '@svc/content-client';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { runDoc, type Server, startServer } from './harness.js';
+
+let server: Server;
+beforeAll(async () => {
+  server = await startServer({ only: 'content' });
+});
+afterAll(() => server?.stop());
+
+it('docs/quickstarts/mcp-agent.md: key, config, relay, signal, tools; the post waits for a person', async () => {
+  const url = server.urls.content as string;
+  const { ran } = await runDoc('docs/quickstarts/mcp-agent.md', {
+    env: { SERVICE_API_URL: url, SERVICE_DATA_DIR: server.dataDir },
+    shownAs: { [url]: 'http://127.0.0.1:3000' },
+  });
+  const out = (command: string) => ran.find((r) => r.block.code.includes(command))?.stdout ?? '';
+
+  const config = JSON.parse(out('node config.mjs'));
+  expect(config.mcpServers.svc.url).toBe(`${url}/mcp`);
+  expect(config.mcpServers.svc.headers.Authorization).toMatch(/^Bearer svc_\w+$/);
+  // The relay answered the tools/list request through the service.
+  expect(out('svc-mcp.js')).toMatch(/^\{"(jsonrpc|result)".*"tools"/);
+  expect(out('node signal.mjs')).toMatch(/^Signal sig_\w+ on \S/);
+
+  const agent = out('node agent.mjs');
+  const tools = agent.match(/^23 tools: (.*)$/m)?.[1]?.split(', ') ?? [];
+  expect(tools).toEqual(
+    expect.arrayContaining(['list_brands', 'suggest_ideas', 'draft_idea', 'propose_post']),
+  );
+  expect(tools.filter((t) => /approve|publish|schedule|delete/.test(t))).toEqual([]);
+  const approvalId = agent.match(/^Proposed: approval (apr_\w+) is pending$/m)?.[1];
+  expect(approvalId).toBeTruthy();
+
+  // The person's side: pending until someone approves it over REST; nothing was scheduled.
+  const rest = new ContentClient({ baseUrl: url });
+  expect((await rest.approvals.retrieve(approvalId as string)).status).toBe('pending');
+  expect((await rest.posts.list({ status: 'scheduled' })).items).toHaveLength(0);
+});
