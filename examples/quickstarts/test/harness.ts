@@ -23,7 +23,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 export const packageDir = join(import.meta.dirname, '..');
 export const repoRoot = join(packageDir, '..', '..');
@@ -232,7 +232,7 @@ export interface DocRun {
 }
 
 /**
- * Runs the marked blocks of `doc` (a path from the repository root) in a new work folder inside
+ * Runs the marked blocks of `doc` (a path from the repository root, or absolute) in a new work folder inside
  * examples/quickstarts, with `env` on top of a clean environment.
  */
 export async function runDoc(
@@ -250,7 +250,7 @@ export async function runDoc(
     backgroundUntil?: string[];
   } = {},
 ): Promise<DocRun> {
-  const blocks = parseBlocks(readFileSync(join(repoRoot, doc), 'utf8'), options.section);
+  const blocks = parseBlocks(readFileSync(resolve(repoRoot, doc), 'utf8'), options.section);
   const work = mkdtempSync(join(packageDir, '.run-'));
   const envFile = join(mkdtempSync(join(tmpdir(), 'svc-quickstart-env-')), 'env');
   let env = cleanEnv(options.env);
@@ -329,6 +329,12 @@ export async function runDoc(
     }
     rmSync(work, { recursive: true, force: true });
     rmSync(dirname(envFile), { recursive: true, force: true });
+  }
+  // A background block must still have been running: stopped by our SIGTERM, or exiting 0 on it.
+  for (const { block, stderr, code, signal } of stopped) {
+    if (code !== 0 && signal !== 'SIGTERM') {
+      throw new Error(`${where(block)} had exited (${code ?? signal}) before the end:\n${stderr}`);
+    }
   }
   return { ran, stopped, stdout: ran.map((r) => r.stdout).join(''), files };
 }
