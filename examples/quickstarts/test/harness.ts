@@ -248,6 +248,8 @@ export async function runDoc(
     shownAs?: Record<string, string>;
     /** Before stopping the background blocks, wait until the first one has printed each of these. */
     backgroundUntil?: string[];
+    /** Then this, with the environment the blocks left, while the background blocks still run. */
+    whileRunning?: (env: NodeJS.ProcessEnv) => Promise<void>;
   } = {},
 ): Promise<DocRun> {
   const blocks = parseBlocks(readFileSync(resolve(repoRoot, doc), 'utf8'), options.section);
@@ -322,6 +324,7 @@ export async function runDoc(
     for (const text of options.backgroundUntil ?? []) {
       if (first) await waitFor(first.proc, text, where(first.block));
     }
+    await options.whileRunning?.(env);
   } finally {
     for (const { block, proc } of background.reverse()) {
       const { code, signal } = await stop(proc);
