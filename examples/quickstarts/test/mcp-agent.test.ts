@@ -20,7 +20,7 @@ it('docs/quickstarts/mcp-agent.md: key, config, relay, signal, tools; the post w
   expect(config.mcpServers.svc.url).toBe(`${url}/mcp`);
   expect(config.mcpServers.svc.headers.Authorization).toMatch(/^Bearer svc_\w+$/);
   // The relay passed the ping to the service with the key, and its answer back.
-  expect(JSON.parse(out('svc-mcp.js'))).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+  expect(JSON.parse(out('npx svc-mcp'))).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
   expect(out('node signal.mjs')).toMatch(/^Signal sig_\w+ on \S/);
 
   const agent = out('node agent.mjs');
