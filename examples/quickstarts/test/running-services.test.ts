@@ -1,12 +1,26 @@
+// The quick starts that need the services already running (as `npm start` leaves them), and the
+// client READMEs' quick starts: one svc-server with both services for all of them, as a reader has.
+// Each doc works on its own objects (its own key, user, brand or signal), so they do not interfere.
 import { ContentClient } from '@svc/content-client';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { runDoc, type Server, startServer } from './harness.js';
 
 let server: Server;
 beforeAll(async () => {
-  server = await startServer({ only: 'content' });
+  server = await startServer();
 });
 afterAll(() => server?.stop());
+
+it('docs/quickstarts/commerce-app.md: a sandbox purchase, as written', async () => {
+  const { stdout } = await runDoc('docs/quickstarts/commerce-app.md', {
+    env: { SERVICE_API_URL: server.urls.commerce as string, SERVICE_DATA_DIR: server.dataDir },
+  });
+  expect(stdout).toMatch(/^offer ofr_\w+: Kettle, [\d.]+ USD$/m);
+  expect(stdout).toMatch(/^checkout chk_\w+: requires_user_action$/m);
+  expect(stdout).toMatch(/^checkout chk_\w+: ready_to_confirm$/m);
+  expect(stdout).toMatch(/^confirmed: completed, order ord_\w+; retry replayed: true$/m);
+  expect(stdout).toMatch(/^order ord_\w+: placed$/m);
+});
 
 it('docs/quickstarts/mcp-agent.md: key, config, relay, signal, tools; the post waits for a person', async () => {
   const url = server.urls.content as string;
@@ -36,4 +50,23 @@ it('docs/quickstarts/mcp-agent.md: key, config, relay, signal, tools; the post w
   const rest = new ContentClient({ baseUrl: url });
   expect((await rest.approvals.retrieve(approvalId as string)).status).toBe('pending');
   expect((await rest.posts.list({ status: 'scheduled' })).items).toHaveLength(0);
+});
+
+it('packages/content-client/README.md: the quick start plans a week, as written', async () => {
+  const { stdout, files } = await runDoc('packages/content-client/README.md', {
+    section: 'Quick start',
+    env: { SERVICE_API_URL: server.urls.content as string, SERVICE_DATA_DIR: server.dataDir },
+  });
+  expect(files).toEqual(['quickstart.mjs']);
+  expect(stdout).toMatch(/^".+": x and linkedin drafts$/m);
+  expect(stdout).toMatch(/^waiting for a person: apr_\w+$/m);
+});
+
+it('packages/commerce-client/README.md: the quick start buys in the sandbox, as written', async () => {
+  const { stdout, files } = await runDoc('packages/commerce-client/README.md', {
+    section: 'Quick start',
+    env: { SERVICE_API_URL: server.urls.commerce as string, SERVICE_DATA_DIR: server.dataDir },
+  });
+  expect(files).toEqual(['quickstart.mjs']);
+  expect(stdout).toMatch(/^order ord_\w+: placed$/m);
 });
