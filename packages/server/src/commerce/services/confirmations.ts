@@ -62,7 +62,7 @@ export async function decideConfirmation(
       s,
       ctx,
       before,
-      await settle(s, ctx, after, merchant, adapterFor(merchant, before.env), input.baseUrl),
+      await settle(s, ctx, after, merchant, adapterFor(ctx, merchant, before.env), input.baseUrl),
     );
     return 'confirmed';
   });
