@@ -1,5 +1,14 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { CommerceServiceHandle } from '../../src/commerce/app.js';
+import { type CommerceServiceHandle, createCommerceApp } from '../../src/commerce/app.js';
+import { createCommerceApiKey } from '../../src/commerce/services/api-keys.js';
+import { testConfig } from '../../src/config.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { randomIds } from '../../src/platform/ids.js';
+import { silentLogger } from '../../src/platform/logger.js';
+import { listen } from '../../src/platform/service.js';
 
 import { startTestService, type TestService } from '../helpers/start.js';
 import { ADDRESS, as, BUYER, type Call, makeKey, PROTOCOL, sandboxUser } from './helpers.js';
@@ -151,5 +160,40 @@ describe('a confirm interrupted by a crash', () => {
     const placed = await user.call('POST', `/v1/checkouts/${next}/confirm`);
     expect(placed.status).toBe(200);
     expect(placed.body.status).toBe('completed');
+  });
+
+  it('is also found by the periodic pass once it is older than a minute', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'svc-recover-'));
+    const clock = new ManualClock();
+    const handle = createCommerceApp({
+      config: testConfig({ dataDir }),
+      clock,
+      ids: randomIds,
+      logger: silentLogger(),
+      recoverEveryMs: 10,
+    });
+    const listening = await listen(handle, '127.0.0.1', 0);
+    try {
+      handle.startBackground();
+      const { key } = await createCommerceApiKey(
+        handle.db,
+        { clock, ids: randomIds },
+        { env: 'sandbox', name: 'periodic' },
+      );
+      const { call } = await sandboxUser(listening, key);
+      const id = await readyCheckout(call, 'periodic');
+      // A confirm this process is not running, handed to the store more than a minute ago:
+      // what a process that died mid-confirm leaves while another one serves the data.
+      handle.db.raw
+        .prepare("UPDATE checkouts SET status = 'confirming', confirmed_at = ? WHERE id = ?")
+        .run(clock.now().toISOString(), id);
+      clock.advance(61_000);
+      const done = await waitWhileConfirming(call, id);
+      expect(done.status).toBe('failed');
+      expect(done.error.code).toBe('ORDER_NOT_PLACED');
+    } finally {
+      await listening.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

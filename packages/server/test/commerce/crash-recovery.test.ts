@@ -16,8 +16,10 @@ import { ADDRESS, as, BUYER, type Call, sandboxUser } from './helpers.js';
  * checkout may get two orders.
  */
 const cli = join(import.meta.dirname, '../../dist/cli.js');
-const ROUNDS = 10;
-const PER_ROUND = 4;
+// Each round costs a server start (seconds on a loaded machine), so a round confirms several
+// checkouts, staggered, and the rounds move the kill point along the confirm.
+const ROUNDS = 5;
+const PER_ROUND = 8;
 const PRODUCT = 'https://protocol-shop.sandbox.test/products/slow-order-kettle';
 
 interface Server {
@@ -138,23 +140,24 @@ describe('kill -9 during confirm', () => {
       await checkRound(call, previous);
       if (round === ROUNDS) break;
 
-      const ready: string[] = [];
-      for (let i = 0; i < PER_ROUND; i++) {
-        const made = await call('POST', '/v1/checkouts', {
-          product_url: `${PRODUCT}-${round}-${i}`,
-          buyer: BUYER,
-          shipping_address: ADDRESS,
-        });
-        expect(made.body.status).toBe('ready_to_confirm');
-        ready.push(made.body.id);
-      }
+      const ready = await Promise.all(
+        Array.from({ length: PER_ROUND }, async (_, i) => {
+          const made = await call('POST', '/v1/checkouts', {
+            product_url: `${PRODUCT}-${round}-${i}`,
+            buyer: BUYER,
+            shipping_address: ADDRESS,
+          });
+          expect(made.body.status).toBe('ready_to_confirm');
+          return made.body.id as string;
+        }),
+      );
       const current: Confirm[] = ready.map((checkoutId, i) => ({
         checkoutId,
         key: `crash-${round}-${i}`,
         first: null,
       }));
       const inFlight = current.map(async (c, i) => {
-        await new Promise((r) => setTimeout(r, i * 7));
+        await new Promise((r) => setTimeout(r, i * 5));
         try {
           const res = await call('POST', `/v1/checkouts/${c.checkoutId}/confirm`, undefined, {
             'idempotency-key': c.key,
@@ -165,7 +168,7 @@ describe('kill -9 during confirm', () => {
         }
       });
       // Rounds walk the kill point across the whole confirm, plus some jitter.
-      await new Promise((r) => setTimeout(r, 5 + ((round * 37) % 160) + Math.random() * 10));
+      await new Promise((r) => setTimeout(r, 10 + round * 40 + Math.random() * 15));
       await kill(server);
       server = null;
       await Promise.all(inFlight);
