@@ -29,6 +29,7 @@ import { offerRoutes } from './routes/offers.js';
 import { orderRoutes } from './routes/orders.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
+import { recoverConfirming } from './services/checkouts.js';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 
 export const openCommerceDatabase = (dataDir: string): SqlDatabase =>
@@ -47,10 +48,14 @@ export interface CommerceDeps extends ServiceDeps {
   lookup?: typeof dnsLookup;
   /** How often the dispatcher looks for due deliveries. */
   webhookPollMs?: number;
+  /** How often checkouts stuck in `confirming` are looked for after the start-up pass; tests shorten it. */
+  recoverEveryMs?: number;
 }
 
 const isDashboard = (path: string) => path === '/dashboard' || path.startsWith('/dashboard/');
 const PURGE_EVERY_MS = 10 * 60_000;
+/** A confirm that has not finished after this long is taken as interrupted (its store call is long over). */
+const RECOVER_AFTER_MS = 60_000;
 
 /** Builds the commerce API. Listening is the caller's job, so tests and embedders can mount it anywhere. */
 export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
@@ -121,6 +126,11 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
   finishHttpApp(app, deps.logger);
 
   let purge: NodeJS.Timeout | null = null;
+  let recover: NodeJS.Timeout | null = null;
+  const recoverStuck = (olderThanMs: number) =>
+    recoverConfirming(ctx, new Date(deps.clock.now().getTime() - olderThanMs)).catch((err) =>
+      deps.logger.error({ err }, 'confirm recovery failed'),
+    );
   return {
     name: 'commerce',
     app,
@@ -135,10 +145,19 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
           .catch((err) => deps.logger.error({ err }, 'idempotency purge failed'));
       }, PURGE_EVERY_MS);
       purge.unref();
+      // At start-up nothing of this process is placing yet: every confirming checkout is stuck.
+      if (!recover) void recoverStuck(0);
+      recover ??= setInterval(
+        () => void recoverStuck(RECOVER_AFTER_MS),
+        deps.recoverEveryMs ?? RECOVER_AFTER_MS,
+      );
+      recover.unref();
     },
     async close() {
       if (purge) clearInterval(purge);
       purge = null;
+      if (recover) clearInterval(recover);
+      recover = null;
       await dispatcher.stop();
       db.close();
     },

@@ -4,7 +4,7 @@ import type { CommerceEnv } from '../db/api-keys-store.js';
 import type { ApprovalRecord } from '../db/approvals-store.js';
 import { type CommerceStores, commerceStores } from '../db/stores.js';
 import type { ApprovalRules, Merchant } from '../schemas/resources.js';
-import { adapterFor } from '../stores/index.js';
+import { hasRoute } from '../stores/index.js';
 import { changeConnection } from './checkouts.js';
 import { checkMerchantIds, getMerchant } from './merchants.js';
 import { newToken, tokenHash } from './tokens.js';
@@ -62,12 +62,8 @@ function notConnectable(m: Merchant, env: CommerceEnv): string | null {
   if (!m.sandbox && env === 'sandbox') {
     return `${m.name} is a real store; sandbox keys connect only sandbox stores (GET /v1/merchants lists them).`;
   }
-  try {
-    adapterFor(m, env);
-    return null;
-  } catch {
-    return `${m.name} cannot be connected: live connections through the '${m.route}' route are not available in this version of svc-server.`;
-  }
+  if (hasRoute(m, env)) return null;
+  return `${m.name} cannot be connected: live connections through the '${m.route}' route are not available in this version of svc-server.`;
 }
 
 /**

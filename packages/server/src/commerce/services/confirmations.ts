@@ -63,7 +63,14 @@ export async function decideConfirmation(
     }
     const merchant = await getMerchant(s, before.env, before.merchant_id);
     const after = { ...before, user_confirmed_at: now, confirm_token_hash: null, form_token_hash: null };
-    const settled = await settle(s, ctx, after, merchant, adapterFor(merchant, before.env), input.baseUrl);
+    const settled = await settle(
+      s,
+      ctx,
+      after,
+      merchant,
+      adapterFor(ctx, merchant, before.env),
+      input.baseUrl,
+    );
     await persist(s, ctx, before, settled);
     return { state: 'confirmed', checkout: toCheckout(settled), merchant };
   });
