@@ -7,10 +7,9 @@ import {
   buildOpenApi,
   createHttpApp,
   finishHttpApp,
-  localOnly,
+  guardRoutes,
   mountRoutes,
   openApiRoute,
-  sameOriginOnly,
 } from '../platform/http/index.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { VERSION } from '../version.js';
@@ -21,7 +20,7 @@ import { dashboardRouter } from './pages/dashboard-router.js';
 import { hostedRouter } from './pages/hosted-router.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { checkoutRoutes } from './routes/checkouts.js';
-import { dashboardRoutes } from './routes/dashboard.js';
+import { dashboardGuard, dashboardRoutes } from './routes/dashboard.js';
 import { healthRoutes } from './routes/health.js';
 import { merchantRoutes } from './routes/merchants.js';
 import { offerRoutes } from './routes/offers.js';
@@ -50,7 +49,6 @@ export interface CommerceDeps extends ServiceDeps {
   webhookPollMs?: number;
 }
 
-const isDashboard = (path: string) => path === '/dashboard' || path.startsWith('/dashboard/');
 const PURGE_EVERY_MS = 10 * 60_000;
 
 /** Builds the commerce API. Listening is the caller's job, so tests and embedders can mount it anywhere. */
@@ -114,19 +112,18 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
   });
 
   const dashboard = { ...ctx, dispatcher };
+  // The API authenticates every request with keys and can be exposed. The dashboard cannot:
+  // its guard is mounted on its page router and on each of its JSON routes (auth 'local').
+  const guard = dashboardGuard();
   const app = createHttpApp({
     logger: deps.logger,
     bodyLimitBytes: deps.config.maxBodyBytes,
-    early: [
-      localOnly({ enabled: deps.config.localOnly, isPublicPath: (path) => !isDashboard(path) }),
-      sameOriginOnly({ appliesTo: isDashboard }),
-      hostedRouter(ctx),
-      dashboardRouter(dashboard),
-    ],
+    early: [hostedRouter(ctx), dashboardRouter(dashboard, guard)],
   });
   const idempotencyStore = idempotencyStorage(db);
+  const apiRoutes = [...routes, openApiRoute(openapi, 'none'), ...dashboardRoutes(dashboard)];
   app.use(
-    mountRoutes([...routes, openApiRoute(openapi, 'none'), ...dashboardRoutes(dashboard)], {
+    mountRoutes(guardRoutes(apiRoutes, 'local', guard), {
       authenticators: commerceAuthenticators(db, deps),
       wrap: idempotency<CommerceAuth>({
         storage: idempotencyStore,
