@@ -79,7 +79,7 @@ export function dashboardRouter(ctx: DashboardContext, guard: RequestHandler): R
           <button type="submit" class="primary">Create key</button>
         </form>
         <h2>Webhook endpoints</h2>
-        <table><thead><tr><th scope="col">Environment</th><th scope="col">URL</th><th scope="col">Secret</th><th scope="col">Actions</th></tr></thead>
+        <table id="endpoints"><thead><tr><th scope="col">Environment</th><th scope="col">URL</th><th scope="col">Secret</th><th scope="col">Actions</th></tr></thead>
         <tbody>${endpoints.map(
           (e) => html`<tr><td>${e.env}</td><td><code>${e.url}</code></td><td><code>${e.secret}</code></td><td>
             <form method="post" action="/dashboard/endpoints/${e.id}/test"><button type="submit">Send test</button></form>
@@ -94,7 +94,7 @@ export function dashboardRouter(ctx: DashboardContext, guard: RequestHandler): R
           <button type="submit" class="primary">Add</button>
         </form>
         <h2>Deliveries</h2>
-        <table><thead><tr><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Next retry</th><th scope="col"></th></tr></thead>
+        <table id="deliveries"><thead><tr><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Next retry</th><th scope="col"></th></tr></thead>
         <tbody>${deliveries.map(
           (
             d,
