@@ -69,7 +69,10 @@ export interface Config {
   host: string;
   mode: 'sandbox' | 'live';
   model: 'simulated' | 'real';
-  /** false when SERVICE_PUBLIC_API=all: the local-only gate is off. */
+  /**
+   * false when SERVICE_PUBLIC_API=all: the content REST API's local-only gate is off. Nothing
+   * else reads it: the commerce dashboard is local-only whatever it says.
+   */
   localOnly: boolean;
   seed: 'demo' | 'none';
   webhookAllowPrivate: boolean;
