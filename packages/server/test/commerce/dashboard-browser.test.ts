@@ -1,7 +1,7 @@
 import { verifySignature } from '@svc/webhooks';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, type TestBrowser } from '../helpers/browser.js';
+import { useBrowser } from '../helpers/browser.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { as, startReceiver } from './helpers.js';
 
@@ -15,22 +15,15 @@ type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 describe('dashboard in a real browser', () => {
   let svc: TestService;
   let receiver: Receiver;
-  let browser: TestBrowser;
   let page: Page;
   const refused: string[] = [];
 
+  const browser = useBrowser();
   beforeAll(async () => {
     svc = await startTestService('commerce', { config: { webhookAllowPrivate: true } });
     receiver = await startReceiver();
-    browser = await launchBrowser();
-    page = await browser.page();
-    page.on('response', (res) => {
-      if (res.status() >= 400) refused.push(`${res.status()} ${res.request().method()} ${res.url()}`);
-    });
-    await page.goto(`${svc.url}/dashboard`);
   });
   afterAll(async () => {
-    await browser?.close();
     await receiver?.close();
     await svc?.close();
   });
@@ -56,6 +49,11 @@ describe('dashboard in a real browser', () => {
   const row = (table: string, text: string) => page.locator(`${table} tbody tr`, { hasText: text });
 
   it('adds an endpoint', async () => {
+    page = await browser().page();
+    page.on('response', (res) => {
+      if (res.status() >= 400) refused.push(`${res.status()} ${res.request().method()} ${res.url()}`);
+    });
+    await page.goto(`${svc.url}/dashboard`);
     await page.locator('#env').selectOption('sandbox');
     await page.getByLabel('https URL').fill(receiver.url);
     expect(await submit(page.getByRole('button', { name: 'Add', exact: true }))).toBe(
@@ -66,6 +64,7 @@ describe('dashboard in a real browser', () => {
   });
 
   it('sends a test event the receiver gets, signed with the shown secret', async () => {
+    browser();
     const [endpoint] = await endpoints();
     expect(await submit(row('#endpoints', receiver.url).getByRole('button', { name: 'Send test' }))).toBe(
       'Test delivered (200).',
@@ -79,6 +78,7 @@ describe('dashboard in a real browser', () => {
   });
 
   it('resends the event', async () => {
+    browser();
     const eventId = receiver.received[0]?.event.id;
     expect(await submit(row('#deliveries', eventId).first().getByRole('button', { name: 'Resend' }))).toBe(
       'Resent to 1 endpoint(s).',
@@ -88,6 +88,7 @@ describe('dashboard in a real browser', () => {
   });
 
   it('removes the endpoint', async () => {
+    browser();
     expect(await submit(row('#endpoints', receiver.url).getByRole('button', { name: 'Remove' }))).toBe(
       'Endpoint removed.',
     );
@@ -96,6 +97,7 @@ describe('dashboard in a real browser', () => {
   });
 
   it('creates an API key, shows it once, and revokes it: the next request with it fails', async () => {
+    browser();
     await page.getByLabel('Name (shown to people on the approval page)').fill('Browser app');
     await page.locator('#key-env').selectOption('sandbox');
     await post(page.getByRole('button', { name: 'Create key' }));
@@ -119,6 +121,7 @@ describe('dashboard in a real browser', () => {
   });
 
   it('was never refused along the way', () => {
+    browser();
     expect(refused).toEqual([]);
   });
 });

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 /**
  * The system Chromium (Debian's `chromium` package); tests never download a browser.
@@ -39,5 +40,30 @@ export async function launchBrowser(): Promise<TestBrowser> {
       await context.close();
       await browser.close();
     },
+  };
+}
+
+/**
+ * One browser for a describe block: launched before its tests, closed after. Call the returned
+ * function in each test: when the launch failed (Chromium missing) it throws launchBrowser's
+ * error, so every test fails with it instead of being reported as skipped.
+ */
+export function useBrowser(): () => TestBrowser {
+  let browser: TestBrowser | undefined;
+  let failure: unknown;
+  beforeAll(async () => {
+    try {
+      browser = await launchBrowser();
+    } catch (err) {
+      failure = err;
+    }
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+  return () => {
+    if (failure) throw failure;
+    if (!browser) throw new Error('useBrowser: the browser is used outside a test.');
+    return browser;
   };
 }

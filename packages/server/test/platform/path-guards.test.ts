@@ -1,7 +1,15 @@
 import { request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { dashboardRoutes } from '../../src/commerce/routes/dashboard.js';
 import type { DashboardContext } from '../../src/commerce/services/dashboard.js';
+import { testConfig } from '../../src/config.js';
+import { guardContentRoutes } from '../../src/content/app.js';
+import { contentAuthenticators } from '../../src/content/auth.js';
+import { defineRoute } from '../../src/content/route.js';
+import { createHttpApp, finishHttpApp, mountRoutes } from '../../src/platform/http/index.js';
+import { silentLogger } from '../../src/platform/logger.js';
 import { makeBrand, makeDraft } from '../content/helpers.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
@@ -329,6 +337,43 @@ describe('commerce: SERVICE_PUBLIC_API=all does not open the dashboard', () => {
       expect((await raw(svc.url, 'GET', '/dashboard')).status).toBe(200);
     } finally {
       await svc.close();
+    }
+  });
+});
+
+describe('a route that trusts locality cannot be mounted without the guard', () => {
+  const whoami = defineRoute({
+    method: 'get',
+    path: '/v1/whoami',
+    auth: 'person',
+    operationId: 'whoami',
+    summary: 'test route',
+    response: z.object({ person: z.string() }),
+    handler: ({ auth }) => ({ person: auth.personId }),
+  });
+
+  async function serve(guarded: boolean) {
+    const logger = silentLogger();
+    const app = createHttpApp({ logger, bodyLimitBytes: 1024 * 1024 });
+    const config = testConfig({ dataDir: '/nonexistent' });
+    const routes = guarded ? guardContentRoutes([whoami], config) : [whoami];
+    app.use(mountRoutes(routes, { authenticators: contentAuthenticators() }));
+    finishHttpApp(app, logger);
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => server.close() };
+  }
+
+  it('the person authenticator refuses a request that did not pass localTrustGuard', async () => {
+    const bare = await serve(false);
+    const guarded = await serve(true);
+    try {
+      expect((await raw(bare.url, 'GET', '/v1/whoami')).status).toBe(500);
+      expect((await raw(guarded.url, 'GET', '/v1/whoami')).status).toBe(200);
+      expect((await raw(guarded.url, 'GET', '/v1/whoami', REMOTE['a public Host'])).status).toBe(403);
+    } finally {
+      bare.close();
+      guarded.close();
     }
   });
 });
