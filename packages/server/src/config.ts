@@ -78,7 +78,10 @@ export interface Config {
   model: 'simulated' | 'real';
   /** Where the real model is; set when `model` is `real` (start-up refuses it missing). */
   realModel?: { baseUrl: string; apiKey?: string; name: string };
-  /** false when SERVICE_PUBLIC_API=all: the local-only gate is off. */
+  /**
+   * false when SERVICE_PUBLIC_API=all: the content REST API's local-only gate is off. Nothing
+   * else reads it: the commerce dashboard is local-only whatever it says.
+   */
   localOnly: boolean;
   seed: 'demo' | 'none';
   webhookAllowPrivate: boolean;

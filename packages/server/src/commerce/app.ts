@@ -8,10 +8,9 @@ import {
   buildOpenApi,
   createHttpApp,
   finishHttpApp,
-  localOnly,
+  guardRoutes,
   mountRoutes,
   openApiRoute,
-  sameOriginOnly,
 } from '../platform/http/index.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { type CommerceAuth, commerceAuthenticators } from './auth.js';
@@ -22,7 +21,7 @@ import { dashboardRouter } from './pages/dashboard-router.js';
 import { hostedRouter } from './pages/hosted-router.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { checkoutRoutes } from './routes/checkouts.js';
-import { dashboardRoutes } from './routes/dashboard.js';
+import { dashboardGuard, dashboardRoutes } from './routes/dashboard.js';
 import { healthRoutes } from './routes/health.js';
 import { merchantRoutes } from './routes/merchants.js';
 import { offerRoutes } from './routes/offers.js';
@@ -52,7 +51,6 @@ export interface CommerceDeps extends ServiceDeps {
   recoverEveryMs?: number;
 }
 
-const isDashboard = (path: string) => path === '/dashboard' || path.startsWith('/dashboard/');
 const PURGE_EVERY_MS = 10 * 60_000;
 /** A confirm that has not finished after this long is taken as interrupted (its store call is long over). */
 const RECOVER_AFTER_MS = 60_000;
@@ -97,20 +95,19 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
   const openapi = buildOpenApi(routes, commerceOpenApiInfo(deps.config));
 
   const dashboard = { ...ctx, dispatcher };
+  // The API authenticates every request with keys and can be exposed. The dashboard cannot:
+  // its guard is mounted on its page router and on each of its JSON routes (auth 'local').
+  const guard = dashboardGuard();
   const app = createHttpApp({
     logger: deps.logger,
     bodyLimitBytes: deps.config.maxBodyBytes,
-    early: [
-      localOnly({ enabled: deps.config.localOnly, isPublicPath: (path) => !isDashboard(path) }),
-      sameOriginOnly({ appliesTo: isDashboard }),
-      hostedRouter(ctx),
-      dashboardRouter(dashboard),
-    ],
+    early: [hostedRouter(ctx), dashboardRouter(dashboard, guard)],
   });
   app.use(apiReference({ title: 'svc commerce API reference', specPath: '/v1/openapi.json' }));
   const idempotencyStore = idempotencyStorage(db);
+  const apiRoutes = [...routes, openApiRoute(openapi, 'none'), ...dashboardRoutes(dashboard)];
   app.use(
-    mountRoutes([...routes, openApiRoute(openapi, 'none'), ...dashboardRoutes(dashboard)], {
+    mountRoutes(guardRoutes(apiRoutes, 'local', guard), {
       authenticators: commerceAuthenticators(db, deps),
       wrap: idempotency<CommerceAuth>({
         storage: idempotencyStore,

@@ -37,6 +37,27 @@ export function apiKeysStore(db: SqlExecutor) {
         [hash],
       );
     },
+    listForAccount(accountId: string): Promise<ApiKeyRecord[]> {
+      return db.all<ApiKeyRecord>(
+        `SELECT id, account_id, env, name, prefix, created_at, last_used_at, revoked_at
+           FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, id DESC`,
+        [accountId],
+      );
+    },
+    get(accountId: string, id: string): Promise<ApiKeyRecord | undefined> {
+      return db.get<ApiKeyRecord>(
+        `SELECT id, account_id, env, name, prefix, created_at, last_used_at, revoked_at
+           FROM api_keys WHERE account_id = ? AND id = ?`,
+        [accountId, id],
+      );
+    },
+    /** Sets `revoked_at` once; revoking a revoked key keeps the first time. */
+    async revoke(accountId: string, id: string, at: string): Promise<void> {
+      await db.run(
+        'UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND id = ? AND revoked_at IS NULL',
+        [at, accountId, id],
+      );
+    },
     async touch(id: string, at: string): Promise<void> {
       await db.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [at, id]);
     },

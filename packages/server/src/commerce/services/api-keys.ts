@@ -1,5 +1,5 @@
 import { lastUsedIsStale, sha256Hex } from '../../platform/api-key-hash.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { SqlDatabase, SqlExecutor } from '../../platform/db/sqlite.js';
 import { AppError } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
 import type { ServiceDeps } from '../../platform/service.js';
@@ -22,7 +22,7 @@ export async function createCommerceApiKey(
   db: SqlExecutor,
   deps: Pick<ServiceDeps, 'clock' | 'ids'>,
   input: { env: CommerceEnv; name: string; accountName?: string },
-): Promise<{ key: string; record: Pick<ApiKeyRecord, 'id' | 'env' | 'name' | 'prefix'> }> {
+): Promise<{ key: string; record: ApiKeyRecord }> {
   const store = apiKeysStore(db);
   const now = deps.clock.now().toISOString();
   await store.ensureAccount({
@@ -31,14 +31,43 @@ export async function createCommerceApiKey(
     created_at: now,
   });
   const key = `${keyPrefixFor(input.env)}${randomBase62(32)}`;
-  const record = { id: deps.ids.make('key'), env: input.env, name: input.name, prefix: key.slice(0, 12) };
-  await store.insert({
-    ...record,
+  const record: ApiKeyRecord = {
+    id: deps.ids.make('key'),
     account_id: DEFAULT_ACCOUNT_ID,
-    key_hash: sha256Hex(key),
+    env: input.env,
+    name: input.name,
+    prefix: key.slice(0, 12),
     created_at: now,
-  });
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await store.insert({ ...record, key_hash: sha256Hex(key) });
   return { key, record };
+}
+
+/** Every key of the account, newest first, revoked ones included. The secret itself is never stored. */
+export const listApiKeys = (db: SqlExecutor, accountId: string): Promise<ApiKeyRecord[]> =>
+  apiKeysStore(db).listForAccount(accountId);
+
+/**
+ * Revokes a key. Authentication looks the key up on every request, so the next request made
+ * with it fails with 401 INVALID_API_KEY. Revoking a revoked key changes nothing.
+ */
+export async function revokeApiKey(
+  db: SqlDatabase,
+  deps: Pick<ServiceDeps, 'clock'>,
+  accountId: string,
+  id: string,
+): Promise<ApiKeyRecord> {
+  return db.transaction(async (tx) => {
+    const store = apiKeysStore(tx);
+    const key = await store.get(accountId, id);
+    if (!key) throw new AppError(404, 'NOT_FOUND', `No API key with id '${id}'.`);
+    if (key.revoked_at) return key;
+    const at = deps.clock.now().toISOString();
+    await store.revoke(accountId, id, at);
+    return { ...key, revoked_at: at };
+  });
 }
 
 const KEY_SHAPE = /^svc_(test|live)_[0-9A-Za-z]{32,}$/;

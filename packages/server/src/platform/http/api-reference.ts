@@ -2,8 +2,9 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type Router } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { AppError } from '../errors.js';
+import { createRouter } from './app.js';
 import { sendError } from './errors-middleware.js';
 
 const RENDERER = 'redoc.standalone.js';
@@ -51,11 +52,12 @@ const escapeHtml = (s: string) =>
  * `GET /docs`: a rendered API reference of the service's own OpenAPI document, served from
  * the server itself so it works offline. `GET /docs/redoc.standalone.js` is the renderer.
  */
-export function apiReference(opts: { title: string; specPath: string }): Router {
-  const router = express.Router({ caseSensitive: true, strict: true });
+export function apiReference(opts: { title: string; specPath: string; guard?: RequestHandler }): Router {
+  const router = createRouter();
   const script = rendererPath();
+  const guard = opts.guard ? [opts.guard] : [];
 
-  router.get('/docs', (_req, res) => {
+  router.get('/docs', ...guard, (_req, res) => {
     res
       .status(200)
       .set({
@@ -80,7 +82,7 @@ export function apiReference(opts: { title: string; specPath: string }): Router 
 `);
   });
 
-  router.get(`/docs/${RENDERER}`, (req, res) => {
+  router.get(`/docs/${RENDERER}`, ...guard, (req, res) => {
     if (!script) {
       return sendError(
         req,

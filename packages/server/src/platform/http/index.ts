@@ -1,9 +1,15 @@
 export { accessLog } from './access-log.js';
 export { apiReference } from './api-reference.js';
-export { createHttpApp, finishHttpApp, type HttpAppOptions } from './app.js';
+export { createHttpApp, createRouter, finishHttpApp, type HttpAppOptions, ROUTER_OPTIONS } from './app.js';
 export { jsonBody } from './body.js';
 export { errorHandler, notFoundHandler, sendError } from './errors-middleware.js';
-export { isLocalRequest, localOnly, sameOriginOnly } from './local-only.js';
+export {
+  guardRoutes,
+  isLocalRequest,
+  type LocalTrustOptions,
+  localTrustGuard,
+  requireLocalTrust,
+} from './local-only.js';
 export {
   type Authenticators,
   type MountOptions,

@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { AppError } from '../errors.js';
+import { ROUTER_OPTIONS } from './app.js';
 import { sendError } from './errors-middleware.js';
 import { checkJsonDepth } from './json-depth.js';
 import { type AnyRoute, type HandlerInput, Reply } from './route.js';
@@ -35,7 +36,7 @@ export function mountRoutes<AuthMap extends Record<string, unknown>>(
   routes: readonly AnyRoute<AuthMap>[],
   opts: MountOptions<AuthMap>,
 ): Router {
-  const router = express.Router({ strict: false });
+  const router = express.Router(ROUTER_OPTIONS);
   const methodsByPath = new Map<string, Set<string>>();
 
   for (const route of routes) {
