@@ -1221,6 +1221,7 @@ export interface components {
             created_at: string;
             decided_at: string | null;
             decided_by: string | null;
+            /** @description Why it was rejected; on an approval whose slot had passed, the slot it was moved from and to. */
             decision_reason: string | null;
             draft: {
                 id: string;
@@ -1236,6 +1237,8 @@ export interface components {
             run_id: string | null;
             /** @description When the post goes out once approved. */
             slot: string;
+            /** @description Pending, and the slot is no longer in the future. Approving without a `slot` then schedules into the next free best-time slot on the channel; or edit the slot first. */
+            slot_passed: boolean;
             source: components["schemas"]["CallerSource"];
             status: components["schemas"]["ApprovalStatus"];
             /** @description ISO-8601 UTC timestamp. */
