@@ -1063,7 +1063,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Settle the post’s outcome now: its verdict becomes final and post.metrics_settled fires. */
+        /**
+         * Settle the post’s outcome now: its verdict becomes final and post.metrics_settled fires.
+         * @description A sandbox post first gets a final snapshot at the whole hour it has reached; after that it takes no more snapshots. Resolving a settled post returns its outcome unchanged.
+         */
         post: operations["resolvePost"];
         delete?: never;
         options?: never;
@@ -1633,9 +1636,14 @@ export interface components {
                 id: string;
                 platform: components["schemas"]["Platform"];
             } | null;
+            /** @description Each published post of the period once, by its verdict: the counts sum to posts_published. */
             verdicts: {
+                /** @description Fewer than 3 comparable posts at its age. */
+                not_enough_data: number;
                 on_par: number;
                 outperforming: number;
+                /** @description No snapshot yet. */
+                too_early: number;
                 underperforming: number;
             };
         };
@@ -6259,7 +6267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description POST_NOT_PUBLISHED */
+            /** @description The post is not published (POST_NOT_PUBLISHED), or has no metrics yet (NOTHING_TO_SETTLE). */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -15,7 +15,7 @@ import { connectChannel } from '../services/channels.js';
 import { generateDrafts } from '../services/drafts.js';
 import { createIdea, suggestIdeas } from '../services/ideas.js';
 import { simulatedCounts, simulatedQuality } from '../services/metrics.js';
-import { simulatedReplies } from '../services/sandbox.js';
+import { simulatedReplies } from '../services/snapshots.js';
 import { pick, seededRandom } from '../text.js';
 import {
   BODIES,
