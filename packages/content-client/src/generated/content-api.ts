@@ -890,11 +890,14 @@ export interface paths {
         get: operations["getMedia"];
         put?: never;
         post?: never;
-        /** Delete an asset and all its files. Its URLs stop working at once. */
+        /**
+         * Delete an asset from the library.
+         * @description It is no longer listed, fetched or attachable, and its files that no draft or post refers to answer 404 at once. Files that drafts or posts refer to stay served until nothing refers to them.
+         */
         delete: operations["deleteMedia"];
         options?: never;
         head?: never;
-        /** Change alt text, tags or the focal point. A new focal point re-renders the crops at new URLs. */
+        /** Change alt text, tags or the focal point. A new focal point re-renders the crops at new URLs; old URLs that drafts or posts use keep working. */
         patch: operations["updateMedia"];
         trace?: never;
     };

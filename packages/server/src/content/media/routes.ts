@@ -111,7 +111,7 @@ export function mediaRoutes(media: MediaService, opts: { root: string; limits: M
       auth: 'person',
       operationId: 'updateMedia',
       summary:
-        'Change alt text, tags or the focal point. A new focal point re-renders the crops at new URLs.',
+        'Change alt text, tags or the focal point. A new focal point re-renders the crops at new URLs; old URLs that drafts or posts use keep working.',
       tags: ['Media'],
       params: AssetParams,
       body: z.strictObject({
@@ -128,7 +128,9 @@ export function mediaRoutes(media: MediaService, opts: { root: string; limits: M
       path: '/v1/media/:id',
       auth: 'person',
       operationId: 'deleteMedia',
-      summary: 'Delete an asset and all its files. Its URLs stop working at once.',
+      summary: 'Delete an asset from the library.',
+      description:
+        'It is no longer listed, fetched or attachable, and its files that no draft or post refers to answer 404 at once. Files that drafts or posts refer to stay served until nothing refers to them.',
       tags: ['Media'],
       params: AssetParams,
       response: z.object({ id: z.string(), deleted: z.literal(true) }),
