@@ -346,6 +346,7 @@ describe('automations', () => {
     const byEvent = runs.body.agent_runs.filter((r: any) => r.automation_id === onPublish.body.id);
     expect(byEvent).toHaveLength(1);
     expect(byEvent[0].source).toBe('automation');
+    svc.clock.advance(2 * 3_600_000); // resolve needs a first snapshot (1 h after publishing)
     await api(svc.url, 'POST', `/v1/posts/${post.body.id}/resolve`);
     const rr = await api(svc.url, 'GET', '/v1/agent-runs?agent_id=repurpose_winner&limit=100');
     const mine = rr.body.agent_runs.find((r: any) => r.automation_id === onSettle.body.id);

@@ -37,6 +37,21 @@ export async function moveIntoPlace(from: string, to: string): Promise<void> {
   await rename(from, to);
 }
 
+/**
+ * Removes the files of an asset directory that are not in `keep`, and the directory itself
+ * when nothing is kept. Returns whether the directory is gone.
+ */
+export async function pruneAssetDir(root: string, id: string, keep: ReadonlySet<string>): Promise<boolean> {
+  const dir = assetDir(root, id);
+  if (keep.size === 0) {
+    await removeQuietly(dir);
+    return true;
+  }
+  const entries = await readdir(dir).catch(() => [] as string[]);
+  await Promise.all(entries.filter((f) => !keep.has(f)).map((f) => removeQuietly(join(dir, f))));
+  return false;
+}
+
 /** Asset directories on disk, for the orphan sweep. */
 export async function listAssetDirs(root: string): Promise<string[]> {
   const entries = await readdir(root, { withFileTypes: true }).catch(() => []);

@@ -117,7 +117,7 @@ export function mediaRoutes(media: MediaService, opts: { root: string; limits: M
       description:
         'Changes alt text, tags or the focal point. A new focal point renders new crops; see docs/content/media.md for what happens to images that drafts and posts already use.',
       summary:
-        'Change alt text, tags or the focal point. A new focal point re-renders the crops at new URLs.',
+        'Change alt text, tags or the focal point. A new focal point re-renders the crops at new URLs; old URLs that drafts or posts use keep working.',
       tags: ['Media'],
       params: AssetParams,
       body: z.strictObject({
@@ -134,9 +134,9 @@ export function mediaRoutes(media: MediaService, opts: { root: string; limits: M
       path: '/v1/media/:id',
       auth: 'person',
       operationId: 'deleteMedia',
+      summary: 'Delete an asset from the library.',
       description:
-        'Deletes the asset and its files. See docs/content/media.md for what drafts and posts that used it show afterwards.',
-      summary: 'Delete an asset and all its files. Its URLs stop working at once.',
+        'It is no longer listed, fetched or attachable, and its files that no draft or post refers to answer 404 at once. Files that drafts or posts refer to stay served until nothing refers to them.',
       tags: ['Media'],
       params: AssetParams,
       response: z.object({ id: z.string(), deleted: z.literal(true) }),

@@ -11,6 +11,7 @@ import {
   mediaRoot,
   moveIntoPlace,
   newTempFile,
+  pruneAssetDir,
   removeQuietly,
   stagingDir,
 } from './files.js';
@@ -40,6 +41,15 @@ export interface MediaListPage {
 }
 
 export type MediaService = ReturnType<typeof createMediaService>;
+
+/** The types of the files this module writes, for earlier renders no longer listed in a row. */
+const FILE_MIME: Record<string, string> = {
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  mp4: 'video/mp4',
+  mov: 'video/quicktime',
+  webm: 'video/webm',
+};
 
 export function createMediaService(ctx: MediaContext) {
   const limits = { ...DEFAULT_MEDIA_LIMITS, ...ctx.mediaLimits };
@@ -223,16 +233,24 @@ export function createMediaService(ctx: MediaContext) {
           await Promise.all(made.map((f) => removeQuietly(join(dir, f.file))));
           throw err;
         }
-        // Old crops go only after the row points at the new ones, so no URL in a response ever 404s early.
-        await Promise.all(replaced.map((f) => removeQuietly(join(dir, f.file))));
+        // Old crops go only after the row points at the new ones, so no URL in a response ever
+        // 404s early, and only when no draft or post refers to them: those keep what was attached.
+        const kept = await store.referencedFiles(assetId);
+        await Promise.all(
+          replaced.filter((f) => !kept.has(f.file)).map((f) => removeQuietly(join(dir, f.file))),
+        );
         return view(await requireRecord(null, assetId));
       });
     },
 
+    /**
+     * Removes the asset from the library (no longer listed, fetched or attachable). Files that
+     * drafts or posts refer to stay served until nothing refers to them; the rest go at once.
+     */
     async remove(assetId: string): Promise<void> {
       await withLock(assetId, async () => {
         if (!(await store.delete(assetId))) throw notFound('media asset', assetId);
-        await removeQuietly(assetDir(root, assetId));
+        await pruneAssetDir(root, assetId, await store.referencedFiles(assetId));
       });
     },
 
@@ -240,28 +258,43 @@ export function createMediaService(ctx: MediaContext) {
       return assessFit(view(await requireRecord(null, assetId)));
     },
 
-    /** For the public /media route: a file only if the asset's row names it. */
+    /**
+     * For the public /media route: a file the asset's row names, or an earlier render (or a
+     * deleted asset's file) that a draft or post still refers to. Never a path built from
+     * anything else.
+     */
     async resolveFile(assetId: string, file: string): Promise<{ path: string; mime: string } | null> {
       const rec = await store.get(assetId);
-      if (!rec) return null;
-      const match = Object.values(JSON.parse(rec.variants) as Record<string, VariantFile>).find(
-        (v) => v.file === file,
-      );
-      return match ? { path: join(assetDir(root, rec.id), match.file), mime: match.mime } : null;
+      const match = rec
+        ? Object.values(JSON.parse(rec.variants) as Record<string, VariantFile>).find((v) => v.file === file)
+        : undefined;
+      if (match) return { path: join(assetDir(root, assetId), match.file), mime: match.mime };
+      const mime = FILE_MIME[file.slice(file.lastIndexOf('.') + 1)];
+      if (!mime || !(await store.referencedFiles(assetId)).has(file)) return null;
+      return { path: join(assetDir(root, assetId), file), mime };
     },
 
     /**
-     * Removes directories without a row: left by a crash between building and saving, or by a
-     * brand deletion (ON DELETE CASCADE removes rows, not files). Safe to run at start-up.
+     * Removes files nothing refers to (no asset row lists them, no draft or post names them) and
+     * directories left empty: from a crash between building and saving, a brand deletion
+     * (ON DELETE CASCADE removes rows, not files), or references that went away. Run at start-up.
      */
     async sweepOrphans(): Promise<number> {
       await removeQuietly(join(root, '.staging'));
       await removeQuietly(join(root, '.tmp'));
       const dirs = await listAssetDirs(root);
       const known = await store.existingIds(dirs);
-      const orphans = dirs.filter((d) => !known.has(d));
-      await Promise.all(orphans.map((d) => removeQuietly(assetDir(root, d))));
-      return orphans.length;
+      let removed = 0;
+      for (const d of dirs) {
+        const keep = await store.referencedFiles(d);
+        if (known.has(d)) {
+          const rec = await store.get(d);
+          for (const v of Object.values(JSON.parse(rec?.variants ?? '{}') as Record<string, VariantFile>))
+            keep.add(v.file);
+        }
+        if (await pruneAssetDir(root, d, keep)) removed++;
+      }
+      return removed;
     },
   };
 }

@@ -124,6 +124,28 @@ export function mediaStore(db: SqlExecutor) {
       return changes > 0;
     },
 
+    /**
+     * The files of an asset that drafts (any version) and posts refer to: the last segment of
+     * each attached media URL of that asset. They stay served while referred to, whatever
+     * happens to the asset (a new focal point, deletion).
+     */
+    async referencedFiles(assetId: string): Promise<Set<string>> {
+      const media = (table: string) => `SELECT json_extract(m.value, '$.url') AS url
+        FROM ${table} t, json_each(t.parts) p, json_each(json_extract(p.value, '$.media')) m
+        WHERE t.parts LIKE @like AND json_extract(m.value, '$.asset_id') = @id`;
+      const rows = await db.all<{ url: string | null }>(
+        `${media('draft_versions')} UNION ${media('posts')}`,
+        { id: assetId, like: `%${assetId}%` },
+      );
+      const suffix = `/media/${assetId}/`;
+      const files = new Set<string>();
+      for (const { url } of rows) {
+        const at = url?.lastIndexOf(suffix) ?? -1;
+        if (url && at >= 0) files.add(url.slice(at + suffix.length));
+      }
+      return files;
+    },
+
     async existingIds(ids: readonly string[]): Promise<Set<string>> {
       if (ids.length === 0) return new Set();
       const rows = await db.all<{ id: string }>(

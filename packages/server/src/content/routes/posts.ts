@@ -121,10 +121,15 @@ export function postRoutes(ctx: ContentContext) {
       description:
         "Settles the post's outcome now instead of waiting for its metrics to settle: its verdict becomes final and `post.metrics_settled` fires (automations may run). See docs/content/states.md for what resolving does to metrics.",
       summary: 'Settle the post’s outcome now: its verdict becomes final and post.metrics_settled fires.',
+      description:
+        'A sandbox post first gets a final snapshot at the whole hour it has reached; after that it takes no more snapshots. Resolving a settled post returns its outcome unchanged.',
       tags,
       params: IdParams,
       response: Outcome,
-      errors: { ...NOT_FOUND, 409: 'POST_NOT_PUBLISHED' },
+      errors: {
+        ...NOT_FOUND,
+        409: 'The post is not published (POST_NOT_PUBLISHED), or has no metrics yet (NOTHING_TO_SETTLE).',
+      },
       handler: ({ params }) => resolvePost(ctx, params.id),
     }),
     defineRoute({

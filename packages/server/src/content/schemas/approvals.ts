@@ -32,6 +32,11 @@ export const Approval = named(
     }),
     channel: z.object({ id: z.string(), platform: Platform, handle: z.string() }),
     slot: Timestamp.describe('When the post goes out once approved.'),
+    slot_passed: z
+      .boolean()
+      .describe(
+        'Pending, and the slot is no longer in the future. Approving without a `slot` then schedules into the next free best-time slot on the channel; or edit the slot first.',
+      ),
     reason: z.string().nullable(),
     voice_check: VoiceCheck,
     source: CallerSource,
@@ -40,7 +45,12 @@ export const Approval = named(
     post_id: z.string().nullable().describe('The scheduled post, once approved.'),
     decided_at: Timestamp.nullable(),
     decided_by: z.string().nullable(),
-    decision_reason: z.string().nullable(),
+    decision_reason: z
+      .string()
+      .nullable()
+      .describe(
+        'Why it was rejected; on an approval whose slot had passed, the slot it was moved from and to.',
+      ),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
@@ -63,7 +73,9 @@ export const ProposeBody = z.strictObject({
 export type ProposeInput = z.output<typeof ProposeBody>;
 
 export const ApproveBody = z.strictObject({
-  slot: DateTimeInput.optional().describe('Overrides the proposed slot.'),
+  slot: DateTimeInput.optional().describe(
+    'Overrides the proposed slot. Left out while the proposed slot has passed: the next free best-time slot on the channel.',
+  ),
 });
 export const RejectBody = z.strictObject({ reason: Text(1000) });
 

@@ -59,11 +59,15 @@ export const Overview = named(
         engagements: z.number().int(),
       }),
     ),
-    verdicts: z.object({
-      outperforming: z.number().int(),
-      on_par: z.number().int(),
-      underperforming: z.number().int(),
-    }),
+    verdicts: z
+      .object({
+        outperforming: z.number().int(),
+        on_par: z.number().int(),
+        underperforming: z.number().int(),
+        not_enough_data: z.number().int().describe('Fewer than 3 comparable posts at its age.'),
+        too_early: z.number().int().describe('No snapshot yet.'),
+      })
+      .describe('Each published post of the period once, by its verdict: the counts sum to posts_published.'),
     top_post: z
       .object({ id: z.string(), platform: Platform, engagements: z.number().int(), excerpt: z.string() })
       .nullable(),

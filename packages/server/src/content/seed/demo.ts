@@ -6,16 +6,18 @@ import { toJson } from '../db/stores/paging.js';
 import { postsStore } from '../db/stores/posts-store.js';
 import { signalsStore } from '../db/stores/signals-store.js';
 import { type Platform, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
+import { simulatedModel } from '../model/simulated.js';
 import { runAgent } from '../services/agent-runs.js';
 import { proposePost } from '../services/approvals.js';
 import { createAutomation } from '../services/automations.js';
+import { nextFreeSlot } from '../services/best-times.js';
 import { createBrand } from '../services/brands.js';
 import { addCanvasNote, createCampaign } from '../services/campaigns.js';
 import { connectChannel } from '../services/channels.js';
 import { generateDrafts } from '../services/drafts.js';
 import { createIdea, suggestIdeas } from '../services/ideas.js';
 import { simulatedCounts, simulatedQuality } from '../services/metrics.js';
-import { simulatedReplies } from '../services/sandbox.js';
+import { simulatedReplies } from '../services/snapshots.js';
 import { pick, seededRandom } from '../text.js';
 import {
   BODIES,
@@ -32,20 +34,68 @@ const SEED = 20260105;
 export const DEMO_POSTS = 60;
 const HOURS = [8, 9, 10, 12, 13, 15, 17, 19, 21];
 
+const DONE = 'demo_seeded';
+/** Set while a seed is being written: `{ started_at, brand_id }`. Gone once it is complete. */
+const PENDING = 'demo_seed_pending';
+
 /**
  * Seeds one demo brand on the first start of an empty sandbox workspace: Brand Memory, two
  * sandbox channels, 60 published posts over the last 8 weeks with metrics snapshots and
  * replies, signals, ideas, a draft awaiting approval, a campaign, an automation and a digest.
- * Content comes from a fixed-seed PRNG, so every fresh demo reads the same.
+ * Content comes from a fixed-seed PRNG and the simulated model, so every fresh demo reads the
+ * same, whatever SERVICE_MODEL says.
+ *
+ * All or nothing. The seed spans many services (each with its own transaction), so it is
+ * bracketed by markers instead of one transaction: `demo_seed_pending` names the brand while
+ * it is written, and `demo_seeded` is set, with the pending marker cleared, in one transaction
+ * at the end. A failure deletes the half-written brand at once; a crash leaves the pending
+ * marker, and the next start deletes what it names and seeds again before serving requests.
  */
 export async function seedDemoWorkspace(ctx: ContentContext): Promise<boolean> {
-  const meta = metaStore(ctx.db);
   if (ctx.config.mode !== 'sandbox' || ctx.config.seed === 'none') return false;
-  if ((await meta.get('demo_seeded')) || (await brandsStore(ctx.db).list(1)).items.length > 0) return false;
-  await meta.set('demo_seeded', ctx.clock.now().toISOString());
+  const meta = metaStore(ctx.db);
+  await discardHalfSeed(ctx);
+  if ((await meta.get(DONE)) || (await brandsStore(ctx.db).list(1)).items.length > 0) return false;
+  const startedAt = ctx.clock.now().toISOString();
+  const mark = (brandId: string | null) =>
+    meta.set(PENDING, JSON.stringify({ started_at: startedAt, brand_id: brandId }));
+  await mark(null);
+  // The demo is fixture content: written by the deterministic simulated model in every setting.
+  const seedCtx: ContentContext = { ...ctx, model: simulatedModel };
+  try {
+    await writeDemo(seedCtx, mark);
+    await ctx.db.transaction(async (tx) => {
+      await metaStore(tx).set(DONE, ctx.clock.now().toISOString());
+      await metaStore(tx).delete(PENDING);
+    });
+    return true;
+  } catch (err) {
+    await discardHalfSeed(ctx);
+    throw err;
+  }
+}
 
+/** Deletes a seed that did not complete (its brand cascades to everything it owns). */
+async function discardHalfSeed(ctx: ContentContext): Promise<void> {
+  const meta = metaStore(ctx.db);
+  const pending = await meta.get(PENDING);
+  if (pending === null) return;
+  const { started_at, brand_id } = JSON.parse(pending) as { started_at: string; brand_id: string | null };
+  // A crash between creating the brand and recording its id leaves an unnamed demo brand.
+  const ids = new Set(brand_id ? [brand_id] : []);
+  for (const b of (await brandsStore(ctx.db).list(100)).items)
+    if (b.name === DEMO_BRAND && b.created_at >= started_at) ids.add(b.id);
+  await ctx.db.transaction(async (tx) => {
+    for (const id of ids) await brandsStore(tx).remove(id);
+    await metaStore(tx).delete(PENDING);
+  });
+  ctx.logger.warn({ brands: [...ids] }, 'removed a demo seed that did not complete');
+}
+
+async function writeDemo(ctx: ContentContext, mark: (brandId: string) => Promise<void>): Promise<void> {
   const rand = seededRandom(SEED);
   const brand = await createBrand(ctx, { name: DEMO_BRAND, memory: DEMO_MEMORY });
+  await mark(brand.id);
   const x = (
     await connectChannel(ctx, brand.id, { platform: 'x', handle: 'fieldnote', display_name: 'Fieldnote' })
   ).channel;
@@ -154,12 +204,25 @@ export async function seedDemoWorkspace(ctx: ContentContext): Promise<boolean> {
   if (first) {
     const drafts = await generateDrafts(ctx, { idea_id: first.id, platforms: ['x', 'linkedin'] }, APP_CALLER);
     const linkedin = drafts.find((d) => d.platform === 'linkedin');
-    if (linkedin)
+    if (linkedin) {
+      // The next best-time slot at least a day out, so the demo's approval is still ahead when
+      // someone opens the queue (and if it does pass, approving re-slots it).
+      const slot = await nextFreeSlot(ctx, {
+        brandId: brand.id,
+        channelId: li.id,
+        platform: 'linkedin',
+        notBefore: new Date(now + DAY),
+      });
       await proposePost(
         ctx,
-        { draft_id: linkedin.id, reason: 'Ties into the strongest signal this week.' },
+        {
+          draft_id: linkedin.id,
+          reason: 'Ties into the strongest signal this week.',
+          ...(slot ? { proposed_for: slot.at } : {}),
+        },
         APP_CALLER,
       );
+    }
   }
   await addCanvasNote(ctx, campaign.id, {
     text: 'Theme: one meeting you can drop this week',
@@ -175,6 +238,8 @@ export async function seedDemoWorkspace(ctx: ContentContext): Promise<boolean> {
     daily_cap: 1,
     enabled: true,
   });
-  await runAgent(ctx, 'digest', { brandId: brand.id }, APP_CALLER);
-  return true;
+  // A run records its failure instead of throwing; a demo without its digest is not complete.
+  const run = await runAgent(ctx, 'digest', { brandId: brand.id }, APP_CALLER);
+  if (run.status !== 'succeeded')
+    throw new Error(`the demo digest run ${run.id} ${run.status}: ${run.error?.message ?? 'no digest'}`);
 }

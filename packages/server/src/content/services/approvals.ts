@@ -19,7 +19,8 @@ import { moveIdeaBySystem } from './ideas.js';
 import { approvalChannel, partsView, type StoredPart } from './views.js';
 import { voiceCheck } from './voice-check.js';
 
-const view = (r: ApprovalWithChannel): ApprovalView => ({
+/** `now` decides `slot_passed`: a pending approval whose slot is not in the future any more. */
+const view = (r: ApprovalWithChannel, now: Date): ApprovalView => ({
   id: r.id,
   brand_id: r.brand_id,
   status: r.status as ApprovalStatus,
@@ -31,6 +32,7 @@ const view = (r: ApprovalWithChannel): ApprovalView => ({
   },
   channel: approvalChannel(r),
   slot: r.slot,
+  slot_passed: r.status === 'pending' && Date.parse(r.slot) <= now.getTime(),
   reason: r.reason,
   voice_check: fromJson<VoiceCheckView>(r.voice_check),
   source: r.source as ApprovalView['source'],
@@ -51,7 +53,7 @@ async function requireApproval(db: SqlExecutor, id: string) {
 }
 
 export async function getApproval(ctx: ContentContext, id: string): Promise<ApprovalView> {
-  return view(await requireApproval(ctx.db, id));
+  return view(await requireApproval(ctx.db, id), ctx.clock.now());
 }
 
 /** `list_approvals`: pending first, then newest; with counts per status for the whole queue. */
@@ -64,7 +66,8 @@ export async function listApprovals(
   if (filter.brand_id) await requireBrand(ctx, filter.brand_id);
   const store = approvalsStore(ctx.db);
   const page = await store.list({ brandId: filter.brand_id, status: filter.status }, opts.limit, opts.after);
-  return { ...page, items: page.items.map(view), counts: await store.counts(filter.brand_id) };
+  const now = ctx.clock.now();
+  return { ...page, items: page.items.map((r) => view(r, now)), counts: await store.counts(filter.brand_id) };
 }
 
 /**
@@ -156,7 +159,12 @@ function assertPending(a: ApprovalWithChannel) {
     );
 }
 
-/** Approving schedules the post into the slot. Runs on `tx` so bulk can do many in one transaction. */
+/**
+ * Approving schedules the post into the slot. Runs on `tx` so bulk can do many in one transaction.
+ * A slot given with the approval must be in the future. When the proposed slot has passed and
+ * none is given, the post goes into the next free best-time slot on the channel instead, and
+ * `decision_reason` says so: approving late should not mean proposing again.
+ */
 async function approveIn(
   ctx: ContentContext,
   tx: SqlExecutor,
@@ -173,13 +181,26 @@ async function approveIn(
       'CHANNEL_DISCONNECTED',
       `Channel '${a.channel_id}' is disconnected; connect it again or reject.`,
     );
-  const slot = new Date(input.slot ?? a.slot);
-  if (slot.getTime() <= ctx.clock.now().getTime())
-    throw unprocessable(
-      'SLOT_IN_PAST',
-      `The slot ${slot.toISOString()} has passed. Approve with a new 'slot'.`,
-      'slot',
-    );
+  const now = ctx.clock.now().getTime();
+  let slot = new Date(input.slot ?? a.slot);
+  let reslotted: string | null = null;
+  if (input.slot && slot.getTime() <= now)
+    throw unprocessable('SLOT_IN_PAST', `'slot' (${slot.toISOString()}) is not in the future.`, 'slot');
+  if (slot.getTime() <= now) {
+    const free = await nextFreeSlot(ctx, {
+      brandId: a.brand_id,
+      channelId: a.channel_id,
+      platform: a.channel_platform as Platform,
+      db: tx,
+    });
+    if (!free)
+      throw conflict(
+        'NO_FREE_SLOT',
+        `The slot ${a.slot} has passed and channel '${a.channel_id}' has no free best-time slot in the next 4 weeks. Approve with a 'slot'.`,
+      );
+    slot = new Date(free.at);
+    reslotted = `The proposed slot ${a.slot} had passed when this was approved; scheduled for ${free.at}, the next free best-time slot on channel '${a.channel_id}'.`;
+  }
   if (await isSlotTaken(tx, a.channel_id, slot, { postsOnly: true }))
     throw conflict(
       'SLOT_TAKEN',
@@ -217,6 +238,7 @@ async function approveIn(
       post_id: post.id,
       decided_at: at,
       decided_by: decider(caller),
+      decision_reason: reslotted,
     },
     at,
   );

@@ -60,8 +60,8 @@ export const serverTimeZone = () => Intl.DateTimeFormat().resolvedOptions().time
  * Scores weekday × hour (server local time) by the mean engagements of posts published then,
  * at the oldest snapshot age every post has reached (so young posts are compared fairly).
  */
-async function slotsFor(ctx: ContentContext, brandId: string) {
-  const snaps = await postsStore(ctx.db).brandSnapshots(brandId);
+async function slotsFor(ctx: ContentContext, brandId: string, db: SqlExecutor = ctx.db) {
+  const snaps = await postsStore(db).brandSnapshots(brandId);
   const latest = new Map<string, { platform: string; published_at: string; byAge: Map<number, number> }>();
   for (const s of snaps) {
     const entry = latest.get(s.post_id) ?? {
@@ -173,16 +173,17 @@ export async function bestTimes(
   return { brand_id: brandId, timezone: serverTimeZone(), platforms };
 }
 
-async function nextFreeSlotOn(ctx: ContentContext, channelId: string, slots: Slot[], notBefore?: Date) {
+async function nextFreeSlotOn(
+  ctx: ContentContext,
+  channelId: string,
+  slots: Slot[],
+  notBefore?: Date,
+  db: SqlExecutor = ctx.db,
+) {
   const now = ctx.clock.now().getTime();
   const start = hourStart(Math.max(now, notBefore?.getTime() ?? 0)) + HOUR;
   const end = start + SLOT_HORIZON_DAYS * DAY;
-  const taken = await takenHours(
-    ctx.db,
-    channelId,
-    new Date(start).toISOString(),
-    new Date(end).toISOString(),
-  );
+  const taken = await takenHours(db, channelId, new Date(start).toISOString(), new Date(end).toISOString());
   const wanted = new Map(slots.map((s) => [`${s.weekday}:${s.hour}`, s]));
   for (let t = start; t < end; t = hourStart(t + HOUR + 60_000)) {
     const d = new Date(t);
@@ -195,14 +196,16 @@ async function nextFreeSlotOn(ctx: ContentContext, channelId: string, slots: Slo
 
 /**
  * The next free best-time slot on a channel: the earliest upcoming hour that is one of the
- * platform's best slots and has no scheduled post or pending approval. `propose_post` uses it.
+ * platform's best slots and has no scheduled post or pending approval. `propose_post` uses it,
+ * and so does approving an approval whose slot has passed. Pass `db` when inside a transaction.
  */
 export async function nextFreeSlot(
   ctx: ContentContext,
-  input: { brandId: string; channelId: string; platform: Platform; notBefore?: Date },
+  input: { brandId: string; channelId: string; platform: Platform; notBefore?: Date; db?: SqlExecutor },
 ): Promise<{ channel_id: string; at: string; weekday: number; hour: number; score: number } | null> {
-  const all = await slotsFor(ctx, input.brandId);
+  const db = input.db ?? ctx.db;
+  const all = await slotsFor(ctx, input.brandId, db);
   const slots = all.get(input.platform)?.slots ?? DEFAULT_SLOTS[input.platform];
-  const free = await nextFreeSlotOn(ctx, input.channelId, slots, input.notBefore);
+  const free = await nextFreeSlotOn(ctx, input.channelId, slots, input.notBefore, db);
   return free ? { channel_id: input.channelId, ...free } : null;
 }

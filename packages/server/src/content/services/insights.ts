@@ -65,7 +65,8 @@ export async function getOverview(
   const from = iso(now - filter.days * DAY);
   const cur = await totals(ctx, brandId, from, iso(now));
   const prev = await totals(ctx, brandId, iso(now - 2 * filter.days * DAY), from);
-  const verdicts = { outperforming: 0, on_par: 0, underperforming: 0 };
+  // Every published post of the period counts once, whatever its verdict, so these sum to posts_published.
+  const verdicts = { outperforming: 0, on_par: 0, underperforming: 0, not_enough_data: 0, too_early: 0 };
   for (const b of new Set(cur.posts.map((p) => p.brand_id))) {
     const snaps = await postsStore(ctx.db).brandSnapshots(b);
     for (const p of cur.posts.filter((x) => x.brand_id === b)) {
@@ -75,7 +76,7 @@ export async function getOverview(
         p.platform,
         p.id,
       ).verdict;
-      if (v in verdicts) verdicts[v as keyof typeof verdicts]++;
+      verdicts[v]++;
     }
   }
   const counts = await approvalsStore(ctx.db).counts(brandId ?? undefined);

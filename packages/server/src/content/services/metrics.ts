@@ -100,6 +100,27 @@ export function baselineCurve(all: SnapshotWithPlatform[], platform: string, exc
   return { curve, comparedWith: posts.size };
 }
 
+type CurvePoint = { age_h: number; engagements: number; posts: number };
+
+/**
+ * The baseline at one age. Snapshots are taken at the standard ages, but a post resolved early
+ * gets a final snapshot at the whole hour it was resolved (say 2 h): it is compared with the
+ * median curve interpolated between the standard ages around it, on the posts both ages have.
+ */
+export function baselineAt(curve: CurvePoint[], age: number): CurvePoint | undefined {
+  const exact = curve.find((c) => c.age_h === age);
+  if (exact) return exact;
+  const before = curve.filter((c) => c.age_h < age).at(-1);
+  const after = curve.find((c) => c.age_h > age);
+  if (!before || !after) return undefined;
+  const t = (age - before.age_h) / (after.age_h - before.age_h);
+  return {
+    age_h: age,
+    engagements: Math.round((before.engagements + (after.engagements - before.engagements) * t) * 10) / 10,
+    posts: Math.min(before.posts, after.posts),
+  };
+}
+
 export interface OutcomeCalc {
   verdict: Verdict;
   ratio: number | null;
@@ -127,7 +148,7 @@ export function outcomeOf(
       compared_with: comparedWith,
     };
   const engagements = engagementsOf(latest);
-  const point = curve.find((c) => c.age_h === latest.age_h);
+  const point = baselineAt(curve, latest.age_h);
   if (!point || point.posts < VERDICT_THRESHOLD.minComparablePosts)
     return {
       verdict: 'not_enough_data',

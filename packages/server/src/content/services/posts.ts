@@ -6,7 +6,7 @@ import { channelsStore } from '../db/stores/channels-store.js';
 import { draftsStore } from '../db/stores/drafts-store.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
 import { type PostRow, postsStore } from '../db/stores/posts-store.js';
-import { type Platform, type PostStatus, SETTLE_AGE_H } from '../domain.js';
+import { type Platform, type PostStatus, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { type ContentEvent, emit } from '../events.js';
 import type { Page } from '../schemas/common.js';
 import type { OutcomeView, PostView } from '../schemas/posts.js';
@@ -17,6 +17,7 @@ import { checkParts, partsFromInput } from './drafts.js';
 import { conflict, unprocessable } from './errors.js';
 import { moveIdeaBySystem } from './ideas.js';
 import { baselineCurve, outcomeOf, type SnapshotWithPlatform } from './metrics.js';
+import { ageAt, dueAges, takeSimulatedSnapshots } from './snapshots.js';
 import { isSandboxPost, metricsView, partsView, type StoredPart } from './views.js';
 
 export async function requirePost(db: SqlExecutor, id: string): Promise<PostRow> {
@@ -341,7 +342,13 @@ export async function deletePost(ctx: ContentContext, id: string): Promise<void>
   });
 }
 
-/** Settles a post's outcome now: the verdict is final from here, and post.metrics_settled fires. */
+/**
+ * POST /v1/posts/:id/resolve: stop tracking the post and make its outcome final now.
+ * A sandbox post first gets every snapshot it has come due for plus a final one at the whole
+ * hour it has reached, so the outcome is judged on its numbers as of now; after that it grows
+ * no more. A post without any metrics has nothing to settle (409 NOTHING_TO_SETTLE): in the
+ * sandbox that is the first hour after publishing. Resolving a settled post returns its outcome.
+ */
 export async function resolvePost(ctx: ContentContext, id: string): Promise<OutcomeView> {
   const post = await requirePost(ctx.db, id);
   if (post.status !== 'published')
@@ -349,9 +356,28 @@ export async function resolvePost(ctx: ContentContext, id: string): Promise<Outc
       'POST_NOT_PUBLISHED',
       `Post '${id}' is ${post.status}; only published posts have an outcome.`,
     );
-  await settle(ctx, [post]);
-  const snaps = await postsStore(ctx.db).brandSnapshots(post.brand_id);
-  return outcomeFor({ ...post, settled_at: post.settled_at ?? ctx.clock.now().toISOString() }, snaps);
+  if (post.settled_at === null) {
+    const now = ctx.clock.now();
+    const store = postsStore(ctx.db);
+    const have = new Set((await store.snapshots(post.id)).map((s) => `${s.post_id}:${s.age_h}`));
+    if (isSandboxPost(post)) {
+      const age = ageAt(post, now);
+      const ages = [...new Set([...dueAges(post, now), ...(age >= 1 ? [age] : [])])];
+      await ctx.db.transaction((tx) => takeSimulatedSnapshots(ctx, tx, post, ages, have));
+    }
+    if ((await store.snapshots(post.id)).length === 0) {
+      const first = new Date(Date.parse(post.published_at ?? '') + SNAPSHOT_AGES_H[0] * HOUR).toISOString();
+      throw conflict(
+        'NOTHING_TO_SETTLE',
+        isSandboxPost(post)
+          ? `Post '${id}' has no metrics yet; its first snapshot is taken ${SNAPSHOT_AGES_H[0]} h after publishing (${first}). Resolve it after that.`
+          : `Post '${id}' has no metrics yet, so there is no outcome to settle.`,
+      );
+    }
+    await settle(ctx, [post]);
+  }
+  const fresh = await requirePost(ctx.db, id);
+  return outcomeFor(fresh, await postsStore(ctx.db).brandSnapshots(post.brand_id));
 }
 
 export async function settle(
@@ -388,16 +414,23 @@ export async function settle(
 export async function resolveOutcomes(ctx: ContentContext, brandId: string): Promise<OutcomeView[]> {
   await requireBrand(ctx, brandId);
   const posts = await postsStore(ctx.db).publishedOf(brandId);
-  const cutoff = ctx.clock.now().getTime() - SETTLE_AGE_H * HOUR;
-  const settled = new Set(
-    await settle(
-      ctx,
-      posts.filter((p) => Date.parse(p.published_at ?? '') <= cutoff),
-    ),
-  );
+  const now = ctx.clock.now();
+  const cutoff = now.getTime() - SETTLE_AGE_H * HOUR;
+  const due = posts.filter((p) => p.settled_at === null && Date.parse(p.published_at ?? '') <= cutoff);
+  // Settled with their full curve up to 72 h, even when the background tick has not caught up.
+  const sandbox = due.filter(isSandboxPost);
+  if (sandbox.length) {
+    const have = new Set(
+      (await postsStore(ctx.db).snapshotsOf(sandbox.map((p) => p.id))).map((s) => `${s.post_id}:${s.age_h}`),
+    );
+    await ctx.db.transaction(async (tx) => {
+      for (const p of sandbox) await takeSimulatedSnapshots(ctx, tx, p, dueAges(p, now), have);
+    });
+  }
+  const settled = new Set(await settle(ctx, due));
   const snaps = await postsStore(ctx.db).brandSnapshots(brandId);
-  const now = ctx.clock.now().toISOString();
-  return posts.map((p) => outcomeFor(settled.has(p.id) ? { ...p, settled_at: now } : p, snaps)).reverse();
+  const at = now.toISOString();
+  return posts.map((p) => outcomeFor(settled.has(p.id) ? { ...p, settled_at: at } : p, snaps)).reverse();
 }
 
 export async function listReplies(

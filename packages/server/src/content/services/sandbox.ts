@@ -1,57 +1,19 @@
 import { HOUR } from '../../platform/clock.js';
 import type { ContentContext } from '../context.js';
-import { fromJson } from '../db/stores/paging.js';
 import { type PostRow, postsStore } from '../db/stores/posts-store.js';
-import { type Platform, SANDBOX, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
+import { SANDBOX, SETTLE_AGE_H } from '../domain.js';
 import type { AdvanceResultView } from '../schemas/workspace.js';
-import { hash32, pick, seededRandom } from '../text.js';
 import { fireDueAutomations } from './automations.js';
 import { conflict } from './errors.js';
-import { simulatedCounts, simulatedQuality } from './metrics.js';
 import { publishPosts, settle } from './posts.js';
-import { classifyReply } from './themes.js';
-import { isSandboxPost, type StoredPart } from './views.js';
+import { dueAges, takeSimulatedSnapshots } from './snapshots.js';
+import { isSandboxPost } from './views.js';
 
 export function getSandboxClock(ctx: ContentContext) {
   return { now: ctx.clock.now().toISOString(), offset_ms: ctx.clock.offsetMs, mode: ctx.config.mode };
 }
 
-const REPLY_POOL = [
-  'How long did this take to set up?',
-  'Does this work for small teams too?',
-  'What do you use to track this?',
-  'Love this, thanks for sharing!',
-  'Great breakdown, saving it.',
-  'This is exactly what I needed today.',
-  'Could you share a template for this?',
-  'Would love a deeper dive on the numbers.',
-  'Not sure this scales, but interesting.',
-  'Feels too expensive for a small shop.',
-];
-const AUTHORS = [
-  '@maya',
-  '@dev_tom',
-  '@ops_priya',
-  '@lena.codes',
-  '@sam_builds',
-  '@kofi',
-  '@jules',
-  '@ana_pm',
-];
-
-export function simulatedReplies(postId: string, comments: number) {
-  const rand = seededRandom(hash32(`${postId}:replies`));
-  const n = Math.min(6, Math.round(comments / 2));
-  return Array.from({ length: n }, (_, i) => {
-    const text = pick(REPLY_POOL, Math.floor(rand() * 1000) + i);
-    return { author: pick(AUTHORS, Math.floor(rand() * 1000)), text, theme: classifyReply(text) };
-  });
-}
-
-/**
- * Takes every snapshot that has come due on sandbox posts, timestamped at its exact age so
- * the growth curve is the same however the clock got there. Replies arrive with the 24 h one.
- */
+/** Takes every snapshot that has come due on sandbox posts, and settles those that reached 72 h. */
 export async function growMetrics(
   ctx: ContentContext,
   now: Date,
@@ -65,42 +27,10 @@ export async function growMetrics(
   let snapshots = 0;
   const toSettle: PostRow[] = [];
   await ctx.db.transaction(async (tx) => {
-    const txStore = postsStore(tx);
     for (const post of growing) {
-      const published = Date.parse(post.published_at ?? '');
-      const parts = fromJson<StoredPart[]>(post.parts);
-      const text = parts.map((p) => p.text).join('\n\n');
-      const quality = simulatedQuality(
-        post.id,
-        text,
-        (parts[0]?.media.length ?? 0) > 0,
-        post.platform as Platform,
-        new Date(published),
-      );
-      for (const age of SNAPSHOT_AGES_H) {
-        const takenAt = published + age * HOUR;
-        if (takenAt > now.getTime() || have.has(`${post.id}:${age}`)) continue;
-        const counts = simulatedCounts(post.id, post.platform as Platform, quality, age);
-        await txStore.addSnapshot({
-          post_id: post.id,
-          age_h: age,
-          taken_at: new Date(takenAt).toISOString(),
-          ...counts,
-        });
-        snapshots++;
-        if (age === 24)
-          for (const [i, r] of simulatedReplies(post.id, counts.comments).entries())
-            await txStore.addReply({
-              id: ctx.ids.make('rpl'),
-              post_id: post.id,
-              brand_id: post.brand_id,
-              author: r.author,
-              text: r.text,
-              theme: r.theme,
-              created_at: new Date(published + (2 + i * 3) * HOUR).toISOString(),
-            });
-        if (age === SETTLE_AGE_H) toSettle.push(post);
-      }
+      const written = await takeSimulatedSnapshots(ctx, tx, post, dueAges(post, now), have);
+      snapshots += written.length;
+      if (written.includes(SETTLE_AGE_H)) toSettle.push(post);
     }
   });
   const settled = await settle(ctx, toSettle, (p) =>

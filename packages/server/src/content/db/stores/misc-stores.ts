@@ -173,5 +173,8 @@ export function metaStore(db: SqlExecutor) {
         [key, value],
       );
     },
+    async delete(key: string) {
+      await db.run('DELETE FROM workspace_meta WHERE key = ?', [key]);
+    },
   };
 }

@@ -1,0 +1,103 @@
+import { HOUR } from '../../platform/clock.js';
+import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { ContentContext } from '../context.js';
+import { fromJson } from '../db/stores/paging.js';
+import { type PostRow, postsStore } from '../db/stores/posts-store.js';
+import { type Platform, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
+import { hash32, pick, seededRandom } from '../text.js';
+import { simulatedCounts, simulatedQuality } from './metrics.js';
+import { classifyReply } from './themes.js';
+import type { StoredPart } from './views.js';
+
+const REPLY_POOL = [
+  'How long did this take to set up?',
+  'Does this work for small teams too?',
+  'What do you use to track this?',
+  'Love this, thanks for sharing!',
+  'Great breakdown, saving it.',
+  'This is exactly what I needed today.',
+  'Could you share a template for this?',
+  'Would love a deeper dive on the numbers.',
+  'Not sure this scales, but interesting.',
+  'Feels too expensive for a small shop.',
+];
+const AUTHORS = [
+  '@maya',
+  '@dev_tom',
+  '@ops_priya',
+  '@lena.codes',
+  '@sam_builds',
+  '@kofi',
+  '@jules',
+  '@ana_pm',
+];
+
+export function simulatedReplies(postId: string, comments: number) {
+  const rand = seededRandom(hash32(`${postId}:replies`));
+  const n = Math.min(6, Math.round(comments / 2));
+  return Array.from({ length: n }, (_, i) => {
+    const text = pick(REPLY_POOL, Math.floor(rand() * 1000) + i);
+    return { author: pick(AUTHORS, Math.floor(rand() * 1000)), text, theme: classifyReply(text) };
+  });
+}
+
+/** Whole hours since publishing, capped at the settle age: the age a snapshot taken at `now` has. */
+export const ageAt = (post: PostRow, now: Date) =>
+  Math.min(SETTLE_AGE_H, Math.floor((now.getTime() - Date.parse(post.published_at ?? '')) / HOUR));
+
+/**
+ * Writes the simulated snapshots of a sandbox post at the given ages (whole hours after
+ * publishing), each timestamped at its exact age, so a curve is the same however the clock
+ * got there. Ages it already has are skipped. Replies arrive with the 24 h snapshot.
+ * Returns the ages written. Call inside a transaction.
+ */
+export async function takeSimulatedSnapshots(
+  ctx: ContentContext,
+  tx: SqlExecutor,
+  post: PostRow,
+  ages: readonly number[],
+  have: ReadonlySet<string>,
+): Promise<number[]> {
+  const store = postsStore(tx);
+  const published = Date.parse(post.published_at ?? '');
+  const parts = fromJson<StoredPart[]>(post.parts);
+  const text = parts.map((p) => p.text).join('\n\n');
+  const platform = post.platform as Platform;
+  const quality = simulatedQuality(
+    post.id,
+    text,
+    (parts[0]?.media.length ?? 0) > 0,
+    platform,
+    new Date(published),
+  );
+  const written: number[] = [];
+  for (const age of ages) {
+    if (have.has(`${post.id}:${age}`)) continue;
+    const counts = simulatedCounts(post.id, platform, quality, age);
+    await store.addSnapshot({
+      post_id: post.id,
+      age_h: age,
+      taken_at: new Date(published + age * HOUR).toISOString(),
+      ...counts,
+    });
+    written.push(age);
+    if (age === 24)
+      for (const [i, r] of simulatedReplies(post.id, counts.comments).entries())
+        await store.addReply({
+          id: ctx.ids.make('rpl'),
+          post_id: post.id,
+          brand_id: post.brand_id,
+          author: r.author,
+          text: r.text,
+          theme: r.theme,
+          created_at: new Date(published + (2 + i * 3) * HOUR).toISOString(),
+        });
+  }
+  return written;
+}
+
+/** The standard snapshot ages a post has reached at `now`. */
+export const dueAges = (post: PostRow, now: Date) => {
+  const age = (now.getTime() - Date.parse(post.published_at ?? '')) / HOUR;
+  return SNAPSHOT_AGES_H.filter((a) => a <= age);
+};

@@ -1,0 +1,140 @@
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { api, startTestService, type TestService } from '../helpers/start.js';
+import { makeBrand } from './helpers.js';
+
+/** Left half red, right half blue: crops around different focal points differ in bytes. */
+const twoTone = () =>
+  sharp({ create: { width: 2000, height: 1000, channels: 3, background: '#ff0000' } })
+    .composite([
+      {
+        input: {
+          create: { width: 1000, height: 1000, channels: 3, background: '#0000ff' },
+        },
+        left: 1000,
+        top: 0,
+      },
+    ])
+    .jpeg()
+    .toBuffer();
+
+/** What a draft or post refers to keeps resolving: focal-point changes and deletion included. */
+describe('media that drafts and posts refer to', () => {
+  let svc: TestService;
+  let brand: { id: string; channels: Record<string, string> };
+  beforeAll(async () => {
+    svc = await startTestService('content');
+    brand = await makeBrand(svc, { channels: ['x'] });
+  });
+  afterAll(() => svc.close());
+
+  const fetchImage = async (url: string) => {
+    const res = await fetch(`${svc.url}${url}`);
+    const bytes = Buffer.from(await res.arrayBuffer());
+    return { status: res.status, type: res.headers.get('content-type'), bytes };
+  };
+  const expectImage = async (url: string) => {
+    const got = await fetchImage(url);
+    expect({ url, status: got.status }).toEqual({ url, status: 200 });
+    expect(got.type).toMatch(/^image\//);
+    const meta = await sharp(got.bytes).metadata();
+    expect(meta.width).toBeGreaterThan(0);
+    return got.bytes;
+  };
+  const mediaUrls = (parts: any[]) => parts.flatMap((p) => p.media.map((m: any) => m.url as string));
+
+  async function upload() {
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(await twoTone())], { type: 'image/jpeg' }), 'hero.jpg');
+    const res = await fetch(`${svc.url}/v1/brands/${brand.id}/media`, { method: 'POST', body: form });
+    expect(res.status).toBe(201);
+    return (await res.json()) as any;
+  }
+
+  async function draftWith(assetId: string, text: string) {
+    const draft = await api(svc.url, 'POST', '/v1/drafts', {
+      body: { brand_id: brand.id, platform: 'x', text },
+    });
+    const attached = await api(svc.url, 'POST', `/v1/drafts/${draft.body.id}/media`, {
+      body: { asset_id: assetId },
+    });
+    expect(attached.status).toBe(200);
+    return attached.body;
+  }
+
+  it('keeps the draft’s and the published post’s image after the focal point changes', async () => {
+    const asset = await upload();
+    const published = await draftWith(asset.id, 'Our week in one picture.');
+    const post = await api(svc.url, 'POST', '/v1/posts', { body: { draft_id: published.id } });
+    expect(post.status).toBe(201);
+    const kept = await draftWith(asset.id, 'Another post with the same picture.');
+    const [postUrl] = mediaUrls(post.body.parts);
+    expect(postUrl).toBe(asset.variants.wide.url);
+    const before = await expectImage(postUrl as string);
+
+    const moved = await api(svc.url, 'PATCH', `/v1/media/${asset.id}`, {
+      body: { focal_point: { x: 0.9, y: 0.5 } },
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.body.variants.wide.url).not.toBe(asset.variants.wide.url);
+
+    // Every URL the draft, the post and the asset report answers with an image.
+    const draftNow = await api(svc.url, 'GET', `/v1/drafts/${kept.id}`);
+    const postNow = await api(svc.url, 'GET', `/v1/posts/${post.body.id}`);
+    const urls = [
+      ...mediaUrls(draftNow.body.parts),
+      ...mediaUrls(postNow.body.parts),
+      ...Object.values(moved.body.variants).map((v: any) => v.url as string),
+    ];
+    expect(urls.length).toBeGreaterThanOrEqual(7);
+    for (const url of urls) await expectImage(url);
+
+    // The post still shows exactly what was published; the asset shows the new crop.
+    expect((await fetchImage(postUrl as string)).bytes.equals(before)).toBe(true);
+    const fresh = await expectImage(moved.body.variants.wide.url);
+    expect(fresh.equals(before)).toBe(false);
+
+    // Old crops nobody refers to are gone, and are not served.
+    for (const name of ['square', 'portrait', 'landscape'])
+      expect((await fetchImage(asset.variants[name].url)).status).toBe(404);
+  });
+
+  it('deleting an asset removes it from the library but not from the drafts and posts using it', async () => {
+    const asset = await upload();
+    const draft = await draftWith(asset.id, 'A picture we will delete from the library.');
+    const post = await api(svc.url, 'POST', '/v1/posts', { body: { draft_id: draft.id } });
+    const [postUrl] = mediaUrls(post.body.parts);
+
+    const del = await api(svc.url, 'DELETE', `/v1/media/${asset.id}`);
+    expect(del.body).toEqual({ id: asset.id, deleted: true });
+    expect((await api(svc.url, 'GET', `/v1/media/${asset.id}`)).status).toBe(404);
+    const list = await api(svc.url, 'GET', `/v1/brands/${brand.id}/media?limit=100`);
+    expect(list.body.media.map((m: any) => m.id)).not.toContain(asset.id);
+
+    await expectImage(postUrl as string);
+    // Variants nothing refers to stop working at once.
+    expect((await fetchImage(asset.variants.square.url)).status).toBe(404);
+    expect((await fetchImage(asset.variants.original.url)).status).toBe(404);
+    // It cannot be attached again.
+    const other = await api(svc.url, 'POST', '/v1/drafts', {
+      body: { brand_id: brand.id, platform: 'x', text: 'Try the deleted picture.' },
+    });
+    const again = await api(svc.url, 'POST', `/v1/drafts/${other.body.id}/media`, {
+      body: { asset_id: asset.id },
+    });
+    expect(again.status).toBe(404);
+
+    // The start-up sweep keeps what is referred to.
+    await (svc.handle as any).ctx.media.sweepOrphans();
+    await expectImage(postUrl as string);
+  });
+
+  it('serves nothing for a referenced file name under another asset id', async () => {
+    const asset = await upload();
+    const draft = await draftWith(asset.id, 'Guarding the lookup.');
+    const [url] = mediaUrls(draft.parts);
+    const file = (url as string).split('/').at(-1);
+    expect((await fetchImage(`/media/med_someoneelse/${file}`)).status).toBe(404);
+    expect((await fetchImage(`/media/${asset.id}/..%2F${file}`)).status).toBe(404);
+  });
+});
