@@ -837,7 +837,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Suggest ideas from the brand's strongest recent signals; each idea cites its signal. */
+        /** Suggest ideas from the brand's strongest recent signals; each idea cites its signal. Fewer than `count` comes with a `shortfall` saying why; none is a 409. */
         post: operations["generateIdeas"];
         delete?: never;
         options?: never;
@@ -1265,13 +1265,32 @@ export interface components {
             inputs: {
                 [key: string]: unknown;
             };
+            /** @description The latest time it fired, whatever came of it. */
+            last_fire: components["schemas"]["AutomationFire"] | null;
             last_run_at: string | null;
             name: string;
             next_run_at: string | null;
+            /** @description Runs today (server local date) that count toward the caps. */
             runs_today: number;
+            /** @description Fires today that were skipped with nothing to do; they use no cap. */
+            skipped_today: number;
             trigger: components["schemas"]["AutomationTrigger"];
             /** @description ISO-8601 UTC timestamp. */
             updated_at: string;
+        };
+        AutomationFire: {
+            /** @description ISO-8601 UTC timestamp. */
+            fired_at: string;
+            /** @description Why it failed, was capped or was skipped. */
+            message: string | null;
+            /**
+             * @description succeeded / failed: the agent ran (counts toward the caps); capped: a cap was reached, nothing ran; skipped: the agent had nothing to do (e.g. the post is not a winner), nothing ran and no cap was used.
+             * @enum {string}
+             */
+            outcome: "succeeded" | "failed" | "capped" | "skipped";
+            run_id: string | null;
+            /** @description 'schedule', 'manual' or the event name. */
+            trigger: string;
         };
         AutomationRunResult: {
             automation_id: string;
@@ -1582,6 +1601,12 @@ export interface components {
             source: components["schemas"]["MemoryEvidence"] | null;
             text: string;
         };
+        GeneratedIdeas: {
+            ideas: components["schemas"]["Idea"][];
+            /** @description The `count` asked for. */
+            requested: number;
+            shortfall: components["schemas"]["IdeaShortfall"] | null;
+        };
         Idea: {
             angle: string | null;
             brand_id: string;
@@ -1600,6 +1625,18 @@ export interface components {
             title: string;
             /** @description ISO-8601 UTC timestamp. */
             updated_at: string;
+        };
+        /** @description Why fewer ideas were made than requested; null when all were made. */
+        IdeaShortfall: {
+            /** @description How many fewer ideas were made than requested. */
+            count: number;
+            /** @description The reason in a sentence, with what to do about it. */
+            message: string;
+            /**
+             * @description SIGNALS_EXHAUSTED: the brand's signals of the last 30 days gave no more new ideas; every further suggestion repeated an idea the brand already has.
+             * @enum {string}
+             */
+            reason: "SIGNALS_EXHAUSTED";
         };
         /** @enum {string} */
         IdeaStatus: "idea" | "drafting" | "approved" | "scheduled" | "live";
@@ -5392,9 +5429,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        ideas: components["schemas"]["Idea"][];
-                    };
+                    "application/json": components["schemas"]["GeneratedIdeas"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -5406,7 +5441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NO_SIGNALS */
+            /** @description NO_SIGNALS, SIGNALS_EXHAUSTED */
             409: {
                 headers: {
                     [name: string]: unknown;

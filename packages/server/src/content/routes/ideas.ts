@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { ContentContext } from '../context.js';
 import { defineRoute } from '../route.js';
 import { Deleted, Id, IdeaStatus, IdParams, pageOf, pageQuery } from '../schemas/common.js';
-import { CreateIdeaBody, GenerateIdeasBody, Idea, PatchIdeaBody } from '../schemas/ideas.js';
-import { createIdea, deleteIdea, getIdea, listIdeas, suggestIdeas, updateIdea } from '../services/ideas.js';
+import { CreateIdeaBody, GeneratedIdeas, GenerateIdeasBody, Idea, PatchIdeaBody } from '../schemas/ideas.js';
+import { createIdea, deleteIdea, generateIdeas, getIdea, listIdeas, updateIdea } from '../services/ideas.js';
 import { callerOf, listBody, NOT_FOUND } from './helpers.js';
 
 const tags = ['Ideas'];
@@ -44,13 +44,14 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas/generate',
       auth: 'person',
       operationId: 'generateIdeas',
-      summary: "Suggest ideas from the brand's strongest recent signals; each idea cites its signal.",
+      summary:
+        "Suggest ideas from the brand's strongest recent signals; each idea cites its signal. Fewer than `count` comes with a `shortfall` saying why; none is a 409.",
       tags,
       status: 201,
       body: GenerateIdeasBody,
-      response: z.object({ ideas: z.array(Idea) }),
-      errors: { ...NOT_FOUND, 409: 'NO_SIGNALS' },
-      handler: async ({ body, auth }) => ({ ideas: await suggestIdeas(ctx, body, callerOf(auth)) }),
+      response: GeneratedIdeas,
+      errors: { ...NOT_FOUND, 409: 'NO_SIGNALS, SIGNALS_EXHAUSTED' },
+      handler: ({ body, auth }) => generateIdeas(ctx, body, callerOf(auth)),
     }),
     defineRoute({
       method: 'get',
