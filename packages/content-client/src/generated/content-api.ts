@@ -288,7 +288,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run the automation now. Counts toward its daily cap and the workspace cap. */
+        /** Run the automation now. Counts toward its daily cap and the workspace cap, unless the agent has nothing to do (409, recorded as a skipped fire). */
         post: operations["runAutomation"];
         delete?: never;
         options?: never;
@@ -3110,7 +3110,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NEEDS_EVENT */
+            /** @description NEEDS_EVENT, NOT_A_WINNER (nothing to do; recorded as a skipped fire) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -92,12 +92,17 @@ export function automationRoutes(ctx: ContentContext) {
       path: '/v1/automations/:id/run',
       auth: 'person',
       operationId: 'runAutomation',
-      summary: 'Run the automation now. Counts toward its daily cap and the workspace cap.',
+      summary:
+        'Run the automation now. Counts toward its daily cap and the workspace cap, unless the agent has nothing to do (409, recorded as a skipped fire).',
       tags,
       status: 201,
       params: IdParams,
       response: AutomationRunResult,
-      errors: { ...NOT_FOUND, 429: 'DAILY_CAP_REACHED', 409: 'NEEDS_EVENT' },
+      errors: {
+        ...NOT_FOUND,
+        429: 'DAILY_CAP_REACHED',
+        409: 'NEEDS_EVENT, NOT_A_WINNER (nothing to do; recorded as a skipped fire)',
+      },
       handler: ({ params }) => runAutomationNow(ctx, params.id),
     }),
   ];
