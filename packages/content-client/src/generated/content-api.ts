@@ -2567,6 +2567,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The parts of the post, in order; how many and how long each may be depends on the platform. */
                     parts?: {
                         text: string;
                     }[];
@@ -2575,6 +2576,7 @@ export interface operations {
                      * @description ISO-8601 date-time with a zone.
                      */
                     slot?: string;
+                    /** @description Shorthand for a single part. */
                     text?: string;
                 };
             };
@@ -2787,6 +2789,7 @@ export interface operations {
                         /** @constant */
                         action: "edit";
                         id: string;
+                        /** @description The parts of the post, in order; how many and how long each may be depends on the platform. */
                         parts?: {
                             text: string;
                         }[];
@@ -2795,6 +2798,7 @@ export interface operations {
                          * @description ISO-8601 date-time with a zone.
                          */
                         slot?: string;
+                        /** @description Shorthand for a single part. */
                         text?: string;
                     })[];
                 };
@@ -4755,6 +4759,7 @@ export interface operations {
                 "application/json": {
                     brand_id: string;
                     idea_id?: string;
+                    /** @description The parts of the post, in order; how many and how long each may be depends on the platform. */
                     parts?: {
                         text: string;
                     }[];
@@ -4865,6 +4870,7 @@ export interface operations {
             content: {
                 "application/json": {
                     note?: string;
+                    /** @description The parts of the post, in order; how many and how long each may be depends on the platform. */
                     parts?: {
                         text: string;
                     }[];
@@ -5982,6 +5988,7 @@ export interface operations {
                     channel_id?: string;
                     /** @description Publishes the draft's current version. */
                     draft_id?: string;
+                    /** @description The parts of the post, in order; how many and how long each may be depends on the platform. */
                     parts?: {
                         text: string;
                     }[];
@@ -5990,6 +5997,7 @@ export interface operations {
                      * @description ISO-8601 date-time with a zone.
                      */
                     scheduled_for?: string;
+                    /** @description Shorthand for a single part. */
                     text?: string;
                 };
             };
@@ -6152,6 +6160,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The parts of the post, in order; how many and how long each may be depends on the platform. */
                     parts?: {
                         text: string;
                     }[];
@@ -6160,6 +6169,7 @@ export interface operations {
                      * @description ISO-8601 date-time with a zone.
                      */
                     scheduled_for?: string;
+                    /** @description Shorthand for a single part. */
                     text?: string;
                 };
             };
