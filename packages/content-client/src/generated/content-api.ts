@@ -3114,7 +3114,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description NEEDS_EVENT, NOT_A_WINNER (nothing to do; recorded as a skipped fire) */
+            /** @description NEEDS_EVENT; NOT_A_WINNER or NO_SIGNALS (nothing to do; recorded as a skipped fire) */
             409: {
                 headers: {
                     [name: string]: unknown;

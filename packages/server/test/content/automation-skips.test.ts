@@ -114,6 +114,35 @@ describe('automations with nothing to do', () => {
     expect(await runsOf(auto.body.id)).toHaveLength(0);
   });
 
+  it('weekly_plan with no signals and no waiting ideas skips its schedule fires until there is something', async () => {
+    const brand = await makeBrand(svc, { channels: ['x'] });
+    const auto = await api(svc.url, 'POST', '/v1/automations', {
+      body: {
+        brand_id: brand.id,
+        name: 'Plan the week',
+        agent_id: 'weekly_plan',
+        inputs: { count: 1 },
+        trigger: { type: 'schedule', every: 'day', hour: 7 },
+        daily_cap: 1,
+      },
+    });
+    const moved = await api(svc.url, 'POST', '/v1/sandbox/clock/advance', { body: { days: 2 } });
+    const fired = moved.body.automations.filter((f: any) => f.automation_id === auto.body.id);
+    expect(fired.length).toBeGreaterThanOrEqual(1);
+    for (const f of fired) expect(f.outcome).toBe('skipped');
+    const manual = await api(svc.url, 'POST', `/v1/automations/${auto.body.id}/run`);
+    expect(manual.status).toBe(409);
+    expect(manual.body.error.code).toBe('NO_SIGNALS');
+    expect(manual.body.error.message).toContain('nothing to plan');
+    expect((await automation(auto.body.id)).runs_today).toBe(0);
+
+    await api(svc.url, 'POST', '/v1/ideas', { body: { brand_id: brand.id, title: 'Meeting-free Fridays' } });
+    const ran = await api(svc.url, 'POST', `/v1/automations/${auto.body.id}/run`);
+    expect(ran.status).toBe(201);
+    expect(ran.body.run.status).toBe('succeeded');
+    expect((await automation(auto.body.id)).runs_today).toBe(1);
+  });
+
   it('a direct run of the agent on a non-winner is still a recorded failed run', async () => {
     const brand = await makeBrand(svc, { channels: ['x'] });
     const post = await api(svc.url, 'POST', '/v1/posts', {

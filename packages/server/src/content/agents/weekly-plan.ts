@@ -10,7 +10,7 @@ import { nextFreeSlot } from '../services/best-times.js';
 import { requireBrand } from '../services/brands.js';
 import { generateDrafts } from '../services/drafts.js';
 import { conflict } from '../services/errors.js';
-import { generateIdeas } from '../services/ideas.js';
+import { generateIdeas, nothingToPlanFrom } from '../services/ideas.js';
 import { engagementsOf } from '../services/metrics.js';
 import { plural } from '../text.js';
 import { defineAgent } from './types.js';
@@ -55,6 +55,7 @@ export const weeklyPlanAgent = defineAgent({
     );
     return { ...inputs, platforms: PLATFORMS.filter((p) => connected.has(p)) };
   },
+  nothingToDo: (ctx, inputs) => nothingToPlanFrom(ctx, inputs.brandId),
   async run(scope, inputs) {
     const { ctx } = scope;
     const brandId = inputs.brandId;

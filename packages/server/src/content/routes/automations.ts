@@ -101,7 +101,7 @@ export function automationRoutes(ctx: ContentContext) {
       errors: {
         ...NOT_FOUND,
         429: 'DAILY_CAP_REACHED',
-        409: 'NEEDS_EVENT, NOT_A_WINNER (nothing to do; recorded as a skipped fire)',
+        409: 'NEEDS_EVENT; NOT_A_WINNER or NO_SIGNALS (nothing to do; recorded as a skipped fire)',
       },
       handler: ({ params }) => runAutomationNow(ctx, params.id),
     }),

@@ -172,6 +172,20 @@ export function ideaShortfallMessage(brandId: string, made: number, requested: n
 }
 
 /**
+ * Why there is nothing to plan ideas from, or null: no signal in the window and no idea waiting
+ * in the Idea column. Cheap (two counts, no model call), for weekly_plan's precondition.
+ */
+export async function nothingToPlanFrom(ctx: ContentContext, brandId: string) {
+  const since = new Date(ctx.clock.now().getTime() - SIGNAL_WINDOW_DAYS * DAY).toISOString();
+  if ((await signalsStore(ctx.db).countSince(brandId, since)) > 0) return null;
+  if ((await ideasStore(ctx.db).list({ brandId, status: 'idea' }, 1)).items.length > 0) return null;
+  return {
+    code: 'NO_SIGNALS',
+    message: `Brand '${brandId}' has no signals from the last ${SIGNAL_WINDOW_DAYS} days and no ideas waiting in the Idea column, so there is nothing to plan. ${recordMore(brandId, 'a signal')}, or add an idea.`,
+  };
+}
+
+/**
  * `suggest_ideas` / POST /v1/ideas/generate: new ideas from the brand's strongest recent signals,
  * each citing its signal. Returns what could be made and, when that is fewer than asked, a
  * `shortfall` saying why. Making none is a 409: `NO_SIGNALS` (nothing to suggest from) or
