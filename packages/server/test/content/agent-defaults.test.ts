@@ -2,7 +2,7 @@
 // documents is in the recorded inputs, whether its default is fixed or depends on the brand.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../helpers/start.js';
-import { makeBrand, makeDraft } from './helpers.js';
+import { makeBrand, makeDraft, makeIdea } from './helpers.js';
 
 let svc: TestService;
 let brand: { id: string; channels: Record<string, string> };
@@ -72,6 +72,7 @@ describe('agent runs record their inputs after defaults', () => {
       },
     });
     expect(auto.body.inputs).toEqual({ brandId: brand.id });
+    await makeIdea(svc, brand.id, 'Something to plan');
     const ran = await api(svc.url, 'POST', `/v1/automations/${auto.body.id}/run`);
     expect(ran.status).toBe(201);
     expect(ran.body.run.inputs).toEqual({ brandId: brand.id, platforms: ['x', 'linkedin'], count: 3 });
