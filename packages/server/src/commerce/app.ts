@@ -4,6 +4,7 @@ import { idempotencyStorage } from '../platform/db/idempotency-store.js';
 import { openDatabase, type SqlDatabase } from '../platform/db/sqlite.js';
 import { idempotency } from '../platform/http/idempotency.js';
 import {
+  apiReference,
   buildOpenApi,
   createHttpApp,
   finishHttpApp,
@@ -13,10 +14,10 @@ import {
   sameOriginOnly,
 } from '../platform/http/index.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
-import { VERSION } from '../version.js';
 import { type CommerceAuth, commerceAuthenticators } from './auth.js';
 import type { CommerceContext } from './context.js';
 import { commerceMigrations } from './db/migrations.js';
+import { commerceOpenApiInfo } from './openapi-info.js';
 import { dashboardRouter } from './pages/dashboard-router.js';
 import { hostedRouter } from './pages/hosted-router.js';
 import { approvalRoutes } from './routes/approvals.js';
@@ -28,8 +29,6 @@ import { offerRoutes } from './routes/offers.js';
 import { orderRoutes } from './routes/orders.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
-import { eventEnvelopes } from './schemas/events.js';
-import { commerceRegistry } from './schemas.js';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 
 export const openCommerceDatabase = (dataDir: string): SqlDatabase =>
@@ -90,28 +89,7 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
     ...sandboxRoutes(ctx),
   ];
 
-  const openapi = buildOpenApi(routes, {
-    title: 'svc commerce API',
-    version: VERSION,
-    description: 'Buy from online stores on behalf of your users. See docs/commerce/ in the svc repository.',
-    registry: commerceRegistry,
-    securitySchemes: {
-      apiKey: {
-        type: 'http',
-        scheme: 'bearer',
-        description: 'svc_test_... (sandbox) or svc_live_... (live)',
-      },
-      userToken: { type: 'apiKey', in: 'header', name: 'Service-User-Token' },
-    },
-    security: {
-      none: [],
-      key: [{ apiKey: [] }],
-      user: [{ apiKey: [], userToken: [] }],
-      sandboxKey: [{ apiKey: [] }],
-      sandboxUser: [{ apiKey: [], userToken: [] }],
-    },
-    webhooks: eventEnvelopes,
-  });
+  const openapi = buildOpenApi(routes, commerceOpenApiInfo(deps.config));
 
   const dashboard = { ...ctx, dispatcher };
   const app = createHttpApp({
@@ -124,6 +102,7 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
       dashboardRouter(dashboard),
     ],
   });
+  app.use(apiReference({ title: 'svc commerce API reference', specPath: '/v1/openapi.json' }));
   const idempotencyStore = idempotencyStorage(db);
   app.use(
     mountRoutes([...routes, openApiRoute(openapi, 'none'), ...dashboardRoutes(dashboard)], {

@@ -4,6 +4,7 @@ import { idempotencyStorage } from '../platform/db/idempotency-store.js';
 import { openDatabase, type SqlDatabase } from '../platform/db/sqlite.js';
 import { idempotency } from '../platform/http/idempotency.js';
 import {
+  apiReference,
   buildOpenApi,
   createHttpApp,
   finishHttpApp,
@@ -13,7 +14,6 @@ import {
   sameOriginOnly,
 } from '../platform/http/index.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
-import { VERSION } from '../version.js';
 import { type ContentAuth, contentAuthenticators } from './auth.js';
 import { type ContentContext, createContentContext, type MediaPort } from './context.js';
 import { contentMigrations } from './db/migrations/index.js';
@@ -25,6 +25,7 @@ import {
   mediaService,
   mountMediaFiles,
 } from './media/index.js';
+import { contentOpenApiInfo } from './openapi-info.js';
 import { agentRoutes } from './routes/agents.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { approvalRoutes } from './routes/approvals.js';
@@ -38,7 +39,6 @@ import { ideaRoutes } from './routes/ideas.js';
 import { insightRoutes } from './routes/insights.js';
 import { postRoutes } from './routes/posts.js';
 import { workspaceRoutes } from './routes/workspace.js';
-import { contentRegistry } from './schemas.js';
 import { seedDemoWorkspace } from './seed/demo.js';
 import { automationEventHandler } from './services/automations.js';
 import { tick } from './services/sandbox.js';
@@ -87,15 +87,7 @@ export function createContentApp(
     ...mediaRoutes(mediaCtx),
   ];
 
-  const openapi = buildOpenApi(routes, {
-    title: 'svc content-planning REST API',
-    version: VERSION,
-    description:
-      'The REST API the web app uses. It answers only local requests unless SERVICE_PUBLIC_API=all. The MCP surface at /mcp is documented in docs/content/mcp.md.',
-    registry: contentRegistry,
-    securitySchemes: {},
-    security: {},
-  });
+  const openapi = buildOpenApi(routes, contentOpenApiInfo(deps.config));
 
   const ready = seedDemoWorkspace(ctx).then(
     () => undefined,
@@ -119,6 +111,7 @@ export function createContentApp(
     isMultipartRoute: isMediaUploadRequest,
   });
   mountMediaFiles(app, mediaCtx);
+  app.use(apiReference({ title: 'svc content API reference', specPath: '/v1/openapi.json' }));
   const idempotencyStore = idempotencyStorage(db);
   app.use(
     mountRoutes([...routes, openApiRoute(openapi, 'person')], {

@@ -27,6 +27,7 @@ export function automationRoutes(ctx: ContentContext) {
       path: '/v1/automations',
       auth: 'person',
       operationId: 'listAutomations',
+      description: 'Automations, newest first, each with how many runs it used today against its daily cap.',
       summary: 'Automations, newest first, with runs used today.',
       tags,
       query: z.strictObject({ brand_id: Id.optional(), ...pageQuery }),
@@ -38,6 +39,8 @@ export function automationRoutes(ctx: ContentContext) {
       path: '/v1/automations',
       auth: 'person',
       operationId: 'createAutomation',
+      description:
+        'Runs an agent on a schedule or after a post event (`post.published`, `post.metrics_settled`). Every automation has its own daily cap, and the workspace has one too (docs/content/automations.md).',
       summary:
         'Run an agent on a schedule or after a post event (post.published, post.metrics_settled), within daily caps.',
       tags,
@@ -52,6 +55,7 @@ export function automationRoutes(ctx: ContentContext) {
       path: '/v1/automations/:id',
       auth: 'person',
       operationId: 'getAutomation',
+      description: "One automation with its trigger, agent, inputs, cap and today's count.",
       summary: 'One automation.',
       tags,
       params: IdParams,
@@ -64,6 +68,7 @@ export function automationRoutes(ctx: ContentContext) {
       path: '/v1/automations/:id',
       auth: 'person',
       operationId: 'updateAutomation',
+      description: 'Changes the trigger, inputs or cap, or pauses and resumes the automation.',
       summary: 'Change, pause or resume an automation.',
       tags,
       params: IdParams,
@@ -77,6 +82,7 @@ export function automationRoutes(ctx: ContentContext) {
       path: '/v1/automations/:id',
       auth: 'person',
       operationId: 'deleteAutomation',
+      description: 'Deletes the automation. The runs it made stay readable.',
       summary: 'Delete an automation. Runs it made stay readable.',
       tags,
       params: IdParams,
@@ -92,8 +98,9 @@ export function automationRoutes(ctx: ContentContext) {
       path: '/v1/automations/:id/run',
       auth: 'person',
       operationId: 'runAutomation',
-      summary:
-        'Run the automation now. Counts toward its daily cap and the workspace cap, unless the agent has nothing to do (409, recorded as a skipped fire).',
+      description:
+        "Runs the automation's agent now. It counts toward the automation's daily cap and the workspace cap; past a cap it answers 429 with Retry-After (until local midnight). If the agent has nothing to do (e.g. repurpose_winner on a post that is not a winner) it answers 409 with the agent's code, records a skipped fire and uses no cap.",
+      summary: 'Run the automation now. Counts toward its daily cap and the workspace cap.',
       tags,
       status: 201,
       params: IdParams,

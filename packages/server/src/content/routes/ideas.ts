@@ -15,6 +15,8 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas',
       auth: 'person',
       operationId: 'listIdeas',
+      description:
+        'Ideas of a brand, most recently updated first, filterable by status (`idea`, `drafting`, `approved`, `scheduled`, `live`).',
       summary: 'Ideas, most recently updated first.',
       tags,
       query: z.strictObject({
@@ -31,6 +33,8 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas',
       auth: 'person',
       operationId: 'createIdea',
+      description:
+        'Adds an idea with a `title` and optional `angle` and `notes`. It starts in the Idea column (status `idea`).',
       summary: 'Add an idea; it starts in the Idea column (status idea).',
       tags,
       status: 201,
@@ -44,8 +48,9 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas/generate',
       auth: 'person',
       operationId: 'generateIdeas',
-      summary:
-        "Suggest ideas from the brand's strongest recent signals; each idea cites its signal. Fewer than `count` comes with a `shortfall` saying why; none is a 409.",
+      description:
+        "Asks the model for up to `count` new ideas from the brand's strongest signals of the last 30 days; each idea cites its signal and repeats no idea the brand already has. When fewer can be made than asked, `shortfall` says how many fewer and why; when none can be made it is a 409 (`NO_SIGNALS` or `SIGNALS_EXHAUSTED`). The MCP tool suggest_ideas answers the same way.",
+      summary: "Suggest ideas from the brand's strongest recent signals; each idea cites its signal.",
       tags,
       status: 201,
       body: GenerateIdeasBody,
@@ -58,6 +63,7 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas/:id',
       auth: 'person',
       operationId: 'getIdea',
+      description: 'One idea with its status, angle, notes and the signal it cites, if any.',
       summary: 'One idea.',
       tags,
       params: IdParams,
@@ -70,6 +76,8 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas/:id',
       auth: 'person',
       operationId: 'updateIdea',
+      description:
+        'Edits the title, angle or notes, or moves the idea along the pipeline. A move that is not allowed answers 409 INVALID_TRANSITION and names the allowed moves (docs/content/states.md).',
       summary: 'Edit an idea or move it along the pipeline (allowed moves in docs/content/states.md).',
       tags,
       params: IdParams,
@@ -83,6 +91,7 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas/:id',
       auth: 'person',
       operationId: 'deleteIdea',
+      description: 'Deletes the idea. Its drafts stay, no longer linked to it.',
       summary: 'Delete an idea. Its drafts stay, unlinked.',
       tags,
       params: IdParams,

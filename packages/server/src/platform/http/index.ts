@@ -1,4 +1,5 @@
 export { accessLog } from './access-log.js';
+export { apiReference } from './api-reference.js';
 export { createHttpApp, finishHttpApp, type HttpAppOptions } from './app.js';
 export { jsonBody } from './body.js';
 export { errorHandler, notFoundHandler, sendError } from './errors-middleware.js';
@@ -10,7 +11,7 @@ export {
   type RouteResult,
   type RouteWrapper,
 } from './mount.js';
-export { buildOpenApi, type OpenApiInfo, openApiRoute } from './openapi.js';
+export { buildOpenApi, type OpenApiInfo, type OpenApiTag, openApiRoute, platformErrors } from './openapi.js';
 export { REQUEST_ID_HEADER, requestId } from './request-id.js';
 export {
   type AnyRoute,
