@@ -47,6 +47,10 @@ export type Verdict = (typeof VERDICTS)[number];
 export const REPLY_THEMES = ['question', 'objection', 'praise', 'request'] as const;
 export type ReplyTheme = (typeof REPLY_THEMES)[number];
 
+/** Why `POST /v1/ideas/generate` / `suggest_ideas` made fewer ideas than asked (docs/content/errors.md). */
+export const IDEA_SHORTFALL_REASONS = ['SIGNALS_EXHAUSTED'] as const;
+export type IdeaShortfallReason = (typeof IDEA_SHORTFALL_REASONS)[number];
+
 export const SIGNAL_KINDS = ['trend', 'question', 'competitor', 'mention', 'news'] as const;
 export type SignalKind = (typeof SIGNAL_KINDS)[number];
 

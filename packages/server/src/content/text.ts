@@ -87,3 +87,16 @@ export function seededRandom(seed: number): () => number {
 }
 
 export const pick = <T>(items: readonly T[], n: number): T => items[Math.abs(n) % items.length] as T;
+
+/**
+ * Ends a sentence with one full stop. Text that already ends in `.`, `!`, `?` or `…` (a quoted
+ * title, a service message, a zod message ending in a period) gets none, so a message built from
+ * other text never shows `..` or `?.`.
+ */
+export function sentence(text: string): string {
+  const t = text.trimEnd();
+  return /[.!?…]["'”’]*$/.test(t) ? t : `${t}.`;
+}
+
+/** "1 idea", "3 ideas". */
+export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;

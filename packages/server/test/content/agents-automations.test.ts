@@ -348,11 +348,10 @@ describe('automations', () => {
     expect(byEvent[0].source).toBe('automation');
     svc.clock.advance(2 * 3_600_000); // resolve needs a first snapshot (1 h after publishing)
     await api(svc.url, 'POST', `/v1/posts/${post.body.id}/resolve`);
-    const rr = await api(svc.url, 'GET', '/v1/agent-runs?agent_id=repurpose_winner&limit=100');
-    const mine = rr.body.agent_runs.find((r: any) => r.automation_id === onSettle.body.id);
-    const run = await api(svc.url, 'GET', `/v1/agent-runs/${mine.id}`);
-    expect(run.body.inputs).toEqual({ postId: post.body.id });
-    expect(run.body.automation_id).toBe(onSettle.body.id);
+    // The post is no winner: the fire is skipped, not run (winners: automation-skips.test.ts).
+    const settled = await api(svc.url, 'GET', `/v1/automations/${onSettle.body.id}`);
+    expect(settled.body.last_fire).toMatchObject({ trigger: 'post.metrics_settled', outcome: 'skipped' });
+    expect(settled.body.runs_today).toBe(0);
   });
 
   it('enforces the workspace cap of 20 runs a day', async () => {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ContentContext } from '../context.js';
 import { channelsStore } from '../db/stores/channels-store.js';
 import { fromJson } from '../db/stores/paging.js';
 import { PLATFORMS, type Platform } from '../domain.js';
@@ -7,6 +8,24 @@ import { conflict } from '../services/errors.js';
 import { getPost, requirePost } from '../services/posts.js';
 import type { StoredPart } from '../services/views.js';
 import { defineAgent } from './types.js';
+
+/** Why a post is not one to repurpose, or null: it must be published and outperforming. */
+function notAWinner(p: { id: string; status: string; verdict: string }) {
+  if (p.status === 'published' && p.verdict === 'outperforming') return null;
+  return {
+    code: 'NOT_A_WINNER',
+    message: `Post '${p.id}' is ${p.status === 'published' ? `'${p.verdict}'` : p.status}; repurpose_winner takes a published post that is outperforming.`,
+  };
+}
+
+/** The brand's other connected platforms, or every other platform when none is connected. */
+async function otherPlatforms(ctx: ContentContext, postId: string): Promise<Platform[]> {
+  const post = await requirePost(ctx.db, postId);
+  const connected = (await channelsStore(ctx.db).connectedOf(post.brand_id)).map((c) => c.platform);
+  const others = PLATFORMS.filter((p) => p !== post.platform);
+  const linked = others.filter((p) => connected.includes(p));
+  return linked.length ? linked : others;
+}
 
 export const repurposeWinnerAgent = defineAgent({
   id: 'repurpose_winner',
@@ -38,26 +57,22 @@ export const repurposeWinnerAgent = defineAgent({
   ],
   makesModelCalls: true,
   brandOf: async (ctx, inputs) => (await requirePost(ctx.db, inputs.postId)).brand_id,
+  withDefaults: async (ctx, inputs) => ({
+    ...inputs,
+    platforms: inputs.platforms ?? (await otherPlatforms(ctx, inputs.postId)),
+  }),
+  nothingToDo: async (ctx, inputs) => notAWinner(await getPost(ctx, inputs.postId)),
   async run(scope, inputs) {
     const { ctx } = scope;
     const post = await scope.step('check_winner', async () => {
       const p = await getPost(ctx, inputs.postId);
-      if (p.status !== 'published' || p.verdict !== 'outperforming')
-        throw conflict(
-          'NOT_A_WINNER',
-          `Post '${p.id}' is ${p.status === 'published' ? `'${p.verdict}'` : p.status}; repurpose_winner takes a published post that is outperforming.`,
-        );
+      const problem = notAWinner(p);
+      if (problem) throw conflict(problem.code, problem.message);
       return { detail: `${p.platform} post at ${p.outcome.ratio ?? '?'}× the median.`, value: p };
     });
-    const connected = (await channelsStore(ctx.db).connectedOf(post.brand_id)).map(
-      (c) => c.platform as Platform,
+    const targets = (inputs.platforms ?? (await otherPlatforms(ctx, post.id))).filter(
+      (p) => p !== post.platform,
     );
-    const others = PLATFORMS.filter((p) => p !== post.platform);
-    const targets =
-      inputs.platforms?.filter((p) => p !== post.platform) ??
-      (others.filter((p) => connected.includes(p)).length
-        ? others.filter((p) => connected.includes(p))
-        : others);
     const row = await requirePost(ctx.db, post.id);
     const text = fromJson<StoredPart[]>(row.parts)
       .map((p) => p.text)

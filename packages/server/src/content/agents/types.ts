@@ -31,6 +31,17 @@ export interface AgentDef<I extends Record<string, unknown> = Record<string, unk
   makesModelCalls: boolean;
   /** Checks the ids in the inputs (404 before a run is recorded) and returns the brand. */
   brandOf(ctx: ContentContext, inputs: I): Promise<string>;
+  /**
+   * Fills in the defaults that depend on stored data (e.g. the brand's connected platforms), so
+   * the run records the inputs it really ran with. Static defaults live in `inputs` (zod).
+   */
+  withDefaults?(ctx: ContentContext, inputs: I): Promise<I>;
+  /**
+   * A cheap check (no model call, nothing written): why the agent has nothing to do with these
+   * inputs, or null. Automations ask it before a fire is charged to the daily caps; a fire with
+   * nothing to do is recorded as `skipped`, not run.
+   */
+  nothingToDo?(ctx: ContentContext, inputs: I): Promise<{ code: string; message: string } | null>;
   run(scope: RunScope, inputs: I): Promise<Record<string, unknown>>;
 }
 

@@ -4,13 +4,15 @@ import { channelsStore } from '../db/stores/channels-store.js';
 import { ideasStore } from '../db/stores/ideas-store.js';
 import { postsStore } from '../db/stores/posts-store.js';
 import { PLATFORMS, type Platform } from '../domain.js';
+import type { GeneratedIdeasView } from '../schemas/ideas.js';
 import { proposePost } from '../services/approvals.js';
 import { nextFreeSlot } from '../services/best-times.js';
 import { requireBrand } from '../services/brands.js';
 import { generateDrafts } from '../services/drafts.js';
 import { conflict } from '../services/errors.js';
-import { suggestIdeas } from '../services/ideas.js';
+import { generateIdeas, nothingToPlanFrom } from '../services/ideas.js';
 import { engagementsOf } from '../services/metrics.js';
+import { plural } from '../text.js';
 import { defineAgent } from './types.js';
 
 export const weeklyPlanAgent = defineAgent({
@@ -46,16 +48,27 @@ export const weeklyPlanAgent = defineAgent({
   ],
   makesModelCalls: true,
   brandOf: async (ctx, inputs) => (await requireBrand(ctx, inputs.brandId)).id,
+  withDefaults: async (ctx, inputs) => {
+    if (inputs.platforms) return inputs;
+    const connected = new Set(
+      (await channelsStore(ctx.db).connectedOf(inputs.brandId)).map((c) => c.platform),
+    );
+    return { ...inputs, platforms: PLATFORMS.filter((p) => connected.has(p)) };
+  },
+  nothingToDo: (ctx, inputs) => nothingToPlanFrom(ctx, inputs.brandId),
   async run(scope, inputs) {
     const { ctx } = scope;
     const brandId = inputs.brandId;
-    const channels = (await channelsStore(ctx.db).connectedOf(brandId)).filter(
-      (c) => !inputs.platforms || inputs.platforms.includes(c.platform as Platform),
+    const wanted = inputs.platforms ?? PLATFORMS;
+    const channels = (await channelsStore(ctx.db).connectedOf(brandId)).filter((c) =>
+      wanted.includes(c.platform as Platform),
     );
     if (channels.length === 0)
       throw conflict(
         'NO_CHANNEL',
-        `Brand '${brandId}' has no connected channel for the requested platforms.`,
+        inputs.platforms?.length
+          ? `Brand '${brandId}' has no connected channel for ${inputs.platforms.join(', ')}.`
+          : `Brand '${brandId}' has no connected channel. Connect one with POST /v1/brands/${brandId}/channels/connect.`,
       );
 
     await scope.step('read_last_week', async () => {
@@ -88,17 +101,17 @@ export const weeklyPlanAgent = defineAgent({
     });
 
     const ideas = await scope.step('suggest_ideas', async () => {
-      let made: Awaited<ReturnType<typeof suggestIdeas>> = [];
+      let made: GeneratedIdeasView | null = null;
       let failure: unknown = null;
       try {
-        made = await suggestIdeas(ctx, { brand_id: brandId, count: inputs.count }, scope.caller);
+        made = await generateIdeas(ctx, { brand_id: brandId, count: inputs.count }, scope.caller);
       } catch (err) {
         failure = err;
       }
-      if (made.length > 0) {
+      if (made) {
         return {
-          detail: `${made.length} ideas from signals.`,
-          value: made.map((i) => ({ id: i.id, title: i.title })),
+          detail: `${plural(made.ideas.length, 'idea')} from signals.${made.shortfall ? ` ${made.shortfall.message}` : ''}`,
+          value: made.ideas.map((i) => ({ id: i.id, title: i.title })),
         };
       }
       // No fresh signals (none at all, or all already turned into ideas): plan from ideas

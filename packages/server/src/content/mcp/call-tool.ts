@@ -6,6 +6,7 @@ import type { ApiKeyView } from '../services/api-keys.js';
 import { recordToolCall } from '../services/mcp-calls.js';
 import type { CompiledTool } from './catalog.js';
 import { RawJson } from './jsonrpc.js';
+import type { AnyTool } from './tool.js';
 
 /** Who is calling: the key found for the request's bearer token. */
 export interface McpSession {
@@ -72,6 +73,22 @@ function hintFor(err: AppError, args: Record<string, unknown>): string {
   return sources.length ? ` Check the id: take ${sources.join(', ')}.` : '';
 }
 
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * Services name request fields the way the REST API takes them (`'proposed_for'`); a tool takes
+ * them in camelCase (`proposedFor`). Every quoted field name the tool takes under another name
+ * is renamed, so a model reads the argument it has to fix. Paths (`'parts.0.text'`) keep their tail.
+ */
+export function inToolTerms(tool: Pick<AnyTool, 'input'>, message: string): string {
+  let out = message;
+  for (const name of Object.keys(tool.input.shape)) {
+    const rest = snakeCase(name);
+    if (rest !== name) out = out.replace(new RegExp(`'${rest}(?=['.])`, 'g'), `'${name}`);
+  }
+  return out;
+}
+
 const errorResult = (label: string, code: string, message: string): CallToolResult => ({
   content: [{ type: 'text', text: `${label} Error ${code}: ${message}` }],
   isError: true,
@@ -106,7 +123,7 @@ export async function callTool(
   } catch (err) {
     if (err instanceof ToolFailure) failure = { code: err.code, message: err.message };
     else if (err instanceof AppError)
-      failure = { code: err.code, message: err.message + hintFor(err, rawArgs) };
+      failure = { code: err.code, message: inToolTerms(tool.spec, err.message) + hintFor(err, rawArgs) };
     else {
       ctx.logger.error({ err, tool: tool.spec.name }, 'MCP tool failed unexpectedly');
       failure = {

@@ -44,4 +44,4 @@ export const Id = (what: string) => z.string().trim().min(1).max(100).describe(w
 /** Lists whose spec has no `limit` return at most this many items and say whether more exist. */
 export const LIST_CAP = 50;
 
-export const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+export { plural } from '../text.js';

@@ -9,7 +9,15 @@ import {
   ProposeBody,
   RejectBody,
 } from '../schemas/approvals.js';
-import { ApprovalStatus, DateTimeInput, Id, IdParams, pageOf, pageQuery, Text } from '../schemas/common.js';
+import {
+  ApprovalStatus,
+  DateTimeInput,
+  Id,
+  IdParams,
+  pageOf,
+  pageQuery,
+  partsOrText,
+} from '../schemas/common.js';
 import {
   approveApproval,
   bulkApprovals,
@@ -103,12 +111,7 @@ export function approvalRoutes(ctx: ContentContext) {
       tags,
       params: IdParams,
       body: z.strictObject({
-        text: Text(3000).optional(),
-        parts: z
-          .array(z.strictObject({ text: Text(3000) }))
-          .min(1)
-          .max(25)
-          .optional(),
+        ...partsOrText,
         slot: DateTimeInput.optional(),
       }),
       response: Approval,

@@ -99,13 +99,17 @@ export function automationRoutes(ctx: ContentContext) {
       auth: 'person',
       operationId: 'runAutomation',
       description:
-        "Runs the automation's agent now. It counts toward the automation's daily cap and the workspace cap; past a cap it answers 429 with Retry-After (until local midnight).",
+        "Runs the automation's agent now. It counts toward the automation's daily cap and the workspace cap; past a cap it answers 429 with Retry-After (until local midnight). If the agent has nothing to do (e.g. repurpose_winner on a post that is not a winner) it answers 409 with the agent's code, records a skipped fire and uses no cap.",
       summary: 'Run the automation now. Counts toward its daily cap and the workspace cap.',
       tags,
       status: 201,
       params: IdParams,
       response: AutomationRunResult,
-      errors: { ...NOT_FOUND, 429: 'DAILY_CAP_REACHED', 409: 'NEEDS_EVENT' },
+      errors: {
+        ...NOT_FOUND,
+        429: 'DAILY_CAP_REACHED',
+        409: 'NEEDS_EVENT; NOT_A_WINNER or NO_SIGNALS (nothing to do; recorded as a skipped fire)',
+      },
       handler: ({ params }) => runAutomationNow(ctx, params.id),
     }),
   ];

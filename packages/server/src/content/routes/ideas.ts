@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { ContentContext } from '../context.js';
 import { defineRoute } from '../route.js';
 import { Deleted, Id, IdeaStatus, IdParams, pageOf, pageQuery } from '../schemas/common.js';
-import { CreateIdeaBody, GenerateIdeasBody, Idea, PatchIdeaBody } from '../schemas/ideas.js';
-import { createIdea, deleteIdea, getIdea, listIdeas, suggestIdeas, updateIdea } from '../services/ideas.js';
+import { CreateIdeaBody, GeneratedIdeas, GenerateIdeasBody, Idea, PatchIdeaBody } from '../schemas/ideas.js';
+import { createIdea, deleteIdea, generateIdeas, getIdea, listIdeas, updateIdea } from '../services/ideas.js';
 import { callerOf, listBody, NOT_FOUND } from './helpers.js';
 
 const tags = ['Ideas'];
@@ -49,14 +49,14 @@ export function ideaRoutes(ctx: ContentContext) {
       auth: 'person',
       operationId: 'generateIdeas',
       description:
-        "Asks the model for up to `count` ideas from the brand's strongest signals not yet turned into ideas; each idea cites its signal. When fewer can be made than asked, the answer says how many and why.",
+        "Asks the model for up to `count` new ideas from the brand's strongest signals of the last 30 days; each idea cites its signal and repeats no idea the brand already has. When fewer can be made than asked, `shortfall` says how many fewer and why; when none can be made it is a 409 (`NO_SIGNALS` or `SIGNALS_EXHAUSTED`). The MCP tool suggest_ideas answers the same way.",
       summary: "Suggest ideas from the brand's strongest recent signals; each idea cites its signal.",
       tags,
       status: 201,
       body: GenerateIdeasBody,
-      response: z.object({ ideas: z.array(Idea) }),
-      errors: { ...NOT_FOUND, 409: 'NO_SIGNALS' },
-      handler: async ({ body, auth }) => ({ ideas: await suggestIdeas(ctx, body, callerOf(auth)) }),
+      response: GeneratedIdeas,
+      errors: { ...NOT_FOUND, 409: 'NO_SIGNALS, SIGNALS_EXHAUSTED' },
+      handler: ({ body, auth }) => generateIdeas(ctx, body, callerOf(auth)),
     }),
     defineRoute({
       method: 'get',

@@ -118,11 +118,9 @@ export function postRoutes(ctx: ContentContext) {
       path: '/v1/posts/:id/resolve',
       auth: 'person',
       operationId: 'resolvePost',
-      description:
-        "Settles the post's outcome now instead of waiting for its metrics to settle: its verdict becomes final and `post.metrics_settled` fires (automations may run). See docs/content/states.md for what resolving does to metrics.",
       summary: 'Settle the post’s outcome now: its verdict becomes final and post.metrics_settled fires.',
       description:
-        'A sandbox post first gets a final snapshot at the whole hour it has reached; after that it takes no more snapshots. Resolving a settled post returns its outcome unchanged.',
+        'Settles the outcome now instead of waiting for the metrics to settle: a sandbox post first gets a final snapshot at the whole hour it has reached, then takes no more; its verdict becomes final and `post.metrics_settled` fires (automations may run). Before the first snapshot there is nothing to settle (409 NOTHING_TO_SETTLE). Resolving a settled post returns its outcome unchanged.',
       tags,
       params: IdParams,
       response: Outcome,

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { named } from '../schemas.js';
-import { ApprovalStatus, CallerSource, DateTimeInput, Id, Platform, Text, Timestamp } from './common.js';
+import {
+  ApprovalStatus,
+  CallerSource,
+  DateTimeInput,
+  Id,
+  Platform,
+  partsOrText,
+  Text,
+  Timestamp,
+} from './common.js';
 import { DraftPart } from './drafts.js';
 
 export const VoiceCheck = named(
@@ -85,12 +94,7 @@ export const BulkAction = z.discriminatedUnion('action', [
   z.strictObject({
     action: z.literal('edit'),
     id: Id,
-    text: Text(3000).optional(),
-    parts: z
-      .array(z.strictObject({ text: Text(3000) }))
-      .min(1)
-      .max(25)
-      .optional(),
+    ...partsOrText,
     slot: DateTimeInput.optional(),
   }),
 ]);

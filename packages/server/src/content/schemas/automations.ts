@@ -18,6 +18,24 @@ export const Trigger = named(
 );
 export type TriggerInput = z.output<typeof Trigger>;
 
+export const FIRE_OUTCOMES = ['succeeded', 'failed', 'capped', 'skipped'] as const;
+export type FireOutcome = (typeof FIRE_OUTCOMES)[number];
+
+export const AutomationFire = named(
+  'AutomationFire',
+  z.object({
+    fired_at: Timestamp,
+    trigger: z.string().describe("'schedule', 'manual' or the event name."),
+    outcome: z
+      .enum(FIRE_OUTCOMES)
+      .describe(
+        'succeeded / failed: the agent ran (counts toward the caps); capped: a cap was reached, nothing ran; skipped: the agent had nothing to do (e.g. the post is not a winner), nothing ran and no cap was used.',
+      ),
+    run_id: z.string().nullable(),
+    message: z.string().nullable().describe('Why it failed, was capped or was skipped.'),
+  }),
+);
+
 export const Automation = named(
   'Automation',
   z.object({
@@ -31,7 +49,12 @@ export const Automation = named(
     enabled: z.boolean(),
     next_run_at: Timestamp.nullable(),
     last_run_at: Timestamp.nullable(),
-    runs_today: z.number().int(),
+    runs_today: z.number().int().describe('Runs today (server local date) that count toward the caps.'),
+    skipped_today: z
+      .number()
+      .int()
+      .describe('Fires today that were skipped with nothing to do; they use no cap.'),
+    last_fire: AutomationFire.nullable().describe('The latest time it fired, whatever came of it.'),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),

@@ -43,6 +43,23 @@ export const Timestamp = z.string().describe('ISO-8601 UTC timestamp.');
 export const DateTimeInput = z.iso.datetime({ offset: true }).describe('ISO-8601 date-time with a zone.');
 export const Text = (max: number) => z.string().trim().min(1).max(max);
 
+/**
+ * Post text in a request: `parts`, or `text` for a single part. The platform limits (characters
+ * per part, parts per post) are rules the service checks for every platform alike (422 TOO_LONG,
+ * TOO_MANY_PARTS); these bounds only keep requests sane and sit well above every limit.
+ */
+export const PART_INPUT_BOUNDS = { chars: 10_000, parts: 100 } as const;
+const PartText = z.string().trim().min(1).max(PART_INPUT_BOUNDS.chars);
+export const partsOrText = {
+  parts: z
+    .array(z.strictObject({ text: PartText }))
+    .min(1)
+    .max(PART_INPUT_BOUNDS.parts)
+    .optional()
+    .describe('The parts of the post, in order; how many and how long each may be depends on the platform.'),
+  text: PartText.optional().describe('Shorthand for a single part.'),
+};
+
 export const IdParams = z.strictObject({ id: Id });
 
 /** `limit` (default 20, max 100) and the opaque `after` cursor from the previous page's `next_after`. */

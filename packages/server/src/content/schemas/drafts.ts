@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { named } from '../schemas.js';
-import { DraftStatus, Id, Platform, Text, Timestamp } from './common.js';
+import { DraftStatus, Id, Platform, partsOrText, Text, Timestamp } from './common.js';
 
 export const DraftMedia = named(
   'DraftMedia',
@@ -50,12 +50,6 @@ export const DraftDetail = named(
   'DraftDetail',
   Draft.extend({ versions: z.array(DraftVersion).describe('Every version, oldest first.') }),
 );
-
-const PartInput = z.strictObject({ text: Text(3000) });
-const partsOrText = {
-  parts: z.array(PartInput).min(1).max(25).optional(),
-  text: Text(3000).optional().describe('Shorthand for a single part.'),
-};
 
 export const CreateDraftBody = z.strictObject({
   brand_id: Id,

@@ -1,6 +1,15 @@
 import { z } from 'zod';
 import { named } from '../schemas.js';
-import { DateTimeInput, Id, Platform, PostStatus, ReplyTheme, Text, Timestamp, Verdict } from './common.js';
+import {
+  DateTimeInput,
+  Id,
+  Platform,
+  PostStatus,
+  partsOrText,
+  ReplyTheme,
+  Timestamp,
+  Verdict,
+} from './common.js';
 import { DraftPart } from './drafts.js';
 
 export const Metrics = named(
@@ -73,21 +82,11 @@ export const PostDetail = named(
 export const CreatePostBody = z.strictObject({
   draft_id: Id.optional().describe("Publishes the draft's current version."),
   channel_id: Id.optional().describe("Defaults to the brand's connected channel for the draft's platform."),
-  parts: z
-    .array(z.strictObject({ text: Text(3000) }))
-    .min(1)
-    .max(25)
-    .optional(),
-  text: Text(3000).optional(),
+  ...partsOrText,
   scheduled_for: DateTimeInput.optional().describe('Leave out to publish now.'),
 });
 export const PatchPostBody = z.strictObject({
-  parts: z
-    .array(z.strictObject({ text: Text(3000) }))
-    .min(1)
-    .max(25)
-    .optional(),
-  text: Text(3000).optional(),
+  ...partsOrText,
   scheduled_for: DateTimeInput.optional(),
 });
 

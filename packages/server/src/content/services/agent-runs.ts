@@ -64,6 +64,31 @@ const summary = (r: RunRow) => ({
 });
 
 /**
+ * Inputs as a run records them: parsed (static defaults applied), ids checked (404), then the
+ * defaults that depend on stored data filled in. Nothing is written.
+ */
+async function prepareRun(ctx: ContentContext, agentId: string, rawInputs: unknown) {
+  const agent = requireAgent(agentId);
+  const parsed = parseInputs(agent, rawInputs ?? {});
+  const brandId = await agent.brandOf(ctx, parsed);
+  const inputs = agent.withDefaults ? await agent.withDefaults(ctx, parsed) : parsed;
+  return { agent, inputs, brandId };
+}
+
+/**
+ * Why the agent has nothing to do with these inputs, or null: its cheap precondition, asked
+ * before an automation charges a fire to the daily caps. Bad inputs throw as in `runAgent`.
+ */
+export async function nothingToDo(
+  ctx: ContentContext,
+  agentId: string,
+  rawInputs: unknown,
+): Promise<{ code: string; message: string } | null> {
+  const { agent, inputs } = await prepareRun(ctx, agentId, rawInputs);
+  return agent.nothingToDo ? agent.nothingToDo(ctx, inputs) : null;
+}
+
+/**
  * Runs a built-in agent and records it: inputs, each step with its duration, child runs, the
  * approvals it queued, who started it. Bad inputs or unknown ids fail before anything is
  * recorded (400/404); a failure while running is recorded as a failed run and returned.
@@ -75,9 +100,7 @@ export async function runAgent(
   caller: Caller,
   opts: { parentRunId?: string } = {},
 ): Promise<AgentRunView> {
-  const agent = requireAgent(agentId);
-  const inputs = parseInputs(agent, rawInputs ?? {});
-  const brandId = await agent.brandOf(ctx, inputs);
+  const { agent, inputs, brandId } = await prepareRun(ctx, agentId, rawInputs);
   const runId = ctx.ids.make('run');
   const steps: RunStepView[] = [];
   const store = runsStore(ctx.db);

@@ -5,14 +5,17 @@ import { type AutomationRow, automationsStore } from '../db/stores/automations-s
 import { fromJson, toJson } from '../db/stores/paging.js';
 import { type AgentId, AUTOMATION_CAPS } from '../domain.js';
 import type { ContentEvent } from '../events.js';
+import type { AgentRunView } from '../schemas/agents.js';
 import type {
   AutomationView,
   CreateAutomationInput,
+  FireOutcome,
   PatchAutomationInput,
   TriggerInput,
 } from '../schemas/automations.js';
 import type { Page } from '../schemas/common.js';
-import { runAgent } from './agent-runs.js';
+import { sentence } from '../text.js';
+import { nothingToDo, runAgent } from './agent-runs.js';
 import { requireBrand } from './brands.js';
 
 /** The server-local calendar day, which is what "daily" means for caps. */
@@ -78,7 +81,7 @@ function checkInputs(
     throw new AppError(
       400,
       'INVALID_REQUEST',
-      `'inputs.${field}' is invalid for agent '${agentId}': ${issue?.message}.`,
+      sentence(`'inputs.${field}' is invalid for agent '${agentId}': ${issue?.message}`),
       {
         param: `inputs.${field}`,
       },
@@ -88,25 +91,39 @@ function checkInputs(
 }
 
 async function view(ctx: ContentContext, rows: AutomationRow[]): Promise<AutomationView[]> {
-  const counts = await automationsStore(ctx.db).runsOnFor(
-    localDay(ctx.clock.now()),
-    rows.map((r) => r.id),
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    brand_id: r.brand_id,
-    name: r.name,
-    agent_id: r.agent_id as AgentId,
-    inputs: fromJson(r.inputs),
-    trigger: fromJson(r.trigger),
-    daily_cap: r.daily_cap,
-    enabled: r.enabled === 1,
-    next_run_at: r.next_run_at,
-    last_run_at: r.last_run_at,
-    runs_today: counts.get(r.id) ?? 0,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  }));
+  const store = automationsStore(ctx.db);
+  const ids = rows.map((r) => r.id);
+  const today = await store.firesOnFor(localDay(ctx.clock.now()), ids);
+  const last = await store.lastFires(ids);
+  return rows.map((r) => {
+    const n = today.get(r.id) ?? {};
+    const f = last.get(r.id);
+    return {
+      id: r.id,
+      brand_id: r.brand_id,
+      name: r.name,
+      agent_id: r.agent_id as AgentId,
+      inputs: fromJson(r.inputs),
+      trigger: fromJson(r.trigger),
+      daily_cap: r.daily_cap,
+      enabled: r.enabled === 1,
+      next_run_at: r.next_run_at,
+      last_run_at: r.last_run_at,
+      runs_today: (n.succeeded ?? 0) + (n.failed ?? 0),
+      skipped_today: n.skipped ?? 0,
+      last_fire: f
+        ? {
+            fired_at: f.fired_at,
+            trigger: f.trigger,
+            outcome: f.outcome as FireOutcome,
+            run_id: f.run_id,
+            message: f.message,
+          }
+        : null,
+      created_at: r.created_at,
+      updated_at: r.updated_at,
+    };
+  });
 }
 
 async function requireAutomation(ctx: ContentContext, id: string) {
@@ -194,37 +211,50 @@ export async function deleteAutomation(ctx: ContentContext, id: string): Promise
 /**
  * Every run, by schedule, event or by hand, counts toward two caps per server-local day: the
  * automation's own `daily_cap` and the workspace's (20). A capped attempt is recorded, not run.
+ * First the agent's cheap precondition is asked: a fire with nothing to do (e.g. a
+ * repurpose_winner on a post that is not a winner) is recorded as `skipped` and uses no cap.
  */
+type FireResult =
+  | { outcome: 'skipped' | 'capped'; run: null; message: string; code: string }
+  | { outcome: 'succeeded' | 'failed'; run: AgentRunView | null; message: string | null; code: null };
+
 async function fire(
   ctx: ContentContext,
   row: AutomationRow,
   trigger: string,
   extra: Record<string, unknown>,
-) {
+): Promise<FireResult> {
   const store = automationsStore(ctx.db);
   const now = ctx.clock.now();
   const day = localDay(now);
+  const base = { id: ctx.ids.make('fire'), automation_id: row.id, day, fired_at: now.toISOString(), trigger };
+  const inputs = { ...fromJson<Record<string, unknown>>(row.inputs), ...extra };
+  let idle: { code: string; message: string } | null = null;
+  try {
+    idle = await nothingToDo(ctx, row.agent_id, inputs);
+  } catch {
+    // Inputs the agent refuses are not "nothing to do": the run below records the failure.
+  }
+  if (idle) {
+    const message = sentence(`Skipped, nothing to do (${idle.code}): ${idle.message}`);
+    await store.addFire({ ...base, outcome: 'skipped', run_id: null, message });
+    return { outcome: 'skipped', run: null, message, code: idle.code };
+  }
   const mine = await store.runsOn(day, row.id);
   const all = await store.runsOn(day);
-  const base = { id: ctx.ids.make('fire'), automation_id: row.id, day, fired_at: now.toISOString(), trigger };
   if (mine >= row.daily_cap || all >= AUTOMATION_CAPS.perWorkspace) {
     const message =
       mine >= row.daily_cap
         ? `Automation '${row.id}' has reached its daily cap of ${row.daily_cap} runs for ${day} (server local date).`
         : `The workspace has reached its daily cap of ${AUTOMATION_CAPS.perWorkspace} automation runs for ${day} (server local date).`;
     await store.addFire({ ...base, outcome: 'capped', run_id: null, message });
-    return { outcome: 'capped' as const, run: null, message };
+    return { outcome: 'capped', run: null, message, code: 'DAILY_CAP_REACHED' };
   }
   const caller: Caller = { source: 'automation', automationId: row.id };
-  let run: Awaited<ReturnType<typeof runAgent>> | null = null;
+  let run: AgentRunView | null = null;
   let message: string | null = null;
   try {
-    run = await runAgent(
-      ctx,
-      row.agent_id,
-      { ...fromJson<Record<string, unknown>>(row.inputs), ...extra },
-      caller,
-    );
+    run = await runAgent(ctx, row.agent_id, inputs, caller);
   } catch (err) {
     message = err instanceof Error ? err.message : String(err);
   }
@@ -236,10 +266,13 @@ async function fire(
     message: message ?? run?.error?.message ?? null,
   });
   await store.update(row.id, { last_run_at: now.toISOString() }, now.toISOString());
-  return { outcome, run, message };
+  return { outcome, run, message, code: null };
 }
 
-/** POST /v1/automations/:id/run: runs now, within the caps (429 DAILY_CAP_REACHED beyond them). */
+/**
+ * POST /v1/automations/:id/run: runs now, within the caps (429 DAILY_CAP_REACHED beyond them).
+ * Nothing to do is a 409 with the agent's reason (e.g. NOT_A_WINNER), recorded as a skipped fire.
+ */
 export async function runAutomationNow(ctx: ContentContext, id: string) {
   const row = await requireAutomation(ctx, id);
   const extra: Record<string, unknown> = {};
@@ -254,13 +287,14 @@ export async function runAutomationNow(ctx: ContentContext, id: string) {
       `Automation '${id}' runs on a post event; it has no post to run on by hand.`,
     );
   const result = await fire(ctx, row, 'manual', extra);
+  if (result.outcome === 'skipped') throw new AppError(409, result.code, result.message);
   if (result.outcome === 'capped') {
     // Caps reset at the server's local midnight; saying when lets clients stop retrying at once.
     const now = ctx.clock.now();
     const midnight = new Date(now);
     midnight.setHours(24, 0, 0, 0);
     const retryAfter = String(Math.max(1, Math.ceil((midnight.getTime() - now.getTime()) / 1000)));
-    throw new AppError(429, 'DAILY_CAP_REACHED', result.message ?? 'Daily cap reached.', {
+    throw new AppError(429, 'DAILY_CAP_REACHED', result.message, {
       headers: { 'Retry-After': retryAfter },
     });
   }

@@ -7,7 +7,7 @@ import { type IdeaRow, ideasStore } from '../db/stores/ideas-store.js';
 import { signalsStore } from '../db/stores/signals-store.js';
 import type { IdeaStatus } from '../domain.js';
 import type { Page } from '../schemas/common.js';
-import type { CreateIdeaInput, IdeaView, PatchIdeaInput } from '../schemas/ideas.js';
+import type { CreateIdeaInput, GeneratedIdeasView, IdeaView, PatchIdeaInput } from '../schemas/ideas.js';
 import { memoryOf, requireBrand } from './brands.js';
 import { conflict, invalidTransition, unprocessable } from './errors.js';
 import { voiceOf } from './memory.js';
@@ -156,33 +156,81 @@ export async function deleteIdea(ctx: ContentContext, id: string): Promise<void>
   if (!(await ideasStore(ctx.db).remove(id))) throw notFound('idea', id);
 }
 
-/** `suggest_ideas` / POST /v1/ideas/generate: one idea per strong recent signal, each citing it. */
-export async function suggestIdeas(
+const SIGNAL_WINDOW_DAYS = 30;
+
+const signalsPhrase = (brandId: string, n: number) =>
+  `brand '${brandId}' has ${n === 1 ? '1 signal' : `${n} signals`} from the last ${SIGNAL_WINDOW_DAYS} days`;
+const recordMore = (brandId: string, what = 'new signals') =>
+  `Record ${what} with POST /v1/brands/${brandId}/signals (or in the app)`;
+
+/** The one wording of "fewer ideas than asked", for the shortfall and for the 409 when none were made. */
+export function ideaShortfallMessage(brandId: string, made: number, requested: number, signals: number) {
+  const why = `${signalsPhrase(brandId, signals)}, and every further suggestion from them repeats an idea the brand already has`;
+  return made === 0
+    ? `No new ideas could be made: ${why}. ${recordMore(brandId)}.`
+    : `Made ${made} of ${requested} ideas: ${why}. ${recordMore(brandId)}, or ask for fewer.`;
+}
+
+/**
+ * Why there is nothing to plan ideas from, or null: no signal in the window and no idea waiting
+ * in the Idea column. Cheap (two counts, no model call), for weekly_plan's precondition.
+ */
+export async function nothingToPlanFrom(ctx: ContentContext, brandId: string) {
+  const since = new Date(ctx.clock.now().getTime() - SIGNAL_WINDOW_DAYS * DAY).toISOString();
+  if ((await signalsStore(ctx.db).countSince(brandId, since)) > 0) return null;
+  if ((await ideasStore(ctx.db).list({ brandId, status: 'idea' }, 1)).items.length > 0) return null;
+  return {
+    code: 'NO_SIGNALS',
+    message: `Brand '${brandId}' has no signals from the last ${SIGNAL_WINDOW_DAYS} days and no ideas waiting in the Idea column, so there is nothing to plan. ${recordMore(brandId, 'a signal')}, or add an idea.`,
+  };
+}
+
+/**
+ * `suggest_ideas` / POST /v1/ideas/generate: new ideas from the brand's strongest recent signals,
+ * each citing its signal. Returns what could be made and, when that is fewer than asked, a
+ * `shortfall` saying why. Making none is a 409: `NO_SIGNALS` (nothing to suggest from) or
+ * `SIGNALS_EXHAUSTED` (every suggestion repeats an idea the brand already has).
+ */
+export async function generateIdeas(
   ctx: ContentContext,
   input: { brand_id: string; count: number; campaign_id?: string | undefined },
   _caller?: Caller,
-): Promise<IdeaView[]> {
+): Promise<GeneratedIdeasView> {
   const brand = await requireBrand(ctx, input.brand_id);
   await checkCampaign(ctx, input.brand_id, input.campaign_id);
   const now = ctx.clock.now();
-  const signals = await signalsStore(ctx.db).strongest(
-    brand.id,
-    new Date(now.getTime() - 30 * DAY).toISOString(),
-    Math.max(input.count, 10),
-  );
+  const since = new Date(now.getTime() - SIGNAL_WINDOW_DAYS * DAY).toISOString();
+  const signals = await signalsStore(ctx.db).strongest(brand.id, since, Math.max(input.count, 10));
   if (signals.length === 0)
     throw conflict(
       'NO_SIGNALS',
-      `Brand '${brand.id}' has no signals from the last 30 days to suggest ideas from. Record one with POST /v1/brands/${brand.id}/signals.`,
+      `Brand '${brand.id}' has no signals from the last ${SIGNAL_WINDOW_DAYS} days to suggest ideas from. ${recordMore(brand.id, 'one')}.`,
     );
+  const existing = await ideasStore(ctx.db).titlesOf(brand.id);
   const suggestions = await ctx.model.suggestIdeas({
     voice: voiceOf(brand.name, memoryOf(brand)),
     signals: signals.map((s) => ({ id: s.id, kind: s.kind, title: s.title, summary: s.summary })),
     count: input.count,
-    existingTitles: await ideasStore(ctx.db).titlesOf(brand.id),
+    existingTitles: existing,
   });
+  // Whatever the model returns, an idea is new (no title the brand already has), cites one of
+  // the signals it was given, and there are never more than asked for.
+  const byId = new Map(signals.map((s) => [s.id, s]));
+  const taken = new Set(existing.map((t) => t.trim().toLowerCase()));
+  const fresh = suggestions
+    .filter((s) => {
+      const key = s.title.trim().toLowerCase();
+      if (!key || taken.has(key) || !byId.has(s.signalId)) return false;
+      taken.add(key);
+      return true;
+    })
+    .slice(0, input.count);
+  if (fresh.length === 0) {
+    const total = await signalsStore(ctx.db).countSince(brand.id, since);
+    throw conflict('SIGNALS_EXHAUSTED', ideaShortfallMessage(brand.id, 0, input.count, total));
+  }
   const at = now.toISOString();
-  const rows: IdeaRow[] = suggestions.map((s) => ({
+  const rows: IdeaRow[] = fresh.map((s) => ({
     id: ctx.ids.make('idea'),
     brand_id: brand.id,
     campaign_id: input.campaign_id ?? null,
@@ -197,12 +245,38 @@ export async function suggestIdeas(
   await ctx.db.transaction(async (tx) => {
     for (const row of rows) await ideasStore(tx).insert(row);
   });
-  const byId = new Map(signals.map((s) => [s.id, s]));
-  return rows.map((r) =>
+  const ideas = rows.map((r) =>
     ideaView({
       ...r,
       signal_kind: byId.get(r.signal_id ?? '')?.kind ?? null,
       signal_title: byId.get(r.signal_id ?? '')?.title ?? null,
     }),
   );
+  const short = input.count - ideas.length;
+  return {
+    ideas,
+    requested: input.count,
+    shortfall:
+      short > 0
+        ? {
+            count: short,
+            reason: 'SIGNALS_EXHAUSTED',
+            message: ideaShortfallMessage(
+              brand.id,
+              ideas.length,
+              input.count,
+              await signalsStore(ctx.db).countSince(brand.id, since),
+            ),
+          }
+        : null,
+  };
+}
+
+/** The ideas alone, for callers that only need what was made (the demo seed). */
+export async function suggestIdeas(
+  ctx: ContentContext,
+  input: { brand_id: string; count: number; campaign_id?: string | undefined },
+  caller?: Caller,
+): Promise<IdeaView[]> {
+  return (await generateIdeas(ctx, input, caller)).ideas;
 }

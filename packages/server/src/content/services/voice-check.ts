@@ -1,7 +1,7 @@
 import { HASHTAG_LIMITS, MAX_PARTS, PLATFORM_LIMITS, type Platform } from '../domain.js';
 import type { VoiceCheckView } from '../schemas/approvals.js';
 import type { BrandMemory } from '../schemas/brands.js';
-import { bannedWordsIn, charCount, hashtagsOf } from '../text.js';
+import { bannedWordsIn, charCount, hashtagsOf, sentence } from '../text.js';
 import type { StoredPart } from './views.js';
 
 /**
@@ -15,7 +15,7 @@ export function voiceCheck(memory: BrandMemory, platform: Platform, parts: Store
   const banned = bannedWordsIn(text, memory.voice.banned_words);
   checks.push(
     banned.length
-      ? { id: 'banned_words', status: 'fail', message: `Uses banned words: ${banned.join(', ')}.` }
+      ? { id: 'banned_words', status: 'fail', message: sentence(`Uses banned words: ${banned.join(', ')}`) }
       : { id: 'banned_words', status: 'pass', message: 'No banned words.' },
   );
 

@@ -95,14 +95,28 @@ export function automationsStore(db: SqlExecutor) {
           automationId ? [day, automationId] : [day],
         )
       )?.n ?? 0,
-    async runsOnFor(day: string, ids: string[]) {
-      if (ids.length === 0) return new Map<string, number>();
-      const rows = await db.all<{ automation_id: string; n: number }>(
-        `SELECT automation_id, COUNT(*) AS n FROM automation_fires WHERE day = ? AND outcome IN ('succeeded', 'failed')
-         AND automation_id IN (${placeholders(ids.length)}) GROUP BY automation_id`,
+    /** Per automation: fires of the day by outcome (`succeeded` + `failed` are the runs that count). */
+    async firesOnFor(day: string, ids: string[]) {
+      const out = new Map<string, Record<string, number>>();
+      if (ids.length === 0) return out;
+      const rows = await db.all<{ automation_id: string; outcome: string; n: number }>(
+        `SELECT automation_id, outcome, COUNT(*) AS n FROM automation_fires WHERE day = ?
+         AND automation_id IN (${placeholders(ids.length)}) GROUP BY automation_id, outcome`,
         [day, ...ids],
       );
-      return new Map(rows.map((r) => [r.automation_id, r.n]));
+      for (const r of rows) out.set(r.automation_id, { ...out.get(r.automation_id), [r.outcome]: r.n });
+      return out;
+    },
+    /** The latest fire of each automation, whatever its outcome. */
+    async lastFires(ids: string[]) {
+      if (ids.length === 0) return new Map<string, FireRow>();
+      const rows = await db.all<FireRow>(
+        `SELECT f.* FROM automation_fires f WHERE f.automation_id IN (${placeholders(ids.length)})
+         AND f.rowid = (SELECT g.rowid FROM automation_fires g WHERE g.automation_id = f.automation_id
+                        ORDER BY g.fired_at DESC, g.rowid DESC LIMIT 1)`,
+        ids,
+      );
+      return new Map(rows.map((r) => [r.automation_id, r]));
     },
   };
 }

@@ -38,5 +38,12 @@ export function signalsStore(db: SqlExecutor) {
         'SELECT * FROM signals WHERE brand_id = ? AND observed_at >= ? ORDER BY strength DESC, observed_at DESC, id LIMIT ?',
         [brandId, since, limit],
       ),
+    countSince: async (brandId: string, since: string) =>
+      (
+        await db.get<{ n: number }>(
+          'SELECT COUNT(*) AS n FROM signals WHERE brand_id = ? AND observed_at >= ?',
+          [brandId, since],
+        )
+      )?.n ?? 0,
   };
 }

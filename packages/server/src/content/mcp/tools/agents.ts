@@ -3,6 +3,7 @@ import { AppError } from '../../../platform/errors.js';
 import { AGENT_IDS } from '../../domain.js';
 import { Agent, AgentRun } from '../../schemas/agents.js';
 import { getAgentRun, listAgents, runAgent } from '../../services/agent-runs.js';
+import { sentence } from '../../text.js';
 import { defineTool, Id, plural } from '../tool.js';
 
 /** The run's output in a few words: counts of its lists, its short values. */
@@ -90,7 +91,7 @@ export const runAgentTool = defineTool({
       throw new AppError(
         422,
         run.error?.code ?? 'AGENT_FAILED',
-        `Agent ${run.agent_id} failed in run ${run.id}: ${run.error?.message ?? 'no detail'}. The run is recorded; read it with get_agent_run.`,
+        `${sentence(`Agent ${run.agent_id} failed in run ${run.id}: ${run.error?.message ?? 'no detail'}`)} The run is recorded; read it with get_agent_run.`,
       );
     return {
       summary: `Ran ${run.agent_id}: run ${run.id} ${run.status} in ${plural(run.steps.length, 'step')}${run.approvals.length ? `, queued ${plural(run.approvals.length, 'pending approval')} for a person to review` : ''}${outline(run.output)}.`,

@@ -1,9 +1,10 @@
 import { z } from 'zod';
 import { IDEA_STATUSES, PLATFORMS } from '../../domain.js';
 import { Draft } from '../../schemas/drafts.js';
-import { Idea } from '../../schemas/ideas.js';
+import { GeneratedIdeas, Idea } from '../../schemas/ideas.js';
 import { generateDrafts } from '../../services/drafts.js';
-import { createIdea, listIdeas, suggestIdeas } from '../../services/ideas.js';
+import { createIdea, generateIdeas, listIdeas } from '../../services/ideas.js';
+import { sentence } from '../../text.js';
 import { defineTool, Id, LIST_CAP, plural } from '../tool.js';
 
 const brandId = Id('The brand, from list_brands.');
@@ -62,18 +63,24 @@ export const suggestIdeasTool = defineTool({
   title: 'Suggest ideas from signals',
   scope: 'write',
   description:
-    "Suggests new ideas from the brand's strongest signals of the last 30 days (trends, questions, competitors, mentions, news) and adds them to the Idea column. Each idea cites the signal it came from.",
+    "Suggests new ideas from the brand's strongest signals of the last 30 days (trends, questions, competitors, mentions, news) and adds them to the Idea column. Each idea cites the signal it came from. If fewer than count could be made, shortfall says how many fewer and why (the same object as POST /v1/ideas/generate); if none could be made, the call fails with NO_SIGNALS or SIGNALS_EXHAUSTED.",
   input: z.strictObject({
     brandId,
     count: z.number().int().min(1).max(10).default(3).describe('How many ideas, 1-10; default 3.'),
   }),
-  output: { ideas: z.array(Idea) },
+  output: GeneratedIdeas.shape,
   async run(ctx, args, caller) {
-    const ideas = await suggestIdeas(ctx, { brand_id: args.brandId, count: args.count }, caller);
-    const list = ideas.map(
+    const result = await generateIdeas(ctx, { brand_id: args.brandId, count: args.count }, caller);
+    const list = result.ideas.map(
       (i) => `${i.id} "${i.title}" (from signal ${i.signal?.id ?? 'none'}: ${i.signal?.title ?? '-'})`,
     );
-    return { summary: `Suggested ${plural(ideas.length, 'idea')}: ${list.join('; ')}.`, data: { ideas } };
+    const short = result.shortfall
+      ? ` Shortfall ${result.shortfall.reason}, ${result.shortfall.count} fewer than the ${result.requested} asked for: ${result.shortfall.message}`
+      : '';
+    return {
+      summary: sentence(`Suggested ${plural(result.ideas.length, 'idea')}: ${list.join('; ')}`) + short,
+      data: result,
+    };
   },
 });
 
