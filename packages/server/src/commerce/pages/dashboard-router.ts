@@ -1,5 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { AppError } from '../../platform/errors.js';
+import { formBody } from '../../platform/http/body.js';
 import { DEFAULT_ACCOUNT_ID } from '../services/api-keys.js';
 import {
   addEndpoint,
@@ -21,7 +22,14 @@ const param = (req: Request, name: string) => String(req.params[name] ?? '');
 /** Simple server-rendered pages over the dashboard's JSON routes' services. Local requests only. */
 export function dashboardRouter(ctx: DashboardContext): Router {
   const router = express.Router();
-  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
+  const form = formBody({ limitBytes: 16 * 1024, parameterLimit: 20 }, (_req, res, err) =>
+    sendPage(
+      res,
+      err.status,
+      'Form not sent',
+      html`<h1>Form not sent</h1><p>${err.message}</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
+    ),
+  );
   const account = DEFAULT_ACCOUNT_ID;
 
   const act = (fn: (req: Request) => Promise<string>) => async (req: Request, res: Response) => {

@@ -1,4 +1,5 @@
 import express, { type Request, type Response, type Router } from 'express';
+import { formBody } from '../../platform/http/body.js';
 import type { CommerceContext } from '../context.js';
 import { publicBaseUrl } from '../routes/base-url.js';
 import { decideApproval, viewApproval } from '../services/approvals.js';
@@ -49,7 +50,14 @@ function gone(res: Response, state: string) {
  */
 export function hostedRouter(ctx: CommerceContext): Router {
   const router = express.Router();
-  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 100 });
+  const form = formBody({ limitBytes: 16 * 1024, parameterLimit: 100 }, (_req, res, err) =>
+    messagePage(
+      res,
+      err.status,
+      'This form could not be sent',
+      `${err.message} Go back to the app and start again.`,
+    ),
+  );
 
   router.get('/hosted/approve', async (req, res, next) => {
     try {
