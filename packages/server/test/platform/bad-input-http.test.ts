@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ErrorBody } from '../../src/platform/http/errors-middleware.js';
 import { makeKey, sandboxUser } from '../commerce/helpers.js';
+import { makeKey as makeContentKey } from '../content/mcp-helpers.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
 /**
@@ -261,4 +262,43 @@ describe('HTML forms answer bad input with an HTML 4xx page', () => {
       expect(huge.connection).toBe('close');
     },
   );
+});
+
+describe('content: POST /mcp refuses the same bad bodies, in JSON-RPC', () => {
+  const init = '{"jsonrpc":"2.0","id":1,"method":"tools/list"}';
+  const post = async (headers: Record<string, string>, body: Buffer | string) => {
+    const { svc } = targets.content;
+    const key = await makeContentKey(svc, ['read']);
+    return raw(svc.url, 'POST', '/mcp', {
+      headers: {
+        authorization: `Bearer ${key.key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body,
+    });
+  };
+
+  it.each(['gzip', 'deflate', 'br'])('Content-Encoding: %s is a 415', async (coding) => {
+    const res = await post({ 'content-encoding': coding }, init);
+    expect(res.status, res.text).toBe(415);
+    expect(res.json.jsonrpc).toBe('2.0');
+    expect(res.json.error.message).toContain('Content-Encoding');
+  });
+
+  it('invalid UTF-8 is a parse error, not replaced', async () => {
+    const res = await post(
+      {},
+      Buffer.concat([
+        Buffer.from(init.slice(0, -1)),
+        Buffer.from(',"x":"'),
+        Buffer.from([0xff]),
+        Buffer.from('"}'),
+      ]),
+    );
+    expect(res.status, res.text).toBe(400);
+    expect(res.json.error.code).toBe(-32700);
+    expect(res.json.error.message).toContain('UTF-8');
+  });
 });
