@@ -135,10 +135,17 @@ export function jsonBody(opts: {
   isMultipartRoute?: (req: Request) => boolean;
 }): RequestHandler[] {
   const guard: RequestHandler = (req, res, next) => {
-    if (!METHODS_WITH_BODY.has(req.method) || !hasBody(req)) return next();
+    if (!hasBody(req)) return next();
     const compressed = refuseContentEncoding(req);
     if (compressed) return next(compressed);
     if (opts.isMultipartRoute?.(req)) return next();
+    // On any method: a GET that declares 50 MB would otherwise be drained after its answer.
+    const declared = refuseDeclaredLength(req, opts.limitBytes);
+    if (declared) {
+      closeAfterResponse(res);
+      return next(declared);
+    }
+    if (!METHODS_WITH_BODY.has(req.method)) return next();
     if (!req.is('application/json')) {
       return next(
         new AppError(
