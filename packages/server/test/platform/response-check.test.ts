@@ -184,3 +184,31 @@ describe.each(['content', 'commerce'] as const)('%s: every GET answers within it
     expect(ok).toBeGreaterThanOrEqual(name === 'content' ? paths.length - 4 : paths.length);
   });
 });
+
+describe('query schemas are strict by declaration', () => {
+  const route = routeKit<{ none: null }>();
+  const withQuery = (query: z.ZodType) =>
+    route({
+      method: 'get',
+      path: '/q',
+      auth: 'none',
+      operationId: 'q',
+      summary: 'q',
+      query,
+      response: z.object({}),
+      handler: () => ({}),
+    });
+
+  it('refuses to mount a route whose query schema would let unknown parameters through', () => {
+    for (const lax of [z.object({ a: z.string().optional() }), z.looseObject({ a: z.string().optional() })]) {
+      expect(() => mountRoutes([withQuery(lax)], { authenticators: { none: () => null } })).toThrow(
+        /must be a z.strictObject/,
+      );
+    }
+    expect(() =>
+      mountRoutes([withQuery(z.strictObject({ a: z.string().optional() }))], {
+        authenticators: { none: () => null },
+      }),
+    ).not.toThrow();
+  });
+});
