@@ -329,3 +329,20 @@ describe('content: POST /mcp refuses the same bad bodies, in JSON-RPC', () => {
     expect(res.json.error.message).toContain('UTF-8');
   });
 });
+
+describe('commerce: the dashboard answers a malformed id in its own HTML', () => {
+  it.each([
+    '/dashboard/endpoints/%ZZ/remove',
+    '/dashboard/endpoints/%ZZ/test',
+    '/dashboard/events/%ZZ/resend',
+  ])('POST %s is an HTML 400', async (path) => {
+    const { svc } = targets.commerce;
+    const res = await raw(svc.url, 'POST', path, {
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: svc.url },
+      body: 'endpoint_id=x',
+    });
+    expect(res.status, res.text).toBe(400);
+    expect(res.headers['content-type']).toMatch(/^text\/html/);
+    expect(res.text).toContain('percent-escape');
+  });
+});

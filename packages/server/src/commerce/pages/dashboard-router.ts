@@ -1,6 +1,7 @@
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import { AppError } from '../../platform/errors.js';
 import { formBody } from '../../platform/http/body.js';
+import { fromFrameworkError } from '../../platform/http/errors-middleware.js';
 import { DEFAULT_ACCOUNT_ID } from '../services/api-keys.js';
 import {
   addEndpoint,
@@ -22,14 +23,14 @@ const param = (req: Request, name: string) => String(req.params[name] ?? '');
 /** Simple server-rendered pages over the dashboard's JSON routes' services. Local requests only. */
 export function dashboardRouter(ctx: DashboardContext): Router {
   const router = express.Router();
-  const form = formBody({ limitBytes: 16 * 1024, parameterLimit: 20 }, (_req, res, err) =>
+  const refused = (res: Response, err: AppError) =>
     sendPage(
       res,
       err.status,
-      'Form not sent',
-      html`<h1>Form not sent</h1><p>${err.message}</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
-    ),
-  );
+      'Request refused',
+      html`<h1>Request refused</h1><p>${err.message}</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
+    );
+  const form = formBody({ limitBytes: 16 * 1024, parameterLimit: 20 }, (_req, res, err) => refused(res, err));
   const account = DEFAULT_ACCOUNT_ID;
 
   const act = (fn: (req: Request) => Promise<string>) => async (req: Request, res: Response) => {
@@ -123,5 +124,11 @@ export function dashboardRouter(ctx: DashboardContext): Router {
       return `Resent to ${ds.length} endpoint(s).`;
     }),
   );
+  // A malformed percent-escape in an id (`/dashboard/endpoints/%ZZ/remove`) is an HTML 400 too.
+  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    const known = err instanceof URIError ? fromFrameworkError(req, err) : null;
+    if (known) return refused(res, known);
+    next(err);
+  });
   return router;
 }

@@ -193,7 +193,7 @@ export function formBody(
     if (refused) return fail(req, res, refused);
     parse(req, res, (err?: unknown) => {
       if (!err) return next();
-      const known = err instanceof AppError ? err : fromFrameworkError(req, err as object);
+      const known = err instanceof AppError ? err : fromFrameworkError(req, err);
       if (!known) return next(err);
       fail(req, res, known);
     });

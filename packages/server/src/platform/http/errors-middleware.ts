@@ -31,10 +31,9 @@ export function sendError(req: Request, res: Response, err: AppError): void {
  * before any authentication), and body-parser's errors for the urlencoded forms of the HTML
  * pages (the JSON API reads its bodies itself, see body.ts).
  */
-export function fromFrameworkError(
-  req: Request,
-  err: { type?: string; status?: number; limit?: number },
-): AppError | null {
+export function fromFrameworkError(req: Request, thrown: unknown): AppError | null {
+  if (typeof thrown !== 'object' || thrown === null) return null;
+  const err = thrown as { type?: string; status?: number; limit?: number };
   if (err instanceof URIError && err.status === 400) {
     return new AppError(
       400,
@@ -71,7 +70,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.end();
       return;
     }
-    const known = err instanceof AppError ? err : fromFrameworkError(req, err ?? {});
+    const known = err instanceof AppError ? err : fromFrameworkError(req, err);
     if (known) {
       sendError(req, res, known);
       return;
