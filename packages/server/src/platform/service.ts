@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import type { Config } from '../config.js';
 import type { Clock } from './clock.js';
@@ -33,9 +33,50 @@ export interface Listening {
   stop(): Promise<void>;
 }
 
-export function listen(handle: ServiceHandle, host: string, port: number): Promise<Listening> {
+/**
+ * How long a client may take, so a slow or silent one cannot hold a connection for ever
+ * (docs/operations.md, "Limits and timeouts"). Node checks them every `checkEveryMs`.
+ */
+export interface ServerTimeouts {
+  /** The request line and headers must arrive within this time (else 408 and close). */
+  headersTimeoutMs: number;
+  /**
+   * The whole request, body included, must arrive within this time (else 408 and close).
+   * Generous because a media upload may be a 200 MB video on an ordinary uplink.
+   */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this time. */
+  keepAliveTimeoutMs: number;
+  checkEveryMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: ServerTimeouts = {
+  headersTimeoutMs: 20_000,
+  requestTimeoutMs: 300_000,
+  keepAliveTimeoutMs: 5_000,
+  checkEveryMs: 5_000,
+};
+
+export function listen(
+  handle: ServiceHandle,
+  host: string,
+  port: number,
+  timeouts: Partial<ServerTimeouts> = {},
+): Promise<Listening> {
+  const t = { ...DEFAULT_TIMEOUTS, ...timeouts };
   return new Promise((resolve, reject) => {
-    const server = handle.app.listen(port, host);
+    const server = createServer(
+      {
+        headersTimeout: t.headersTimeoutMs,
+        requestTimeout: t.requestTimeoutMs,
+        keepAliveTimeout: t.keepAliveTimeoutMs,
+        connectionsCheckingInterval: t.checkEveryMs,
+      },
+      handle.app,
+    );
+    // Older Node 20 releases ignore the keepAliveTimeout option; the property always works.
+    server.keepAliveTimeout = t.keepAliveTimeoutMs;
+    server.listen(port, host);
     server.once('error', reject);
     server.once('listening', () => {
       const addr = server.address();

@@ -1,5 +1,7 @@
-import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
+import type { NextFunction, Request, RequestHandler, Response, Router } from 'express';
 import { AppError } from '../../platform/errors.js';
+import { formBody } from '../../platform/http/body.js';
+import { fromFrameworkError } from '../../platform/http/errors-middleware.js';
 import { createRouter } from '../../platform/http/index.js';
 import { apiKeyName } from '../routes/dashboard.js';
 import { createCommerceApiKey, DEFAULT_ACCOUNT_ID, listApiKeys, revokeApiKey } from '../services/api-keys.js';
@@ -31,7 +33,14 @@ const page = (res: Response, status: number, title: string, body: Html) =>
  */
 export function dashboardRouter(ctx: DashboardContext, guard: RequestHandler): Router {
   const router = createRouter();
-  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 20 });
+  const refused = (res: Response, err: AppError) =>
+    page(
+      res,
+      err.status,
+      'Request refused',
+      html`<h1>Request refused</h1><p>${err.message}</p><p><a href="/dashboard">Back to the dashboard</a></p>`,
+    );
+  const form = formBody({ limitBytes: 16 * 1024, parameterLimit: 20 }, (_req, res, err) => refused(res, err));
   const account = DEFAULT_ACCOUNT_ID;
 
   const act = (fn: (req: Request) => Promise<string>) => async (req: Request, res: Response) => {
@@ -173,6 +182,13 @@ export function dashboardRouter(ctx: DashboardContext, guard: RequestHandler): R
       return `Revoked ${k.name} (${k.prefix}...). Requests made with it now get 401.`;
     }),
   );
+
+  // A malformed percent-escape in an id (`/dashboard/endpoints/%ZZ/remove`) is an HTML 400 too.
+  router.use((err: unknown, req: Request, res: Response, next: NextFunction) => {
+    const known = err instanceof URIError ? fromFrameworkError(req, err) : null;
+    if (known) return refused(res, known);
+    next(err);
+  });
 
   const mounted = createRouter();
   mounted.use('/dashboard', guard, router);

@@ -1,4 +1,5 @@
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
+import { formBody } from '../../platform/http/body.js';
 import type { CommerceContext } from '../context.js';
 import { publicBaseUrl } from '../routes/base-url.js';
 import { decideApproval, viewApproval } from '../services/approvals.js';
@@ -102,7 +103,11 @@ function hostedErrors(ctx: CommerceContext): ErrorRequestHandler {
  */
 export function hostedRouter(ctx: CommerceContext): Router {
   const router = express.Router();
-  const form = express.urlencoded({ extended: false, limit: '16kb', parameterLimit: 100 });
+  // A refused form (too large, too many fields, compressed) gets the same shopper's page as any other failure.
+  const pageForError = hostedErrors(ctx);
+  const form = formBody({ limitBytes: 16 * 1024, parameterLimit: 100 }, (req, res, err) =>
+    pageForError(err, req, res, () => {}),
+  );
 
   router.get('/hosted/approve', async (req, res, next) => {
     try {

@@ -1,5 +1,7 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import express, { type Request, type RequestHandler, type Response, Router } from 'express';
+import { type Request, type RequestHandler, type Response, Router } from 'express';
+import { AppError } from '../../platform/errors.js';
+import { closeAfterResponse, readJsonBody } from '../../platform/http/body.js';
 import type { ContentContext } from '../context.js';
 import { authenticate } from './auth.js';
 import type { McpSession } from './call-tool.js';
@@ -69,11 +71,12 @@ function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[],
  * JSON-RPC body rather than the REST error shape.
  */
 export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLimitBytes: number }): Router {
-  const parseJson = express.json({ limit: opts.bodyLimitBytes, strict: true, type: () => true });
-  const readBody = (req: Request, res: Response) =>
-    new Promise<unknown>((resolve) => {
-      parseJson(req, res, (err?: unknown) => resolve(err ? { failed: err } : undefined));
-    });
+  // The platform's strict reader: declared length checked first, no Content-Encoding, strict UTF-8.
+  const readBody = (req: Request) =>
+    readJsonBody(req, opts.bodyLimitBytes).then(
+      (body) => ({ body }),
+      (err: unknown) => ({ failed: err }),
+    );
 
   const handler: RequestHandler = async (req, res) => {
     if (req.method !== 'POST') {
@@ -108,22 +111,23 @@ export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLi
       );
       return;
     }
-    const failed = (await readBody(req, res)) as { failed: { type?: string; limit?: number } } | undefined;
-    if (failed) {
-      const tooLarge = failed.failed.type === 'entity.too.large';
+    const read = await readBody(req);
+    if ('failed' in read) {
+      if (!(read.failed instanceof AppError)) throw read.failed;
+      const { status, message } = read.failed;
+      if (status === 413) closeAfterResponse(res);
       res
-        .status(tooLarge ? 413 : 400)
+        .status(status)
         .json(
           rpcError(
             null,
-            tooLarge ? RpcError.InvalidRequest : RpcError.ParseError,
-            tooLarge
-              ? `The request body is larger than ${opts.bodyLimitBytes} bytes.`
-              : 'Parse error: the body is not valid JSON.',
+            read.failed.code === 'INVALID_JSON' ? RpcError.ParseError : RpcError.InvalidRequest,
+            read.failed.code === 'INVALID_JSON' ? `Parse error: ${message}` : message,
           ),
         );
       return;
     }
+    req.body = read.body;
     await answer(req, res, auth.session, format);
   };
 

@@ -99,5 +99,7 @@ export async function advanceSandboxClock(
     totals.settled.push(...r.settled);
     totals.automations.push(...r.automations);
   }
-  return { ...getSandboxClock(ctx), ...totals };
+  // The clock view also carries `mode`, which the advance result does not declare (always sandbox here).
+  const clock = getSandboxClock(ctx);
+  return { now: clock.now, offset_ms: clock.offset_ms, ...totals };
 }

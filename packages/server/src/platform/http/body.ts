@@ -1,27 +1,151 @@
-import express, { type RequestHandler } from 'express';
+import type { IncomingMessage } from 'node:http';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../errors.js';
+import { fromFrameworkError } from './errors-middleware.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-function hasBody(req: Parameters<RequestHandler>[0]): boolean {
+function hasBody(req: IncomingMessage): boolean {
   const length = req.headers['content-length'];
   if (req.headers['transfer-encoding']) return true;
   return length !== undefined && length !== '0';
 }
 
+const tooLarge = (limitBytes: number) =>
+  new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${limitBytes} bytes.`);
+
+/**
+ * Request bodies are never compressed: a JSON API gains little from it, and inflating would
+ * make the size limit apply to the compressed bytes (a zip bomb's best friend). `identity`
+ * is the only coding accepted, on every body, multipart included.
+ */
+export function refuseContentEncoding(req: IncomingMessage): AppError | null {
+  const coding = req.headers['content-encoding']?.trim().toLowerCase();
+  if (!coding || coding === 'identity') return null;
+  return new AppError(
+    415,
+    'UNSUPPORTED_MEDIA_TYPE',
+    `Compressed request bodies are not accepted (Content-Encoding: ${coding}). Send the body uncompressed.`,
+  );
+}
+
+/**
+ * Refuses a body that declares more than the limit in `Content-Length` before a byte of it is
+ * read. The caller answers (with `Connection: close`, so the unread body dies with the socket).
+ */
+export function refuseDeclaredLength(req: IncomingMessage, limitBytes: number): AppError | null {
+  const declared = Number(req.headers['content-length']);
+  return Number.isFinite(declared) && declared > limitBytes ? tooLarge(limitBytes) : null;
+}
+
+/** Answers this request and then closes the connection rather than draining an unwanted body. */
+export function closeAfterResponse(res: Response): void {
+  res.set('Connection', 'close');
+}
+
+/** Reads the body, at most `limitBytes` of it. Over the limit it stops reading at once. */
+function readLimited(req: IncomingMessage, limitBytes: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const cleanup = () => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('aborted', onAborted);
+    };
+    const onData = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limitBytes) {
+        cleanup();
+        req.pause();
+        reject(tooLarge(limitBytes));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      cleanup();
+      resolve(Buffer.concat(chunks, received));
+    };
+    const aborted = () =>
+      new AppError(400, 'REQUEST_ABORTED', 'The client closed the request before the body arrived.');
+    const onError = () => {
+      cleanup();
+      reject(aborted());
+    };
+    const onAborted = onError;
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('aborted', onAborted);
+  });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The whole JSON body of a request, read strictly: the declared length and the bytes read are
+ * both held to the limit, the bytes must be UTF-8 (invalid sequences are refused, never
+ * replaced), and the top level must be an object or an array. An empty body reads as `{}`.
+ * Failures are AppErrors in the documented codes.
+ */
+export async function readJsonBody(req: Request, limitBytes: number): Promise<unknown> {
+  const refused = refuseContentEncoding(req) ?? refuseDeclaredLength(req, limitBytes);
+  if (refused) throw refused;
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
+  if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
+    throw new AppError(
+      415,
+      'UNSUPPORTED_MEDIA_TYPE',
+      `The request body must be UTF-8 JSON (got charset=${charset}).`,
+    );
+  }
+  const bytes = await readLimited(req, limitBytes);
+  if (bytes.length === 0) return {};
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new AppError(400, 'INVALID_JSON', 'The request body is not valid UTF-8.');
+  }
+  const first = text.trimStart()[0];
+  if (first !== '{' && first !== '[') {
+    throw new AppError(400, 'INVALID_JSON', 'The request body must be a JSON object or array.');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new AppError(
+      400,
+      'INVALID_JSON',
+      `The request body is not valid JSON: ${err instanceof Error ? err.message : 'parse error'}.`,
+    );
+  }
+}
+
 /**
  * JSON bodies only, within a size limit. A body with another content type is refused here
  * rather than silently ignored (which would also open the door to form-post CSRF).
- * Routes that take multipart opt out with `allowMultipart`.
+ * Routes that take multipart opt out with `isMultipartRoute` (compressed bodies are refused
+ * for them too). A body refused for its size is answered with `Connection: close` and never read.
  */
 export function jsonBody(opts: {
   limitBytes: number;
-  isMultipartRoute?: (req: Parameters<RequestHandler>[0]) => boolean;
+  isMultipartRoute?: (req: Request) => boolean;
 }): RequestHandler[] {
-  const parse = express.json({ limit: opts.limitBytes, strict: true, type: () => true });
-  const guard: RequestHandler = (req, _res, next) => {
-    if (!METHODS_WITH_BODY.has(req.method) || !hasBody(req)) return next();
+  const guard: RequestHandler = (req, res, next) => {
+    if (!hasBody(req)) return next();
+    const compressed = refuseContentEncoding(req);
+    if (compressed) return next(compressed);
     if (opts.isMultipartRoute?.(req)) return next();
+    // On any method: a GET that declares 50 MB would otherwise be drained after its answer.
+    const declared = refuseDeclaredLength(req, opts.limitBytes);
+    if (declared) {
+      closeAfterResponse(res);
+      return next(declared);
+    }
+    if (!METHODS_WITH_BODY.has(req.method)) return next();
     if (!req.is('application/json')) {
       return next(
         new AppError(
@@ -31,7 +155,47 @@ export function jsonBody(opts: {
         ),
       );
     }
-    parse(req, _res, next);
+    readJsonBody(req, opts.limitBytes).then(
+      (body) => {
+        req.body = body;
+        next();
+      },
+      (err: unknown) => {
+        if (err instanceof AppError && err.status === 413) closeAfterResponse(res);
+        next(err);
+      },
+    );
   };
   return [guard];
+}
+
+/**
+ * The urlencoded form parser of the HTML pages, held to the same rules as JSON bodies (no
+ * compression, the declared length checked before reading). Its failures (too large, too many
+ * fields) go to `onError` as AppErrors, so the page can answer them in HTML.
+ */
+export function formBody(
+  opts: { limitBytes: number; parameterLimit: number },
+  onError: (req: Request, res: Response, err: AppError) => void,
+): RequestHandler {
+  const parse = express.urlencoded({
+    extended: false,
+    limit: opts.limitBytes,
+    parameterLimit: opts.parameterLimit,
+    inflate: false,
+  });
+  const fail = (req: Request, res: Response, err: AppError) => {
+    if (err.status === 413) closeAfterResponse(res);
+    onError(req, res, err);
+  };
+  return (req, res, next) => {
+    const refused = refuseContentEncoding(req) ?? refuseDeclaredLength(req, opts.limitBytes);
+    if (refused) return fail(req, res, refused);
+    parse(req, res, (err?: unknown) => {
+      if (!err) return next();
+      const known = err instanceof AppError ? err : fromFrameworkError(req, err);
+      if (!known) return next(err);
+      fail(req, res, known);
+    });
+  };
 }

@@ -1,6 +1,17 @@
 import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
+import { z } from 'zod';
 import { AppError } from '../errors.js';
 import type { Logger } from '../logger.js';
+
+/** Every REST error body, exactly (docs/content/errors.md, docs/commerce/errors.md). */
+export const ErrorBody = z.strictObject({
+  error: z.strictObject({
+    code: z.string(),
+    message: z.string(),
+    param: z.string().optional(),
+    request_id: z.string(),
+  }),
+});
 
 export function sendError(req: Request, res: Response, err: AppError): void {
   if (err.headers) res.set(err.headers);
@@ -14,20 +25,38 @@ export function sendError(req: Request, res: Response, err: AppError): void {
   });
 }
 
-/** Maps body-parser's failures to our own codes instead of its HTML page. */
-function fromBodyParser(err: { type?: string; status?: number; limit?: number }): AppError | null {
+/**
+ * Maps the failures of express and its parsers to our own codes instead of a 500: the router's
+ * URIError for a malformed percent-escape in a path parameter (raised while matching, so
+ * before any authentication), and body-parser's errors for the urlencoded forms of the HTML
+ * pages (the JSON API reads its bodies itself, see body.ts).
+ */
+export function fromFrameworkError(req: Request, thrown: unknown): AppError | null {
+  if (typeof thrown !== 'object' || thrown === null) return null;
+  const err = thrown as { type?: string; status?: number; limit?: number };
+  if (err instanceof URIError && err.status === 400) {
+    return new AppError(
+      400,
+      'INVALID_REQUEST',
+      `The path ${req.path} has a malformed percent-escape: every '%' must start a valid UTF-8 escape such as '%20'.`,
+      { param: 'path' },
+    );
+  }
   switch (err.type) {
     case 'entity.parse.failed':
-      return new AppError(400, 'INVALID_JSON', 'The request body is not valid JSON.');
+      return new AppError(400, 'INVALID_REQUEST', 'The form could not be read.');
     case 'entity.too.large':
       return new AppError(
         413,
         'PAYLOAD_TOO_LARGE',
         `The request body is larger than the limit of ${err.limit ?? 'the configured'} bytes.`,
       );
+    case 'parameters.too.many':
+      return new AppError(413, 'PAYLOAD_TOO_LARGE', 'The form has more fields than it can have.');
     case 'encoding.unsupported':
+      return new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'Compressed request bodies are not accepted.');
     case 'charset.unsupported':
-      return new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8 JSON.');
+      return new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', 'The request body must be UTF-8.');
     case 'request.aborted':
       return new AppError(400, 'REQUEST_ABORTED', 'The client closed the request before the body arrived.');
     default:
@@ -41,7 +70,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       res.end();
       return;
     }
-    const known = err instanceof AppError ? err : fromBodyParser(err ?? {});
+    const known = err instanceof AppError ? err : fromFrameworkError(req, err);
     if (known) {
       sendError(req, res, known);
       return;
