@@ -1104,14 +1104,14 @@ export interface paths {
         put?: never;
         post?: never;
         /**
-         * Delete an asset and all its files. Its URLs stop working at once.
-         * @description Deletes the asset and its files. See docs/content/media.md for what drafts and posts that used it show afterwards.
+         * Delete an asset from the library.
+         * @description It is no longer listed, fetched or attachable, and its files that no draft or post refers to answer 404 at once. Files that drafts or posts refer to stay served until nothing refers to them.
          */
         delete: operations["deleteMedia"];
         options?: never;
         head?: never;
         /**
-         * Change alt text, tags or the focal point. A new focal point re-renders the crops at new URLs.
+         * Change alt text, tags or the focal point. A new focal point re-renders the crops at new URLs; old URLs that drafts or posts use keep working.
          * @description Changes alt text, tags or the focal point. A new focal point renders new crops; see docs/content/media.md for what happens to images that drafts and posts already use.
          */
         patch: operations["updateMedia"];
@@ -1320,7 +1320,7 @@ export interface paths {
         put?: never;
         /**
          * Settle the post’s outcome now: its verdict becomes final and post.metrics_settled fires.
-         * @description Settles the post's outcome now instead of waiting for its metrics to settle: its verdict becomes final and `post.metrics_settled` fires (automations may run). See docs/content/states.md for what resolving does to metrics.
+         * @description Settles the outcome now instead of waiting for the metrics to settle: a sandbox post first gets a final snapshot at the whole hour it has reached, then takes no more; its verdict becomes final and `post.metrics_settled` fires (automations may run). Before the first snapshot there is nothing to settle (409 NOTHING_TO_SETTLE). Resolving a settled post returns its outcome unchanged.
          */
         post: operations["resolvePost"];
         delete?: never;
@@ -1485,6 +1485,7 @@ export interface components {
             created_at: string;
             decided_at: string | null;
             decided_by: string | null;
+            /** @description Why it was rejected; on an approval whose slot had passed, the slot it was moved from and to. */
             decision_reason: string | null;
             draft: {
                 id: string;
@@ -1500,6 +1501,8 @@ export interface components {
             run_id: string | null;
             /** @description When the post goes out once approved. */
             slot: string;
+            /** @description Pending, and the slot is no longer in the future. Approving without a `slot` then schedules into the next free best-time slot on the channel; or edit the slot first. */
+            slot_passed: boolean;
             source: components["schemas"]["CallerSource"];
             status: components["schemas"]["ApprovalStatus"];
             /** @description ISO-8601 UTC timestamp. */
@@ -1931,9 +1934,14 @@ export interface components {
                 id: string;
                 platform: components["schemas"]["Platform"];
             } | null;
+            /** @description Each published post of the period once, by its verdict: the counts sum to posts_published. */
             verdicts: {
+                /** @description Fewer than 3 comparable posts at its age. */
+                not_enough_data: number;
                 on_par: number;
                 outperforming: number;
+                /** @description No snapshot yet. */
+                too_early: number;
                 underperforming: number;
             };
         };
@@ -8923,7 +8931,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description POST_NOT_PUBLISHED */
+            /** @description The post is not published (POST_NOT_PUBLISHED), or has no metrics yet (NOTHING_TO_SETTLE). */
             409: {
                 headers: {
                     [name: string]: unknown;
