@@ -181,7 +181,7 @@ describe('every answer on a hosted page is a page a shopper understands', () => 
         '/hosted/approve',
         'decision=approve',
         { 'content-encoding': 'gzip' },
-        400,
+        415,
       ],
       ['confirm, no token', 'GET', '/hosted/confirm', undefined, {}, 410],
       ['confirm, no decision', 'POST', '/hosted/confirm', 'x=1', {}, 400],

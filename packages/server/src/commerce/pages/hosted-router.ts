@@ -1,4 +1,5 @@
 import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
+import { AppError } from '../../platform/errors.js';
 import { formBody } from '../../platform/http/body.js';
 import type { CommerceContext } from '../context.js';
 import { publicBaseUrl } from '../routes/base-url.js';
@@ -72,21 +73,29 @@ function hostedErrors(ctx: CommerceContext): ErrorRequestHandler {
         'hosted page failed',
       );
     }
+    // A refusal the platform explains (a form too large, compressed, in another charset) keeps
+    // its explanation; everything else gets words for a shopper, not an internal code.
+    const explained = err instanceof AppError && status < 500 && err.code !== 'INTERNAL_ERROR';
     const [title, message] =
-      status === 413
+      explained && status !== 400
         ? [
-            'This form is too large',
-            'The page sent more than we can read. Go back to the app and start again.',
+            status === 413 ? 'This form is too large' : 'This form could not be sent',
+            `${(err as AppError).message} Go back to the app and start again.`,
           ]
-        : status === 500
+        : status === 413
           ? [
-              'Something went wrong on our side',
-              'Nothing was bought and nothing was changed. Go back to the app and try again in a moment.',
+              'This form is too large',
+              'The page sent more than we can read. Go back to the app and start again.',
             ]
-          : [
-              'We could not complete this',
-              'Nothing was bought and nothing was changed. Go back to the app and start again.',
-            ];
+          : status === 500
+            ? [
+                'Something went wrong on our side',
+                'Nothing was bought and nothing was changed. Go back to the app and try again in a moment.',
+              ]
+            : [
+                'We could not complete this',
+                'Nothing was bought and nothing was changed. Go back to the app and start again.',
+              ];
     sendPage(
       res,
       status,
