@@ -1,11 +1,17 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { openCommerceDatabase } from './commerce/app.js';
-import { createCommerceApiKey } from './commerce/services/api-keys.js';
+import { createCommerceApiKey, listApiKeys, revokeApiKey } from './commerce/services/api-keys.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openContentDatabase } from './content/app.js';
-import { createContentApiKey, SCOPES } from './content/services/api-keys.js';
+import {
+  createContentApiKey,
+  listContentApiKeys,
+  revokeContentApiKeyOnce,
+  SCOPES,
+} from './content/services/api-keys.js';
 import { systemClock } from './platform/clock.js';
+import { AppError } from './platform/errors.js';
 import { randomIds } from './platform/ids.js';
 import { type RunningServices, type ServiceName, startServices } from './server.js';
 import { VERSION } from './version.js';
@@ -16,6 +22,8 @@ Usage:
   svc-server start [--only content|commerce]
   svc-server keys create --service content --name NAME --scopes read,write
   svc-server keys create --service commerce --env sandbox|live --name NAME
+  svc-server keys list --service content|commerce [--json]
+  svc-server keys revoke ID --service content|commerce [--json]
   svc-server --version
 
 Configuration comes from the environment: SERVICE_DATA_DIR (./.data), CONTENT_PORT (3000),
@@ -23,10 +31,12 @@ COMMERCE_PORT (4000), SERVICE_HOST (127.0.0.1), SERVICE_MODE (sandbox|live), SER
 (simulated|real). See the README for the full list.`;
 
 class UsageError extends Error {}
+/** A well-formed command that cannot be carried out (an unknown key id): exit 1, not 64. */
+class CommandError extends Error {}
 
-function fail(message: string): never {
+function fail(message: string, code?: number): never {
   process.stderr.write(`svc-server: ${message}\n`);
-  process.exit(message.startsWith('Invalid configuration') ? 78 : 64);
+  process.exit(code ?? (message.startsWith('Invalid configuration') ? 78 : 64));
 }
 
 async function start(args: string[]): Promise<void> {
@@ -124,6 +134,113 @@ async function keysCreate(args: string[]): Promise<void> {
   throw new UsageError(`--service must be 'content' or 'commerce' (got '${values.service ?? ''}').`);
 }
 
+type KeyService = 'content' | 'commerce';
+
+function keyService(value: string | undefined): KeyService {
+  if (value === 'content' || value === 'commerce') return value;
+  throw new UsageError(`--service must be 'content' or 'commerce' (got '${value ?? ''}').`);
+}
+
+/** Left-aligned columns separated by two spaces, headers in capitals: easy to read and to `awk`. */
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
+}
+
+async function keysList(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { service: { type: 'string' }, json: { type: 'boolean', default: false } },
+    strict: true,
+  });
+  const service = keyService(values.service);
+  const config = loadConfig();
+  const db =
+    service === 'content' ? openContentDatabase(config.dataDir) : openCommerceDatabase(config.dataDir);
+  try {
+    const keys = service === 'content' ? await listContentApiKeys(db) : await listApiKeys(db);
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify({ api_keys: keys }, null, 2)}\n`);
+      return;
+    }
+    if (keys.length === 0) {
+      process.stdout.write(
+        `No active ${service} API keys. Create one with: svc-server keys create --service ${service} ...\n`,
+      );
+      return;
+    }
+    const headers = [
+      'ID',
+      service === 'content' ? 'SCOPES' : 'ENV',
+      'NAME',
+      'PREFIX',
+      'CREATED',
+      'LAST USED',
+    ];
+    const rows = keys.map((k) => [
+      k.id,
+      'scopes' in k ? k.scopes.join(',') : k.env,
+      k.name,
+      `${k.prefix}...`,
+      k.created_at,
+      k.last_used_at ?? 'never',
+    ]);
+    process.stdout.write(table(headers, rows));
+  } finally {
+    db.close();
+  }
+}
+
+async function keysRevoke(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { service: { type: 'string' }, json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const service = keyService(values.service);
+  const [id, ...extra] = positionals;
+  if (!id || extra.length > 0) throw new UsageError('keys revoke takes exactly one key id (see keys list).');
+  const config = loadConfig();
+  const db =
+    service === 'content' ? openContentDatabase(config.dataDir) : openCommerceDatabase(config.dataDir);
+  try {
+    const deps = { clock: systemClock };
+    const outcome =
+      service === 'content'
+        ? await revokeContentApiKeyOnce(db, deps, id)
+        : await revokeApiKey(db, deps, id).then((o) => ({ ...o, revoked_at: o.apiKey.revoked_at ?? '' }));
+    const { apiKey, already_revoked, revoked_at } = outcome;
+    if (values.json) {
+      process.stdout.write(
+        `${JSON.stringify({ id: apiKey.id, name: apiKey.name, revoked_at, already_revoked })}\n`,
+      );
+    } else if (already_revoked) {
+      process.stdout.write(
+        `${apiKey.id} (${apiKey.name}) was already revoked at ${revoked_at}; nothing changed.\n`,
+      );
+    } else {
+      process.stdout.write(
+        `Revoked ${service} key ${apiKey.id} (${apiKey.name}); requests with it now get 401.\n`,
+      );
+    }
+  } catch (err) {
+    if (err instanceof AppError && err.status === 404) {
+      throw new CommandError(
+        `no ${service} API key with id '${id}'. List them with: svc-server keys list --service ${service}`,
+      );
+    }
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
   if (command === '--version' || command === '-v') {
@@ -136,11 +253,14 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'start') return start(sub === undefined ? rest : [sub, ...rest]);
   if (command === 'keys' && sub === 'create') return keysCreate(rest);
+  if (command === 'keys' && sub === 'list') return keysList(rest);
+  if (command === 'keys' && sub === 'revoke') return keysRevoke(rest);
   throw new UsageError(`unknown command '${argv.join(' ')}'.\n\n${USAGE}`);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError || err instanceof UsageError) fail(err.message);
+  if (err instanceof CommandError) fail(err.message, 1);
   if (err instanceof Error && 'code' in err && err.code === 'EADDRINUSE') {
     fail(
       `a port is already in use (${(err as Error & { address?: string; port?: number }).port ?? ''}). Set CONTENT_PORT / COMMERCE_PORT.`,

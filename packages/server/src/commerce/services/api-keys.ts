@@ -1,6 +1,6 @@
 import { lastUsedIsStale, sha256Hex } from '../../platform/api-key-hash.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
-import { AppError } from '../../platform/errors.js';
+import { AppError, notFound } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
 import type { ServiceDeps } from '../../platform/service.js';
 import { type ApiKeyRecord, apiKeysStore, type CommerceEnv } from '../db/api-keys-store.js';
@@ -39,6 +39,38 @@ export async function createCommerceApiKey(
     created_at: now,
   });
   return { key, record };
+}
+
+/** What lists show of a key: never the key itself, nor its hash. */
+export type CommerceApiKeyView = Omit<ApiKeyRecord, 'account_id'>;
+
+const view = ({ account_id: _account, ...rest }: ApiKeyRecord): CommerceApiKeyView => rest;
+
+/** The account's keys that still work, newest first. */
+export async function listApiKeys(
+  db: SqlExecutor,
+  accountId: string = DEFAULT_ACCOUNT_ID,
+): Promise<CommerceApiKeyView[]> {
+  return (await apiKeysStore(db).listActive(accountId)).map(view);
+}
+
+/**
+ * Revokes one of the account's keys; the next request with it gets 401 (keys are looked up on
+ * every request). Revoking twice is harmless and says so; an unknown id is a 404.
+ */
+export async function revokeApiKey(
+  db: SqlExecutor,
+  deps: Pick<ServiceDeps, 'clock'>,
+  id: string,
+  accountId: string = DEFAULT_ACCOUNT_ID,
+): Promise<{ apiKey: CommerceApiKeyView; already_revoked: boolean }> {
+  const store = apiKeysStore(db);
+  const record = await store.find(accountId, id);
+  if (!record) throw notFound('API key', id);
+  const now = deps.clock.now().toISOString();
+  const revokedNow = await store.revoke(id, now);
+  const current = revokedNow ? { ...record, revoked_at: now } : ((await store.find(accountId, id)) ?? record);
+  return { apiKey: view(current), already_revoked: !revokedNow };
 }
 
 const KEY_SHAPE = /^svc_(test|live)_[0-9A-Za-z]{32,}$/;
