@@ -11,8 +11,15 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const [command, ...rest] = process.argv.slice(2);
 
+// pnpm's "update available" box is noise on a first run; the packageManager field pins pnpm anyway.
+const quiet = { ...process.env, npm_config_update_notifier: 'false' };
+
 function pnpmCommand() {
-  const probe = spawnSync('pnpm', ['--version'], { encoding: 'utf8', shell: process.platform === 'win32' });
+  const probe = spawnSync('pnpm', ['--version'], {
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+    env: quiet,
+  });
   if (probe.status === 0 && /^10\./.test(probe.stdout.trim())) return ['pnpm'];
   return ['npx', '--yes', 'pnpm@10'];
 }
@@ -22,6 +29,7 @@ function run(cmd, args, opts = {}) {
     cwd: root,
     stdio: 'inherit',
     shell: process.platform === 'win32',
+    env: quiet,
     ...opts,
   });
   if (result.status !== 0) process.exit(result.status ?? 1);
