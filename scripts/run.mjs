@@ -82,10 +82,10 @@ function mtimes(path, acc = { newest: 0, oldest: Number.POSITIVE_INFINITY, files
  * The build is current when every file in each package's dist/ is newer than every file it is
  * built from: the package's src/, package.json, tsconfig and tsup config, plus the shared
  * TypeScript config and the lockfile. A few hundred stat calls instead of ~30 s of tsup.
- * SVC_REBUILD=1 forces a build.
+ * SVC_REBUILD=1 forces a build. Returns true, or why a build is needed.
  */
 function buildIsCurrent(dirs) {
-  if (process.env.SVC_REBUILD === '1') return false;
+  if (process.env.SVC_REBUILD === '1') return 'SVC_REBUILD=1';
   const inputs = { newest: 0, oldest: Number.POSITIVE_INFINITY, files: 0 };
   const outputs = { newest: 0, oldest: Number.POSITIVE_INFINITY, files: 0 };
   for (const file of ['tsconfig.base.json', 'tsconfig.json', 'pnpm-lock.yaml'])
@@ -94,18 +94,19 @@ function buildIsCurrent(dirs) {
     for (const input of ['src', 'package.json', 'tsconfig.json', 'tsup.config.ts'])
       mtimes(join(dir, input), inputs);
     const dist = mtimes(join(dir, 'dist'));
-    if (dist.files === 0) return false;
+    if (dist.files === 0) return 'first build';
     mtimes(join(dir, 'dist'), outputs);
   }
-  return outputs.oldest > inputs.newest;
+  return outputs.oldest > inputs.newest ? true : 'sources changed since the last build';
 }
 
 const pnpm = pnpmCommand();
 ensureInstalled(pnpm);
 
 if (command === 'start') {
-  if (!buildIsCurrent(workspaceClosure('@svc/server'))) {
-    process.stderr.write('Building @svc/server (sources changed since the last build)...\n');
+  const current = buildIsCurrent(workspaceClosure('@svc/server'));
+  if (current !== true) {
+    process.stderr.write(`Building @svc/server (${current})...\n`);
     run(pnpm[0], [...pnpm.slice(1), '--filter', '@svc/server...', 'run', 'build'], {
       stdio: ['inherit', 'ignore', 'inherit'],
     });

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { isAbsolute, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openCommerceDatabase } from './commerce/app.js';
 import { createCommerceApiKey, listApiKeys, revokeApiKey } from './commerce/services/api-keys.js';
@@ -70,6 +71,39 @@ async function start(args: string[]): Promise<void> {
     process.stdout.write(`${label} ${s.url}${extra}\n`);
   }
   process.stdout.write(`data      ${config.dataDir}  (mode: ${config.mode}, model: ${config.model})\n`);
+  // On stderr: stdout's first lines are the contract scripts parse; this is for the person.
+  process.stderr.write(nextSteps(running, cliCommand()));
+}
+
+/** How the person typed this command, so the hints can be pasted: `svc-server`, `npx svc-server` or `node path/cli.js`. */
+function cliCommand(): string {
+  const script = process.argv[1] ?? '';
+  if (/[\\/]node_modules[\\/]\.bin[\\/]/.test(script)) return 'npx svc-server';
+  if (/[\\/]dist[\\/]cli\.js$/.test(script)) {
+    const rel = relative(process.cwd(), script);
+    return `node ${rel.startsWith('..') || isAbsolute(rel) ? script : rel}`;
+  }
+  return 'svc-server';
+}
+
+/** What to do next, printed once the services listen: keys, the API reference, the app, help. */
+export function nextSteps(running: RunningServices, cli: string): string {
+  const url = (name: ServiceName) => running.services.find((s) => s.name === name)?.url;
+  const content = url('content');
+  const commerce = url('commerce');
+  const lines = ['', 'Next steps', '  Make an API key (this works while the server runs):'];
+  if (content) lines.push(`    ${cli} keys create --service content --name my-agent --scopes read,write`);
+  if (commerce) lines.push(`    ${cli} keys create --service commerce --env sandbox --name my-app`);
+  lines.push(`    ${cli} keys list --service ${content ? 'content' : 'commerce'}   (and keys revoke ID)`);
+  lines.push('  API reference:');
+  if (content) lines.push(`    content   ${content}/docs`);
+  if (commerce) lines.push(`    commerce  ${commerce}/docs`);
+  if (content) {
+    lines.push(`  The app: ${content}/`);
+    lines.push(`  MCP clients: ${content}/mcp with "Authorization: Bearer <content key>"`);
+  }
+  lines.push('  Stuck? docs/troubleshooting.md. Stop with Ctrl-C (SIGINT) or SIGTERM.', '');
+  return `${lines.join('\n')}\n`;
 }
 
 function stopAndExit(running: RunningServices): void {

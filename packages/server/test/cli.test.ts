@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +46,7 @@ describe('svc-server', () => {
   let dataDir: string;
   let server: ChildProcess;
   let stdout = '';
+  let stderr = '';
   let urls: { content: string; commerce: string };
 
   beforeAll(async () => {
@@ -53,6 +54,9 @@ describe('svc-server', () => {
       throw new Error(`${cli} is missing: build first (pnpm --filter @svc/server build).`);
     dataDir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
     server = spawn(process.execPath, [cli, 'start'], { env: env(dataDir, { SERVICE_SEED: 'none' }) });
+    server.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
     urls = await new Promise((resolve, reject) => {
       server.stdout?.on('data', (chunk) => {
         stdout += chunk;
@@ -73,6 +77,38 @@ describe('svc-server', () => {
     expect(stdout).toMatch(/^content\s+http:\/\/127\.0\.0\.1:\d+ /m);
     expect(stdout).toMatch(/^commerce\s+http:\/\/127\.0\.0\.1:\d+ /m);
     expect(stdout).toContain(dataDir);
+  });
+
+  it('keeps stdout to those three lines and tells the person what to do next on stderr', async () => {
+    await new Promise<void>((resolve) => {
+      const poll = () => (stderr.includes('Stuck?') ? resolve() : setTimeout(poll, 20));
+      poll();
+    });
+    expect(
+      stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(['content', 'commerce', 'data']);
+    expect(stderr).toMatch(/node \S*cli\.js keys create --service content --name \S+ --scopes read,write/);
+    expect(stderr).toMatch(/node \S*cli\.js keys create --service commerce --env sandbox/);
+    expect(stderr).toContain(`${urls.content}/docs`);
+    expect(stderr).toContain(`${urls.commerce}/docs`);
+    expect(stderr).toContain(`The app: ${urls.content}/`);
+    expect(stderr).toContain(`${urls.content}/mcp`);
+  });
+
+  it('runs through the published bin, a committed file that loads the build', () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8'));
+    const res = spawnSync(
+      process.execPath,
+      [join(import.meta.dirname, '..', pkg.bin['svc-server']), '--version'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(res.status).toBe(0);
+    expect(res.stdout.trim()).toBe(pkg.version);
   });
 
   it('serves health on both services', async () => {
