@@ -43,7 +43,7 @@ function ensureInstalled(pnpm) {
   run(pnpm[0], [...pnpm.slice(1), 'install', '--frozen-lockfile']);
 }
 
-/** The workspace package directories `name` needs built: itself and its workspace dependencies. */
+/** Each workspace package directory `name` needs built, with the directories it depends on (itself included). */
 function workspaceClosure(name) {
   const byName = new Map();
   for (const dir of readdirSync(join(root, 'packages'))) {
@@ -51,17 +51,20 @@ function workspaceClosure(name) {
     if (existsSync(file))
       byName.set(JSON.parse(readFileSync(file, 'utf8')).name, join(root, 'packages', dir));
   }
-  const dirs = new Set();
+  const closures = new Map();
   const visit = (pkg) => {
     const dir = byName.get(pkg);
-    if (!dir || dirs.has(dir)) return;
-    dirs.add(dir);
+    if (!dir) return [];
+    if (closures.has(dir)) return closures.get(dir);
+    const closure = new Set([dir]);
+    closures.set(dir, closure);
     const { dependencies = {} } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     for (const [dep, range] of Object.entries(dependencies))
-      if (String(range).startsWith('workspace:')) visit(dep);
+      if (String(range).startsWith('workspace:')) for (const d of visit(dep)) closure.add(d);
+    return closure;
   };
   visit(name);
-  return [...dirs];
+  return closures;
 }
 
 /** Newest and oldest modification times of the files under `path` (a file or a folder). */
@@ -80,24 +83,27 @@ function mtimes(path, acc = { newest: 0, oldest: Number.POSITIVE_INFINITY, files
 
 /**
  * The build is current when every file in each package's dist/ is newer than every file it is
- * built from: the package's src/, package.json, tsconfig and tsup config, plus the shared
- * TypeScript config and the lockfile. A few hundred stat calls instead of ~30 s of tsup.
- * SVC_REBUILD=1 forces a build. Returns true, or why a build is needed.
+ * built from: its own and its workspace dependencies' src/, package.json, tsconfig and tsup
+ * config, plus the shared TypeScript config and the lockfile. A few hundred stat calls instead
+ * of ~30 s of tsup. SVC_REBUILD=1 forces a build. Returns true, or why a build is needed.
  */
-function buildIsCurrent(dirs) {
+function buildIsCurrent(closures) {
   if (process.env.SVC_REBUILD === '1') return 'SVC_REBUILD=1';
-  const inputs = { newest: 0, oldest: Number.POSITIVE_INFINITY, files: 0 };
-  const outputs = { newest: 0, oldest: Number.POSITIVE_INFINITY, files: 0 };
-  for (const file of ['tsconfig.base.json', 'tsconfig.json', 'pnpm-lock.yaml'])
-    mtimes(join(root, file), inputs);
-  for (const dir of dirs) {
+  const sources = (dir) => {
+    const acc = { newest: 0, oldest: Number.POSITIVE_INFINITY, files: 0 };
     for (const input of ['src', 'package.json', 'tsconfig.json', 'tsup.config.ts'])
-      mtimes(join(dir, input), inputs);
+      mtimes(join(dir, input), acc);
+    return acc.newest;
+  };
+  const shared = mtimes(join(root, 'tsconfig.base.json'));
+  for (const file of ['tsconfig.json', 'pnpm-lock.yaml']) mtimes(join(root, file), shared);
+  for (const [dir, closure] of closures) {
     const dist = mtimes(join(dir, 'dist'));
     if (dist.files === 0) return 'first build';
-    mtimes(join(dir, 'dist'), outputs);
+    const newestInput = Math.max(shared.newest, ...[...closure].map(sources));
+    if (dist.oldest <= newestInput) return 'sources changed since the last build';
   }
-  return outputs.oldest > inputs.newest ? true : 'sources changed since the last build';
+  return true;
 }
 
 const pnpm = pnpmCommand();
@@ -116,6 +122,15 @@ if (command === 'start') {
     stdio: 'inherit',
   });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  // `npm start` is npm -> sh -c -> this script. npm forwards SIGTERM to the shell only, and dash
+  // dies of it without passing it on: when our parent goes, stop the server ourselves.
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    child.kill('SIGTERM');
+  }, 250);
+  watch.unref();
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else if (command === 'test') {
   run(pnpm[0], [...pnpm.slice(1), 'run', 'build']);

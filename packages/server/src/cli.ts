@@ -51,14 +51,15 @@ async function start(args: string[]): Promise<void> {
   // (Node's default would kill the process with databases half-open).
   let running: RunningServices | null = null;
   let stopRequested: string | null = null;
-  const shutdown = (signal: string) => {
+  const shutdown = (why: string) => {
     if (stopRequested) return;
-    stopRequested = signal;
-    process.stderr.write(`svc-server: ${signal} received, finishing requests in flight...\n`);
+    stopRequested = why;
+    process.stderr.write(`svc-server: ${why}, finishing requests in flight...\n`);
     if (running) stopAndExit(running);
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM received'));
+  process.on('SIGINT', () => shutdown('SIGINT received'));
+  stopWhenOrphaned(() => shutdown('the npm/npx process that started svc-server has gone'));
 
   running = await startServices({
     config,
@@ -104,6 +105,24 @@ export function nextSteps(running: RunningServices, cli: string): string {
   }
   lines.push('  Stuck? docs/troubleshooting.md. Stop with Ctrl-C (SIGINT) or SIGTERM.', '');
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `npx svc-server start` (and `npm start`) run this process as npm -> sh -c -> node. npm forwards
+ * SIGTERM and SIGINT to that shell only, and a shell that forks instead of exec-ing (dash,
+ * Debian's and Ubuntu's sh) dies of the signal without passing it on, leaving the server
+ * running with no parent. So when a package manager started us, losing our parent counts as a
+ * stop signal. Outside npm/pnpm (systemd, nohup, a terminal) nothing changes.
+ */
+function stopWhenOrphaned(stop: () => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    stop();
+  }, 250);
+  timer.unref();
 }
 
 function stopAndExit(running: RunningServices): void {

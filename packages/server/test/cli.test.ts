@@ -293,6 +293,36 @@ describe('svc-server', () => {
     expect(await exited).toBe(0);
   });
 
+  it('stops when started through npm exec and the shell npm forwards SIGTERM to dies without passing it on', async () => {
+    // npm exec runs `sh -c "'svc-server' 'start'"` and forwards SIGTERM to that shell only; dash
+    // forks rather than execs, so killing the shell alone used to leave the server orphaned.
+    const viaShell = spawn('sh', ['-c', `'${process.execPath}' '${cli}' 'start' '--only' 'commerce'`], {
+      env: env(dataDir, { npm_lifecycle_event: 'npx' }),
+    });
+    let out = '';
+    let err = '';
+    viaShell.stderr?.on('data', (c) => {
+      err += c;
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      viaShell.stdout?.on('data', (chunk) => {
+        out += chunk;
+        const found = /^commerce\s+(\S+)/m.exec(out)?.[1];
+        if (found && /^data\s/m.test(out)) resolve(found);
+      });
+      viaShell.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
+    });
+    expect((await fetch(`${url}/v1/health`)).status).toBe(200);
+    // The server holds the pipe too: it closes only when the server itself has exited.
+    const serverGone = new Promise<void>((resolve) => viaShell.stdout?.once('close', () => resolve()));
+    viaShell.kill('SIGTERM');
+    await serverGone;
+    expect(err).toMatch(
+      /the npm\/npx process that started svc-server has gone, finishing requests in flight/,
+    );
+    await expect(fetch(`${url}/v1/health`)).rejects.toThrow();
+  });
+
   it('exits cleanly on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => server.once('exit', (code) => resolve(code)));
     server.kill('SIGTERM');
