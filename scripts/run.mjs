@@ -83,15 +83,15 @@ function mtimes(path, acc = { newest: 0, oldest: Number.POSITIVE_INFINITY, files
 
 /**
  * The build is current when every file in each package's dist/ is newer than every file it is
- * built from: its own and its workspace dependencies' src/, package.json, tsconfig and tsup
- * config, plus the shared TypeScript config and the lockfile. A few hundred stat calls instead
+ * built from: its own and its workspace dependencies' src/, scripts/ (build steps such as
+ * copying assets), package.json, tsconfig and tsup config, plus the shared TypeScript config and the lockfile. A few hundred stat calls instead
  * of ~30 s of tsup. SVC_REBUILD=1 forces a build. Returns true, or why a build is needed.
  */
 function buildIsCurrent(closures) {
   if (process.env.SVC_REBUILD === '1') return 'SVC_REBUILD=1';
   const sources = (dir) => {
     const acc = { newest: 0, oldest: Number.POSITIVE_INFINITY, files: 0 };
-    for (const input of ['src', 'package.json', 'tsconfig.json', 'tsup.config.ts'])
+    for (const input of ['src', 'scripts', 'package.json', 'tsconfig.json', 'tsup.config.ts'])
       mtimes(join(dir, input), acc);
     return acc.newest;
   };
