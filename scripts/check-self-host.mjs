@@ -90,6 +90,10 @@ try {
     `${urls.content}/health`,
     `${urls.commerce}/v1/health`,
     `${urls.commerce}/v1/openapi.json`,
+    // The API reference and its renderer come from the installed package, not a CDN.
+    `${urls.content}/docs`,
+    `${urls.commerce}/docs`,
+    `${urls.commerce}/docs/redoc.standalone.js`,
   ]) {
     const res = await fetch(url);
     if (!res.ok) throw new Error(`${url} answered ${res.status}`);

@@ -8,13 +8,13 @@
 //   6. confirm, with an idempotency key so a retry can never buy twice
 //   7. the order, read back
 //
-// SERVICE_API_URL  the commerce service (default http://localhost:4000; `/v1` is added if missing)
+// SERVICE_API_URL  the commerce service (default http://localhost:4000; with or without `/v1`)
 // SERVICE_API_KEY  a sandbox key, svc_test_... (`svc-server keys create --service commerce --env sandbox`)
 import { randomUUID } from 'node:crypto';
 import { CommerceApiError, CommerceClient, ConnectionError } from '@svc/commerce-client';
 
-const apiUrl = (process.env.SERVICE_API_URL || 'http://localhost:4000').replace(/\/+$/, '');
-const baseUrl = apiUrl.endsWith('/v1') ? apiUrl : `${apiUrl}/v1`;
+// The client takes the service root with or without `/v1`, so the URL is passed as it is.
+const baseUrl = process.env.SERVICE_API_URL || 'http://localhost:4000';
 
 if (!process.env.SERVICE_API_KEY?.startsWith('svc_test_')) {
   console.error(
@@ -24,7 +24,7 @@ if (!process.env.SERVICE_API_KEY?.startsWith('svc_test_')) {
   process.exit(1);
 }
 
-// The key comes from SERVICE_API_KEY; baseUrl includes /v1.
+// The key comes from SERVICE_API_KEY.
 const client = new CommerceClient({ baseUrl });
 
 const money = ({ amount, currency }) => `${(amount / 100).toFixed(2)} ${currency}`;
@@ -89,7 +89,7 @@ async function main() {
   );
 
   // 7. The order is always current, so read it back rather than trusting an old copy.
-  const order = await user.orders.get(confirmed.data.order_id);
+  const order = await user.orders.retrieve(confirmed.data.order_id);
   step(
     7,
     `Order ${order.id} is ${order.status} (store ref ${order.merchant_order_ref}), total ${money(order.totals.total)}`,

@@ -15,7 +15,7 @@ const serviceUrl = (process.env.SERVICE_API_URL ?? 'http://localhost:3000').repl
 
 // The REST API needs no credentials from this machine: a local request acts as the person.
 // (Behind your own auth proxy with SERVICE_PUBLIC_API=all, pass `defaultHeaders` here.)
-const client = new ContentClient({ baseUrl: `${serviceUrl}/v1`, timeoutMs: 120_000 });
+const client = new ContentClient({ baseUrl: serviceUrl, timeoutMs: 120_000 });
 
 const line = (text = '') => process.stdout.write(`${text}\n`);
 const step = (n, text) => line(`${String(n).padStart(2)}. ${text}`);

@@ -18,7 +18,7 @@ const line = (text = '') => process.stdout.write(`${text}\n`);
 /** A key from the environment, or a new read + write key made with `POST /v1/api-keys`. */
 async function apiKey() {
   if (process.env.SERVICE_API_KEY) return process.env.SERVICE_API_KEY;
-  const rest = new ContentClient({ baseUrl: `${serviceUrl}/v1` });
+  const rest = new ContentClient({ baseUrl: serviceUrl });
   const created = await rest.apiKeys.create({ name: 'mcp-agent example', scopes: ['read', 'write'] });
   line(`Created API key ${created.prefix}... (read, write); the full key is shown only once.`);
   return created.key;

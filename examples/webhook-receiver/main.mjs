@@ -3,7 +3,7 @@
 // prints each event it handles. With --demo it also makes a sandbox purchase so events arrive,
 // and exits once the checkout's completion and the order have both been handled.
 //
-// SERVICE_API_URL      the commerce service (default http://localhost:4000; `/v1` is added if missing)
+// SERVICE_API_URL      the commerce service (default http://localhost:4000; with or without `/v1`)
 // SERVICE_API_KEY      a sandbox key, svc_test_...
 // PORT                 where the receiver listens (default 4242; 0 picks a free port)
 // RECEIVER_PUBLIC_URL  how the service reaches this app (default http://127.0.0.1:PORT)
@@ -11,8 +11,8 @@
 import { CommerceApiError, CommerceClient, ConnectionError } from '@svc/commerce-client';
 import { createReceiver } from './receiver.mjs';
 
-const apiUrl = (process.env.SERVICE_API_URL || 'http://localhost:4000').replace(/\/+$/, '');
-const baseUrl = apiUrl.endsWith('/v1') ? apiUrl : `${apiUrl}/v1`;
+// The client takes the service root with or without `/v1`, so the URL is passed as it is.
+const baseUrl = process.env.SERVICE_API_URL || 'http://localhost:4000';
 const demo = process.argv.includes('--demo');
 const host = '127.0.0.1';
 

@@ -25,7 +25,7 @@ export function createReceiver({ secret, clientFor, log = console.log, onHandled
     const user = clientFor(event.data.user_id);
     // Events may arrive out of order, and `data` is the checkout as it was at that change.
     // Before acting on a status, read the checkout back: GET /v1/checkouts/{id} is always current.
-    const checkout = user ? await user.checkouts.get(event.data.id) : event.data;
+    const checkout = user ? await user.checkouts.retrieve(event.data.id) : event.data;
     const said = checkout.status === event.data.status ? '' : ` (the event says ${event.data.status})`;
     log(`${event.id} ${event.type}: checkout ${checkout.id} is ${checkout.status}${said}`);
     if (checkout.status === 'completed' && !fulfilled.has(checkout.id)) {
@@ -37,7 +37,7 @@ export function createReceiver({ secret, clientFor, log = console.log, onHandled
 
   async function onOrder(event) {
     const user = clientFor(event.data.user_id);
-    const order = user ? await user.orders.get(event.data.id) : event.data;
+    const order = user ? await user.orders.retrieve(event.data.id) : event.data;
     log(`${event.id} ${event.type}: order ${order.id} is ${order.status}`);
     return order;
   }

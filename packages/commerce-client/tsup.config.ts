@@ -7,10 +7,11 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  // The private request core is bundled, so users install this package only. ky is bundled
-  // too: ky 1 is ESM-only, and a CommonJS build that require()s it gets the module namespace
-  // instead of ky (`ky.create is not a function`; Node < 20.19 refuses the require outright).
+  // The private request core is bundled, so users install this package only; nothing else is.
   // @svc/webhooks stays a dependency so the API types are one definition shared with the
   // webhook verifier.
-  noExternal: ['@svc/client-core', 'ky'],
+  noExternal: ['@svc/client-core'],
+  // esbuild renames classes that refer to themselves (`_NotFoundError`); keep the real names
+  // so errors read `NotFoundError: ...` in logs, stack traces and `console.log`.
+  keepNames: true,
 });

@@ -7,9 +7,12 @@ export default defineConfig({
   clean: true,
   sourcemap: true,
   target: 'node20',
-  // The private request core and ky are bundled: ky 1 is ESM-only, so a CJS build that
-  // require()s it breaks. Users install this package alone, as with @svc/commerce-client.
-  noExternal: ['@svc/client-core', 'ky'],
+  // The private request core is bundled, and nothing else: users install this package alone,
+  // as with @svc/commerce-client.
+  noExternal: ['@svc/client-core'],
+  // esbuild renames classes that refer to themselves (`_NotFoundError`); keep the real names
+  // so errors read `NotFoundError: ...` in logs, stack traces and `console.log`.
+  keepNames: true,
   // Deno and Workers (nodejs_compat) resolve only the prefixed form of `node:fs/promises`.
   removeNodeProtocol: false,
 });

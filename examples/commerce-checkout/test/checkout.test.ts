@@ -66,7 +66,7 @@ it('says clearly when the service is not running', async () => {
   }).catch((e: { code: number; stderr: string }) => e);
   expect(error).toMatchObject({ code: 1 });
   expect((error as { stderr: string }).stderr).toMatch(
-    /Cannot reach the commerce service at http:\/\/127\.0\.0\.1:9\/v1/,
+    /Cannot reach the commerce service at http:\/\/127\.0\.0\.1:9\b/,
   );
 });
 

@@ -37,7 +37,7 @@ describe('the webhook route', () => {
   const current = { id: 'chk_1', user_id: 'usr_1', status: 'completed', order_id: 'ord_1' };
   const user = {
     checkouts: {
-      get: async (id: string) => {
+      retrieve: async (id: string) => {
         reads++;
         if (failReads > 0) {
           failReads--;
@@ -46,7 +46,7 @@ describe('the webhook route', () => {
         return { ...current, id };
       },
     },
-    orders: { get: async (id: string) => ({ id, status: 'shipped' }) },
+    orders: { retrieve: async (id: string) => ({ id, status: 'shipped' }) },
   };
 
   beforeAll(async () => {

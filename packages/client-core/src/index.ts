@@ -18,24 +18,25 @@ export {
   TimeoutError,
   UnprocessableEntityError,
 } from './errors.js';
-export {
-  assertVersionedBaseUrl,
-  type ItemOf,
-  type OperationOf,
-  type PageOf,
-  type QueryParamsOf,
-  type RequestBodyOf,
-  type SuccessBodyOf,
+export type {
+  ItemOf,
+  OperationOf,
+  PageOf,
+  QueryParamsOf,
+  RequestBodyOf,
+  SuccessBodyOf,
 } from './openapi-types.js';
 export {
+  API_VERSION_PATH,
   type ClientOptions,
   type CoreConfig,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
+  normalizeBaseUrl,
   type ResolvedConfig,
   type Sleep,
 } from './options.js';
-export { type FetchPage, type ListPage, type Page, PagePromise, paginate, toListPage } from './pagination.js';
+export { type FetchPage, type ListPage, type Page, PagePromise, toListPage } from './pagination.js';
 export {
   DEFAULT_POLL_INTERVAL_MS,
   DEFAULT_POLL_MAX_INTERVAL_MS,
@@ -53,6 +54,7 @@ export {
   type QueryParams,
   type RequestOptions,
 } from './request.js';
+export { APIResource, type ListOptions, pagedList, wholeList } from './resource.js';
 export {
   backoffDelay,
   IDEMPOTENCY_KEY_IN_USE,

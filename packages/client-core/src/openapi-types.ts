@@ -32,22 +32,3 @@ export type ItemOf<B, K extends keyof B> = B[K] extends ReadonlyArray<infer T> ?
  * typed) plus the core's `items`, `has_more` and `next_after`.
  */
 export type PageOf<B, K extends keyof B & string> = B & ListPage<ItemOf<B, K>, K>;
-
-/**
- * Every route is under /v1 and both APIs' base URLs include it, so a bare origin is always a
- * mistake; without this check it would surface later as a puzzling 404 ROUTE_NOT_FOUND.
- */
-export function assertVersionedBaseUrl(baseUrl: unknown): void {
-  if (typeof baseUrl !== 'string') return; // the core throws its own clear error
-  let path: string;
-  try {
-    path = new URL(baseUrl).pathname;
-  } catch {
-    return;
-  }
-  if (path === '/' || path === '') {
-    throw new TypeError(
-      `baseUrl must include the API version path, e.g. "${baseUrl.replace(/\/+$/, '')}/v1" (got "${baseUrl}")`,
-    );
-  }
-}

@@ -1,6 +1,10 @@
 /** Options both clients accept, unchanged, so the two feel like one family. */
 export interface ClientOptions {
-  /** Service root. For commerce it includes `/v1`. A trailing slash is optional. */
+  /**
+   * The service root, with or without the `/v1` API path and a trailing slash:
+   * `http://localhost:3000`, `http://localhost:3000/v1` and `http://localhost:3000/v1/` are
+   * the same. A service behind a path prefix works too (`https://example.com/svc`).
+   */
   baseUrl: string;
   /** Sent as `Authorization: Bearer <apiKey>`. Omit for unauthenticated endpoints. */
   apiKey?: string | undefined;
@@ -42,6 +46,9 @@ export interface ResolvedConfig {
   readonly random: () => number;
 }
 
+/** Every route of both APIs is under this path. */
+export const API_VERSION_PATH = '/v1';
+
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
 
@@ -57,28 +64,46 @@ export function assertTimeout(value: number, where: string): void {
   }
 }
 
-// Throwing here (a programming error) rather than at the first request points at the
-// constructor call, where the mistake is.
-export function resolveConfig(config: CoreConfig): ResolvedConfig {
-  if (typeof config.baseUrl !== 'string' || config.baseUrl === '') {
-    throw new TypeError('baseUrl is required, e.g. "https://api.example.com/v1"');
+/**
+ * The API root that paths are joined to: `baseUrl` with `/v1` added when it is not already
+ * the last segment, and exactly one trailing slash. The specs give the service root without
+ * `/v1` (MCP lives at `{base_url}/mcp`), while the REST API lives under `/v1`, so users meet
+ * both spellings; each one reaches the same API.
+ */
+export function normalizeBaseUrl(baseUrl: unknown): string {
+  if (typeof baseUrl !== 'string' || baseUrl === '') {
+    throw new TypeError('baseUrl is required, e.g. "https://api.example.com"');
   }
   let url: URL;
   try {
-    url = new URL(config.baseUrl);
+    url = new URL(baseUrl);
   } catch {
-    throw new TypeError(`baseUrl is not an absolute URL: "${config.baseUrl}"`);
+    throw new TypeError(`baseUrl is not an absolute URL: "${baseUrl}"`);
   }
-  if (url.search || url.hash) {
-    throw new TypeError(`baseUrl must not carry a query or fragment: "${config.baseUrl}"`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`baseUrl must be an http(s) URL: "${baseUrl}"`);
   }
+  if (url.username || url.password) {
+    throw new TypeError('baseUrl must not carry credentials; pass apiKey or defaultHeaders instead.');
+  }
+  if (url.search || url.hash || baseUrl.includes('?') || baseUrl.includes('#')) {
+    throw new TypeError(`baseUrl must not carry a query or fragment: "${baseUrl}"`);
+  }
+  const path = url.pathname.replace(/\/+$/, '');
+  const root = path.endsWith(API_VERSION_PATH) ? path : `${path}${API_VERSION_PATH}`;
+  return `${url.origin}${root}/`;
+}
+
+// Throwing here (a programming error) rather than at the first request points at the
+// constructor call, where the mistake is.
+export function resolveConfig(config: CoreConfig): ResolvedConfig {
+  const baseUrl = normalizeBaseUrl(config.baseUrl);
   const timeoutMs = config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxRetries = config.maxRetries ?? DEFAULT_MAX_RETRIES;
   assertTimeout(timeoutMs, 'client options');
   assertMaxRetries(maxRetries, 'client options');
   return {
-    // One trailing slash, so "…/v1" and "…/v1/" both join with "merchants" to "…/v1/merchants".
-    baseUrl: `${url.href.replace(/\/+$/, '')}/`,
+    baseUrl,
     apiKey: config.apiKey || undefined,
     timeoutMs,
     maxRetries,

@@ -1,3 +1,4 @@
+import type { APIResponse } from './api-promise.js';
 import { ApiError } from './errors.js';
 
 /** One page in the servers' list convention (`limit` + `after` in, this out). */
@@ -10,12 +11,16 @@ export interface Page<T> {
 /** A page that also keeps the list under its own key, e.g. `page.merchants`. */
 export type ListPage<T, K extends string> = Page<T> & { [P in K]: T[] };
 
-/** Fetches the page after cursor `after` (`undefined` = the first page). */
-export type FetchPage<P> = (after: string | undefined) => Promise<P>;
+/**
+ * Fetches the page after cursor `after` (`undefined` = the first page), with its response, so
+ * that `withResponse()` on a list works as on any other call.
+ */
+export type FetchPage<P> = (after: string | undefined) => Promise<APIResponse<P>>;
 
 /**
- * Lazy: nothing is fetched until you iterate, await, or call `firstPage()`, and each of
- * those starts again from the first page, so one PagePromise can be iterated twice.
+ * Lazy: nothing is fetched until you iterate, await, or call `firstPage()` or
+ * `withResponse()`, and each of those starts again from the first page, so one PagePromise
+ * can be iterated twice.
  *
  * Awaiting gives the first page, as in the OpenAI SDK; without that, the easy mistake
  * `const page = await client.merchants.list()` would silently give this object back.
@@ -27,16 +32,29 @@ export class PagePromise<T, P extends Page<T> = Page<T>> implements AsyncIterabl
     this.#fetchPage = fetchPage;
   }
 
+  /**
+   * The first page plus its raw response, request id and replay flag, as `.withResponse()`
+   * gives for every other call.
+   */
+  withResponse(): Promise<APIResponse<P>> {
+    return this.#fetchPage(undefined);
+  }
+
+  /** The first page's raw Response (body unread). Errors still reject as typed errors. */
+  asResponse(): Promise<Response> {
+    return this.withResponse().then((result) => result.response);
+  }
+
   /** The first page only, with `has_more` and `next_after` for manual paging. */
   firstPage(): Promise<P> {
-    return this.#fetchPage(undefined);
+    return this.withResponse().then((result) => result.data);
   }
 
   /** Every page, in order. */
   async *pages(): AsyncGenerator<P, void, undefined> {
     let after: string | undefined;
     for (;;) {
-      const page = await this.#fetchPage(after);
+      const { data: page } = await this.#fetchPage(after);
       yield page;
       // A server that says has_more but gives no new cursor would loop forever; stop instead.
       if (!page.has_more || page.next_after === null || page.next_after === after) return;
@@ -58,11 +76,6 @@ export class PagePromise<T, P extends Page<T> = Page<T>> implements AsyncIterabl
   ): Promise<R1 | R2> {
     return this.firstPage().then(onfulfilled, onrejected);
   }
-}
-
-/** Wraps any page fetcher; use it when a list does not follow the `{ <key>: [...] }` shape. */
-export function paginate<T, P extends Page<T> = Page<T>>(fetchPage: FetchPage<P>): PagePromise<T, P> {
-  return new PagePromise<T, P>(fetchPage);
 }
 
 /** Turns a `{ <key>: T[], has_more, next_after }` body into a ListPage. */

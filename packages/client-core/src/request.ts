@@ -1,4 +1,3 @@
-import ky, { type KyInstance } from 'ky';
 import { APIPromise, type APIResponse } from './api-promise.js';
 import {
   APIUserAbortError,
@@ -62,13 +61,23 @@ export interface ListRequestOptions<K extends string> extends RequestOptions {
   requiresUserToken?: boolean | undefined;
 }
 
-/** Tagged template that percent-encodes each interpolated value: encodePath`/merchants/${id}`. */
+/**
+ * Tagged template that percent-encodes each interpolated value: encodePath`/merchants/${id}`.
+ *
+ * An empty id, `.` or `..` would still change which route is called (`/merchants/` is the list,
+ * and URL parsers resolve `..` and `%2E%2E` alike), so those throw instead of being sent.
+ */
 export function encodePath(strings: TemplateStringsArray, ...values: Array<string | number>): string {
-  return strings.reduce(
-    (path, part, index) =>
-      path + part + (index < values.length ? encodeURIComponent(String(values[index])) : ''),
-    '',
-  );
+  return strings.reduce((path, part, index) => {
+    if (index >= values.length) return path + part;
+    const value = String(values[index]);
+    if (value === '' || value === '.' || value === '..') {
+      throw new TypeError(
+        `Path parameter ${index + 1} of "${strings.join('{}')}" is ${JSON.stringify(value)}; expected an id.`,
+      );
+    }
+    return path + part + encodeURIComponent(value);
+  }, '');
 }
 
 // setTimeout fires at once for delays above 2^31-1 ms; clamp instead of surprising.
@@ -81,20 +90,24 @@ function isPassThroughBody(body: unknown): body is BodyInit {
     body instanceof Blob ||
     body instanceof ArrayBuffer ||
     ArrayBuffer.isView(body) ||
-    (typeof ReadableStream !== 'undefined' && body instanceof ReadableStream)
+    isStream(body)
   );
 }
 
-function buildQuery(query: QueryParams | undefined): URLSearchParams | undefined {
-  if (!query) return undefined;
-  const params = new URLSearchParams();
-  for (const [name, value] of Object.entries(query)) {
+function isStream(body: unknown): body is ReadableStream {
+  return typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
+}
+
+/** `baseUrl` (ends in `/`) + `path` (no leading slash) + the query, as one absolute URL. */
+function buildUrl(baseUrl: string, path: string, query: QueryParams | undefined): string {
+  const url = new URL(baseUrl + path);
+  for (const [name, value] of Object.entries(query ?? {})) {
     const values: readonly QueryScalar[] = Array.isArray(value) ? value : [value as QueryScalar];
     for (const item of values) {
-      if (item !== undefined && item !== null) params.append(name, String(item));
+      if (item !== undefined && item !== null) url.searchParams.append(name, String(item));
     }
   }
-  return params.toString() === '' ? undefined : params;
+  return url.href;
 }
 
 function parseSuccessBody(response: Response, text: string, requestId: string | null): unknown {
@@ -128,22 +141,10 @@ interface Attempt {
 export class ClientCore {
   readonly config: ResolvedConfig;
   readonly #input: CoreConfig;
-  readonly #http: KyInstance;
 
   constructor(config: CoreConfig) {
     this.#input = { ...config };
     this.config = resolveConfig(config);
-    const customFetch = this.config.fetch;
-    this.#http = ky.create({
-      prefixUrl: this.config.baseUrl,
-      // Retries, timeouts and HTTP errors are ours: ky's rules differ from the family's
-      // (409 IDEMPOTENCY_KEY_IN_USE, POST retries, Retry-After cap, typed errors).
-      retry: 0,
-      timeout: false,
-      throwHttpErrors: false,
-      // Look the global up per call so fetch mocks and polyfills installed later still apply.
-      fetch: customFetch ?? ((input, init) => globalThis.fetch(input, init)),
-    });
   }
 
   /** A new core with some options changed, e.g. `withOptions({ userToken })` for `forUser`. */
@@ -159,12 +160,12 @@ export class ClientCore {
   list<T, K extends string>(options: ListRequestOptions<K>): PagePromise<T, ListPage<T, K>> {
     const { key, query, ...rest } = options;
     return new PagePromise<T, ListPage<T, K>>(async (after) => {
-      const body = await this.request<unknown>({
+      const result = await this.request<unknown>({
         ...rest,
         method: 'GET',
         query: { ...query, after: after ?? query?.after },
-      });
-      return toListPage<T, K>(body, key);
+      }).withResponse();
+      return { ...result, data: toListPage<T, K>(result.data, key) };
     });
   }
 
@@ -185,8 +186,8 @@ export class ClientCore {
     const { body, contentType } = this.#body(options.body);
     const headers = this.#headers(method, options, contentType);
     // A stream can be read only once, so it cannot be sent again.
-    const retries = typeof ReadableStream !== 'undefined' && body instanceof ReadableStream ? 0 : maxRetries;
-    const searchParams = buildQuery(options.query);
+    const retries = isStream(body) ? 0 : maxRetries;
+    const url = buildUrl(this.config.baseUrl, path, options.query);
     const { signal } = options;
     const wait = this.config.sleep ?? sleep;
 
@@ -194,7 +195,7 @@ export class ClientCore {
       if (signal?.aborted) throw abortError(signal);
       let attempt: Attempt;
       try {
-        attempt = await this.#attempt(path, { method, headers, body, searchParams }, timeoutMs, signal);
+        attempt = await this.#attempt(url, { method, headers, body }, timeoutMs, signal);
       } catch (error) {
         if (!(error instanceof ConnectionError) || retry >= retries) throw error;
         await raceAbort(wait(backoffDelay(retry, this.config.random), signal), signal, () =>
@@ -249,13 +250,8 @@ export class ClientCore {
   }
 
   async #attempt(
-    path: string,
-    init: {
-      method: HttpMethod;
-      headers: Headers;
-      body: BodyInit | undefined;
-      searchParams: URLSearchParams | undefined;
-    },
+    url: string,
+    init: { method: HttpMethod; headers: Headers; body: BodyInit | undefined },
     timeoutMs: number,
     signal: AbortSignal | undefined,
   ): Promise<Attempt> {
@@ -282,13 +278,13 @@ export class ClientCore {
     };
 
     const exchange = async (): Promise<Attempt> => {
-      const response = await this.#http(path, {
-        method: init.method,
-        headers: init.headers,
-        body: init.body,
-        searchParams: init.searchParams,
-        signal: controller.signal,
-      });
+      const request: RequestInit & { duplex?: 'half' } = { ...init, signal: controller.signal };
+      // Node's fetch refuses a streamed body unless it is sent half-duplex.
+      if (isStream(init.body)) request.duplex = 'half';
+      // The global is looked up per call, so fetch mocks and polyfills installed later apply,
+      // and called as a plain function: browsers throw "Illegal invocation" for another `this`.
+      const customFetch = this.config.fetch;
+      const response = customFetch ? await customFetch(url, request) : await globalThis.fetch(url, request);
       // Read the body inside the attempt so the timeout covers it and a connection that
       // drops mid-body is retried like any other connection error.
       const copy = response.ok ? response.clone() : undefined;

@@ -1,6 +1,13 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { ApiError, type Page, paginate } from '../src/index.js';
+import {
+  ApiError,
+  MissingUserTokenError,
+  type Page,
+  PagePromise,
+  pagedList,
+  wholeList,
+} from '../src/index.js';
 import { BASE, makeCore, seen, server, useServer } from './helpers.js';
 
 useServer();
@@ -101,13 +108,107 @@ describe('list()', () => {
   });
 });
 
-describe('paginate()', () => {
+describe('withResponse() on a list', () => {
+  it("gives the first page with its raw response and request id, like any other call's", async () => {
+    server.use(
+      http.get(`${BASE}/merchants`, () =>
+        HttpResponse.json(PAGES.first, { headers: { 'service-request-id': 'req_page1', 'x-extra': 'yes' } }),
+      ),
+    );
+    const { data, response, requestId, idempotentReplayed } = await listMerchants().withResponse();
+    expect(data.items.map((m) => m.id)).toEqual(['m1', 'm2']);
+    expect(data).toMatchObject({ has_more: true, next_after: 'c1' });
+    expect(requestId).toBe('req_page1');
+    expect(idempotentReplayed).toBe(false);
+    expect(response.headers.get('x-extra')).toBe('yes');
+    expect(await response.json()).toEqual(PAGES.first);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('asResponse() gives the raw first-page response; errors stay typed', async () => {
+    serveMerchants();
+    const raw = await listMerchants().asResponse();
+    expect(raw.status).toBe(200);
+    expect(await raw.json()).toEqual(PAGES.first);
+    server.use(
+      http.get(`${BASE}/merchants`, () => HttpResponse.json({ error: { code: 'NOPE' } }, { status: 404 })),
+    );
+    await expect(listMerchants().withResponse()).rejects.toMatchObject({ status: 404, code: 'NOPE' });
+  });
+});
+
+describe('pagedList() and wholeList()', () => {
+  interface Body {
+    orders: Array<{ id: string }>;
+    has_more?: boolean;
+  }
+
+  it('wholeList is lazy: nothing is sent until it is awaited or iterated', async () => {
+    server.use(http.get(`${BASE}/orders`, () => HttpResponse.json({ orders: [{ id: 'o1' }] })));
+    const { core } = makeCore({ userToken: 'user-1' });
+    const list = wholeList<Body, 'orders'>(core, '/orders', 'orders', undefined);
+    await Promise.resolve();
+    expect(seen).toHaveLength(0);
+    expect((await list).orders).toEqual([{ id: 'o1' }]);
+    expect(seen).toHaveLength(1);
+  });
+
+  it('wholeList is one page even when the body says has_more, and has withResponse', async () => {
+    server.use(
+      http.get(`${BASE}/orders`, () =>
+        HttpResponse.json(
+          { orders: [{ id: 'o1' }], has_more: true },
+          { headers: { 'service-request-id': 'r9' } },
+        ),
+      ),
+    );
+    const { core } = makeCore();
+    const list = wholeList<Body, 'orders'>(core, '/orders', 'orders', undefined);
+    const pages = [];
+    for await (const page of list.pages()) pages.push(page);
+    expect(pages).toHaveLength(1);
+    expect(pages[0]).toMatchObject({ has_more: false, next_after: null, items: [{ id: 'o1' }] });
+    const { data, requestId } = await list.withResponse();
+    expect(data.orders).toEqual([{ id: 'o1' }]);
+    expect(requestId).toBe('r9');
+  });
+
+  it.each([
+    [
+      'wholeList',
+      (core: ReturnType<typeof makeCore>['core']) =>
+        wholeList<Body, 'orders'>(core, '/orders', 'orders', { requiresUserToken: true }),
+    ],
+    [
+      'pagedList',
+      (core: ReturnType<typeof makeCore>['core']) =>
+        pagedList<Body, 'orders'>(core, '/orders', 'orders', {}, { requiresUserToken: true }),
+    ],
+  ])('%s takes the user-token requirement as an option, sending nothing without one', async (_name, make) => {
+    server.use(http.get(`${BASE}/orders`, () => HttpResponse.json({ orders: [] })));
+    const { core } = makeCore();
+    const list = make(core);
+    await expect(list).rejects.toBeInstanceOf(MissingUserTokenError);
+    await expect(list.withResponse()).rejects.toBeInstanceOf(MissingUserTokenError);
+    expect(seen).toHaveLength(0);
+    await expect(make(core.withOptions({ userToken: 'user-1' }))).resolves.toMatchObject({ orders: [] });
+    expect(seen[0]?.headers.get('service-user-token')).toBe('user-1');
+  });
+});
+
+describe('PagePromise', () => {
   it('works with any page fetcher and stops on a repeated cursor', async () => {
     const calls: Array<string | undefined> = [];
-    const pages = paginate<number>(async (after): Promise<Page<number>> => {
+    const page = (data: Page<number>) => ({
+      data,
+      response: new Response(),
+      requestId: null,
+      idempotentReplayed: false,
+    });
+    const pages = new PagePromise<number>(async (after) => {
       calls.push(after);
-      if (after === undefined) return { items: [1, 2], has_more: true, next_after: 'x' };
-      return { items: [3], has_more: true, next_after: 'x' };
+      if (after === undefined) return page({ items: [1, 2], has_more: true, next_after: 'x' });
+      return page({ items: [3], has_more: true, next_after: 'x' });
     });
     const items: number[] = [];
     for await (const n of pages) items.push(n);

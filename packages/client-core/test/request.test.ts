@@ -62,6 +62,89 @@ describe('url and query', () => {
   it('rejects a baseUrl that is not an absolute URL', () => {
     expect(() => makeCore({ baseUrl: 'api.test/v1' })).toThrow(/absolute URL/);
   });
+
+  // The specs give the service root without /v1 (MCP is at {base_url}/mcp); the REST routes
+  // are under /v1. Every spelling must reach the same route, and none may double the /v1.
+  it.each([
+    ['https://api.test', 'https://api.test/v1/things'],
+    ['https://api.test/', 'https://api.test/v1/things'],
+    ['https://api.test/v1', 'https://api.test/v1/things'],
+    ['https://api.test/v1/', 'https://api.test/v1/things'],
+    ['https://api.test/v1//', 'https://api.test/v1/things'],
+    ['https://api.test//', 'https://api.test/v1/things'],
+    ['https://api.test/svc', 'https://api.test/svc/v1/things'],
+    ['https://api.test/svc/v1/', 'https://api.test/svc/v1/things'],
+  ])('baseUrl %s reaches %s', async (baseUrl, expected) => {
+    server.use(http.get('https://api.test/*', () => HttpResponse.json({ ok: true })));
+    const { core } = makeCore({ baseUrl });
+    await core.request({ method: 'GET', path: '/things' });
+    expect(seen.map((r) => r.url)).toEqual([expected]);
+    expect(core.withOptions({ baseUrl }).config.baseUrl).toBe(expected.replace(/things$/, ''));
+  });
+
+  it.each([
+    ['https://api.test/v1?x=1', /query or fragment/],
+    ['https://api.test/v1#top', /query or fragment/],
+    ['https://user:pass@api.test/v1', /credentials/],
+    ['ftp://api.test/v1', /http\(s\)/],
+    ['', /required/],
+  ])('refuses baseUrl %j at construction', (baseUrl, message) => {
+    expect(() => makeCore({ baseUrl })).toThrow(message);
+  });
+
+  it('encodePath refuses an empty, "." or ".." id, which would change the route', () => {
+    for (const id of ['', '.', '..']) {
+      expect(() => encodePath`/merchants/${id}`).toThrow(TypeError);
+    }
+    expect(encodePath`/merchants/${'...'}`).toBe('/merchants/...');
+  });
+});
+
+describe('the fetch option', () => {
+  it('is called for every attempt with the full URL, method, headers, body and a signal', async () => {
+    const calls: Array<{ url: string; init: RequestInit }> = [];
+    const fetch: typeof globalThis.fetch = async (url, init) => {
+      calls.push({ url: String(url), init: init ?? {} });
+      return calls.length === 1
+        ? new Response('busy', { status: 503 })
+        : Response.json({ id: 'ofr_1' }, { status: 201 });
+    };
+    const { core, delays } = makeCore({ fetch });
+    const offer = await core.request({
+      method: 'POST',
+      path: '/offers',
+      query: { expand: ['a', 'b'], skip: undefined },
+      body: { url: 'https://shop.test/p' },
+    });
+    expect(offer).toEqual({ id: 'ofr_1' });
+    expect(calls).toHaveLength(2);
+    expect(delays).toHaveLength(1);
+    for (const { url, init } of calls) {
+      expect(url).toBe(`${BASE}/offers?expand=a&expand=b`);
+      expect(init.method).toBe('POST');
+      expect(init.body).toBe('{"url":"https://shop.test/p"}');
+      expect(init.signal).toBeInstanceOf(AbortSignal);
+      expect(new Headers(init.headers).get('authorization')).toBe('Bearer svc_test_key');
+    }
+    const keys = calls.map(({ init }) => new Headers(init.headers).get('idempotency-key'));
+    expect(keys[0]).toMatch(UUID);
+    expect(keys[1]).toBe(keys[0]);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('sends a streamed body half-duplex, once', async () => {
+    let received = '';
+    server.use(
+      http.post(`${BASE}/upload`, async ({ request }) => {
+        received = await request.text();
+        return HttpResponse.json({ ok: true });
+      }),
+    );
+    const { core } = makeCore();
+    const body = new Blob(['streamed bytes']).stream();
+    await core.request({ method: 'POST', path: '/upload', body });
+    expect(received).toBe('streamed bytes');
+  });
 });
 
 describe('bodies', () => {

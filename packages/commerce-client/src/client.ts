@@ -1,4 +1,4 @@
-import { assertVersionedBaseUrl, ClientCore, type ClientOptions } from '@svc/client-core';
+import { ClientCore, type ClientOptions } from '@svc/client-core';
 import { ApprovalTokens } from './resources/approval-tokens.js';
 import { Checkouts } from './resources/checkouts.js';
 import { Connections } from './resources/connections.js';
@@ -12,8 +12,9 @@ import { VERSION } from './version.js';
 
 export interface CommerceClientOptions extends ClientOptions {
   /**
-   * The API root, including `/v1`: `https://commerce.example.com/v1`, or
-   * `http://localhost:4000/v1` for a local `svc-server`.
+   * The service root, e.g. `https://commerce.example.com`, or `http://localhost:4000` for a
+   * local `svc-server`. With or without the `/v1` suffix and a trailing slash: all reach the
+   * same API.
    */
   baseUrl: string;
   /**
@@ -40,7 +41,7 @@ function apiKeyFromEnv(): string | undefined {
  * Typed client for the svc commerce API.
  *
  * ```ts
- * const client = new CommerceClient({ baseUrl: 'http://localhost:4000/v1' }); // key from SERVICE_API_KEY
+ * const client = new CommerceClient({ baseUrl: 'http://localhost:4000' }); // key from SERVICE_API_KEY
  * const user = client.forUser(userToken);
  * const checkout = await user.checkouts.create({ offer_id, buyer, shipping_address });
  * ```
@@ -62,7 +63,6 @@ export class CommerceClient {
     if (options instanceof ClientCore) {
       this.#core = options;
     } else {
-      assertVersionedBaseUrl(options?.baseUrl);
       this.#core = new ClientCore({
         ...options,
         apiKey: options?.apiKey ?? apiKeyFromEnv(),
@@ -96,7 +96,6 @@ export class CommerceClient {
 
   /** A copy with some options changed, e.g. `client.withOptions({ timeoutMs: 120_000 })`. */
   withOptions(patch: Partial<CommerceClientOptions>): CommerceClient {
-    if (patch.baseUrl !== undefined) assertVersionedBaseUrl(patch.baseUrl);
     return new CommerceClient(this.#core.withOptions(patch));
   }
 }

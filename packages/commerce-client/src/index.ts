@@ -88,7 +88,6 @@ export {
   WebhookSignatureError,
 } from '@svc/webhooks/web';
 export { CommerceClient, type CommerceClientOptions } from './client.js';
-export { WholeListPromise } from './resource.js';
 export type {
   ApprovalTokenCreateParams,
   ApprovalTokenCreateResponse,
@@ -112,7 +111,7 @@ export type {
   SandboxPublicTokenResponse,
 } from './resources/sandbox.js';
 export type { WebhookEndpointCreateParams } from './resources/webhook-endpoints.js';
-export type { JsonBody, JsonResponse, QueryOf } from './types.js';
+export type { JsonBody, JsonResponse, QueryOf, WholeListPromise } from './types.js';
 export { VERSION } from './version.js';
 export {
   CheckoutWaitAbortedError,

@@ -1,7 +1,14 @@
 // Request and response types are looked up in the OpenAPI document's generated types (kept in
 // @svc/webhooks), never written by hand, so a server change shows up here as a type error
 // after `pnpm gen:types`, and a misspelled field in a call is a compile error.
-import type { OperationOf, QueryParamsOf, RequestBodyOf, SuccessBodyOf } from '@svc/client-core';
+import type {
+  OperationOf,
+  Page,
+  PagePromise,
+  QueryParamsOf,
+  RequestBodyOf,
+  SuccessBodyOf,
+} from '@svc/client-core';
 import type { CommercePaths } from '@svc/webhooks';
 
 type Method = 'get' | 'post';
@@ -19,3 +26,9 @@ export type JsonResponse<P extends keyof CommercePaths, M extends Method> = Succ
 export type QueryOf<P extends keyof CommercePaths, M extends Method> = QueryParamsOf<Operation<P, M>>;
 
 export type { ItemOf, PageOf } from '@svc/client-core';
+
+/**
+ * @deprecated Every list is a `PagePromise` now: lazy, iterable, with `firstPage()`, `pages()`
+ * and `withResponse()`. Kept as a type alias so code that names it still compiles.
+ */
+export type WholeListPromise<T, P extends Page<T> = Page<T>> = PagePromise<T, P>;

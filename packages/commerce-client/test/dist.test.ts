@@ -1,9 +1,11 @@
 // What npm users get: the built ESM and CommonJS files, loaded the way Node loads them, with the
-// private core and ky bundled in, and @svc/webhooks left as a dependency.
+// private core bundled in, and @svc/webhooks left as a dependency.
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { inspect } from 'node:util';
+import { CORE_ERROR_NAMES, expectRealErrorNames } from '@svc/client-core/test/error-names';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { BASE, server, useServer } from './helpers.js';
@@ -46,23 +48,51 @@ describe.each([
     expect(await client.health.check()).toEqual({ ok: true, client: `@svc/commerce-client/${lib.VERSION}` });
     const error = await client
       .forUser('user-1')
-      .orders.get('ord_1')
+      .orders.retrieve('ord_1')
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(lib.NotFoundError);
     expect(error).toBeInstanceOf(lib.CommerceApiError);
-    expect(await client.checkouts.get('chk_1').catch((e: unknown) => e)).toBeInstanceOf(
+    expect(await client.checkouts.retrieve('chk_1').catch((e: unknown) => e)).toBeInstanceOf(
       lib.MissingUserTokenError,
     );
     expect(typeof lib.verifyEventAsync).toBe('function');
   });
+
+  it('gives every error class its real name in .name, the stack and console.log', async () => {
+    const names = Object.fromEntries(CORE_ERROR_NAMES.map((name) => [name, name]));
+    expectRealErrorNames(
+      await load(),
+      {
+        ...names,
+        CommerceApiError: 'ApiError',
+        MissingUserTokenError: 'MissingUserTokenError',
+        PollTimeoutError: 'PollTimeoutError',
+        CheckoutWaitTimeoutError: 'CheckoutWaitTimeoutError',
+        CheckoutWaitAbortedError: 'CheckoutWaitAbortedError',
+      },
+      inspect,
+    );
+  });
+
+  it('lists answer withResponse()', async () => {
+    server.use(
+      http.get(`${BASE}/orders`, () =>
+        HttpResponse.json({ orders: [] }, { headers: { 'service-request-id': 'req_list' } }),
+      ),
+    );
+    const lib = await load();
+    const user = new lib.CommerceClient({ baseUrl: 'https://commerce.test', apiKey: 'k' }).forUser('u');
+    expect((await user.orders.list().withResponse()).requestId).toBe('req_list');
+  });
 });
 
-// ky 1 is ESM-only: a CommonJS build that require()s it breaks, so it is bundled with the core.
-it('bundles the private core and ky, and keeps @svc/webhooks external', () => {
+// Only the private core is bundled: no HTTP library (fetch is the runtime's), and
+// @svc/webhooks stays a dependency.
+it('bundles the private core and nothing else', () => {
   for (const file of ['index.js', 'index.cjs']) {
     const code = readFileSync(built(file), 'utf8');
     expect(code).not.toContain('@svc/client-core');
-    expect(code).not.toMatch(/from "ky"|require\("ky"\)/);
+    expect(code).not.toMatch(/\bky\b|prefixUrl/);
     expect(code).toMatch(/"@svc\/webhooks\/web"/);
   }
   const types = readFileSync(built('index.d.ts'), 'utf8');

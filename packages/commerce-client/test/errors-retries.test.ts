@@ -124,7 +124,7 @@ describe('retries', () => {
   it('retries connection errors, then gives up with ConnectionError', async () => {
     server.use(http.get(`${BASE}/orders/ord_1`, () => HttpResponse.error()));
     const { user } = makeClient({ maxRetries: 1 });
-    const error = await user.orders.get('ord_1').catch((e: unknown) => e);
+    const error = await user.orders.retrieve('ord_1').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConnectionError);
     expect(error).toBeInstanceOf(CommerceApiError);
     expect(seen).toHaveLength(2);
@@ -138,7 +138,7 @@ describe('retries', () => {
       }),
     );
     const { user } = makeClient({ maxRetries: 1 });
-    const error = await user.orders.get('ord_1', { timeoutMs: 20 }).catch((e: unknown) => e);
+    const error = await user.orders.retrieve('ord_1', { timeoutMs: 20 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toBeInstanceOf(ConnectionError);
     expect(seen).toHaveLength(2);
@@ -166,7 +166,7 @@ describe('errors', () => {
       ),
     );
     const { user } = makeClient({ maxRetries: 0 });
-    const error = (await user.checkouts.get('chk_1').catch((e: unknown) => e)) as CommerceApiError;
+    const error = (await user.checkouts.retrieve('chk_1').catch((e: unknown) => e)) as CommerceApiError;
     expect(error).toBeInstanceOf(ErrorClass);
     expect(error).toBeInstanceOf(CommerceApiError);
     expect(error).toMatchObject({
@@ -203,7 +203,7 @@ describe('errors', () => {
   it('an empty error body still maps by status', async () => {
     server.use(http.get(`${BASE}/offers/ofr_1`, () => new HttpResponse(null, { status: 404 })));
     const { client } = makeClient();
-    await expect(client.offers.get('ofr_1')).rejects.toMatchObject({
+    await expect(client.offers.retrieve('ofr_1')).rejects.toMatchObject({
       name: 'NotFoundError',
       status: 404,
       code: null,

@@ -84,7 +84,7 @@ describe('a sandbox purchase, through the client alone', () => {
       url: 'https://protocol-shop.sandbox.test/products/requires-action-kettle',
     });
     expect(offer).toMatchObject({ id: expect.stringMatching(/^ofr_/), merchant_id: 'sandbox-protocol' });
-    expect(await client.offers.get(offer.id)).toEqual(offer);
+    expect(await client.offers.retrieve(offer.id)).toEqual(offer);
 
     // 3. The checkout.
     const created = await user.checkouts.create({
@@ -134,7 +134,7 @@ describe('a sandbox purchase, through the client alone', () => {
     // 7. The order, read back.
     const orderId = confirmed.data.order_id;
     if (!orderId) throw new Error('a completed checkout has an order_id');
-    const order = await user.orders.get(orderId);
+    const order = await user.orders.retrieve(orderId);
     expect(order).toMatchObject({ id: orderId, checkout_id: created.id, user_id: userId, status: 'placed' });
     expect(order.totals).toEqual(confirmed.data.totals);
     const listed = [];
@@ -199,7 +199,17 @@ describe('the rest of the surface against the real server', () => {
     const all = [];
     for await (const m of client.merchants.list()) all.push(m.id);
     expect(all).toContain('sandbox-protocol');
-    expect((await client.merchants.get('sandbox-protocol')).route).toBe('ucp');
+    expect((await client.merchants.retrieve('sandbox-protocol')).route).toBe('ucp');
+  });
+
+  it('reaches the same API from the service root, with or without /v1 and a trailing slash', async () => {
+    for (const root of [listening.url, `${listening.url}/`, `${listening.url}/v1/`]) {
+      const other = client.withOptions({ baseUrl: root });
+      expect(await other.health.check()).toEqual({ ok: true });
+      const { data, requestId } = await other.merchants.list().withResponse();
+      expect(data.items.map((m) => m.id)).toContain('sandbox-protocol');
+      expect(requestId).toBeTruthy();
+    }
   });
 
   it('creates an approval token for the hosted flow', async () => {
@@ -214,7 +224,7 @@ describe('the rest of the surface against the real server', () => {
 
   it('maps the server’s errors to typed errors with request ids', async () => {
     const { user } = await sandboxUser('errors');
-    const missing = (await user.checkouts.get('chk_nope').catch((e: unknown) => e)) as NotFoundError;
+    const missing = (await user.checkouts.retrieve('chk_nope').catch((e: unknown) => e)) as NotFoundError;
     expect(missing).toBeInstanceOf(NotFoundError);
     expect(missing.requestId).toBeTruthy();
     expect(missing.code).toBe('NOT_FOUND');
@@ -226,7 +236,7 @@ describe('the rest of the surface against the real server', () => {
     expect(unknownField).toBeInstanceOf(BadRequestError);
 
     const badKey = new CommerceClient({ baseUrl, apiKey: 'svc_test_00000000000000000000000000000000' });
-    await expect(badKey.merchants.get('sandbox-protocol')).rejects.toBeInstanceOf(AuthenticationError);
+    await expect(badKey.merchants.retrieve('sandbox-protocol')).rejects.toBeInstanceOf(AuthenticationError);
 
     await expect(client.orders.list()).rejects.toBeInstanceOf(MissingUserTokenError);
   });

@@ -20,11 +20,17 @@ const user = client.forUser('user-1');
 
 describe('responses are the generated API types', () => {
   it('types every result', () => {
-    expectTypeOf(client.merchants.get('m')).resolves.toEqualTypeOf<Merchant>();
+    expectTypeOf(client.merchants.retrieve('m')).resolves.toEqualTypeOf<Merchant>();
     expectTypeOf(client.offers.create({ url: 'u' })).resolves.toEqualTypeOf<Offer>();
     expectTypeOf(user.checkouts.confirm('chk_1')).resolves.toEqualTypeOf<Checkout>();
     expectTypeOf(user.checkouts.waitFor('chk_1')).resolves.toEqualTypeOf<Checkout>();
+    expectTypeOf(user.orders.retrieve('ord_1')).resolves.toEqualTypeOf<Order>();
+    // The deprecated aliases type exactly as `retrieve`.
+    expectTypeOf(client.merchants.get('m')).resolves.toEqualTypeOf<Merchant>();
+    expectTypeOf(client.offers.get('o')).resolves.toEqualTypeOf<Offer>();
+    expectTypeOf(user.checkouts.get('chk_1')).resolves.toEqualTypeOf<Checkout>();
     expectTypeOf(user.orders.get('ord_1')).resolves.toEqualTypeOf<Order>();
+    expectTypeOf(user.orders.list().withResponse()).resolves.toHaveProperty('requestId');
     expectTypeOf(client.merchants.list()).resolves.toEqualTypeOf<MerchantListPage>();
     expectTypeOf(user.sandbox.createConnection({ merchant_id: 'm' })).resolves.toEqualTypeOf<Connection>();
     expectTypeOf(client.approvalTokens.exchange({ public_token: 'p' })).resolves.toEqualTypeOf<{
@@ -114,12 +120,12 @@ describe('mistakes do not compile', () => {
   });
 
   it('rejects misspelled response fields', async () => {
-    const checkout = await user.checkouts.get('chk_1');
+    const checkout = await user.checkouts.retrieve('chk_1');
     // @ts-expect-error `orderId` does not exist; it is `order_id`.
     void checkout.orderId;
     // @ts-expect-error comparing with a status that does not exist is an error too.
     if (checkout.status === 'done') return;
-    const offer = await client.offers.get('ofr_1');
+    const offer = await client.offers.retrieve('ofr_1');
     // @ts-expect-error `price` is Money, with `amount` in minor units, not `cents`.
     void offer.price.cents;
   });

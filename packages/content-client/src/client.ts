@@ -1,4 +1,4 @@
-import { assertVersionedBaseUrl, ClientCore, type ClientOptions } from '@svc/client-core';
+import { ClientCore, type ClientOptions } from '@svc/client-core';
 import { AgentRuns, Agents } from './resources/agents.js';
 import { ApiKeys, McpCalls } from './resources/api-keys.js';
 import { Approvals } from './resources/approvals.js';
@@ -22,8 +22,9 @@ import { VERSION } from './version.js';
  */
 export interface ContentClientOptions extends Omit<ClientOptions, 'userToken'> {
   /**
-   * The REST API root, including `/v1`, e.g. `http://localhost:3000/v1` (the server's default
-   * port is `CONTENT_PORT`, 3000).
+   * The service root, e.g. `http://localhost:3000` (the server's default port is
+   * `CONTENT_PORT`, 3000): the spec's `base_url`, the same one MCP clients get with `/mcp`
+   * added. With or without the `/v1` suffix and a trailing slash: all reach the REST API.
    */
   baseUrl: string;
   /**
@@ -38,7 +39,7 @@ export interface ContentClientOptions extends Omit<ClientOptions, 'userToken'> {
  * Typed client for the content-planning REST API.
  *
  * ```ts
- * const client = new ContentClient({ baseUrl: 'http://localhost:3000/v1' });
+ * const client = new ContentClient({ baseUrl: 'http://localhost:3000' });
  * const brand = await client.brands.create({ name: 'Fieldnote' });
  * for await (const idea of client.ideas.list({ brand_id: brand.id })) console.log(idea.title);
  * ```
@@ -68,7 +69,6 @@ export class ContentClient {
     if (options instanceof ClientCore) {
       this.#core = options;
     } else {
-      assertVersionedBaseUrl(options?.baseUrl);
       this.#core = new ClientCore({ ...options, serviceClient: `@svc/content-client/${VERSION}` });
     }
     const core = this.#core;
@@ -93,7 +93,6 @@ export class ContentClient {
 
   /** A copy with some options changed, e.g. `client.withOptions({ timeoutMs: 120_000 })`. */
   withOptions(patch: Partial<ContentClientOptions>): ContentClient {
-    if (patch.baseUrl !== undefined) assertVersionedBaseUrl(patch.baseUrl);
     return new ContentClient(this.#core.withOptions(patch));
   }
 }

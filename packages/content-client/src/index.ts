@@ -67,6 +67,7 @@ export type {
 export type {
   IdeaCreateParams,
   IdeaGenerateParams,
+  IdeaGenerateResponse,
   IdeaListParams,
   IdeaUpdateParams,
 } from './resources/ideas.js';

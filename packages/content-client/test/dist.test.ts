@@ -1,9 +1,11 @@
-// What npm users get: the built ESM and CommonJS files loaded the way Node loads them. ky 1
-// is ESM-only, so a CJS build that left it external broke at the first request.
-import { existsSync } from 'node:fs';
+// What npm users get: the built ESM and CommonJS files loaded the way Node loads them, with the
+// private core bundled in and nothing else.
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { inspect } from 'node:util';
+import { CORE_ERROR_NAMES, expectRealErrorNames } from '@svc/client-core/test/error-names';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import { BASE, server, useServer } from './helpers.js';
@@ -45,4 +47,36 @@ describe.each([
     expect(error).toBeInstanceOf(lib.ContentApiError);
     expect((error as InstanceType<typeof lib.ContentApiError>).requestId).toBe('req_1');
   });
+
+  it('gives every error class its real name in .name, the stack and console.log', async () => {
+    const names = Object.fromEntries(CORE_ERROR_NAMES.map((name) => [name, name]));
+    expectRealErrorNames(
+      await load(),
+      {
+        ...names,
+        ContentApiError: 'ApiError',
+      },
+      inspect,
+    );
+  });
+
+  it('accepts the service root as baseUrl and lists answer withResponse()', async () => {
+    server.use(
+      http.get(`${BASE}/agents`, () =>
+        HttpResponse.json({ agents: [] }, { headers: { 'service-request-id': 'req_list' } }),
+      ),
+    );
+    const lib = await load();
+    const client = new lib.ContentClient({ baseUrl: new URL(BASE).origin });
+    expect((await client.agents.list().withResponse()).requestId).toBe('req_list');
+  });
+});
+
+// Only the private core is bundled: no HTTP library, fetch is the runtime's.
+it('bundles the private core and nothing else', () => {
+  for (const file of ['index.js', 'index.cjs']) {
+    const code = readFileSync(built(file), 'utf8');
+    expect(code).not.toContain('@svc/client-core');
+    expect(code).not.toMatch(/\bky\b|prefixUrl/);
+  }
 });

@@ -37,6 +37,18 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+describe('the base URL', () => {
+  it("reaches the REST API from the spec's base_url (no /v1), with or without a trailing slash", async () => {
+    for (const root of [listening.url, `${listening.url}/`, `${listening.url}/v1`]) {
+      const other = new ContentClient({ baseUrl: root });
+      expect(await other.mode.retrieve()).toMatchObject({ mode: 'sandbox' });
+      const { data, requestId } = await other.agents.list().withResponse();
+      expect(data.items.length).toBeGreaterThan(0);
+      expect(requestId).toBeTruthy();
+    }
+  });
+});
+
 describe('a weekly plan, through the client alone', () => {
   it('runs from a new brand to a live post with metrics and a verdict', async () => {
     const mode = await client.mode.retrieve();

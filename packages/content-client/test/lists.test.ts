@@ -82,6 +82,40 @@ describe('lists page with limit + after, as async iterables', () => {
     expect(await client.agents.list()).toMatchObject({ has_more: false, next_after: null });
   });
 
+  it('whole lists are lazy: nothing is sent until awaited or iterated', async () => {
+    server.use(http.get(`${BASE}/api-keys`, () => HttpResponse.json({ api_keys: [] })));
+    const list = makeClient().client.apiKeys.list();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(seen).toHaveLength(0);
+    expect(await list).toMatchObject({ api_keys: [], has_more: false });
+    expect(seen).toHaveLength(1);
+  });
+
+  it('lists answer withResponse() with the first page and its response, like every call', async () => {
+    server.use(
+      http.get(`${BASE}/approvals`, () =>
+        HttpResponse.json(
+          { approvals: [approval('apr_1')], counts, has_more: true, next_after: 'c1' },
+          { headers: { 'service-request-id': 'req_list' } },
+        ),
+      ),
+      http.get(`${BASE}/agents`, () =>
+        HttpResponse.json({ agents: [{ id: 'digest' }] }, { headers: { 'service-request-id': 'req_whole' } }),
+      ),
+    );
+    const { client } = makeClient();
+    const paged = await client.approvals.list({ limit: 1 }).withResponse();
+    expect(paged.data.counts.pending).toBe(2);
+    expect(paged.data.next_after).toBe('c1');
+    expect(paged.requestId).toBe('req_list');
+    expect(await paged.response.json()).toMatchObject({ next_after: 'c1' });
+    const whole = await client.agents.list().withResponse();
+    expect(whole.data.items).toEqual([{ id: 'digest' }]);
+    expect(whole.requestId).toBe('req_whole');
+    expect((await client.agents.list().asResponse()).status).toBe(200);
+    expect(seen).toHaveLength(3);
+  });
+
   it('a body without the list key is a clear error, not an empty list', async () => {
     server.use(http.get(`${BASE}/api-keys`, () => HttpResponse.json({ keys: [] })));
     await expect(makeClient().client.apiKeys.list().firstPage()).rejects.toThrow(ContentApiError);

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ContentClient } from '../src/index.js';
-import { BASE, echoAll, makeClient, seen, useServer } from './helpers.js';
+import { HttpResponse, http } from 'msw';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { ContentClient, type IdeaGenerateResponse, type paths } from '../src/index.js';
+import { BASE, echoAll, makeClient, seen, server, useServer } from './helpers.js';
 
 useServer();
 
@@ -422,11 +423,24 @@ describe('options', () => {
     expect(seen[1]?.headers.get('idempotency-key')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
-  it('refuses a baseUrl without the /v1 path, pointing at the fix', () => {
-    expect(() => new ContentClient({ baseUrl: 'http://localhost:3000' })).toThrow(
-      'baseUrl must include the API version path, e.g. "http://localhost:3000/v1"',
-    );
+  // The spec's base_url is the service root (MCP is at {base_url}/mcp); REST is under /v1.
+  // A bare origin used to throw. Every spelling must reach the same route.
+  it.each([
+    'https://content.test',
+    'https://content.test/',
+    'https://content.test/v1',
+    'https://content.test/v1/',
+  ])('accepts baseUrl %s, with or without /v1 and a trailing slash', async (baseUrl) => {
+    echoAll();
+    const client = new ContentClient({ baseUrl });
+    await client.mode.retrieve();
+    await client.withOptions({ baseUrl }).ideas.retrieve('idea_1');
+    expect(seen.map((r) => r.url)).toEqual([`${BASE}/mode`, `${BASE}/ideas/idea_1`]);
+  });
+
+  it('refuses a baseUrl that is not an http(s) URL', () => {
     expect(() => new ContentClient({ baseUrl: 'not a url' })).toThrow(TypeError);
+    expect(() => new ContentClient({ baseUrl: 'localhost:3000' })).toThrow(TypeError);
   });
 
   it('withOptions makes a copy with changed options', async () => {
@@ -436,5 +450,25 @@ describe('options', () => {
     await client.mode.retrieve();
     expect(seen[0]?.headers.get('x-extra')).toBe('1');
     expect(seen[1]?.headers.get('x-extra')).toBeNull();
+  });
+});
+
+// The server's ideas.generate response grows a shortfall report (as MCP suggest_ideas gives);
+// the client must pass the body on as it is and type it from the generated schema alone.
+describe('ideas.generate', () => {
+  it('resolves to the whole response body, fields beside `ideas` included', async () => {
+    const body = {
+      ideas: [{ id: 'idea_1', title: 'One' }],
+      shortfall: { requested: 3, generated: 1, reason: 'Only one signal.' },
+    };
+    server.use(http.post(`${BASE}/ideas/generate`, () => HttpResponse.json(body, { status: 201 })));
+    const result = await makeClient().client.ideas.generate({ brand_id: 'brd_1', count: 3 });
+    expect(result).toEqual(body);
+  });
+
+  it('is typed as the generated response, not a shape written in the client', () => {
+    type Generated = paths['/v1/ideas/generate']['post']['responses'][201]['content']['application/json'];
+    expectTypeOf<IdeaGenerateResponse>().toEqualTypeOf<Generated>();
+    expectTypeOf<ReturnType<ContentClient['ideas']['generate']>>().resolves.toEqualTypeOf<Generated>();
   });
 });

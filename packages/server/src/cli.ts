@@ -2,7 +2,12 @@
 import { isAbsolute, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openCommerceDatabase } from './commerce/app.js';
-import { createCommerceApiKey, listApiKeys, revokeApiKey } from './commerce/services/api-keys.js';
+import {
+  createCommerceApiKey,
+  DEFAULT_ACCOUNT_ID,
+  listApiKeys,
+  revokeApiKey,
+} from './commerce/services/api-keys.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openContentDatabase } from './content/app.js';
 import {
@@ -216,7 +221,12 @@ async function keysList(args: string[]): Promise<void> {
   const db =
     service === 'content' ? openContentDatabase(config.dataDir) : openCommerceDatabase(config.dataDir);
   try {
-    const keys = service === 'content' ? await listContentApiKeys(db) : await listApiKeys(db);
+    const keys =
+      service === 'content'
+        ? await listContentApiKeys(db)
+        : (await listApiKeys(db, DEFAULT_ACCOUNT_ID))
+            .filter((k) => k.revoked_at === null)
+            .map(({ account_id: _account, ...k }) => k);
     if (values.json) {
       process.stdout.write(`${JSON.stringify({ api_keys: keys }, null, 2)}\n`);
       return;
@@ -263,11 +273,18 @@ async function keysRevoke(args: string[]): Promise<void> {
   const db =
     service === 'content' ? openContentDatabase(config.dataDir) : openCommerceDatabase(config.dataDir);
   try {
-    const deps = { clock: systemClock };
+    // One instant for the whole command: a commerce key whose revoked_at is not this instant
+    // was revoked earlier (revokeApiKey keeps the first time).
+    const now = systemClock.now();
+    const deps = { clock: { now: () => now } };
     const outcome =
       service === 'content'
         ? await revokeContentApiKeyOnce(db, deps, id)
-        : await revokeApiKey(db, deps, id).then((o) => ({ ...o, revoked_at: o.apiKey.revoked_at ?? '' }));
+        : await revokeApiKey(db, deps, DEFAULT_ACCOUNT_ID, id).then((apiKey) => ({
+            apiKey,
+            revoked_at: apiKey.revoked_at ?? now.toISOString(),
+            already_revoked: apiKey.revoked_at !== now.toISOString(),
+          }));
     const { apiKey, already_revoked, revoked_at } = outcome;
     if (values.json) {
       process.stdout.write(

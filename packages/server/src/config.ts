@@ -61,6 +61,13 @@ const envSchema = z.object({
     }),
   CONTENT_PUBLIC_URL: z.string().url('CONTENT_PUBLIC_URL must be an absolute URL').optional(),
   COMMERCE_PUBLIC_URL: z.string().url('COMMERCE_PUBLIC_URL must be an absolute URL').optional(),
+  // SERVICE_MODEL=real: any OpenAI-compatible chat completions server (see docs/content/model.md).
+  SERVICE_MODEL_BASE_URL: z
+    .string()
+    .url('SERVICE_MODEL_BASE_URL must be an absolute URL such as http://127.0.0.1:11434/v1')
+    .optional(),
+  SERVICE_MODEL_API_KEY: z.string().optional(),
+  SERVICE_MODEL_NAME: z.string().optional(),
   LOG_LEVEL: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
 });
 
@@ -69,7 +76,12 @@ export interface Config {
   host: string;
   mode: 'sandbox' | 'live';
   model: 'simulated' | 'real';
-  /** false when SERVICE_PUBLIC_API=all: the local-only gate is off. */
+  /** Where the real model is; set when `model` is `real` (start-up refuses it missing). */
+  realModel?: { baseUrl: string; apiKey?: string; name: string };
+  /**
+   * false when SERVICE_PUBLIC_API=all: the content REST API's local-only gate is off. Nothing
+   * else reads it: the commerce dashboard is local-only whatever it says.
+   */
   localOnly: boolean;
   seed: 'demo' | 'none';
   webhookAllowPrivate: boolean;
@@ -95,11 +107,35 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     );
   }
   const e = parsed.data;
+  if (e.SERVICE_MODEL === 'real') {
+    for (const [name, value, example] of [
+      [
+        'SERVICE_MODEL_BASE_URL',
+        e.SERVICE_MODEL_BASE_URL,
+        'an OpenAI-compatible base URL such as http://127.0.0.1:11434/v1',
+      ],
+      ['SERVICE_MODEL_NAME', e.SERVICE_MODEL_NAME, 'the model to ask for, such as llama3.1 or gpt-4o-mini'],
+    ] as const) {
+      if (!value)
+        throw new ConfigError(
+          `Invalid configuration: ${name} is required with SERVICE_MODEL=real (${example}).`,
+        );
+    }
+  }
   return {
     dataDir: resolve(e.SERVICE_DATA_DIR || './.data'),
     host: e.SERVICE_HOST || '127.0.0.1',
     mode: e.SERVICE_MODE,
     model: e.SERVICE_MODEL,
+    ...(e.SERVICE_MODEL === 'real' && e.SERVICE_MODEL_BASE_URL && e.SERVICE_MODEL_NAME
+      ? {
+          realModel: {
+            baseUrl: e.SERVICE_MODEL_BASE_URL,
+            name: e.SERVICE_MODEL_NAME,
+            ...(e.SERVICE_MODEL_API_KEY ? { apiKey: e.SERVICE_MODEL_API_KEY } : {}),
+          },
+        }
+      : {}),
     localOnly: e.SERVICE_PUBLIC_API !== 'all',
     seed: e.SERVICE_SEED,
     webhookAllowPrivate: e.SERVICE_WEBHOOK_ALLOW_PRIVATE,

@@ -1,6 +1,5 @@
-import { type APIPromise, encodePath, type RequestOptions } from '@svc/client-core';
+import { type APIPromise, APIResource, encodePath, type RequestOptions } from '@svc/client-core';
 import type { Checkout } from '@svc/webhooks';
-import { APIResource } from '../resource.js';
 import type { JsonBody } from '../types.js';
 import { type CheckoutWaitForOptions, waitForCheckout } from '../wait-for.js';
 
@@ -23,13 +22,18 @@ export class Checkouts extends APIResource {
   }
 
   /** The current checkout; always up to date. */
-  get(id: string, options?: RequestOptions): APIPromise<Checkout> {
+  retrieve(id: string, options?: RequestOptions): APIPromise<Checkout> {
     return this._core.request({
       ...options,
       method: 'GET',
       path: encodePath`/checkouts/${id}`,
       requiresUserToken: true,
     });
+  }
+
+  /** @deprecated Use `retrieve(id)`, the verb both clients share. `get` behaves the same and will be removed in 1.0. */
+  get(id: string, options?: RequestOptions): APIPromise<Checkout> {
+    return this.retrieve(id, options);
   }
 
   /** Adds or replaces `buyer` and `shipping_address`; the store re-prices. Not for major retailers. */
@@ -73,7 +77,7 @@ export class Checkouts extends APIResource {
    * ```
    */
   waitFor(id: string, options: CheckoutWaitForOptions = {}): APIPromise<Checkout> {
-    return waitForCheckout(id, (signal) => this.get(id, { signal }), options, this._core.config.sleep);
+    return waitForCheckout(id, (signal) => this.retrieve(id, { signal }), options, this._core.config.sleep);
   }
 
   #post(path: string, body: unknown, options: RequestOptions | undefined): APIPromise<Checkout> {

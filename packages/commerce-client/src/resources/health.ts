@@ -1,5 +1,4 @@
-import type { APIPromise, RequestOptions } from '@svc/client-core';
-import { APIResource } from '../resource.js';
+import { type APIPromise, APIResource, type RequestOptions } from '@svc/client-core';
 import type { JsonResponse } from '../types.js';
 
 export type HealthStatus = JsonResponse<'/v1/health', 'get'>;

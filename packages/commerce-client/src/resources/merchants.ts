@@ -1,18 +1,19 @@
 import {
   type APIPromise,
+  APIResource,
   encodePath,
   type PagePromise,
-  type QueryParams,
+  pagedList,
   type RequestOptions,
 } from '@svc/client-core';
 import type { Merchant } from '@svc/webhooks';
-import { APIResource } from '../resource.js';
 import type { JsonResponse, PageOf, QueryOf } from '../types.js';
 
 /** `q` searches names, domains and categories; `limit` (1-200, default 100) sizes each page. */
 export type MerchantListParams = QueryOf<'/v1/merchants', 'get'>;
+type ListBody = JsonResponse<'/v1/merchants', 'get'>;
 /** One page: `merchants` (also as `items`), `has_more` and `next_after`. */
-export type MerchantListPage = PageOf<JsonResponse<'/v1/merchants', 'get'>, 'merchants'>;
+export type MerchantListPage = PageOf<ListBody, 'merchants'>;
 
 /** Stores the service can buy from. */
 export class Merchants extends APIResource {
@@ -26,16 +27,16 @@ export class Merchants extends APIResource {
    * ```
    */
   list(params: MerchantListParams = {}, options?: RequestOptions): PagePromise<Merchant, MerchantListPage> {
-    return this._core.list<Merchant, 'merchants'>({
-      ...options,
-      path: '/merchants',
-      key: 'merchants',
-      query: params as QueryParams,
-    }) as PagePromise<Merchant, MerchantListPage>;
+    return pagedList<ListBody, 'merchants'>(this._core, '/merchants', 'merchants', params, options);
   }
 
   /** One merchant by id (a registry name such as `sandbox-protocol`, or a protocol-store id). */
-  get(id: string, options?: RequestOptions): APIPromise<Merchant> {
+  retrieve(id: string, options?: RequestOptions): APIPromise<Merchant> {
     return this._core.request({ ...options, method: 'GET', path: encodePath`/merchants/${id}` });
+  }
+
+  /** @deprecated Use `retrieve(id)`, the verb both clients share. `get` behaves the same and will be removed in 1.0. */
+  get(id: string, options?: RequestOptions): APIPromise<Merchant> {
+    return this.retrieve(id, options);
   }
 }

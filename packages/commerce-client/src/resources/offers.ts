@@ -1,6 +1,5 @@
-import { type APIPromise, encodePath, type RequestOptions } from '@svc/client-core';
+import { type APIPromise, APIResource, encodePath, type RequestOptions } from '@svc/client-core';
 import type { Offer } from '@svc/webhooks';
-import { APIResource } from '../resource.js';
 import type { JsonBody } from '../types.js';
 
 export type OfferCreateParams = JsonBody<'/v1/offers', 'post'>;
@@ -16,7 +15,13 @@ export class Offers extends APIResource {
     return this._core.request({ ...options, method: 'POST', path: '/offers', body });
   }
 
-  get(id: string, options?: RequestOptions): APIPromise<Offer> {
+  /** One offer, as `create` returned it. */
+  retrieve(id: string, options?: RequestOptions): APIPromise<Offer> {
     return this._core.request({ ...options, method: 'GET', path: encodePath`/offers/${id}` });
+  }
+
+  /** @deprecated Use `retrieve(id)`, the verb both clients share. `get` behaves the same and will be removed in 1.0. */
+  get(id: string, options?: RequestOptions): APIPromise<Offer> {
+    return this.retrieve(id, options);
   }
 }

@@ -1,6 +1,5 @@
-import { type APIPromise, encodePath, type RequestOptions } from '@svc/client-core';
+import { type APIPromise, APIResource, encodePath, type RequestOptions } from '@svc/client-core';
 import type { Checkout, Connection, Order } from '@svc/webhooks';
-import { APIResource } from '../resource.js';
 import type { JsonBody, JsonResponse } from '../types.js';
 
 export type SandboxPublicTokenParams = JsonBody<'/v1/sandbox/public_token', 'post'>;

@@ -1,6 +1,5 @@
-import type { APIPromise, RequestOptions } from '@svc/client-core';
+import { type APIPromise, APIResource, type RequestOptions } from '@svc/client-core';
 import type { WebhookEndpoint } from '@svc/webhooks';
-import { APIResource } from '../resource.js';
 import type { JsonBody } from '../types.js';
 
 export type WebhookEndpointCreateParams = JsonBody<'/v1/webhook_endpoints', 'post'>;

@@ -8,7 +8,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness check; reachable through the local-only gate. */
+        /**
+         * Liveness check; reachable through the local-only gate.
+         * @description Answers `{ ok: true }` while the service runs. Needs no key and stays reachable through the local-only gate, so load balancers and uptime checks can use it.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -25,7 +28,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Where a platform returns after the person authorises. Reachable through the local-only gate. No OAuth client exists in this build, so it always explains why. */
+        /**
+         * Where a platform returns after the person authorises. Reachable through the local-only gate. No OAuth client exists in this build, so it always explains why.
+         * @description Where a platform sends the person back after they authorise. Reachable through the local-only gate, because the platform redirects a browser that may be anywhere. No platform OAuth client exists in this build yet, so the page explains that.
+         */
         get: operations["oauthCallback"];
         put?: never;
         post?: never;
@@ -42,7 +48,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Top-level agent runs, newest first. */
+        /**
+         * Top-level agent runs, newest first.
+         * @description Top-level agent runs, newest first, from any source (the app, an automation or an MCP key).
+         */
         get: operations["listAgentRuns"];
         put?: never;
         post?: never;
@@ -59,7 +68,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One run: inputs, steps with timings, child runs, approvals it queued, source and key. */
+        /**
+         * One run: inputs, steps with timings, child runs, approvals it queued, source and key.
+         * @description One run: its inputs, its steps with timings, its child runs, the approvals it queued, and who started it (source and key).
+         */
         get: operations["getAgentRun"];
         put?: never;
         post?: never;
@@ -76,7 +88,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The five built-in agents: what each does, its inputs and steps. */
+        /**
+         * The five built-in agents: what each does, its inputs and steps.
+         * @description The five built-in agents (`weekly_plan`, `repurpose_winner`, `voice_check`, `digest`, `voice_refresh`) with what each does, its inputs and its steps.
+         */
         get: operations["listAgents"];
         put?: never;
         post?: never;
@@ -93,7 +108,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One built-in agent. */
+        /**
+         * One built-in agent.
+         * @description One built-in agent with its inputs (and their defaults) and its steps.
+         */
         get: operations["getAgent"];
         put?: never;
         post?: never;
@@ -112,7 +130,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run an agent now and record the run. Bad inputs give 400 and unknown ids 404 before anything is recorded; a failure while running is a recorded run with status failed. */
+        /**
+         * Run an agent now and record the run. Bad inputs give 400 and unknown ids 404 before anything is recorded; a failure while running is a recorded run with status failed.
+         * @description Runs the agent now with the inputs given and records the run (inputs after defaults, steps with timings, child runs, approvals it queued). Bad inputs answer 400 and unknown ids 404 before anything is recorded; a failure while running is a recorded run with status `failed`.
+         */
         post: operations["runAgent"];
         delete?: never;
         options?: never;
@@ -127,10 +148,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List API keys that have not been revoked, newest first. */
+        /**
+         * List API keys that have not been revoked, newest first.
+         * @description Every key that still works, with its name, scopes, display prefix (first 12 characters) and when it was last used (to the minute). The full key is never shown again after creation.
+         */
         get: operations["listApiKeys"];
         put?: never;
-        /** Create an API key for MCP clients. The full key is in this response only. */
+        /**
+         * Create an API key for MCP clients. The full key is in this response only.
+         * @description Makes a key (`svc_` + 32 base62 characters) for MCP clients with the scopes given: `read` for the 14 read tools, `write` for the 9 write tools (`write` does not imply `read`). Only its SHA-256 hash is stored, so copy the key from this response. No key can publish, schedule, approve or delete.
+         */
         post: operations["createApiKey"];
         delete?: never;
         options?: never;
@@ -148,7 +175,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke an API key. It stops working on the very next request. */
+        /**
+         * Revoke an API key. It stops working on the very next request.
+         * @description Revokes the key for good. The next MCP request that uses it gets 401; nothing it already did is undone.
+         */
         delete: operations["revokeApiKey"];
         options?: never;
         head?: never;
@@ -162,10 +192,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The approval queue: pending first, then newest; with counts of pending, approved and rejected. */
+        /**
+         * The approval queue: pending first, then newest; with counts of pending, approved and rejected.
+         * @description The approval queue: pending first, then newest; filterable by brand and status. The page carries counts of pending, approved and rejected.
+         */
         get: operations["listApprovals"];
         put?: never;
-        /** Propose a draft for publishing: a pending approval in proposed_for or the next free best-time slot. Nothing is scheduled until approved. */
+        /**
+         * Propose a draft for publishing: a pending approval in proposed_for or the next free best-time slot. Nothing is scheduled until approved.
+         * @description Puts a draft in the approval queue for a channel, in `proposed_for` or else the next free best-time slot. Nothing is published or scheduled until a person approves. The same as the MCP tool `propose_post`.
+         */
         post: operations["proposePost"];
         delete?: never;
         options?: never;
@@ -180,14 +216,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One approval with its draft version, channel, slot, reason and voice check. */
+        /**
+         * One approval with its draft version, channel, slot, reason and voice check.
+         * @description One approval with its draft version as the platform will show it, the channel, the slot, the reason, the voice-check results and who proposed it (agent run or MCP key).
+         */
         get: operations["getApproval"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Edit a pending approval's text (a new draft version, re-checked) or slot. */
+        /**
+         * Edit a pending approval's text (a new draft version, re-checked) or slot.
+         * @description Edits a pending approval: new text (saved as a new draft version and checked again) and/or a new slot.
+         */
         patch: operations["editApproval"];
         trace?: never;
     };
@@ -200,7 +242,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve: schedules the post into the slot (or the slot given). Person only. */
+        /**
+         * Approve: schedules the post into the slot (or the slot given). Person only.
+         * @description A person approves: the post is scheduled into the approval's slot (or the slot sent). Only the local person can do this, never an API key. A decided approval answers 409.
+         */
         post: operations["approveApproval"];
         delete?: never;
         options?: never;
@@ -217,7 +262,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Reject with a reason; the draft goes back to editable. Person only. */
+        /**
+         * Reject with a reason; the draft goes back to editable. Person only.
+         * @description A person rejects with a reason; the reason is kept and the draft is editable again. A decided approval answers 409.
+         */
         post: operations["rejectApproval"];
         delete?: never;
         options?: never;
@@ -234,7 +282,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve, edit and reject many approvals at once. All or nothing: one failure changes nothing. */
+        /**
+         * Approve, edit and reject many approvals at once. All or nothing: one failure changes nothing.
+         * @description Approves, edits-then-approves and rejects many approvals in one request. All or nothing: if one item fails, nothing changes and the error names it.
+         */
         post: operations["bulkApprovals"];
         delete?: never;
         options?: never;
@@ -249,10 +300,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Automations, newest first, with runs used today. */
+        /**
+         * Automations, newest first, with runs used today.
+         * @description Automations, newest first, each with how many runs it used today against its daily cap.
+         */
         get: operations["listAutomations"];
         put?: never;
-        /** Run an agent on a schedule or after a post event (post.published, post.metrics_settled), within daily caps. */
+        /**
+         * Run an agent on a schedule or after a post event (post.published, post.metrics_settled), within daily caps.
+         * @description Runs an agent on a schedule or after a post event (`post.published`, `post.metrics_settled`). Every automation has its own daily cap, and the workspace has one too (docs/content/automations.md).
+         */
         post: operations["createAutomation"];
         delete?: never;
         options?: never;
@@ -267,15 +324,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One automation. */
+        /**
+         * One automation.
+         * @description One automation with its trigger, agent, inputs, cap and today's count.
+         */
         get: operations["getAutomation"];
         put?: never;
         post?: never;
-        /** Delete an automation. Runs it made stay readable. */
+        /**
+         * Delete an automation. Runs it made stay readable.
+         * @description Deletes the automation. The runs it made stay readable.
+         */
         delete: operations["deleteAutomation"];
         options?: never;
         head?: never;
-        /** Change, pause or resume an automation. */
+        /**
+         * Change, pause or resume an automation.
+         * @description Changes the trigger, inputs or cap, or pauses and resumes the automation.
+         */
         patch: operations["updateAutomation"];
         trace?: never;
     };
@@ -288,7 +354,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Run the automation now. Counts toward its daily cap and the workspace cap. */
+        /**
+         * Run the automation now. Counts toward its daily cap and the workspace cap.
+         * @description Runs the automation's agent now. It counts toward the automation's daily cap and the workspace cap; past a cap it answers 429 with Retry-After (until local midnight).
+         */
         post: operations["runAutomation"];
         delete?: never;
         options?: never;
@@ -303,10 +372,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List brands, newest first, each with its connected channels. */
+        /**
+         * List brands, newest first, each with its connected channels.
+         * @description The workspace's brands, newest first, each with its connected channels (the same data as the MCP tool `list_brands`). Paged with `limit` and `after`.
+         */
         get: operations["listBrands"];
         put?: never;
-        /** Create a brand, optionally with its Brand Memory. */
+        /**
+         * Create a brand, optionally with its Brand Memory.
+         * @description Creates a brand from a `name`, and optionally its first Brand Memory: voice (summary, do, avoid, banned words), audiences, products, knowledge, style rules and example posts.
+         */
         post: operations["createBrand"];
         delete?: never;
         options?: never;
@@ -321,15 +396,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A brand with its Brand Memory and connected channels. */
+        /**
+         * A brand with its Brand Memory and connected channels.
+         * @description The brand with its whole Brand Memory and its connected channels.
+         */
         get: operations["getBrand"];
         put?: never;
         post?: never;
-        /** Delete a brand and everything that belongs to it. */
+        /**
+         * Delete a brand and everything that belongs to it.
+         * @description Deletes the brand and everything that belongs to it: ideas, drafts, posts, approvals, media, campaigns, channels and runs. This cannot be undone.
+         */
         delete: operations["deleteBrand"];
         options?: never;
         head?: never;
-        /** Rename a brand or replace parts of its Brand Memory (each list given replaces the stored one). */
+        /**
+         * Rename a brand or replace parts of its Brand Memory (each list given replaces the stored one).
+         * @description Renames the brand and/or replaces parts of its Brand Memory. Each list you send replaces the stored list; fields you leave out stay as they are.
+         */
         patch: operations["updateBrand"];
         trace?: never;
     };
@@ -340,7 +424,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Best slots per platform (weekday 0 = Sunday, hour 0-23 server local time, score 0..1) from the brand's own history, or platform defaults with too little history; with the next free slot per channel. */
+        /**
+         * Best slots per platform (weekday 0 = Sunday, hour 0-23 server local time, score 0..1) from the brand's own history, or platform defaults with too little history; with the next free slot per channel.
+         * @description Scores each weekday-and-hour slot 0..1 from the brand's own published posts, or from platform defaults while there is too little history (the response says which). Also gives the next free slot on each channel, skipping slots already taken by scheduled posts and pending approvals.
+         */
         get: operations["getBestTimes"];
         put?: never;
         post?: never;
@@ -359,7 +446,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start connecting an account. Sandbox: connected at once. Live: the OAuth flow, which returns to /oauth/{platform}/callback (501 OAUTH_NOT_CONFIGURED in this build). */
+        /**
+         * Start connecting an account. Sandbox: connected at once. Live: the OAuth flow, which returns to /oauth/{platform}/callback (501 OAUTH_NOT_CONFIGURED in this build).
+         * @description Starts connecting a platform account to the brand. In sandbox mode the channel is connected at once with a sandbox handle. In live mode this build answers 501 OAUTH_NOT_CONFIGURED: live publishing is not available yet.
+         */
         post: operations["connectChannel"];
         delete?: never;
         options?: never;
@@ -374,7 +464,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reply themes (questions, objections, praise, requests) over the last `days` (default 30), largest first. */
+        /**
+         * Reply themes (questions, objections, praise, requests) over the last `days` (default 30), largest first.
+         * @description What people say in replies over the last `days`, grouped into themes (questions, objections, praise, requests), largest first, each with its count, share and top terms.
+         */
         get: operations["getConversation"];
         put?: never;
         post?: never;
@@ -391,10 +484,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The latest digest (404 until one is generated). */
+        /**
+         * The latest digest (404 until one is generated).
+         * @description The brand's latest weekly digest: headline, stats, wins, misses, patterns and recommendations, each citing posts and signals. 404 until one has been generated.
+         */
         get: operations["getDigest"];
         put?: never;
-        /** Generate a digest now by running the digest agent (recorded as a run); returns the digest. */
+        /**
+         * Generate a digest now by running the digest agent (recorded as a run); returns the digest.
+         * @description Runs the digest agent now (recorded as a run) and returns the new digest.
+         */
         post: operations["generateDigest"];
         delete?: never;
         options?: never;
@@ -409,7 +508,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List a brand's media library, newest first. */
+        /**
+         * List a brand's media library, newest first.
+         * @description The brand's media library, newest first, filterable by tag; each asset with its crops' public URLs.
+         */
         get: operations["listMedia"];
         put?: never;
         /**
@@ -450,7 +552,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The brand's Brand Memory (the same JSON as the MCP resource service://brands/{id}/memory). */
+        /**
+         * The brand's Brand Memory (the same JSON as the MCP resource service://brands/{id}/memory).
+         * @description Brand Memory as JSON: voice, audiences, products, knowledge notes, style rules and example posts, each with its id and evidence links. The MCP resource `service://brands/{brandId}/memory` returns the same document.
+         */
         get: operations["getBrandMemory"];
         put?: never;
         post?: never;
@@ -470,7 +575,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove one Brand Memory entry (rule, note, audience, product or example post) by id. */
+        /**
+         * Remove one Brand Memory entry (rule, note, audience, product or example post) by id.
+         * @description Removes one entry (a rule, knowledge note, audience, product or example post) from Brand Memory by its id.
+         */
         delete: operations["deleteMemoryItem"];
         options?: never;
         head?: never;
@@ -486,7 +594,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a knowledge note (title and body) to Brand Memory. */
+        /**
+         * Add a knowledge note (title and body) to Brand Memory.
+         * @description Adds a knowledge note (`title` and `body`) that drafting and agents draw on. The same as the MCP tool `add_knowledge`.
+         */
         post: operations["addKnowledge"];
         delete?: never;
         options?: never;
@@ -503,7 +614,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** What a memory save would change, without saving. */
+        /**
+         * What a memory save would change, without saving.
+         * @description Answers what the same body sent to `/memory/save` would add to Brand Memory, without saving anything, so the app can show it before the person confirms.
+         */
         post: operations["previewMemorySave"];
         delete?: never;
         options?: never;
@@ -520,7 +634,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Save a post, reply, reply theme, signal or draft to Brand Memory as a knowledge note, an excerpt, an example post, or a do / avoid rule. Rules link back to the source as evidence. */
+        /**
+         * Save a post, reply, reply theme, signal or draft to Brand Memory as a knowledge note, an excerpt, an example post, or a do / avoid rule. Rules link back to the source as evidence.
+         * @description Turns something the brand said or heard into memory: `from` names the source (post, reply, reply theme, signal or draft), `as` what it becomes. Rules keep a link to their source as evidence. The same as the MCP tool `save_to_memory`.
+         */
         post: operations["saveToMemory"];
         delete?: never;
         options?: never;
@@ -537,7 +654,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Settle every published post past 72 h and return the outcome of each of the brand's published posts, newest first. */
+        /**
+         * Settle every published post past 72 h and return the outcome of each of the brand's published posts, newest first.
+         * @description Settles every published post of the brand older than 72 hours, then returns the outcome (verdict, metrics) of each of the brand's published posts, newest first.
+         */
         post: operations["resolveOutcomes"];
         delete?: never;
         options?: never;
@@ -552,10 +672,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Signals (trends, questions, competitor moves, mentions, news) for a brand, newest first. */
+        /**
+         * Signals (trends, questions, competitor moves, mentions, news) for a brand, newest first.
+         * @description What the brand's world is saying: trends, questions, competitor moves, mentions and news, newest first. Idea suggestions cite these.
+         */
         get: operations["listSignals"];
         put?: never;
-        /** Record a signal by hand; ideas can then be suggested from it. */
+        /**
+         * Record a signal by hand; ideas can then be suggested from it.
+         * @description Records a signal by hand (kind, title, summary, optional URL and strength). Idea suggestions can then cite it.
+         */
         post: operations["createSignal"];
         delete?: never;
         options?: never;
@@ -570,10 +696,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Campaigns, newest first. */
+        /**
+         * Campaigns, newest first.
+         * @description Campaigns of a brand, or of the workspace, newest first.
+         */
         get: operations["listCampaigns"];
         put?: never;
-        /** Create a campaign (with an empty canvas). */
+        /**
+         * Create a campaign (with an empty canvas).
+         * @description Creates a campaign with a name, optional goal and dates, and an empty canvas.
+         */
         post: operations["createCampaign"];
         delete?: never;
         options?: never;
@@ -588,15 +720,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One campaign. */
+        /**
+         * One campaign.
+         * @description One campaign with its name, goal and dates.
+         */
         get: operations["getCampaign"];
         put?: never;
         post?: never;
-        /** Delete a campaign and its canvas; its ideas stay. */
+        /**
+         * Delete a campaign and its canvas; its ideas stay.
+         * @description Deletes the campaign and its canvas. Its ideas stay.
+         */
         delete: operations["deleteCampaign"];
         options?: never;
         head?: never;
-        /** Change a campaign. */
+        /**
+         * Change a campaign.
+         * @description Changes the campaign's name, goal or dates.
+         */
         patch: operations["updateCampaign"];
         trace?: never;
     };
@@ -607,7 +748,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Everything on the campaign canvas, oldest first. */
+        /**
+         * Everything on the campaign canvas, oldest first.
+         * @description Everything on the campaign canvas (sticky notes and other items) with positions and sizes, oldest first.
+         */
         get: operations["getCanvas"];
         put?: never;
         post?: never;
@@ -627,11 +771,17 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove an item from the canvas. */
+        /**
+         * Remove an item from the canvas.
+         * @description Removes one item from the canvas.
+         */
         delete: operations["deleteCanvasItem"];
         options?: never;
         head?: never;
-        /** Move, resize, recolour or re-word a canvas item. */
+        /**
+         * Move, resize, recolour or re-word a canvas item.
+         * @description Moves, resizes, recolours or re-words one canvas item.
+         */
         patch: operations["updateCanvasItem"];
         trace?: never;
     };
@@ -644,7 +794,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Put a sticky note on the canvas, to the right of everything already on it. */
+        /**
+         * Put a sticky note on the canvas, to the right of everything already on it.
+         * @description Puts a sticky note on the canvas, placed to the right of everything already on it so it never covers anything. The same as the MCP tool `add_canvas_note`.
+         */
         post: operations["addCanvasNote"];
         delete?: never;
         options?: never;
@@ -659,7 +812,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List channels (connected and disconnected), newest first. */
+        /**
+         * List channels (connected and disconnected), newest first.
+         * @description The social accounts connected to the workspace's brands, with their platform, handle and status, including disconnected ones.
+         */
         get: operations["listChannels"];
         put?: never;
         post?: never;
@@ -676,11 +832,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One channel. */
+        /**
+         * One channel.
+         * @description One channel with its platform, handle, brand and status.
+         */
         get: operations["getChannel"];
         put?: never;
         post?: never;
-        /** Disconnect a channel. Its published posts stay; scheduled posts on it fail when due. */
+        /**
+         * Disconnect a channel. Its published posts stay; scheduled posts on it fail when due.
+         * @description Disconnects the account from the brand. Posts already published stay; posts scheduled on it fail when due, with a reason.
+         */
         delete: operations["disconnectChannel"];
         options?: never;
         head?: never;
@@ -694,10 +856,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Drafts, most recently changed first, each at its current version. */
+        /**
+         * Drafts, most recently changed first, each at its current version.
+         * @description Drafts, most recently changed first, each at its current version, filterable by brand, idea and platform.
+         */
         get: operations["listDrafts"];
         put?: never;
-        /** Write a draft by hand (version 1). One draft per platform per idea. */
+        /**
+         * Write a draft by hand (version 1). One draft per platform per idea.
+         * @description Writes a draft by hand for one platform (`x`, `linkedin`, `instagram`, `threads`) as version 1. An idea has at most one draft per platform; parts beyond the first make a thread.
+         */
         post: operations["createDraft"];
         delete?: never;
         options?: never;
@@ -712,14 +880,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A draft at its current version, with every earlier version. */
+        /**
+         * A draft at its current version, with every earlier version.
+         * @description The draft at its current version (text parts, media, length against the platform limit) with the list of every earlier version.
+         */
         get: operations["getDraft"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Edit the text; saves a new version. Media on the first part stays. */
+        /**
+         * Edit the text; saves a new version. Media on the first part stays.
+         * @description Replaces the text parts and saves a new version; the media on the first part stays attached.
+         */
         patch: operations["editDraft"];
         trace?: never;
     };
@@ -732,7 +906,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Attach a media asset to the draft's first part, as the platform's preferred crop unless a variant is named; saves a new version. */
+        /**
+         * Attach a media asset to the draft's first part, as the platform's preferred crop unless a variant is named; saves a new version.
+         * @description Attaches a media asset to the draft's first part and saves a new version. The crop defaults to the platform's preferred one; name a `variant` to choose another.
+         */
         post: operations["attachMedia"];
         delete?: never;
         options?: never;
@@ -749,7 +926,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Rewrite the draft with the model following an instruction; saves a new version. */
+        /**
+         * Rewrite the draft with the model following an instruction; saves a new version.
+         * @description Has the model rewrite the draft following `instruction` (for example shorter, a question hook, more formal) and saves the result as a new version.
+         */
         post: operations["rewriteDraft"];
         delete?: never;
         options?: never;
@@ -764,7 +944,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One earlier (or the current) version of a draft. */
+        /**
+         * One earlier (or the current) version of a draft.
+         * @description One version of the draft exactly as it was saved, so the app can show or restore it.
+         */
         get: operations["getDraftVersion"];
         put?: never;
         post?: never;
@@ -783,7 +966,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Draft an idea for one or more platforms with the model. A platform that already has a draft for the idea gets a new version. */
+        /**
+         * Draft an idea for one or more platforms with the model. A platform that already has a draft for the idea gets a new version.
+         * @description Has the model draft the idea for each platform asked for, in the brand's voice and within the platform's limits. A platform that already has a draft for the idea gets a new version instead.
+         */
         post: operations["generateDrafts"];
         delete?: never;
         options?: never;
@@ -798,10 +984,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Ideas, most recently updated first. */
+        /**
+         * Ideas, most recently updated first.
+         * @description Ideas of a brand, most recently updated first, filterable by status (`idea`, `drafting`, `approved`, `scheduled`, `live`).
+         */
         get: operations["listIdeas"];
         put?: never;
-        /** Add an idea; it starts in the Idea column (status idea). */
+        /**
+         * Add an idea; it starts in the Idea column (status idea).
+         * @description Adds an idea with a `title` and optional `angle` and `notes`. It starts in the Idea column (status `idea`).
+         */
         post: operations["createIdea"];
         delete?: never;
         options?: never;
@@ -816,15 +1008,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One idea. */
+        /**
+         * One idea.
+         * @description One idea with its status, angle, notes and the signal it cites, if any.
+         */
         get: operations["getIdea"];
         put?: never;
         post?: never;
-        /** Delete an idea. Its drafts stay, unlinked. */
+        /**
+         * Delete an idea. Its drafts stay, unlinked.
+         * @description Deletes the idea. Its drafts stay, no longer linked to it.
+         */
         delete: operations["deleteIdea"];
         options?: never;
         head?: never;
-        /** Edit an idea or move it along the pipeline (allowed moves in docs/content/states.md). */
+        /**
+         * Edit an idea or move it along the pipeline (allowed moves in docs/content/states.md).
+         * @description Edits the title, angle or notes, or moves the idea along the pipeline. A move that is not allowed answers 409 INVALID_TRANSITION and names the allowed moves (docs/content/states.md).
+         */
         patch: operations["updateIdea"];
         trace?: never;
     };
@@ -837,7 +1038,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Suggest ideas from the brand's strongest recent signals; each idea cites its signal. */
+        /**
+         * Suggest ideas from the brand's strongest recent signals; each idea cites its signal.
+         * @description Asks the model for up to `count` ideas from the brand's strongest signals not yet turned into ideas; each idea cites its signal. When fewer can be made than asked, the answer says how many and why.
+         */
         post: operations["generateIdeas"];
         delete?: never;
         options?: never;
@@ -852,7 +1056,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Totals for the last `days` (default 28) against the period before, for one brand or the workspace. */
+        /**
+         * Totals for the last `days` (default 28) against the period before, for one brand or the workspace.
+         * @description Posts published, impressions, engagements and engagement rate over the last `days` (default 28), compared with the period before, for one brand or the whole workspace.
+         */
         get: operations["getOverview"];
         put?: never;
         post?: never;
@@ -869,7 +1076,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The MCP call log, newest first: key, tool, arguments and outcome of every call. */
+        /**
+         * The MCP call log, newest first: key, tool, arguments and outcome of every call.
+         * @description Every MCP tool call is recorded with its source, the key that made it (by id and prefix), the tool, its arguments and the outcome. Use it to audit what an agent did.
+         */
         get: operations["listMcpCalls"];
         put?: never;
         post?: never;
@@ -886,15 +1096,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One media asset with the URL of each crop. */
+        /**
+         * One media asset with the URL of each crop.
+         * @description One asset: kind, size, alt text, tags, focal point and the public URL of each crop variant.
+         */
         get: operations["getMedia"];
         put?: never;
         post?: never;
-        /** Delete an asset and all its files. Its URLs stop working at once. */
+        /**
+         * Delete an asset and all its files. Its URLs stop working at once.
+         * @description Deletes the asset and its files. See docs/content/media.md for what drafts and posts that used it show afterwards.
+         */
         delete: operations["deleteMedia"];
         options?: never;
         head?: never;
-        /** Change alt text, tags or the focal point. A new focal point re-renders the crops at new URLs. */
+        /**
+         * Change alt text, tags or the focal point. A new focal point re-renders the crops at new URLs.
+         * @description Changes alt text, tags or the focal point. A new focal point renders new crops; see docs/content/media.md for what happens to images that drafts and posts already use.
+         */
         patch: operations["updateMedia"];
         trace?: never;
     };
@@ -905,7 +1124,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** How the asset fits each platform: ratio, size and duration limits, preferred crop, warnings. */
+        /**
+         * How the asset fits each platform: ratio, size and duration limits, preferred crop, warnings.
+         * @description How the asset fits each platform: aspect ratio, size and duration limits, the preferred crop and any warnings.
+         */
         get: operations["getMediaFit"];
         put?: never;
         post?: never;
@@ -922,7 +1144,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Brand Memory change proposals, pending first, with counts. */
+        /**
+         * Brand Memory change proposals, pending first, with counts.
+         * @description Proposals made by the voice refresh agent: each says why, its lift and the posts behind it. Pending ones come first; the page carries counts per status.
+         */
         get: operations["listMemoryProposals"];
         put?: never;
         post?: never;
@@ -939,7 +1164,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One memory proposal. */
+        /**
+         * One memory proposal.
+         * @description One proposal with its rule, why, lift and evidence posts, and whether it is pending, applied or dismissed.
+         */
         get: operations["getMemoryProposal"];
         put?: never;
         post?: never;
@@ -958,7 +1186,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Apply: the rule enters Brand Memory with its evidence. Person only. */
+        /**
+         * Apply: the rule enters Brand Memory with its evidence. Person only.
+         * @description A person applies the proposal: its rule enters Brand Memory with the evidence posts linked. A proposal already applied or dismissed answers 409 PROPOSAL_DECIDED.
+         */
         post: operations["applyMemoryProposal"];
         delete?: never;
         options?: never;
@@ -975,7 +1206,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Dismiss a proposal; Brand Memory stays as it is. */
+        /**
+         * Dismiss a proposal; Brand Memory stays as it is.
+         * @description A person dismisses the proposal; Brand Memory is unchanged and the proposal is kept as dismissed. A decided proposal answers 409 PROPOSAL_DECIDED.
+         */
         post: operations["dismissMemoryProposal"];
         delete?: never;
         options?: never;
@@ -990,7 +1224,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sandbox or live, simulated or real model, and the label MCP results carry. */
+        /**
+         * Sandbox or live, simulated or real model, and the label MCP results carry.
+         * @description Reports the mode (`sandbox` or `live`) and the model kind (`simulated` or `real`), and the label every MCP tool result carries, e.g. `(sandbox · simulated)`, so an agent can tell when nothing is real.
+         */
         get: operations["getMode"];
         put?: never;
         post?: never;
@@ -1007,10 +1244,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Posts, newest first, with latest metrics and the verdict against the brand median. */
+        /**
+         * Posts, newest first, with latest metrics and the verdict against the brand median.
+         * @description Posts newest first with their latest metrics and their verdict against the brand's median, filterable by brand, status, channel and platform.
+         */
         get: operations["listPosts"];
         put?: never;
-        /** Publish now, or schedule with scheduled_for. From a draft, or with text on a channel. Sandbox publishing is simulated and gets a sandbox permalink; live mode without a publisher fails with 501. */
+        /**
+         * Publish now, or schedule with scheduled_for. From a draft, or with text on a channel. Sandbox publishing is simulated and gets a sandbox permalink; live mode without a publisher fails with 501.
+         * @description Publishes a post now or schedules it (`scheduled_for`), from a draft or from text on a channel. This is a person-only action: API keys and agents can only propose. In sandbox mode publishing is simulated and the post gets a sandbox permalink.
+         */
         post: operations["createPost"];
         delete?: never;
         options?: never;
@@ -1025,15 +1268,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One post with its outcome (verdict), growth curve (snapshots) and the brand baseline curve. */
+        /**
+         * One post with its outcome (verdict), growth curve (snapshots) and the brand baseline curve.
+         * @description One post with its latest metrics, its outcome (verdict against the brand's median), its growth curve (metrics snapshots) and the brand's baseline curve to compare with.
+         */
         get: operations["getPost"];
         put?: never;
         post?: never;
-        /** Delete a scheduled or failed post (published posts cannot be deleted here). */
+        /**
+         * Delete a scheduled or failed post (published posts cannot be deleted here).
+         * @description Deletes a scheduled or failed post. A published post cannot be deleted here (409).
+         */
         delete: operations["deletePost"];
         options?: never;
         head?: never;
-        /** Change the text or the time of a scheduled post. */
+        /**
+         * Change the text or the time of a scheduled post.
+         * @description Changes the text or the time of a post that is still scheduled. Published posts cannot be changed here.
+         */
         patch: operations["updatePost"];
         trace?: never;
     };
@@ -1044,7 +1296,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Replies to a post, newest first, each with its theme. */
+        /**
+         * Replies to a post, newest first, each with its theme.
+         * @description Replies to the post, newest first, each with the theme it belongs to (question, objection, praise or request).
+         */
         get: operations["listReplies"];
         put?: never;
         post?: never;
@@ -1063,7 +1318,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Settle the post’s outcome now: its verdict becomes final and post.metrics_settled fires. */
+        /**
+         * Settle the post’s outcome now: its verdict becomes final and post.metrics_settled fires.
+         * @description Settles the post's outcome now instead of waiting for its metrics to settle: its verdict becomes final and `post.metrics_settled` fires (automations may run). See docs/content/states.md for what resolving does to metrics.
+         */
         post: operations["resolvePost"];
         delete?: never;
         options?: never;
@@ -1078,7 +1336,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The time the service runs on and its offset from the real clock. */
+        /**
+         * The time the service runs on and its offset from the real clock.
+         * @description The time the content service runs on. In sandbox mode it can be moved forward to make time-driven things happen now; in live mode it is the real clock.
+         */
         get: operations["getSandboxClock"];
         put?: never;
         post?: never;
@@ -1097,7 +1358,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move the sandbox clock forward (at most 31 days): publishes due posts, grows their metrics into snapshots, fires due automations. Sandbox mode only. */
+        /**
+         * Move the sandbox clock forward (at most 31 days): publishes due posts, grows their metrics into snapshots, fires due automations. Sandbox mode only.
+         * @description Moves the sandbox clock forward and reports what happened: posts published at their slots, metrics snapshots taken, automations fired. Sandbox mode only (409 SANDBOX_ONLY in live mode); the clock never moves back.
+         */
         post: operations["advanceSandboxClock"];
         delete?: never;
         options?: never;
@@ -1820,7 +2084,7 @@ export interface components {
             mode: "sandbox" | "live";
             /** @enum {string} */
             model: "simulated" | "real";
-            /** @description false: SERVICE_MODEL=real with no adapter; model calls fail. */
+            /** @description false: SERVICE_MODEL=real with no model server configured; model calls fail. */
             model_ready: boolean;
             /**
              * @description unavailable: live mode with no publishing adapter; publishing fails with an error.
@@ -2014,6 +2278,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -2043,6 +2316,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no object with that id is visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -2085,6 +2376,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -2114,6 +2423,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentRun"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -2156,6 +2483,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -2185,6 +2530,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Agent"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -2236,8 +2599,53 @@ export interface operations {
                     "application/json": components["schemas"]["AgentRun"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2274,6 +2682,24 @@ export interface operations {
                     "application/json": {
                         api_keys: components["schemas"]["ApiKey"][];
                     };
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -2322,6 +2748,51 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -2355,6 +2826,33 @@ export interface operations {
                         /** @constant */
                         revoked: true;
                     };
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no object with that id is visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -2396,6 +2894,24 @@ export interface operations {
                         has_more: boolean;
                         next_after: string | null;
                     };
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -2440,6 +2956,24 @@ export interface operations {
                     "application/json": components["schemas"]["Approval"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -2451,6 +2985,24 @@ export interface operations {
             };
             /** @description ALREADY_PROPOSED, DRAFT_LOCKED, NO_CHANNEL, SLOT_TAKEN, NO_FREE_SLOT */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2496,6 +3048,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Approval"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -2552,6 +3122,24 @@ export interface operations {
                     "application/json": components["schemas"]["Approval"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -2563,6 +3151,24 @@ export interface operations {
             };
             /** @description APPROVAL_DECIDED, SLOT_TAKEN, CHANNEL_DISCONNECTED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2620,6 +3226,24 @@ export interface operations {
                     "application/json": components["schemas"]["Approval"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -2631,6 +3255,24 @@ export interface operations {
             };
             /** @description APPROVAL_DECIDED, SLOT_TAKEN, CHANNEL_DISCONNECTED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2693,6 +3335,24 @@ export interface operations {
                     "application/json": components["schemas"]["Approval"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -2704,6 +3364,24 @@ export interface operations {
             };
             /** @description APPROVAL_DECIDED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2776,6 +3454,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -2787,6 +3483,24 @@ export interface operations {
             };
             /** @description APPROVAL_DECIDED, SLOT_TAKEN, CHANNEL_DISCONNECTED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2842,6 +3556,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -2891,8 +3623,53 @@ export interface operations {
                     "application/json": components["schemas"]["Automation"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2929,6 +3706,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Automation"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -2969,6 +3764,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -3024,8 +3837,44 @@ export interface operations {
                     "application/json": components["schemas"]["Automation"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3064,6 +3913,24 @@ export interface operations {
                     "application/json": components["schemas"]["AutomationRunResult"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -3075,6 +3942,24 @@ export interface operations {
             };
             /** @description NEEDS_EVENT */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3129,6 +4014,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3165,6 +4068,51 @@ export interface operations {
                     "application/json": components["schemas"]["Brand"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -3194,6 +4142,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Brand"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -3234,6 +4200,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -3283,8 +4267,44 @@ export interface operations {
                     "application/json": components["schemas"]["Brand"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3323,6 +4343,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BestTimes"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -3373,6 +4411,24 @@ export interface operations {
                     "application/json": components["schemas"]["ChannelConnectResult"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -3384,6 +4440,24 @@ export interface operations {
             };
             /** @description CHANNEL_ALREADY_CONNECTED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3433,6 +4507,24 @@ export interface operations {
                     "application/json": components["schemas"]["Conversation"];
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -3471,6 +4563,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Digest"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -3520,8 +4630,53 @@ export interface operations {
                     "application/json": components["schemas"]["Digest"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3569,6 +4724,24 @@ export interface operations {
                         /** @description Pass as `after` for the next page; null on the last page. */
                         next_after: string | null;
                     };
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such brand or media asset (NOT_FOUND). */
@@ -3623,8 +4796,35 @@ export interface operations {
                     "application/json": components["schemas"]["MediaAsset"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such brand or media asset (NOT_FOUND). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3698,8 +4898,26 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such brand or media asset (NOT_FOUND). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3765,6 +4983,24 @@ export interface operations {
                     "application/json": components["schemas"]["BrandMemory"];
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -3804,6 +5040,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BrandMemory"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -3856,8 +5110,53 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3900,8 +5199,53 @@ export interface operations {
                     "application/json": components["schemas"]["MemorySaveResult"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3944,8 +5288,53 @@ export interface operations {
                     "application/json": components["schemas"]["MemorySaveResult"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3995,8 +5384,53 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4043,6 +5477,24 @@ export interface operations {
                         next_after: string | null;
                         signals: components["schemas"]["Signal"][];
                     };
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -4098,8 +5550,53 @@ export interface operations {
                     "application/json": components["schemas"]["Signal"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4144,6 +5641,24 @@ export interface operations {
                         has_more: boolean;
                         next_after: string | null;
                     };
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -4193,8 +5708,53 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4242,6 +5802,24 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -4280,6 +5858,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -4331,8 +5927,44 @@ export interface operations {
                     "application/json": components["schemas"]["Campaign"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4380,6 +6012,24 @@ export interface operations {
                     "application/json": components["schemas"]["Canvas"];
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -4419,6 +6069,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -4474,8 +6142,44 @@ export interface operations {
                     "application/json": components["schemas"]["CanvasItem"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4525,8 +6229,53 @@ export interface operations {
                     "application/json": components["schemas"]["CanvasItem"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4573,6 +6322,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4602,6 +6369,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Channel"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -4642,6 +6427,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Channel"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -4695,6 +6498,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -4737,6 +6558,24 @@ export interface operations {
                     "application/json": components["schemas"]["Draft"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -4748,6 +6587,24 @@ export interface operations {
             };
             /** @description DRAFT_LOCKED, DRAFT_EXISTS */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4793,6 +6650,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DraftDetail"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -4846,6 +6721,24 @@ export interface operations {
                     "application/json": components["schemas"]["Draft"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -4857,6 +6750,24 @@ export interface operations {
             };
             /** @description DRAFT_LOCKED, DRAFT_EXISTS */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4912,6 +6823,24 @@ export interface operations {
                     "application/json": components["schemas"]["Draft"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -4923,6 +6852,24 @@ export interface operations {
             };
             /** @description DRAFT_LOCKED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4977,6 +6924,24 @@ export interface operations {
                     "application/json": components["schemas"]["Draft"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -4988,6 +6953,24 @@ export interface operations {
             };
             /** @description DRAFT_LOCKED, DRAFT_EXISTS */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5045,6 +7028,24 @@ export interface operations {
                     "application/json": components["schemas"]["DraftVersion"];
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -5092,6 +7093,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -5103,6 +7122,24 @@ export interface operations {
             };
             /** @description DRAFT_LOCKED, DRAFT_EXISTS */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5169,6 +7206,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5208,8 +7263,53 @@ export interface operations {
                     "application/json": components["schemas"]["Idea"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5246,6 +7346,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Idea"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -5286,6 +7404,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -5339,6 +7475,24 @@ export interface operations {
                     "application/json": components["schemas"]["Idea"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -5350,6 +7504,24 @@ export interface operations {
             };
             /** @description INVALID_TRANSITION */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5397,6 +7569,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -5408,6 +7598,24 @@ export interface operations {
             };
             /** @description NO_SIGNALS */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5445,6 +7653,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InsightsOverview"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -5496,6 +7722,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5525,6 +7769,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MediaAsset"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such brand or media asset (NOT_FOUND). */
@@ -5569,6 +7831,24 @@ export interface operations {
                         deleted: true;
                         id: string;
                     };
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such brand or media asset (NOT_FOUND). */
@@ -5619,8 +7899,44 @@ export interface operations {
                     "application/json": components["schemas"]["MediaAsset"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description No such brand or media asset (NOT_FOUND). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5657,6 +7973,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MediaFit"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description No such brand or media asset (NOT_FOUND). */
@@ -5713,6 +8047,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -5742,6 +8094,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["MemoryProposal"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -5784,6 +8154,24 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryProposal"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -5795,6 +8183,24 @@ export interface operations {
             };
             /** @description PROPOSAL_DECIDED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5833,6 +8239,24 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryProposal"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -5844,6 +8268,24 @@ export interface operations {
             };
             /** @description PROPOSAL_DECIDED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5878,6 +8320,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Mode"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -5920,6 +8380,24 @@ export interface operations {
                         next_after: string | null;
                         posts: components["schemas"]["Post"][];
                     };
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -5969,6 +8447,24 @@ export interface operations {
                     "application/json": components["schemas"]["Post"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -5980,6 +8476,24 @@ export interface operations {
             };
             /** @description NO_CHANNEL, CHANNEL_DISCONNECTED, SLOT_TAKEN, DRAFT_LOCKED, ALREADY_PROPOSED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6036,6 +8550,24 @@ export interface operations {
                     "application/json": components["schemas"]["PostDetail"];
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -6074,6 +8606,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Deleted"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
@@ -6139,6 +8689,24 @@ export interface operations {
                     "application/json": components["schemas"]["Post"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -6150,6 +8718,24 @@ export interface operations {
             };
             /** @description POST_NOT_EDITABLE, SLOT_TAKEN */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6207,6 +8793,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -6247,6 +8851,24 @@ export interface operations {
                     "application/json": components["schemas"]["PostOutcome"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND: an id in the path or body does not exist. */
             404: {
                 headers: {
@@ -6258,6 +8880,24 @@ export interface operations {
             };
             /** @description POST_NOT_PUBLISHED */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6292,6 +8932,24 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SandboxClock"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -6336,8 +8994,44 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxAdvanceResult"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description SANDBOX_ONLY, INVALID_ADVANCE */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1,6 +1,13 @@
-import { type APIPromise, encodePath, type PagePromise, type RequestOptions } from '@svc/client-core';
+import {
+  type APIPromise,
+  APIResource,
+  encodePath,
+  type PagePromise,
+  pagedList,
+  type RequestOptions,
+  wholeList,
+} from '@svc/client-core';
 import type { AgentId } from '../models.js';
-import { APIResource, pagedList, wholeList } from '../resource.js';
 import type { ItemOf, JsonBody, JsonResponse, PageOf, QueryOf } from '../types.js';
 
 type AgentsBody = JsonResponse<'/v1/agents', 'get'>;

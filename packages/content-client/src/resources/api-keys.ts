@@ -1,5 +1,12 @@
-import { type APIPromise, encodePath, type PagePromise, type RequestOptions } from '@svc/client-core';
-import { APIResource, pagedList, wholeList } from '../resource.js';
+import {
+  type APIPromise,
+  APIResource,
+  encodePath,
+  type PagePromise,
+  pagedList,
+  type RequestOptions,
+  wholeList,
+} from '@svc/client-core';
 import type { ItemOf, JsonBody, JsonResponse, PageOf, QueryOf } from '../types.js';
 
 type KeysBody = JsonResponse<'/v1/api-keys', 'get'>;

@@ -1,5 +1,11 @@
-import { type APIPromise, encodePath, type PagePromise, type RequestOptions } from '@svc/client-core';
-import { APIResource, pagedList } from '../resource.js';
+import {
+  type APIPromise,
+  APIResource,
+  encodePath,
+  type PagePromise,
+  pagedList,
+  type RequestOptions,
+} from '@svc/client-core';
 import type { ItemOf, JsonBody, JsonResponse, PageOf, QueryOf } from '../types.js';
 
 type ListBody = JsonResponse<'/v1/ideas', 'get'>;
@@ -7,6 +13,12 @@ export type IdeaListParams = QueryOf<'/v1/ideas', 'get'>;
 export type IdeaCreateParams = JsonBody<'/v1/ideas', 'post'>;
 export type IdeaUpdateParams = JsonBody<'/v1/ideas/{id}', 'patch'>;
 export type IdeaGenerateParams = JsonBody<'/v1/ideas/generate', 'post'>;
+/**
+ * What `ideas.generate` answers: the server's own response schema, regenerated from its OpenAPI
+ * document, never restated here. It carries what the MCP `suggest_ideas` tool reports too, so
+ * when the server reports a shortfall (fewer ideas than `count`), it shows up here unchanged.
+ */
+export type IdeaGenerateResponse = JsonResponse<'/v1/ideas/generate', 'post'>;
 
 /** Ideas move `idea` → `drafting` → `approved` → `scheduled` → `live`; a forbidden move is a 409. */
 export class Ideas extends APIResource {
@@ -23,11 +35,11 @@ export class Ideas extends APIResource {
     return this._core.request({ method: 'POST', path: '/ideas', body, ...options });
   }
 
-  /** Suggests ideas from the brand's signals; each idea cites the signal it came from. */
-  generate(
-    body: IdeaGenerateParams,
-    options?: RequestOptions,
-  ): APIPromise<JsonResponse<'/v1/ideas/generate', 'post'>> {
+  /**
+   * Suggests up to `count` ideas from the brand's signals; each idea cites the signal it came
+   * from. Read the whole response, not only `ideas`: it is the server's schema as it is.
+   */
+  generate(body: IdeaGenerateParams, options?: RequestOptions): APIPromise<IdeaGenerateResponse> {
     return this._core.request({ method: 'POST', path: '/ideas/generate', body, ...options });
   }
 

@@ -1,5 +1,11 @@
-import { type APIPromise, encodePath, type PagePromise, type RequestOptions } from '@svc/client-core';
-import { APIResource, pagedList } from '../resource.js';
+import {
+  type APIPromise,
+  APIResource,
+  encodePath,
+  type PagePromise,
+  pagedList,
+  type RequestOptions,
+} from '@svc/client-core';
 import type { ItemOf, JsonBody, JsonResponse, PageOf, QueryOf } from '../types.js';
 
 type SignalsBody = JsonResponse<'/v1/brands/{id}/signals', 'get'>;

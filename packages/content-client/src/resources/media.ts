@@ -1,11 +1,12 @@
 import {
   APIPromise,
+  APIResource,
   type APIResponse,
   encodePath,
   type PagePromise,
+  pagedList,
   type RequestOptions,
 } from '@svc/client-core';
-import { APIResource, pagedList } from '../resource.js';
 import type { ItemOf, JsonBody, JsonResponse, PageOf, QueryOf } from '../types.js';
 
 type ListBody = JsonResponse<'/v1/brands/{id}/media', 'get'>;

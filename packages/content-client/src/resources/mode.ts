@@ -1,5 +1,5 @@
 import type { APIPromise, RequestOptions } from '@svc/client-core';
-import { APIResource } from '../resource.js';
+import { APIResource } from '@svc/client-core';
 import type { JsonResponse } from '../types.js';
 
 export class ModeResource extends APIResource {

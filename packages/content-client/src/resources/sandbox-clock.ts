@@ -1,5 +1,5 @@
 import type { APIPromise, RequestOptions } from '@svc/client-core';
-import { APIResource } from '../resource.js';
+import { APIResource } from '@svc/client-core';
 import type { JsonBody, JsonResponse } from '../types.js';
 
 export type SandboxAdvanceParams = JsonBody<'/v1/sandbox/clock/advance', 'post'>;

@@ -4,32 +4,31 @@ import { idempotencyStorage } from '../platform/db/idempotency-store.js';
 import { openDatabase, type SqlDatabase } from '../platform/db/sqlite.js';
 import { idempotency } from '../platform/http/idempotency.js';
 import {
+  apiReference,
   buildOpenApi,
   createHttpApp,
   finishHttpApp,
-  localOnly,
+  guardRoutes,
   mountRoutes,
   openApiRoute,
-  sameOriginOnly,
 } from '../platform/http/index.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
-import { VERSION } from '../version.js';
 import { type CommerceAuth, commerceAuthenticators } from './auth.js';
 import type { CommerceContext } from './context.js';
 import { commerceMigrations } from './db/migrations.js';
+import { commerceOpenApiInfo } from './openapi-info.js';
 import { dashboardRouter } from './pages/dashboard-router.js';
 import { hostedRouter } from './pages/hosted-router.js';
 import { approvalRoutes } from './routes/approvals.js';
 import { checkoutRoutes } from './routes/checkouts.js';
-import { dashboardRoutes } from './routes/dashboard.js';
+import { dashboardGuard, dashboardRoutes } from './routes/dashboard.js';
 import { healthRoutes } from './routes/health.js';
 import { merchantRoutes } from './routes/merchants.js';
 import { offerRoutes } from './routes/offers.js';
 import { orderRoutes } from './routes/orders.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
-import { eventEnvelopes } from './schemas/events.js';
-import { commerceRegistry } from './schemas.js';
+import { recoverConfirming } from './services/checkouts.js';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 
 export const openCommerceDatabase = (dataDir: string): SqlDatabase =>
@@ -48,10 +47,13 @@ export interface CommerceDeps extends ServiceDeps {
   lookup?: typeof dnsLookup;
   /** How often the dispatcher looks for due deliveries. */
   webhookPollMs?: number;
+  /** How often checkouts stuck in `confirming` are looked for after the start-up pass; tests shorten it. */
+  recoverEveryMs?: number;
 }
 
-const isDashboard = (path: string) => path === '/dashboard' || path.startsWith('/dashboard/');
 const PURGE_EVERY_MS = 10 * 60_000;
+/** A confirm that has not finished after this long is taken as interrupted (its store call is long over). */
+const RECOVER_AFTER_MS = 60_000;
 
 /** Builds the commerce API. Listening is the caller's job, so tests and embedders can mount it anywhere. */
 export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
@@ -90,43 +92,22 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
     ...sandboxRoutes(ctx),
   ];
 
-  const openapi = buildOpenApi(routes, {
-    title: 'svc commerce API',
-    version: VERSION,
-    description: 'Buy from online stores on behalf of your users. See docs/commerce/ in the svc repository.',
-    registry: commerceRegistry,
-    securitySchemes: {
-      apiKey: {
-        type: 'http',
-        scheme: 'bearer',
-        description: 'svc_test_... (sandbox) or svc_live_... (live)',
-      },
-      userToken: { type: 'apiKey', in: 'header', name: 'Service-User-Token' },
-    },
-    security: {
-      none: [],
-      key: [{ apiKey: [] }],
-      user: [{ apiKey: [], userToken: [] }],
-      sandboxKey: [{ apiKey: [] }],
-      sandboxUser: [{ apiKey: [], userToken: [] }],
-    },
-    webhooks: eventEnvelopes,
-  });
+  const openapi = buildOpenApi(routes, commerceOpenApiInfo(deps.config));
 
   const dashboard = { ...ctx, dispatcher };
+  // The API authenticates every request with keys and can be exposed. The dashboard cannot:
+  // its guard is mounted on its page router and on each of its JSON routes (auth 'local').
+  const guard = dashboardGuard();
   const app = createHttpApp({
     logger: deps.logger,
     bodyLimitBytes: deps.config.maxBodyBytes,
-    early: [
-      localOnly({ enabled: deps.config.localOnly, isPublicPath: (path) => !isDashboard(path) }),
-      sameOriginOnly({ appliesTo: isDashboard }),
-      hostedRouter(ctx),
-      dashboardRouter(dashboard),
-    ],
+    early: [hostedRouter(ctx), dashboardRouter(dashboard, guard)],
   });
+  app.use(apiReference({ title: 'svc commerce API reference', specPath: '/v1/openapi.json' }));
   const idempotencyStore = idempotencyStorage(db);
+  const apiRoutes = [...routes, openApiRoute(openapi, 'none'), ...dashboardRoutes(dashboard)];
   app.use(
-    mountRoutes([...routes, openApiRoute(openapi, 'none'), ...dashboardRoutes(dashboard)], {
+    mountRoutes(guardRoutes(apiRoutes, 'local', guard), {
       authenticators: commerceAuthenticators(db, deps),
       wrap: idempotency<CommerceAuth>({
         storage: idempotencyStore,
@@ -142,6 +123,11 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
   finishHttpApp(app, deps.logger);
 
   let purge: NodeJS.Timeout | null = null;
+  let recover: NodeJS.Timeout | null = null;
+  const recoverStuck = (olderThanMs: number) =>
+    recoverConfirming(ctx, new Date(deps.clock.now().getTime() - olderThanMs)).catch((err) =>
+      deps.logger.error({ err }, 'confirm recovery failed'),
+    );
   return {
     name: 'commerce',
     app,
@@ -156,10 +142,19 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
           .catch((err) => deps.logger.error({ err }, 'idempotency purge failed'));
       }, PURGE_EVERY_MS);
       purge.unref();
+      // At start-up nothing of this process is placing yet: every confirming checkout is stuck.
+      if (!recover) void recoverStuck(0);
+      recover ??= setInterval(
+        () => void recoverStuck(RECOVER_AFTER_MS),
+        deps.recoverEveryMs ?? RECOVER_AFTER_MS,
+      );
+      recover.unref();
     },
     async close() {
       if (purge) clearInterval(purge);
       purge = null;
+      if (recover) clearInterval(recover);
+      recover = null;
       await dispatcher.stop();
       db.close();
     },

@@ -2,7 +2,7 @@ import type { Request } from 'express';
 import { bearerToken } from '../platform/api-key-hash.js';
 import type { SqlDatabase } from '../platform/db/sqlite.js';
 import { AppError } from '../platform/errors.js';
-import type { Authenticators } from '../platform/http/index.js';
+import { type Authenticators, requireLocalTrust } from '../platform/http/index.js';
 import type { ServiceDeps } from '../platform/service.js';
 import { authenticateCommerceKey, type CommerceKeyContext, DEFAULT_ACCOUNT_ID } from './services/api-keys.js';
 import { authenticateUser, USER_TOKEN_HEADER, type UserGrant } from './services/users.js';
@@ -47,8 +47,11 @@ export function commerceAuthenticators(db: SqlDatabase, deps: ServiceDeps): Auth
     user: async (req) => user(await key(req), req),
     sandboxKey: async (req) => sandbox(await key(req)),
     sandboxUser: async (req) => user(sandbox(await key(req)), req),
-    // Reached only through the local-only gate mounted in front of /dashboard.
-    local: () => ({ accountId: DEFAULT_ACCOUNT_ID }),
+    // Only behind the dashboard guard (guardRoutes in app.ts); requireLocalTrust fails otherwise.
+    local: (req) => {
+      requireLocalTrust(req);
+      return { accountId: DEFAULT_ACCOUNT_ID };
+    },
   };
 }
 

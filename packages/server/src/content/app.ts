@@ -1,19 +1,21 @@
 import { join } from 'node:path';
 import type { RequestHandler } from 'express';
+import type { Config } from '../config.js';
 import { idempotencyStorage } from '../platform/db/idempotency-store.js';
 import { openDatabase, type SqlDatabase } from '../platform/db/sqlite.js';
 import { idempotency } from '../platform/http/idempotency.js';
 import {
+  apiReference,
   buildOpenApi,
   createHttpApp,
   finishHttpApp,
-  localOnly,
+  guardRoutes,
+  localTrustGuard,
   mountRoutes,
   openApiRoute,
-  sameOriginOnly,
 } from '../platform/http/index.js';
+import type { AnyRoute } from '../platform/http/route.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
-import { VERSION } from '../version.js';
 import { type ContentAuth, contentAuthenticators } from './auth.js';
 import { type ContentContext, createContentContext, type MediaPort } from './context.js';
 import { contentMigrations } from './db/migrations/index.js';
@@ -25,6 +27,7 @@ import {
   mediaService,
   mountMediaFiles,
 } from './media/index.js';
+import { contentOpenApiInfo } from './openapi-info.js';
 import { agentRoutes } from './routes/agents.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
 import { approvalRoutes } from './routes/approvals.js';
@@ -38,7 +41,6 @@ import { ideaRoutes } from './routes/ideas.js';
 import { insightRoutes } from './routes/insights.js';
 import { postRoutes } from './routes/posts.js';
 import { workspaceRoutes } from './routes/workspace.js';
-import { contentRegistry } from './schemas.js';
 import { seedDemoWorkspace } from './seed/demo.js';
 import { automationEventHandler } from './services/automations.js';
 import { tick } from './services/sandbox.js';
@@ -46,9 +48,24 @@ import { tick } from './services/sandbox.js';
 export const openContentDatabase = (dataDir: string): SqlDatabase =>
   openDatabase(join(dataDir, 'content.sqlite'), contentMigrations);
 
-/** What stays reachable from a tunnel or public hostname while the local-only gate is on. */
-export const isPublicContentPath = (path: string) =>
-  path === '/health' || path === '/mcp' || path.startsWith('/media/') || path.startsWith('/oauth/');
+/**
+ * Every REST route that acts as the workspace's person (auth `person`) is guarded: local
+ * requests only (unless SERVICE_PUBLIC_API=all) and never cross-origin. The guard sits on the
+ * routes themselves, so it covers exactly what the router matches. What stays public: routes
+ * declared `auth: 'public'` (/health, /oauth/{platform}/callback), /mcp (API keys) and /media files.
+ */
+export const guardContentRoutes = <R extends AnyRoute>(
+  routes: readonly R[],
+  config: Pick<Config, 'localOnly'>,
+) => guardRoutes(routes, 'person', personGuard(config));
+
+/** The one guard for what acts as the person: the REST routes and the reference that documents them. */
+const personGuard = (config: Pick<Config, 'localOnly'>) =>
+  localTrustGuard({
+    localOnly: config.localOnly,
+    message:
+      'This endpoint answers only requests made on the machine the server runs on. Set SERVICE_PUBLIC_API=all to expose it behind your own authentication.',
+  });
 
 /** How often the background worker publishes due posts, grows metrics and fires automations. */
 export const TICK_MS = 30_000;
@@ -87,15 +104,7 @@ export function createContentApp(
     ...mediaRoutes(mediaCtx),
   ];
 
-  const openapi = buildOpenApi(routes, {
-    title: 'svc content-planning REST API',
-    version: VERSION,
-    description:
-      'The REST API the web app uses. It answers only local requests unless SERVICE_PUBLIC_API=all. The MCP surface at /mcp is documented in docs/content/mcp.md.',
-    registry: contentRegistry,
-    securitySchemes: {},
-    security: {},
-  });
+  const openapi = buildOpenApi(routes, contentOpenApiInfo(deps.config));
 
   const ready = seedDemoWorkspace(ctx).then(
     () => undefined,
@@ -110,8 +119,6 @@ export function createContentApp(
     logger: deps.logger,
     bodyLimitBytes: deps.config.maxBodyBytes,
     early: [
-      localOnly({ enabled: deps.config.localOnly, isPublicPath: isPublicContentPath }),
-      sameOriginOnly({ appliesTo: (path) => path.startsWith('/v1/') }),
       waitForReady,
       // Before the JSON parser: /mcp answers every failure, a bad body included, in JSON-RPC.
       createMcpServer(ctx, { bodyLimitBytes: deps.config.maxBodyBytes }).router,
@@ -119,9 +126,17 @@ export function createContentApp(
     isMultipartRoute: isMediaUploadRequest,
   });
   mountMediaFiles(app, mediaCtx);
+  // The reference documents an API that answers only locally, so it sits behind the same guard.
+  app.use(
+    apiReference({
+      title: 'svc content API reference',
+      specPath: '/v1/openapi.json',
+      guard: personGuard(deps.config),
+    }),
+  );
   const idempotencyStore = idempotencyStorage(db);
   app.use(
-    mountRoutes([...routes, openApiRoute(openapi, 'person')], {
+    mountRoutes(guardContentRoutes([...routes, openApiRoute(openapi, 'person')], deps.config), {
       authenticators: contentAuthenticators(),
       // The same Idempotency-Key rules as the commerce API, so the two clients can retry POSTs alike.
       wrap: idempotency<ContentAuth>({

@@ -1,4 +1,4 @@
-import type { Authenticators } from '../platform/http/index.js';
+import { type Authenticators, requireLocalTrust } from '../platform/http/index.js';
 
 /**
  * The REST API trusts local requests as the workspace's person: the local-only gate and the
@@ -20,6 +20,10 @@ export const LOCAL_PERSON: PersonContext = { kind: 'person', personId: 'person_l
 export function contentAuthenticators(): Authenticators<ContentAuth> {
   return {
     public: () => null,
-    person: () => LOCAL_PERSON,
+    // Only behind the local-trust guard (guardContentRoutes); requireLocalTrust fails otherwise.
+    person: (req) => {
+      requireLocalTrust(req);
+      return LOCAL_PERSON;
+    },
   };
 }

@@ -3,7 +3,7 @@ import type { Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, testConfig } from '../../src/config.js';
-import { isPublicContentPath } from '../../src/content/app.js';
+import { guardContentRoutes } from '../../src/content/app.js';
 import { contentAuthenticators } from '../../src/content/auth.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import {
@@ -16,13 +16,7 @@ import {
 } from '../../src/content/media/index.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { openDatabase, type SqlDatabase } from '../../src/platform/db/sqlite.js';
-import {
-  createHttpApp,
-  finishHttpApp,
-  localOnly,
-  mountRoutes,
-  sameOriginOnly,
-} from '../../src/platform/http/index.js';
+import { createHttpApp, finishHttpApp, mountRoutes } from '../../src/platform/http/index.js';
 import { randomIds } from '../../src/platform/ids.js';
 import { silentLogger } from '../../src/platform/logger.js';
 
@@ -56,14 +50,13 @@ export async function startMediaService(
   const app = createHttpApp({
     logger,
     bodyLimitBytes: config.maxBodyBytes,
-    early: [
-      localOnly({ enabled: config.localOnly, isPublicPath: isPublicContentPath }),
-      sameOriginOnly({ appliesTo: (path) => path.startsWith('/v1/') }),
-    ],
     isMultipartRoute: isMediaUploadRequest,
   });
   app.use(
-    mountRoutes(mediaRoutes(ctx), { authenticators: contentAuthenticators(), validateResponses: true }),
+    mountRoutes(guardContentRoutes(mediaRoutes(ctx), config), {
+      authenticators: contentAuthenticators(),
+      validateResponses: true,
+    }),
   );
   mountMediaFiles(app, ctx);
   finishHttpApp(app, logger);

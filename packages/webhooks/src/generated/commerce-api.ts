@@ -10,7 +10,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts the hosted approval flow for one of your users; the token lasts 30 minutes. */
+        /**
+         * Starts the hosted approval flow for one of your users; the token lasts 30 minutes.
+         * @description Starts the hosted approval flow for one of your users (`client_user_id`), with optional spending rules and the stores to offer for connecting. Send the user to `hosted_url`; after they approve they come back to `redirect_uri` with a `public_token`. The token lasts 30 minutes.
+         */
         post: operations["createApprovalToken"];
         delete?: never;
         options?: never;
@@ -27,7 +30,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Trades the public_token from the redirect for a user token. Works once. */
+        /**
+         * Trades the public_token from the redirect for a user token. Works once.
+         * @description Trades the `public_token` your redirect received for a long-lived `user_token` (send it as Service-User-Token) and the `user_id`. Each public token works once.
+         */
         post: operations["exchangePublicToken"];
         delete?: never;
         options?: never;
@@ -44,7 +50,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts a checkout from an unexpired offer or a product link. */
+        /**
+         * Starts a checkout from an unexpired offer or a product link.
+         * @description Starts buying for the user from an unexpired offer (`offer_id`) or a product link (`product_url`), with optional buyer and shipping address. The store prices it; the answer may need user action (`next_action`) before it is ready to confirm. Spending rules from the approval are checked here.
+         */
         post: operations["createCheckout"];
         delete?: never;
         options?: never;
@@ -59,7 +68,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The current checkout; always up to date. */
+        /**
+         * The current checkout; always up to date.
+         * @description The checkout as it is now. Webhook events may arrive late or out of order; this is always current.
+         */
         get: operations["getCheckout"];
         put?: never;
         post?: never;
@@ -78,7 +90,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancels an open checkout. */
+        /**
+         * Cancels an open checkout.
+         * @description Cancels a checkout that is still open. A completed, failed or canceled checkout answers 409.
+         */
         post: operations["cancelCheckout"];
         delete?: never;
         options?: never;
@@ -95,7 +110,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Places the order; only in ready_to_confirm. Send an Idempotency-Key. */
+        /**
+         * Places the order; only in ready_to_confirm. Send an Idempotency-Key.
+         * @description Places the order. Only allowed in `ready_to_confirm`. Always send an Idempotency-Key: a retry with the same key returns the original outcome instead of ordering twice (docs/commerce/idempotency.md).
+         */
         post: operations["confirmCheckout"];
         delete?: never;
         options?: never;
@@ -112,7 +130,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Adds or replaces buyer and shipping address; the store re-prices. Not for major retailers. */
+        /**
+         * Adds or replaces buyer and shipping address; the store re-prices. Not for major retailers.
+         * @description Adds or replaces the buyer and the shipping address; the store re-prices and the totals change. Not for major retailers.
+         */
         post: operations["updateCheckout"];
         delete?: never;
         options?: never;
@@ -129,7 +150,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends exactly the values next_action.fields asked for. */
+        /**
+         * Sends exactly the values next_action.fields asked for.
+         * @description Sends the values that `next_action.fields` asked for (for example a one-time code). Extra or missing fields are refused.
+         */
         post: operations["submitCheckoutUserInput"];
         delete?: never;
         options?: never;
@@ -144,7 +168,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The user's store connections. */
+        /**
+         * The user's store connections.
+         * @description The user's store connections and their status (`active`, `needs_user`, `revoked`).
+         */
         get: operations["listConnections"];
         put?: never;
         post?: never;
@@ -161,7 +188,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness check; needs no API key. */
+        /**
+         * Liveness check; needs no API key.
+         * @description Answers `{ ok: true }` while the service runs. Needs no API key.
+         */
         get: operations["getHealth"];
         put?: never;
         post?: never;
@@ -178,7 +208,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Stores that can be bought from: the registry first, then the discovered catalog. */
+        /**
+         * Stores that can be bought from: the registry first, then the discovered catalog.
+         * @description The first page starts with the registry (major retailers and named stores; sandbox keys also see sandbox stores), then the discovered catalog. Search names, domains and categories with `q`; page with `limit` (1-200, default 100) and `after`.
+         */
         get: operations["listMerchants"];
         put?: never;
         post?: never;
@@ -195,7 +228,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One merchant. */
+        /**
+         * One merchant.
+         * @description One merchant with its tier, route, capabilities, whether the user must connect it first, and its health status.
+         */
         get: operations["getMerchant"];
         put?: never;
         post?: never;
@@ -214,7 +250,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Live price and availability for a product link. Not for major retailers. */
+        /**
+         * Live price and availability for a product link. Not for major retailers.
+         * @description Asks the store for the live price, availability and variants of a product link. The offer is valid for 15 minutes. Major retailers answer MERCHANT_NOT_SUPPORTED: pass their link as `product_url` when creating the checkout instead.
+         */
         post: operations["createOffer"];
         delete?: never;
         options?: never;
@@ -229,7 +268,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One offer. */
+        /**
+         * One offer.
+         * @description One offer as it was fetched, with `expires_at`.
+         */
         get: operations["getOffer"];
         put?: never;
         post?: never;
@@ -246,7 +288,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The user's orders, newest first, up to 100. */
+        /**
+         * The user's orders, newest first, up to 100.
+         * @description The user's orders, newest first, at most 100.
+         */
         get: operations["listOrders"];
         put?: never;
         post?: never;
@@ -263,7 +308,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One order; always up to date. */
+        /**
+         * One order; always up to date.
+         * @description One order with its status (placed, shipped, delivered, canceled, returned). Always current.
+         */
         get: operations["getOrder"];
         put?: never;
         post?: never;
@@ -282,7 +330,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The user's device or browser finishes the device_session or browser step in next_action. */
+        /**
+         * The user's device or browser finishes the device_session or browser step in next_action.
+         * @description Acts as the user's device or browser finishing the `device_session` or `browser` step in `next_action`.
+         */
         post: operations["sandboxCompleteAction"];
         delete?: never;
         options?: never;
@@ -299,7 +350,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The store finishes placing an order that waits in confirming. */
+        /**
+         * The store finishes placing an order that waits in confirming.
+         * @description Acts as the store finishing an order that waits in `confirming`.
+         */
         post: operations["sandboxMerchantComplete"];
         delete?: never;
         options?: never;
@@ -316,7 +370,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The user confirms a total above confirm_above, as on the hosted confirm page. */
+        /**
+         * The user confirms a total above confirm_above, as on the hosted confirm page.
+         * @description Acts as the user confirming, on the hosted confirm page, a total above their `confirm_above` rule.
+         */
         post: operations["sandboxUserConfirm"];
         delete?: never;
         options?: never;
@@ -333,7 +390,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sets the user's connection to a store: active (connected), needs_user, or revoked (disconnected). */
+        /**
+         * Sets the user's connection to a store: active (connected), needs_user, or revoked (disconnected).
+         * @description Sets the user's connection to a sandbox store to active, needs_user or revoked, emitting the matching connection events.
+         */
         post: operations["setSandboxConnection"];
         delete?: never;
         options?: never;
@@ -350,7 +410,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Moves an order to its next status (placed, shipped, delivered), or to canceled or returned. */
+        /**
+         * Moves an order to its next status (placed, shipped, delivered), or to canceled or returned.
+         * @description Moves an order to its next status (placed → shipped → delivered), or to canceled or returned, emitting `order.updated`.
+         */
         post: operations["sandboxAdvanceOrder"];
         delete?: never;
         options?: never;
@@ -367,7 +430,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Skips the hosted page: a public_token as if the user had approved. */
+        /**
+         * Skips the hosted page: a public_token as if the user had approved.
+         * @description Skips the hosted page in sandbox: returns a `public_token` as if the user had approved, to exchange as usual.
+         */
         post: operations["createSandboxPublicToken"];
         delete?: never;
         options?: never;
@@ -406,29 +472,11 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** The order was placed; order_id is set. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CheckoutCompletedEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the event. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * The order was placed; order_id is set.
+         * @description The store placed the order: `order_id` is set; `order.updated` follows for the order itself. Signed with the endpoint secret in Service-Signature; verify it with @svc/webhooks. Events may arrive more than once and out of order: deduplicate on `id`, and read the object back when order matters.
+         */
+        post: operations["checkoutCompletedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -444,29 +492,11 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** The checkout cannot go through; error is set. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CheckoutFailedEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the event. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * The checkout cannot go through; error is set.
+         * @description The checkout cannot go through; `error` says why in the same shape as API errors. Signed with the endpoint secret in Service-Signature; verify it with @svc/webhooks. Events may arrive more than once and out of order: deduplicate on `id`, and read the object back when order matters.
+         */
+        post: operations["checkoutFailedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -482,29 +512,11 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A checkout needs the user or the application (see next_action). */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CheckoutRequiresUserActionEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the event. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * A checkout needs the user or the application (see next_action).
+         * @description The checkout entered `requires_user_action`: show the user `next_action` (a URL to open, fields to fill in, a device task or a store to connect). Signed with the endpoint secret in Service-Signature; verify it with @svc/webhooks. Events may arrive more than once and out of order: deduplicate on `id`, and read the object back when order matters.
+         */
+        post: operations["checkoutRequiresUserActionEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -520,29 +532,11 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** Any change to a checkout. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["CheckoutUpdatedEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the event. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Any change to a checkout.
+         * @description Sent with every change to a checkout, alongside the specific checkout event for the same change; `data` is the whole checkout after it. Signed with the endpoint secret in Service-Signature; verify it with @svc/webhooks. Events may arrive more than once and out of order: deduplicate on `id`, and read the object back when order matters.
+         */
+        post: operations["checkoutUpdatedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -558,29 +552,11 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** A store connection needs the user. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ConnectionNeedsUserEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the event. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * A store connection needs the user.
+         * @description The user must reconnect a store (for example after the store signed them out) before checkouts there can go on. Signed with the endpoint secret in Service-Signature; verify it with @svc/webhooks. Events may arrive more than once and out of order: deduplicate on `id`, and read the object back when order matters.
+         */
+        post: operations["connectionNeedsUserEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -596,29 +572,11 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** The user disconnected a store. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["ConnectionRevokedEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the event. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * The user disconnected a store.
+         * @description The user disconnected a store; its status is `revoked`. Signed with the endpoint secret in Service-Signature; verify it with @svc/webhooks. Events may arrive more than once and out of order: deduplicate on `id`, and read the object back when order matters.
+         */
+        post: operations["connectionRevokedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -634,29 +592,11 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** An order was placed or changed status. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["OrderUpdatedEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the event. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * An order was placed or changed status.
+         * @description An order was placed or moved to another status (placed, shipped, delivered, canceled, returned); `data` is the order. Signed with the endpoint secret in Service-Signature; verify it with @svc/webhooks. Events may arrive more than once and out of order: deduplicate on `id`, and read the object back when order matters.
+         */
+        post: operations["orderUpdatedEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -672,29 +612,11 @@ export interface webhooks {
         };
         get?: never;
         put?: never;
-        /** Send test was pressed in the dashboard. */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": components["schemas"]["WebhookTestEvent"];
-                };
-            };
-            responses: {
-                /** @description Any 2xx acknowledges the event. */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        /**
+         * Send test was pressed in the dashboard.
+         * @description Sent when Send test is pressed in the dashboard, to check that the endpoint receives and verifies events. `data` is a test object, not an API object. Signed with the endpoint secret in Service-Signature; verify it with @svc/webhooks. Events may arrive more than once and out of order: deduplicate on `id`, and read the object back when order matters.
+         */
+        post: operations["webhookTestEvent"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1013,6 +935,60 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST, also for an unknown id in merchant_ids */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no 'Authorization: Bearer' key) or INVALID_API_KEY (unknown or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_NOT_SUPPORTED: a store in merchant_ids that this key cannot connect */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1050,6 +1026,51 @@ export interface operations {
                         /** @description user- prefix; keep it server-side. */
                         user_token: string;
                     };
+                };
+            };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no 'Authorization: Bearer' key) or INVALID_API_KEY (unknown or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -1093,8 +1114,53 @@ export interface operations {
                     "application/json": components["schemas"]["Checkout"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description MERCHANT_NOT_ALLOWED */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1142,6 +1208,33 @@ export interface operations {
                     "application/json": components["schemas"]["Checkout"];
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no object with that id is visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1173,6 +1266,24 @@ export interface operations {
                     "application/json": components["schemas"]["Checkout"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND */
             404: {
                 headers: {
@@ -1184,6 +1295,24 @@ export interface operations {
             };
             /** @description CHECKOUT_STATE_INVALID: not allowed in the current status. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1222,6 +1351,24 @@ export interface operations {
                     "application/json": components["schemas"]["Checkout"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND */
             404: {
                 headers: {
@@ -1233,6 +1380,24 @@ export interface operations {
             };
             /** @description CHECKOUT_STATE_INVALID: not allowed in the current status. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1287,6 +1452,24 @@ export interface operations {
                     "application/json": components["schemas"]["Checkout"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND */
             404: {
                 headers: {
@@ -1298,6 +1481,24 @@ export interface operations {
             };
             /** @description CHECKOUT_STATE_INVALID: not allowed in the current status. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1354,6 +1555,24 @@ export interface operations {
                     "application/json": components["schemas"]["Checkout"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description NOT_FOUND */
             404: {
                 headers: {
@@ -1365,6 +1584,24 @@ export interface operations {
             };
             /** @description CHECKOUT_STATE_INVALID: not allowed in the current status. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1412,6 +1649,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1442,6 +1697,15 @@ export interface operations {
                         /** @constant */
                         ok: true;
                     };
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -1484,6 +1748,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no 'Authorization: Bearer' key) or INVALID_API_KEY (unknown or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1513,6 +1795,33 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Merchant"];
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no 'Authorization: Bearer' key) or INVALID_API_KEY (unknown or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no object with that id is visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -1548,6 +1857,51 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Offer"];
+                };
+            };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no 'Authorization: Bearer' key) or INVALID_API_KEY (unknown or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description MERCHANT_NOT_SUPPORTED: a major retailer, or no store at this link. */
@@ -1590,6 +1944,33 @@ export interface operations {
                     "application/json": components["schemas"]["Offer"];
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no 'Authorization: Bearer' key) or INVALID_API_KEY (unknown or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no object with that id is visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1619,6 +2000,24 @@ export interface operations {
                     "application/json": {
                         orders: components["schemas"]["Order"][];
                     };
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
                 };
             };
             /** @description Error */
@@ -1652,6 +2051,33 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no object with that id is visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1683,8 +2109,62 @@ export interface operations {
                     "application/json": components["schemas"]["Checkout"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description SANDBOX_ONLY: a live key. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no object with that id is visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1723,8 +2203,62 @@ export interface operations {
                     "application/json": components["schemas"]["Checkout"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description SANDBOX_ONLY: a live key. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no object with that id is visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1763,8 +2297,62 @@ export interface operations {
                     "application/json": components["schemas"]["Checkout"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description SANDBOX_ONLY: a live key. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: no object with that id is visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1812,8 +2400,53 @@ export interface operations {
                     "application/json": components["schemas"]["Connection"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description SANDBOX_ONLY: a live key. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1862,6 +2495,24 @@ export interface operations {
                     "application/json": components["schemas"]["Order"];
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED, INVALID_API_KEY, USER_TOKEN_REQUIRED (no Service-User-Token) or INVALID_USER_TOKEN (not valid for this key’s account and environment). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description SANDBOX_ONLY: a live key. */
             403: {
                 headers: {
@@ -1871,8 +2522,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description NOT_FOUND: no object with that id is visible to the caller. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ORDER_STATE_INVALID */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1920,8 +2598,53 @@ export interface operations {
                     };
                 };
             };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description AUTHENTICATION_REQUIRED (no 'Authorization: Bearer' key) or INVALID_API_KEY (unknown or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description SANDBOX_ONLY: a live key. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1973,6 +2696,42 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description AUTHENTICATION_REQUIRED (no 'Authorization: Bearer' key) or INVALID_API_KEY (unknown or revoked). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description ENDPOINT_LIMIT_REACHED */
             422: {
                 headers: {
@@ -1990,6 +2749,238 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Error"];
                 };
+            };
+        };
+    };
+    checkoutCompletedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a timeout or a redirect is a failure: the event is retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutFailedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a timeout or a redirect is a failure: the event is retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutRequiresUserActionEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutRequiresUserActionEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a timeout or a redirect is a failure: the event is retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    checkoutUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckoutUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a timeout or a redirect is a failure: the event is retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connectionNeedsUserEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionNeedsUserEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a timeout or a redirect is a failure: the event is retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    connectionRevokedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ConnectionRevokedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a timeout or a redirect is a failure: the event is retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a timeout or a redirect is a failure: the event is retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx within 10 seconds acknowledges the event. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other status, a timeout or a redirect is a failure: the event is retried. */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

@@ -13,8 +13,6 @@ export interface ApiKeyRecord {
   revoked_at: string | null;
 }
 
-const COLUMNS = 'id, account_id, env, name, prefix, created_at, last_used_at, revoked_at';
-
 export function apiKeysStore(db: SqlExecutor) {
   return {
     async ensureAccount(account: { id: string; name: string; created_at: string }): Promise<void> {
@@ -34,29 +32,31 @@ export function apiKeysStore(db: SqlExecutor) {
     },
     findActiveByHash(hash: string): Promise<ApiKeyRecord | undefined> {
       return db.get<ApiKeyRecord>(
-        `SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`,
+        `SELECT id, account_id, env, name, prefix, created_at, last_used_at, revoked_at
+           FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`,
         [hash],
       );
     },
-    find(accountId: string, id: string): Promise<ApiKeyRecord | undefined> {
-      return db.get<ApiKeyRecord>(`SELECT ${COLUMNS} FROM api_keys WHERE id = ? AND account_id = ?`, [
-        id,
-        accountId,
-      ]);
-    },
-    listActive(accountId: string): Promise<ApiKeyRecord[]> {
+    listForAccount(accountId: string): Promise<ApiKeyRecord[]> {
       return db.all<ApiKeyRecord>(
-        `SELECT ${COLUMNS} FROM api_keys WHERE account_id = ? AND revoked_at IS NULL
-          ORDER BY created_at DESC, id DESC`,
+        `SELECT id, account_id, env, name, prefix, created_at, last_used_at, revoked_at
+           FROM api_keys WHERE account_id = ? ORDER BY created_at DESC, id DESC`,
         [accountId],
       );
     },
-    async revoke(id: string, at: string): Promise<boolean> {
-      const { changes } = await db.run(
-        'UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL',
-        [at, id],
+    get(accountId: string, id: string): Promise<ApiKeyRecord | undefined> {
+      return db.get<ApiKeyRecord>(
+        `SELECT id, account_id, env, name, prefix, created_at, last_used_at, revoked_at
+           FROM api_keys WHERE account_id = ? AND id = ?`,
+        [accountId, id],
       );
-      return changes > 0;
+    },
+    /** Sets `revoked_at` once; revoking a revoked key keeps the first time. */
+    async revoke(accountId: string, id: string, at: string): Promise<void> {
+      await db.run(
+        'UPDATE api_keys SET revoked_at = ? WHERE account_id = ? AND id = ? AND revoked_at IS NULL',
+        [at, accountId, id],
+      );
     },
     async touch(id: string, at: string): Promise<void> {
       await db.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [at, id]);

@@ -40,6 +40,8 @@ export interface CheckoutRecord {
   reprice_count: number;
   confirmed_at: string | null;
   order_id: string | null;
+  /** The Idempotency-Key the confirm ran under (JSON `[scope, key]`), or null. Never shown. */
+  confirm_key: string | null;
   error: ApiErrorObject | null;
   merchant_messages: string[];
   created_at: string;
@@ -84,6 +86,7 @@ const COLUMNS = [
   'reprice_count',
   'confirmed_at',
   'order_id',
+  'confirm_key',
   'error',
   'merchant_messages',
   'created_at',
@@ -140,6 +143,14 @@ export function checkoutsStore(db: SqlExecutor) {
       const rows = await db.all<Row>(
         "SELECT * FROM checkouts WHERE connection_id = ? AND status IN ('building', 'requires_user_action', 'ready_to_confirm')",
         [connectionId],
+      );
+      return rows.map((r) => fromRow(r) as CheckoutRecord);
+    },
+    /** Checkouts whose confirm handed them to the store at or before `before`, oldest first. */
+    async listConfirming(route: string, before: string, limit: number): Promise<CheckoutRecord[]> {
+      const rows = await db.all<Row>(
+        "SELECT * FROM checkouts WHERE status = 'confirming' AND route = ? AND confirmed_at <= ? ORDER BY confirmed_at LIMIT ?",
+        [route, before, limit],
       );
       return rows.map((r) => fromRow(r) as CheckoutRecord);
     },

@@ -2,6 +2,7 @@ import type { Migration } from '../../platform/db/sqlite.js';
 import { usersAndApprovals } from './migrations/002-users-and-approvals.js';
 import { commerceObjects } from './migrations/003-commerce-objects.js';
 import { idempotencyAndWebhooks } from './migrations/004-idempotency-and-webhooks.js';
+import { confirmRecovery } from './migrations/005-confirm-recovery.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -29,4 +30,5 @@ export const commerceMigrations: Migration[] = [
   usersAndApprovals,
   commerceObjects,
   idempotencyAndWebhooks,
+  confirmRecovery,
 ];

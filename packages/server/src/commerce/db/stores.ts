@@ -1,3 +1,4 @@
+import { idempotencyAnswers } from '../../platform/db/idempotency-store.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { apiKeysStore } from './api-keys-store.js';
 import { approvalsStore } from './approvals-store.js';
@@ -17,6 +18,7 @@ export function commerceStores(db: SqlExecutor) {
     catalog: catalogStore(db),
     checkouts: checkoutsStore(db),
     connections: connectionsStore(db),
+    idempotency: idempotencyAnswers(db),
     offers: offersStore(db),
     orders: ordersStore(db),
     users: usersStore(db),

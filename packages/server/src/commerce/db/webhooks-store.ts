@@ -47,6 +47,7 @@ export interface AttemptRecord {
 /** What the dispatcher needs to send one delivery, in one row. */
 export interface DueDelivery {
   id: string;
+  endpoint_id: string;
   attempts: number;
   url: string;
   secret: string;
@@ -123,25 +124,41 @@ export function webhooksStore(db: SqlExecutor) {
         [d.id, d.event_id, d.endpoint_id, d.at, d.at, d.at],
       );
     },
-    /** Claims due deliveries with a lease, so two dispatch loops never send the same attempt. */
-    async claimDue(now: string, leaseUntil: string, limit: number, ids?: string[]): Promise<DueDelivery[]> {
+    /**
+     * Claims due deliveries with a lease, so two dispatch loops never send the same attempt.
+     * At most `perEndpoint - busy[endpoint]` per endpoint (what that endpoint may still take on
+     * beside what is in flight) and `limit` in all, taken round-robin across endpoints, oldest first.
+     */
+    async claimDue(
+      now: string,
+      leaseUntil: string,
+      opts: { limit: number; perEndpoint: number; busy?: ReadonlyMap<string, number>; ids?: string[] },
+    ): Promise<DueDelivery[]> {
+      if (opts.limit <= 0) return [];
+      const { ids } = opts;
       const only = ids ? ` AND d.id IN (${ids.map(() => '?').join(', ')})` : '';
-      const rows = await db.all<DueDelivery & { event_data: string }>(
-        `SELECT d.id, d.attempts, w.url, w.secret, e.id AS event_id, e.type AS event_type, e.data AS event_data,
-                e.created_at AS event_created_at
-           FROM deliveries d
-           JOIN webhook_endpoints w ON w.id = d.endpoint_id
-           JOIN events e ON e.id = d.event_id
-          WHERE d.status = 'pending' AND d.next_attempt_at <= ?
-            AND (d.lease_until IS NULL OR d.lease_until <= ?)${only}
-          ORDER BY d.next_attempt_at
-          LIMIT ?`,
-        [now, now, ...(ids ?? []), limit],
+      const rows = await db.all<DueDelivery & { event_data: string; rn: number; due_at: string }>(
+        `SELECT * FROM (
+           SELECT d.id, d.endpoint_id, d.attempts, w.url, w.secret, e.id AS event_id, e.type AS event_type,
+                  e.data AS event_data, e.created_at AS event_created_at, d.next_attempt_at AS due_at,
+                  ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.rowid) AS rn
+             FROM deliveries d
+             JOIN webhook_endpoints w ON w.id = d.endpoint_id
+             JOIN events e ON e.id = d.event_id
+            WHERE d.status = 'pending' AND d.next_attempt_at <= ?
+              AND (d.lease_until IS NULL OR d.lease_until <= ?)${only})
+          WHERE rn <= ?
+          ORDER BY rn, due_at, endpoint_id`,
+        [now, now, ...(ids ?? []), opts.perEndpoint],
       );
-      for (const r of rows) {
+      const claimed: DueDelivery[] = [];
+      for (const { rn, due_at: _due, ...r } of rows) {
+        if (claimed.length >= opts.limit) break;
+        if (rn > opts.perEndpoint - (opts.busy?.get(r.endpoint_id) ?? 0)) continue;
         await db.run('UPDATE deliveries SET lease_until = ? WHERE id = ?', [leaseUntil, r.id]);
+        claimed.push({ ...r, event_data: fromJson(r.event_data) });
       }
-      return rows.map((r) => ({ ...r, event_data: fromJson(r.event_data) }));
+      return claimed;
     },
     async recordAttempt(a: AttemptRecord & { status: DeliveryStatus; at: string }): Promise<void> {
       await db.run(

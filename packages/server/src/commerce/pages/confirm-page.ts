@@ -1,3 +1,4 @@
+import type { CommerceEnv } from '../db/api-keys-store.js';
 import type { Checkout, Merchant } from '../schemas/resources.js';
 import { formatMoney, type Html, html } from './html.js';
 
@@ -34,4 +35,62 @@ export function confirmPage(v: {
         <button type="submit" name="decision" value="decline">Do not buy</button>
       </div>
     </form>`;
+}
+
+/** A line for test-mode pages, so a sandbox flow never reads like a real purchase. */
+export const sandboxNote = (env: CommerceEnv | null): Html =>
+  env === 'sandbox'
+    ? html`<p class="muted">Test mode (sandbox): no real order is placed and no money is charged.</p>`
+    : html``;
+
+/**
+ * What the shopper sees after approving the total: where the checkout really is. Approving here
+ * does not place the order; the app does that next, unless the store needs something more first.
+ */
+export function confirmedPage(v: { checkout: Checkout; merchant: Merchant; env: CommerceEnv | null }): {
+  title: string;
+  body: Html;
+} {
+  const c = v.checkout;
+  const total = formatMoney(c.totals.total);
+  const approved = html`<p>You approved the total of <strong>${total}</strong> at ${v.merchant.name}.</p>`;
+  const status = (words: string) =>
+    html`<p class="muted" id="status" data-status="${c.status}">Order status: ${words}</p>`;
+  const page = (title: string, ...parts: Html[]) => ({
+    title,
+    body: html`<h1>${title}</h1>${parts}${sandboxNote(v.env)}`,
+  });
+  switch (c.status) {
+    case 'completed':
+      return page(
+        'Order placed',
+        approved,
+        status('placed with the store.'),
+        html`<p>You can close this page.</p>`,
+      );
+    case 'confirming':
+      return page('Order being placed', approved, status('being placed with the store.'));
+    case 'requires_user_action':
+      return page(
+        'Total approved: one more step',
+        approved,
+        status('waiting for you.'),
+        html`<p>${c.next_action?.description ?? 'The store needs something more before the order can be placed.'} Go back to the app to finish.</p>`,
+      );
+    case 'failed':
+    case 'canceled':
+      return page(
+        'The order was not placed',
+        approved,
+        status(c.status === 'failed' ? 'not placed.' : 'canceled.'),
+        html`<p>Nothing was bought. Go back to the app to try again.</p>`,
+      );
+    default:
+      return page(
+        'Total approved: the order is not placed yet',
+        approved,
+        status('ready for the app to place it.'),
+        html`<p>The app places the order next; it will tell you when the store has it. You can close this page.</p>`,
+      );
+  }
 }

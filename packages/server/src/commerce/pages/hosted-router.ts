@@ -1,11 +1,12 @@
-import express, { type Request, type Response, type Router } from 'express';
+import express, { type ErrorRequestHandler, type Request, type Response, type Router } from 'express';
 import type { CommerceContext } from '../context.js';
 import { publicBaseUrl } from '../routes/base-url.js';
 import { decideApproval, viewApproval } from '../services/approvals.js';
 import { decideConfirmation, viewConfirmation } from '../services/confirmations.js';
+import { tokenEnv } from '../services/tokens.js';
 import { approvalPage } from './approval-page.js';
-import { confirmPage } from './confirm-page.js';
-import { html, messagePage, sendPage } from './html.js';
+import { confirmedPage, confirmPage, sandboxNote } from './confirm-page.js';
+import { html, sendPage } from './html.js';
 
 const field = (req: Request, name: string): string => {
   const v = (req.body as Record<string, unknown> | undefined)?.[name];
@@ -37,9 +38,61 @@ const GONE: Record<string, [number, string, string]> = {
   ],
 };
 
-function gone(res: Response, state: string) {
+/** The token the shopper's page carries, from the link or the form, to word pages for its environment. */
+const pageEnv = (req: Request) => tokenEnv(query(req, 'token') || field(req, 'token'));
+
+/** Every hosted answer that is not the form itself: a plain page in the shopper's words. */
+function shopperPage(req: Request, res: Response, status: number, title: string, message: string) {
+  sendPage(res, status, title, html`<h1>${title}</h1><p>${message}</p>${sandboxNote(pageEnv(req))}`);
+}
+
+function gone(req: Request, res: Response, state: string) {
   const [status, title, message] = GONE[state] ?? GONE.missing ?? [404, 'Not found', ''];
-  messagePage(res, status, title, message);
+  shopperPage(req, res, status, title, message);
+}
+
+/**
+ * Whatever fails behind a hosted page — a form the body parser refuses, a store that cannot be
+ * connected, a bug — the shopper gets a page, never the API's JSON or a stack. Server faults are
+ * logged with the request id, which the page shows as a reference for support.
+ */
+function hostedErrors(ctx: CommerceContext): ErrorRequestHandler {
+  return (err, req, res, _next) => {
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    const raw = (err as { status?: unknown; statusCode?: unknown } | null) ?? {};
+    const declared = Number(raw.status ?? raw.statusCode);
+    const status = declared >= 400 && declared < 500 ? declared : 500;
+    if (status === 500) {
+      ctx.logger.error(
+        { err, requestId: req.requestId, method: req.method, path: req.path },
+        'hosted page failed',
+      );
+    }
+    const [title, message] =
+      status === 413
+        ? [
+            'This form is too large',
+            'The page sent more than we can read. Go back to the app and start again.',
+          ]
+        : status === 500
+          ? [
+              'Something went wrong on our side',
+              'Nothing was bought and nothing was changed. Go back to the app and try again in a moment.',
+            ]
+          : [
+              'We could not complete this',
+              'Nothing was bought and nothing was changed. Go back to the app and start again.',
+            ];
+    sendPage(
+      res,
+      status,
+      title,
+      html`<h1>${title}</h1><p>${message}</p>${sandboxNote(pageEnv(req))}<p class="muted">Reference: ${req.requestId}</p>`,
+    );
+  };
 }
 
 /**
@@ -55,12 +108,12 @@ export function hostedRouter(ctx: CommerceContext): Router {
     try {
       const token = query(req, 'token');
       const view = token ? await viewApproval(ctx, token) : ({ state: 'missing' } as const);
-      if (view.state !== 'pending') return gone(res, view.state);
+      if (view.state !== 'pending') return gone(req, res, view.state);
       sendPage(
         res,
         200,
         `Approve ${view.approval.app_name}`,
-        approvalPage({
+        html`${approvalPage({
           appName: view.approval.app_name,
           clientUserId: view.approval.client_user_id,
           rules: view.rules,
@@ -69,7 +122,7 @@ export function hostedRouter(ctx: CommerceContext): Router {
           token,
           formToken: view.formToken,
           expiresAt: view.approval.expires_at,
-        }),
+        })}${sandboxNote(view.approval.env)}`,
         { formTargets: [new URL(view.approval.redirect_uri).origin] },
       );
     } catch (err) {
@@ -81,7 +134,13 @@ export function hostedRouter(ctx: CommerceContext): Router {
     try {
       const decision = field(req, 'decision');
       if (decision !== 'approve' && decision !== 'decline') {
-        return messagePage(res, 400, 'Choose approve or decline', 'The form was sent without a decision.');
+        return shopperPage(
+          req,
+          res,
+          400,
+          'Choose approve or decline',
+          'The form was sent without a decision.',
+        );
       }
       const out = await decideApproval(ctx, {
         token: field(req, 'token'),
@@ -90,7 +149,7 @@ export function hostedRouter(ctx: CommerceContext): Router {
         connect: fields(req, 'connect'),
         baseUrl: publicBaseUrl(req, ctx.config),
       });
-      if (out.state !== 'redirect') return gone(res, out.state);
+      if (out.state !== 'redirect') return gone(req, res, out.state);
       res.set('Cache-Control', 'no-store').redirect(303, out.location);
     } catch (err) {
       next(err);
@@ -102,9 +161,20 @@ export function hostedRouter(ctx: CommerceContext): Router {
       const token = query(req, 'token');
       const view = token ? await viewConfirmation(ctx, token) : ({ state: 'done' } as const);
       if (view.state !== 'pending') {
-        return messagePage(res, 410, 'Nothing to confirm', 'This order no longer needs your confirmation.');
+        return shopperPage(
+          req,
+          res,
+          410,
+          'Nothing to confirm',
+          'This order no longer needs your confirmation.',
+        );
       }
-      sendPage(res, 200, `Confirm your order at ${view.merchant.name}`, confirmPage({ ...view, token }));
+      sendPage(
+        res,
+        200,
+        `Confirm your order at ${view.merchant.name}`,
+        html`${confirmPage({ ...view, token })}${sandboxNote(pageEnv(req))}`,
+      );
     } catch (err) {
       next(err);
     }
@@ -114,7 +184,13 @@ export function hostedRouter(ctx: CommerceContext): Router {
     try {
       const decision = field(req, 'decision');
       if (decision !== 'approve' && decision !== 'decline') {
-        return messagePage(res, 400, 'Choose confirm or do not buy', 'The form was sent without a decision.');
+        return shopperPage(
+          req,
+          res,
+          400,
+          'Choose confirm or do not buy',
+          'The form was sent without a decision.',
+        );
       }
       const out = await decideConfirmation(ctx, {
         token: field(req, 'token'),
@@ -122,18 +198,30 @@ export function hostedRouter(ctx: CommerceContext): Router {
         approve: decision === 'approve',
         baseUrl: publicBaseUrl(req, ctx.config),
       });
-      if (out === 'confirmed')
-        return messagePage(res, 200, 'Order confirmed', 'Thank you. You can close this page.');
-      if (out === 'declined')
-        return messagePage(res, 200, 'Order not placed', 'Nothing was bought. You can close this page.');
-      if (out === 'stale_form') return gone(res, 'stale_form');
-      messagePage(res, 410, 'Nothing to confirm', 'This order no longer needs your confirmation.');
+      if (out.state === 'confirmed') {
+        const page = confirmedPage({ ...out, env: pageEnv(req) });
+        return sendPage(res, 200, page.title, page.body);
+      }
+      if (out.state === 'declined')
+        return shopperPage(req, res, 200, 'Order not placed', 'Nothing was bought. You can close this page.');
+      if (out.state === 'stale_form') return gone(req, res, 'stale_form');
+      shopperPage(req, res, 410, 'Nothing to confirm', 'This order no longer needs your confirmation.');
     } catch (err) {
       next(err);
     }
   });
 
-  // Keeps the hosted pages' own HTML 404 from turning into the JSON API's.
-  router.all(/^\/hosted(\/.*)?$/, (_req, res) => sendPage(res, 404, 'Not found', html`<h1>Not found</h1>`));
+  // Keeps the hosted pages' own HTML 404 from turning into the JSON API's, in any spelling of the
+  // prefix the router itself would match.
+  router.all(/^\/hosted(\/.*)?$/i, (req, res) =>
+    shopperPage(
+      req,
+      res,
+      404,
+      'Page not found',
+      'This page does not exist. Go back to the app and start again.',
+    ),
+  );
+  router.use(hostedErrors(ctx));
   return router;
 }

@@ -58,15 +58,19 @@ const STYLE = `
 `;
 
 /**
- * Security headers for every hosted page: nothing loads from elsewhere, no framing
- * (clickjacking an "Approve" button), no caching, and no Referer carrying the token in the URL.
+ * Security headers for every page: nothing loads from elsewhere, no framing (clickjacking an
+ * "Approve" button), no caching, and by default no Referer carrying a token in the URL.
+ * `referrerPolicy: 'same-origin'` is for pages whose forms post back to this origin and hold
+ * nothing secret in their URL (the dashboard): under `no-referrer` a browser sends
+ * `Origin: null` on the page's own form posts, which the CSRF check cannot tell from a
+ * cross-site form.
  */
 export function sendPage(
   res: Response,
   status: number,
   title: string,
   body: Html,
-  opts: { formTargets?: string[]; wide?: boolean } = {},
+  opts: { formTargets?: string[]; wide?: boolean; referrerPolicy?: 'no-referrer' | 'same-origin' } = {},
 ): void {
   const formAction = ["'self'", ...(opts.formTargets ?? [])].join(' ');
   res
@@ -76,7 +80,7 @@ export function sendPage(
       'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
       'X-Frame-Options': 'DENY',
       'X-Content-Type-Options': 'nosniff',
-      'Referrer-Policy': 'no-referrer',
+      'Referrer-Policy': opts.referrerPolicy ?? 'no-referrer',
       'Cache-Control': 'no-store',
     })
     .send(

@@ -23,6 +23,8 @@ export const checkoutRoutes = (ctx: CommerceContext) => [
     path: '/v1/checkouts',
     auth: 'user',
     operationId: 'createCheckout',
+    description:
+      'Starts buying for the user from an unexpired offer (`offer_id`) or a product link (`product_url`), with optional buyer and shipping address. The store prices it; the answer may need user action (`next_action`) before it is ready to confirm. Spending rules from the approval are checked here.',
     summary: 'Starts a checkout from an unexpired offer or a product link.',
     tags,
     body: CreateCheckoutBody,
@@ -40,6 +42,8 @@ export const checkoutRoutes = (ctx: CommerceContext) => [
     path: '/v1/checkouts/:id',
     auth: 'user',
     operationId: 'getCheckout',
+    description:
+      'The checkout as it is now. Webhook events may arrive late or out of order; this is always current.',
     summary: 'The current checkout; always up to date.',
     tags,
     params: idParam,
@@ -51,6 +55,8 @@ export const checkoutRoutes = (ctx: CommerceContext) => [
     path: '/v1/checkouts/:id/update',
     auth: 'user',
     operationId: 'updateCheckout',
+    description:
+      'Adds or replaces the buyer and the shipping address; the store re-prices and the totals change. Not for major retailers.',
     summary: 'Adds or replaces buyer and shipping address; the store re-prices. Not for major retailers.',
     tags,
     params: idParam,
@@ -64,6 +70,8 @@ export const checkoutRoutes = (ctx: CommerceContext) => [
     path: '/v1/checkouts/:id/confirm',
     auth: 'user',
     operationId: 'confirmCheckout',
+    description:
+      'Places the order. Only allowed in `ready_to_confirm`. Always send an Idempotency-Key: a retry with the same key returns the original outcome instead of ordering twice (docs/commerce/idempotency.md).',
     summary: 'Places the order; only in ready_to_confirm. Send an Idempotency-Key.',
     tags,
     params: idParam,
@@ -76,6 +84,8 @@ export const checkoutRoutes = (ctx: CommerceContext) => [
     path: '/v1/checkouts/:id/user_input',
     auth: 'user',
     operationId: 'submitCheckoutUserInput',
+    description:
+      'Sends the values that `next_action.fields` asked for (for example a one-time code). Extra or missing fields are refused.',
     summary: 'Sends exactly the values next_action.fields asked for.',
     tags,
     params: idParam,
@@ -90,6 +100,8 @@ export const checkoutRoutes = (ctx: CommerceContext) => [
     path: '/v1/checkouts/:id/cancel',
     auth: 'user',
     operationId: 'cancelCheckout',
+    description:
+      'Cancels a checkout that is still open. A completed, failed or canceled checkout answers 409.',
     summary: 'Cancels an open checkout.',
     tags,
     params: idParam,

@@ -1,7 +1,10 @@
+import type { RequestHandler } from 'express';
 import { z } from 'zod';
-import { reply } from '../../platform/http/index.js';
+import { localTrustGuard, reply } from '../../platform/http/index.js';
+import type { ApiKeyRecord } from '../db/api-keys-store.js';
 import { defineRoute } from '../route.js';
 import { idParam } from '../schemas/common.js';
+import { createCommerceApiKey, listApiKeys, revokeApiKey } from '../services/api-keys.js';
 import {
   addEndpoint,
   type DashboardContext,
@@ -12,6 +15,41 @@ import {
 import { listEndpoints, removeEndpoint } from '../services/webhook-endpoints.js';
 
 const env = z.enum(['sandbox', 'live']);
+
+/**
+ * The dashboard shows webhook secrets and makes API keys, so it answers local requests only,
+ * whatever SERVICE_PUBLIC_API says, and never a cross-origin browser request. One guard,
+ * mounted on the dashboard's page router and on each of its JSON routes (`auth: 'local'`).
+ */
+export const dashboardGuard = (): RequestHandler =>
+  localTrustGuard({
+    localOnly: true,
+    message:
+      'The dashboard answers only requests made on the machine the server runs on: it shows webhook secrets and manages API keys. Open it there, or forward the port over SSH (ssh -N -L 4000:localhost:4000 you@server) and open http://localhost:4000/dashboard.',
+  });
+
+export const DashboardApiKey = z.object({
+  id: z.string(),
+  env,
+  name: z.string(),
+  prefix: z.string().describe('The first 12 characters of the key, to recognise it.'),
+  created_at: z.string(),
+  last_used_at: z.string().nullable(),
+  revoked_at: z.string().nullable(),
+});
+
+export const apiKeyView = (k: ApiKeyRecord): z.infer<typeof DashboardApiKey> => ({
+  id: k.id,
+  env: k.env,
+  name: k.name,
+  prefix: k.prefix,
+  created_at: k.created_at,
+  last_used_at: k.last_used_at,
+  revoked_at: k.revoked_at,
+});
+
+/** The name a key is made with: what the hosted approval page shows as the application's name. */
+export const apiKeyName = z.string().trim().min(1).max(100);
 
 export const DashboardEndpoint = z.object({
   id: z.string(),
@@ -139,5 +177,42 @@ export const dashboardRoutes = (ctx: DashboardContext) => [
     handler: async ({ auth, params, body }) => ({
       deliveries: await resendEvent(ctx, auth.accountId, params.id, body.endpoint_id),
     }),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/dashboard/api/api_keys',
+    auth: 'local',
+    operationId: 'dashboardListApiKeys',
+    summary: 'Every API key, sandbox and live, newest first, revoked ones included. Never the secret.',
+    hidden: true,
+    response: z.object({ api_keys: z.array(DashboardApiKey) }),
+    handler: async ({ auth }) => ({ api_keys: (await listApiKeys(ctx.db, auth.accountId)).map(apiKeyView) }),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/dashboard/api/api_keys',
+    auth: 'local',
+    operationId: 'dashboardCreateApiKey',
+    summary: 'Makes a key. The response is the only place the secret `key` is ever shown.',
+    hidden: true,
+    body: z.strictObject({ env, name: apiKeyName }),
+    status: 201,
+    response: DashboardApiKey.extend({ key: z.string() }),
+    handler: async ({ body }) => {
+      const { key, record } = await createCommerceApiKey(ctx.db, ctx, body);
+      return reply({ ...apiKeyView(record), key }, { status: 201 });
+    },
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/dashboard/api/api_keys/:id/revoke',
+    auth: 'local',
+    operationId: 'dashboardRevokeApiKey',
+    summary: 'Revokes a key; the next request made with it gets 401. Revoking twice changes nothing.',
+    hidden: true,
+    params: idParam,
+    response: DashboardApiKey,
+    handler: async ({ auth, params }) =>
+      apiKeyView(await revokeApiKey(ctx.db, ctx, auth.accountId, params.id)),
   }),
 ];

@@ -7,6 +7,7 @@ export const healthRoutes = [
     path: '/v1/health',
     auth: 'none',
     operationId: 'getHealth',
+    description: 'Answers `{ ok: true }` while the service runs. Needs no API key.',
     summary: 'Liveness check; needs no API key.',
     tags: ['Health'],
     response: z.object({ ok: z.literal(true) }),

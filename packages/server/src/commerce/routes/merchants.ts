@@ -13,6 +13,8 @@ export const merchantRoutes = (ctx: CommerceContext) => [
     path: '/v1/merchants',
     auth: 'key',
     operationId: 'listMerchants',
+    description:
+      'The first page starts with the registry (major retailers and named stores; sandbox keys also see sandbox stores), then the discovered catalog. Search names, domains and categories with `q`; page with `limit` (1-200, default 100) and `after`.',
     summary: 'Stores that can be bought from: the registry first, then the discovered catalog.',
     tags: ['Merchants'],
     query: ListMerchantsQuery,
@@ -28,6 +30,8 @@ export const merchantRoutes = (ctx: CommerceContext) => [
     path: '/v1/merchants/:id',
     auth: 'key',
     operationId: 'getMerchant',
+    description:
+      'One merchant with its tier, route, capabilities, whether the user must connect it first, and its health status.',
     summary: 'One merchant.',
     tags: ['Merchants'],
     params: idParam,

@@ -12,6 +12,8 @@ export const offerRoutes = (ctx: CommerceContext) => [
     path: '/v1/offers',
     auth: 'key',
     operationId: 'createOffer',
+    description:
+      'Asks the store for the live price, availability and variants of a product link. The offer is valid for 15 minutes. Major retailers answer MERCHANT_NOT_SUPPORTED: pass their link as `product_url` when creating the checkout instead.',
     summary: 'Live price and availability for a product link. Not for major retailers.',
     tags: ['Offers'],
     body: CreateOfferBody,
@@ -25,6 +27,7 @@ export const offerRoutes = (ctx: CommerceContext) => [
     path: '/v1/offers/:id',
     auth: 'key',
     operationId: 'getOffer',
+    description: 'One offer as it was fetched, with `expires_at`.',
     summary: 'One offer.',
     tags: ['Offers'],
     params: idParam,

@@ -22,6 +22,8 @@ export const sandboxRoutes = (ctx: CommerceContext) => [
     path: '/v1/sandbox/public_token',
     auth: 'sandboxKey',
     operationId: 'createSandboxPublicToken',
+    description:
+      'Skips the hosted page in sandbox: returns a `public_token` as if the user had approved, to exchange as usual.',
     summary: 'Skips the hosted page: a public_token as if the user had approved.',
     tags,
     body: SandboxPublicTokenBody,
@@ -38,6 +40,8 @@ export const sandboxRoutes = (ctx: CommerceContext) => [
     path: '/v1/sandbox/connections',
     auth: 'sandboxUser',
     operationId: 'setSandboxConnection',
+    description:
+      "Sets the user's connection to a sandbox store to active, needs_user or revoked, emitting the matching connection events.",
     summary:
       "Sets the user's connection to a store: active (connected), needs_user, or revoked (disconnected).",
     tags,
@@ -60,6 +64,8 @@ export const sandboxRoutes = (ctx: CommerceContext) => [
     path: '/v1/sandbox/checkouts/:id/user_confirm',
     auth: 'sandboxUser',
     operationId: 'sandboxUserConfirm',
+    description:
+      'Acts as the user confirming, on the hosted confirm page, a total above their `confirm_above` rule.',
     summary: 'The user confirms a total above confirm_above, as on the hosted confirm page.',
     tags,
     params: idParam,
@@ -72,6 +78,8 @@ export const sandboxRoutes = (ctx: CommerceContext) => [
     path: '/v1/sandbox/checkouts/:id/complete_action',
     auth: 'sandboxUser',
     operationId: 'sandboxCompleteAction',
+    description:
+      "Acts as the user's device or browser finishing the `device_session` or `browser` step in `next_action`.",
     summary: "The user's device or browser finishes the device_session or browser step in next_action.",
     tags,
     params: idParam,
@@ -84,6 +92,7 @@ export const sandboxRoutes = (ctx: CommerceContext) => [
     path: '/v1/sandbox/checkouts/:id/merchant_complete',
     auth: 'sandboxUser',
     operationId: 'sandboxMerchantComplete',
+    description: 'Acts as the store finishing an order that waits in `confirming`.',
     summary: 'The store finishes placing an order that waits in confirming.',
     tags,
     params: idParam,
@@ -96,6 +105,8 @@ export const sandboxRoutes = (ctx: CommerceContext) => [
     path: '/v1/sandbox/orders/:id/advance',
     auth: 'sandboxUser',
     operationId: 'sandboxAdvanceOrder',
+    description:
+      'Moves an order to its next status (placed → shipped → delivered), or to canceled or returned, emitting `order.updated`.',
     summary: 'Moves an order to its next status (placed, shipped, delivered), or to canceled or returned.',
     tags,
     params: idParam,

@@ -42,6 +42,20 @@ const SUMMARIES: Record<EventType, string> = {
   'webhook.test': 'Send test was pressed in the dashboard.',
 };
 
+/** The same delivery rules hold for every type; this says what the receiver should do with each. */
+const DELIVERY =
+  'Signed with the endpoint secret in Service-Signature; verify it with @svc/webhooks. Events may arrive more than once and out of order: deduplicate on `id`, and read the object back when order matters.';
+const DESCRIPTIONS: Record<EventType, string> = {
+  'checkout.updated': `Sent with every change to a checkout, alongside the specific checkout event for the same change; \`data\` is the whole checkout after it. ${DELIVERY}`,
+  'checkout.requires_user_action': `The checkout entered \`requires_user_action\`: show the user \`next_action\` (a URL to open, fields to fill in, a device task or a store to connect). ${DELIVERY}`,
+  'checkout.completed': `The store placed the order: \`order_id\` is set; \`order.updated\` follows for the order itself. ${DELIVERY}`,
+  'checkout.failed': `The checkout cannot go through; \`error\` says why in the same shape as API errors. ${DELIVERY}`,
+  'order.updated': `An order was placed or moved to another status (placed, shipped, delivered, canceled, returned); \`data\` is the order. ${DELIVERY}`,
+  'connection.needs_user': `The user must reconnect a store (for example after the store signed them out) before checkouts there can go on. ${DELIVERY}`,
+  'connection.revoked': `The user disconnected a store; its status is \`revoked\`. ${DELIVERY}`,
+  'webhook.test': `Sent when Send test is pressed in the dashboard, to check that the endpoint receives and verifies events. \`data\` is a test object, not an API object. ${DELIVERY}`,
+};
+
 const DATA: Record<EventType, z.ZodType> = {
   'checkout.updated': Checkout,
   'checkout.requires_user_action': Checkout,
@@ -63,6 +77,10 @@ const pascal = (type: string) =>
 export const eventEnvelopes = Object.fromEntries(
   EVENT_TYPES.map((type) => [
     type,
-    { summary: SUMMARIES[type], schema: envelope(`${pascal(type)}Event`, type, DATA[type]) },
+    {
+      summary: SUMMARIES[type],
+      description: DESCRIPTIONS[type],
+      schema: envelope(`${pascal(type)}Event`, type, DATA[type]),
+    },
   ]),
-) as unknown as Record<EventType, { summary: string; schema: z.ZodType }>;
+) as unknown as Record<EventType, { summary: string; description: string; schema: z.ZodType }>;

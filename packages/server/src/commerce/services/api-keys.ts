@@ -1,6 +1,6 @@
 import { lastUsedIsStale, sha256Hex } from '../../platform/api-key-hash.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
-import { AppError, notFound } from '../../platform/errors.js';
+import type { SqlDatabase, SqlExecutor } from '../../platform/db/sqlite.js';
+import { AppError } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
 import type { ServiceDeps } from '../../platform/service.js';
 import { type ApiKeyRecord, apiKeysStore, type CommerceEnv } from '../db/api-keys-store.js';
@@ -22,7 +22,7 @@ export async function createCommerceApiKey(
   db: SqlExecutor,
   deps: Pick<ServiceDeps, 'clock' | 'ids'>,
   input: { env: CommerceEnv; name: string; accountName?: string },
-): Promise<{ key: string; record: Pick<ApiKeyRecord, 'id' | 'env' | 'name' | 'prefix'> }> {
+): Promise<{ key: string; record: ApiKeyRecord }> {
   const store = apiKeysStore(db);
   const now = deps.clock.now().toISOString();
   await store.ensureAccount({
@@ -31,46 +31,43 @@ export async function createCommerceApiKey(
     created_at: now,
   });
   const key = `${keyPrefixFor(input.env)}${randomBase62(32)}`;
-  const record = { id: deps.ids.make('key'), env: input.env, name: input.name, prefix: key.slice(0, 12) };
-  await store.insert({
-    ...record,
+  const record: ApiKeyRecord = {
+    id: deps.ids.make('key'),
     account_id: DEFAULT_ACCOUNT_ID,
-    key_hash: sha256Hex(key),
+    env: input.env,
+    name: input.name,
+    prefix: key.slice(0, 12),
     created_at: now,
-  });
+    last_used_at: null,
+    revoked_at: null,
+  };
+  await store.insert({ ...record, key_hash: sha256Hex(key) });
   return { key, record };
 }
 
-/** What lists show of a key: never the key itself, nor its hash. */
-export type CommerceApiKeyView = Omit<ApiKeyRecord, 'account_id'>;
-
-const view = ({ account_id: _account, ...rest }: ApiKeyRecord): CommerceApiKeyView => rest;
-
-/** The account's keys that still work, newest first. */
-export async function listApiKeys(
-  db: SqlExecutor,
-  accountId: string = DEFAULT_ACCOUNT_ID,
-): Promise<CommerceApiKeyView[]> {
-  return (await apiKeysStore(db).listActive(accountId)).map(view);
-}
+/** Every key of the account, newest first, revoked ones included. The secret itself is never stored. */
+export const listApiKeys = (db: SqlExecutor, accountId: string): Promise<ApiKeyRecord[]> =>
+  apiKeysStore(db).listForAccount(accountId);
 
 /**
- * Revokes one of the account's keys; the next request with it gets 401 (keys are looked up on
- * every request). Revoking twice is harmless and says so; an unknown id is a 404.
+ * Revokes a key. Authentication looks the key up on every request, so the next request made
+ * with it fails with 401 INVALID_API_KEY. Revoking a revoked key changes nothing.
  */
 export async function revokeApiKey(
-  db: SqlExecutor,
+  db: SqlDatabase,
   deps: Pick<ServiceDeps, 'clock'>,
+  accountId: string,
   id: string,
-  accountId: string = DEFAULT_ACCOUNT_ID,
-): Promise<{ apiKey: CommerceApiKeyView; already_revoked: boolean }> {
-  const store = apiKeysStore(db);
-  const record = await store.find(accountId, id);
-  if (!record) throw notFound('API key', id);
-  const now = deps.clock.now().toISOString();
-  const revokedNow = await store.revoke(id, now);
-  const current = revokedNow ? { ...record, revoked_at: now } : ((await store.find(accountId, id)) ?? record);
-  return { apiKey: view(current), already_revoked: !revokedNow };
+): Promise<ApiKeyRecord> {
+  return db.transaction(async (tx) => {
+    const store = apiKeysStore(tx);
+    const key = await store.get(accountId, id);
+    if (!key) throw new AppError(404, 'NOT_FOUND', `No API key with id '${id}'.`);
+    if (key.revoked_at) return key;
+    const at = deps.clock.now().toISOString();
+    await store.revoke(accountId, id, at);
+    return { ...key, revoked_at: at };
+  });
 }
 
 const KEY_SHAPE = /^svc_(test|live)_[0-9A-Za-z]{32,}$/;

@@ -1,8 +1,10 @@
-import { invalidRequest } from '../../platform/errors.js';
+import { AppError, invalidRequest } from '../../platform/errors.js';
 import type { CommerceContext, Tenant } from '../context.js';
+import type { CommerceEnv } from '../db/api-keys-store.js';
 import type { ApprovalRecord } from '../db/approvals-store.js';
-import { commerceStores } from '../db/stores.js';
+import { type CommerceStores, commerceStores } from '../db/stores.js';
 import type { ApprovalRules, Merchant } from '../schemas/resources.js';
+import { hasRoute } from '../stores/index.js';
 import { changeConnection } from './checkouts.js';
 import { checkMerchantIds, getMerchant } from './merchants.js';
 import { newToken, tokenHash } from './tokens.js';
@@ -50,6 +52,46 @@ export async function normalizeRules(ctx: CommerceContext, tenant: Tenant, rules
   return out;
 }
 
+/**
+ * Why this store cannot be connected with a key of this environment, or null when it can: the
+ * server must have a route to the store in that environment, the same test `changeConnection`
+ * meets when the user approves.
+ */
+function notConnectable(m: Merchant, env: CommerceEnv): string | null {
+  if (m.sandbox && env !== 'sandbox') return `${m.name} is a sandbox store; live keys cannot connect it.`;
+  if (!m.sandbox && env === 'sandbox') {
+    return `${m.name} is a real store; sandbox keys connect only sandbox stores (GET /v1/merchants lists them).`;
+  }
+  if (hasRoute(m, env)) return null;
+  return `${m.name} cannot be connected: live connections through the '${m.route}' route are not available in this version of svc-server.`;
+}
+
+/**
+ * Every store offered for connecting must exist (400) and be connectable with this key (422),
+ * so that the hosted page never offers one that fails when the user approves.
+ */
+async function checkConnectable(s: Pick<CommerceStores, 'catalog'>, env: CommerceEnv, ids: string[]) {
+  for (const [i, id] of ids.entries()) {
+    const param = `merchant_ids[${i}]`;
+    let merchant: Merchant;
+    try {
+      merchant = await getMerchant(s, env, id);
+    } catch (err) {
+      if (!(err instanceof AppError) || err.status >= 500) throw err;
+      // Unknown, or a sandbox store asked for by a live key: either way not one this key can use.
+      if (err.status === 404) throw invalidRequest(`'${param}': no merchant with id '${id}'.`, param);
+      throw new AppError(
+        422,
+        'MERCHANT_NOT_SUPPORTED',
+        `'${param}': '${id}' is a sandbox store; live keys cannot connect it.`,
+        { param },
+      );
+    }
+    const why = notConnectable(merchant, env);
+    if (why) throw new AppError(422, 'MERCHANT_NOT_SUPPORTED', `'${param}': '${id}': ${why}`, { param });
+  }
+}
+
 export async function createApproval(
   ctx: CommerceContext,
   key: Tenant & { keyId: string; name: string },
@@ -59,7 +101,7 @@ export async function createApproval(
   checkRedirectUri(input.redirect_uri);
   const rules = await normalizeRules(ctx, key, input.rules);
   const merchantIds = [...new Set(input.merchant_ids ?? [])];
-  await checkMerchantIds(commerceStores(ctx.db), key.env, merchantIds, 'merchant_ids');
+  await checkConnectable(commerceStores(ctx.db), key.env, merchantIds);
   const { token, hash } = newToken('approval', key.env);
   const now = ctx.clock.now();
   const expiration = new Date(now.getTime() + APPROVAL_TTL_MS).toISOString();
@@ -121,10 +163,23 @@ export async function viewApproval(ctx: CommerceContext, token: string): Promise
     state: 'pending',
     approval,
     rules,
-    stores: await named(approval.merchant_ids),
+    stores: await named(await connectableIds(stores, approval)),
     allowed: await named(rules.allowed_merchants ?? []),
     formToken: form.token,
   };
+}
+
+/** The offered stores that can still be connected (a token made before the check may hold others). */
+async function connectableIds(
+  s: Pick<CommerceStores, 'catalog'>,
+  approval: ApprovalRecord,
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const id of approval.merchant_ids) {
+    const m = await getMerchant(s, approval.env, id).catch(() => null);
+    if (m && !notConnectable(m, approval.env)) out.push(id);
+  }
+  return out;
 }
 
 export type Decision =
@@ -163,8 +218,9 @@ export async function decideApproval(
         location.searchParams.set('error', 'access_denied');
         return { state: 'redirect', location: location.href };
       }
-      // Only stores the application offered can be connected, whatever the form says.
-      for (const merchantId of input.connect.filter((id) => approval.merchant_ids.includes(id))) {
+      // Only stores the application offered, and that can be connected, whatever the form says.
+      const offered = await connectableIds(s, approval);
+      for (const merchantId of input.connect.filter((id) => offered.includes(id))) {
         await changeConnection(s, ctx, { ...tenant, userId }, merchantId, 'active', input.baseUrl);
       }
       const publicToken = await issuePublicToken(s, ctx, tenant, userId, approval.rules as ApprovalRules);
@@ -187,7 +243,7 @@ export async function sandboxPublicToken(
 ): Promise<{ public_token: string }> {
   const rules = await normalizeRules(ctx, tenant, input.rules);
   const merchantIds = [...new Set(input.merchant_ids ?? [])];
-  await checkMerchantIds(commerceStores(ctx.db), tenant.env, merchantIds, 'merchant_ids');
+  await checkConnectable(commerceStores(ctx.db), tenant.env, merchantIds);
   const token = await ctx.db.transaction(async (tx) => {
     const s = commerceStores(tx);
     const userId = await ensureUser(s, ctx, tenant, input.client_user_id ?? 'sandbox-user');

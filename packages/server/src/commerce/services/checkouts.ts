@@ -1,4 +1,5 @@
 import { AppError, invalidRequest } from '../../platform/errors.js';
+import { idempotentRequest } from '../../platform/http/idempotency.js';
 import type { Actor, CommerceContext } from '../context.js';
 import type { CheckoutRecord } from '../db/checkouts-store.js';
 import type { CommerceStores } from '../db/stores.js';
@@ -78,7 +79,7 @@ async function productFor(ctx: CommerceContext, actor: CheckoutActor, input: Cre
   }
   const url = parseProductUrl(input.product_url, 'product_url');
   const merchant = await merchantForUrl(ctx, actor.env, url);
-  const product = await adapterFor(merchant, actor.env).product(merchant, url.href);
+  const product = await adapterFor(ctx, merchant, actor.env).product(merchant, url.href);
   const first = product.variants[0];
   if (!first)
     throw new AppError(422, 'PRODUCT_NOT_FOUND', 'The store has no purchasable variant at this link.');
@@ -100,7 +101,7 @@ export async function createCheckout(
       'item_ref',
     );
   }
-  const adapter = adapterFor(merchant, actor.env);
+  const adapter = adapterFor(ctx, merchant, actor.env);
   const quote = await adapter.quote({
     merchant,
     url,
@@ -139,6 +140,7 @@ export async function createCheckout(
     reprice_count: 0,
     confirmed_at: null,
     order_id: null,
+    confirm_key: null,
     error: soldOut
       ? { code: 'OUT_OF_STOCK', message: `${variant.title} is out of stock at ${merchant.name}.` }
       : null,
@@ -172,7 +174,7 @@ export async function updateCheckout(
     );
   }
   if (!OPEN.has(current.status)) throw stateError(current, 'update', 'an open checkout');
-  const adapter = adapterFor(requireUsable(actor.env, merchant), actor.env);
+  const adapter = adapterFor(ctx, requireUsable(actor.env, merchant), actor.env);
   const address = input.shipping_address ?? current.shipping_address;
   const quote = await adapter.quote({
     merchant,
@@ -204,29 +206,109 @@ export async function updateCheckout(
   return toCheckout(saved);
 }
 
+/**
+ * The Idempotency-Key a confirm ran under, kept on the checkout: whoever makes the confirm final
+ * (the request, a retry, crash recovery) answers that key in the same transaction.
+ */
+interface ConfirmKey {
+  scope: string;
+  key: string;
+  status: number;
+}
+
+const confirmKeyOf = (c: CheckoutRecord): ConfirmKey | null =>
+  c.confirm_key === null ? null : (JSON.parse(c.confirm_key) as ConfirmKey);
+
+/** Stores the checkout as the answer to the confirm's key, in the caller's transaction. */
+async function answerConfirm(s: CommerceStores, c: CheckoutRecord): Promise<void> {
+  const k = confirmKeyOf(c);
+  if (k) await s.idempotency.complete(k.scope, k.key, { status: k.status, body: toCheckout(c), headers: {} });
+}
+
+/**
+ * Confirms and placements running in this process, by checkout id. Crash recovery leaves these
+ * alone, and a retry of a confirm still running here waits for it rather than racing it.
+ */
+const inProgress = new Map<string, Promise<unknown>>();
+
+function tracked<T>(id: string, work: () => Promise<T>): Promise<T> {
+  // `work` runs up to its first await here, so the entry exists before anything it commits.
+  const p = work();
+  if (!inProgress.has(id)) {
+    inProgress.set(id, p);
+    const done = () => {
+      if (inProgress.get(id) === p) inProgress.delete(id);
+    };
+    p.then(done, done);
+  }
+  return p;
+}
+
 export async function confirmCheckout(
   ctx: CommerceContext,
   actor: CheckoutActor,
   id: string,
 ): Promise<Checkout> {
-  const { checkout, merchant } = await inTransaction(ctx, async (s) => {
-    const before = await load(s, actor, id);
-    if (before.status !== 'ready_to_confirm') throw stateError(before, 'confirm', 'ready_to_confirm');
-    // settle() never lets a checkout reach ready_to_confirm while the user's confirmation is missing.
-    const merchant = requireUsable(actor.env, await getMerchant(s, actor.env, before.merchant_id));
-    const now = ctx.clock.now();
-    await checkSpendingLimits(s, before, now);
-    const after: CheckoutRecord = { ...before, status: 'confirming', confirmed_at: now.toISOString() };
-    return { checkout: await persist(s, ctx, before, after), merchant };
-  });
-  // Device and browser routes place the order on the user's side; the store reports back later.
-  if (checkout.route !== 'ucp') return toCheckout(checkout);
-  return toCheckout(await place(ctx, checkout, merchant));
+  const request = idempotentRequest();
+  const confirmKey: ConfirmKey | null = request
+    ? { scope: request.scope, key: request.key, status: request.responseFor(null).status }
+    : null;
+  // Taken before this confirm registers itself below.
+  const earlier = inProgress.get(id);
+  return toCheckout(
+    await tracked(id, async () => {
+      const step = await inTransaction(ctx, async (s) => {
+        const before = await load(s, actor, id);
+        if (before.status !== 'ready_to_confirm') {
+          // The same key again after a crash lost the first answer: its outcome, not a 409.
+          const first = confirmKeyOf(before);
+          if (confirmKey && first?.scope === confirmKey.scope && first.key === confirmKey.key) {
+            return { retried: true as const, checkout: before };
+          }
+          throw stateError(before, 'confirm', 'ready_to_confirm');
+        }
+        // settle() never lets a checkout reach ready_to_confirm while the user's confirmation is missing.
+        const merchant = requireUsable(actor.env, await getMerchant(s, actor.env, before.merchant_id));
+        const now = ctx.clock.now();
+        await checkSpendingLimits(s, before, now);
+        const after: CheckoutRecord = {
+          ...before,
+          status: 'confirming',
+          confirmed_at: now.toISOString(),
+          confirm_key: confirmKey && JSON.stringify(confirmKey),
+        };
+        const saved = await persist(s, ctx, before, after);
+        // Device and browser routes place the order on the user's side; the store reports back
+        // later. For the request, this write is final.
+        if (saved.route !== 'ucp') await answerConfirm(s, saved);
+        return { retried: false as const, checkout: saved, merchant };
+      });
+      if (step.retried) return resumeConfirm(ctx, step.checkout, earlier);
+      if (step.checkout.route !== 'ucp') return step.checkout;
+      return place(ctx, step.checkout, step.merchant);
+    }),
+  );
+}
+
+/** A retried confirm: the outcome if there is one, else the placement's, learnt from the store. */
+async function resumeConfirm(
+  ctx: CommerceContext,
+  c: CheckoutRecord,
+  earlier: Promise<unknown> | undefined,
+): Promise<CheckoutRecord> {
+  if (c.status !== 'confirming' || c.route !== 'ucp') return c;
+  // The first request still runs in this process, but its key's lock ran out (a very slow
+  // store) or recovery is finishing it: wait for it rather than ask the store mid-placement.
+  if (earlier) {
+    await earlier.catch(() => undefined);
+    return load(commerceStores(ctx.db), ownerOf(c), c.id);
+  }
+  return finishFromStore(ctx, c);
 }
 
 /** Asks the store to place the order, then records the outcome. No transaction is held meanwhile. */
 async function place(ctx: CommerceContext, c: CheckoutRecord, merchant: Merchant): Promise<CheckoutRecord> {
-  const result = await adapterFor(merchant, c.env).placeOrder({
+  const result = await adapterFor(ctx, merchant, c.env).placeOrder({
     merchant,
     url: c.product_url,
     item_ref: c.item_ref,
@@ -236,6 +318,61 @@ async function place(ctx: CommerceContext, c: CheckoutRecord, merchant: Merchant
     checkout_id: c.id,
   });
   return inTransaction(ctx, (s) => recordPlacement(s, ctx, c.id, ownerOf(c), result));
+}
+
+/**
+ * A checkout left in `confirming` by a request that never finished (the process died during the
+ * store call): asks the store whether it placed the order and finishes the checkout either way.
+ * An `unknown` answer leaves it in `confirming` for the next attempt.
+ */
+async function finishFromStore(ctx: CommerceContext, c: CheckoutRecord): Promise<CheckoutRecord> {
+  const merchant = await getMerchant(commerceStores(ctx.db), c.env, c.merchant_id);
+  const status = await adapterFor(ctx, merchant, c.env).orderStatus(c.id);
+  if (status.state === 'unknown') {
+    ctx.logger.warn(
+      { checkout: c.id, reason: status.reason },
+      'store could not say whether it placed the order',
+    );
+    return c;
+  }
+  const result: PlaceResult =
+    status.state === 'placed'
+      ? {
+          ok: true,
+          merchant_order_ref: status.merchant_order_ref,
+          messages: [
+            `The store confirmed order ${status.merchant_order_ref} after the confirm was interrupted.`,
+          ],
+        }
+      : {
+          ok: false,
+          error: {
+            code: 'ORDER_NOT_PLACED',
+            message:
+              'The confirm was interrupted (the server stopped) before the store placed the order, and the store has no order for this checkout. Nothing was charged; create a new checkout to try again.',
+          },
+          messages: [],
+        };
+  return inTransaction(ctx, (s) => recordPlacement(s, ctx, c.id, ownerOf(c), result));
+}
+
+/**
+ * Crash recovery: finishes every `ucp` checkout handed to the store at or before `before` whose
+ * confirm is not running in this process. Called at start-up and then periodically.
+ */
+export async function recoverConfirming(ctx: CommerceContext, before: Date): Promise<number> {
+  let finished = 0;
+  const stuck = await commerceStores(ctx.db).checkouts.listConfirming('ucp', before.toISOString(), 100);
+  for (const c of stuck) {
+    if (inProgress.has(c.id)) continue;
+    try {
+      const after = await tracked(c.id, () => finishFromStore(ctx, c));
+      if (after.status !== 'confirming') finished++;
+    } catch (err) {
+      ctx.logger.error({ err, checkout: c.id }, 'could not recover a checkout stuck in confirming');
+    }
+  }
+  return finished;
 }
 
 async function recordPlacement(
@@ -250,12 +387,14 @@ async function recordPlacement(
   const now = ctx.clock.now().toISOString();
   const messages = withMessages(before, result.messages);
   if (!result.ok) {
-    return persist(s, ctx, before, {
+    const failed = await persist(s, ctx, before, {
       ...before,
       status: 'failed',
       error: result.error,
       merchant_messages: messages,
     });
+    await answerConfirm(s, failed);
+    return failed;
   }
   const order = {
     id: ctx.ids.make('ord'),
@@ -273,13 +412,15 @@ async function recordPlacement(
     updated_at: now,
   };
   await s.orders.insert(order);
-  return persist(
+  const completed = await persist(
     s,
     ctx,
     before,
     { ...before, status: 'completed', order_id: order.id, merchant_messages: messages },
     [{ type: 'order.updated', data: toOrder(order) }],
   );
+  await answerConfirm(s, completed);
+  return completed;
 }
 
 export async function submitUserInput(
@@ -306,7 +447,7 @@ export async function submitUserInput(
   const missing = asked.find((a) => !(a in fields));
   if (missing) throw invalidRequest(`'fields.${missing}' is required.`, `fields.${missing}`);
   const merchant = await getMerchant(commerceStores(ctx.db), actor.env, current.merchant_id);
-  const adapter = adapterFor(merchant, actor.env);
+  const adapter = adapterFor(ctx, merchant, actor.env);
   const verdict = adapter.verify(fields);
   if (!verdict.ok) throw new AppError(422, 'USER_INPUT_REJECTED', verdict.message, { param: 'fields' });
   const saved = await inTransaction(ctx, async (s) => {
@@ -383,7 +524,7 @@ async function advanceWaiting(
       );
     }
     const merchant = await getMerchant(s, actor.env, before.merchant_id);
-    const adapter = adapterFor(merchant, actor.env);
+    const adapter = adapterFor(ctx, merchant, actor.env);
     return persist(s, ctx, before, await settle(s, ctx, change(before), merchant, adapter, actor.baseUrl));
   });
   return toCheckout(saved);
@@ -398,7 +539,7 @@ export async function merchantComplete(
   const current = await load(commerceStores(ctx.db), actor, id);
   if (current.status !== 'confirming') throw stateError(current, 'merchant_complete', 'confirming');
   const merchant = await getMerchant(commerceStores(ctx.db), actor.env, current.merchant_id);
-  return toCheckout(await place(ctx, current, merchant));
+  return toCheckout(await tracked(id, () => place(ctx, current, merchant)));
 }
 
 /**
@@ -415,7 +556,7 @@ export async function changeConnection(
   const { connection, changed } = await setConnection(s, ctx, owner, merchantId, status);
   if (changed && status === 'active') {
     const merchant = await getMerchant(s, owner.env, merchantId);
-    const adapter = adapterFor(merchant, owner.env);
+    const adapter = adapterFor(ctx, merchant, owner.env);
     for (const before of await s.checkouts.listWaitingOnConnection(connection.id)) {
       const after = await settle(s, ctx, before, merchant, adapter, baseUrl);
       await persist(s, ctx, before, after);

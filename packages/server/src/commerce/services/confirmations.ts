@@ -30,7 +30,10 @@ export async function viewConfirmation(ctx: CommerceContext, token: string): Pro
   };
 }
 
-export type ConfirmationOutcome = 'confirmed' | 'declined' | 'done' | 'stale_form';
+export type ConfirmationOutcome =
+  | { state: 'declined' | 'done' | 'stale_form' }
+  /** The user approved the total; `checkout` is where that left it (usually still ready_to_confirm). */
+  | { state: 'confirmed'; checkout: Checkout; merchant: Merchant };
 
 /** Yes moves the checkout on to ready_to_confirm; no fails it with USER_DECLINED. */
 export async function decideConfirmation(
@@ -39,8 +42,10 @@ export async function decideConfirmation(
 ): Promise<ConfirmationOutcome> {
   return inTransaction(ctx, async (s) => {
     const before = await s.checkouts.findByConfirmToken(tokenHash(input.token));
-    if (!before || !waiting(before)) return 'done';
-    if (!before.form_token_hash || before.form_token_hash !== tokenHash(input.formToken)) return 'stale_form';
+    if (!before || !waiting(before)) return { state: 'done' };
+    if (!before.form_token_hash || before.form_token_hash !== tokenHash(input.formToken)) {
+      return { state: 'stale_form' };
+    }
     const now = ctx.clock.now().toISOString();
     if (!input.approve) {
       await persist(s, ctx, before, {
@@ -54,16 +59,19 @@ export async function decideConfirmation(
           message: 'The user declined to confirm the total on the hosted page.',
         },
       });
-      return 'declined';
+      return { state: 'declined' };
     }
     const merchant = await getMerchant(s, before.env, before.merchant_id);
     const after = { ...before, user_confirmed_at: now, confirm_token_hash: null, form_token_hash: null };
-    await persist(
+    const settled = await settle(
       s,
       ctx,
-      before,
-      await settle(s, ctx, after, merchant, adapterFor(merchant, before.env), input.baseUrl),
+      after,
+      merchant,
+      adapterFor(ctx, merchant, before.env),
+      input.baseUrl,
     );
-    return 'confirmed';
+    await persist(s, ctx, before, settled);
+    return { state: 'confirmed', checkout: toCheckout(settled), merchant };
   });
 }

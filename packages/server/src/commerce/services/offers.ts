@@ -10,7 +10,7 @@ export const OFFER_TTL_MS = 15 * 60_000;
 export async function createOffer(ctx: CommerceContext, tenant: Tenant, rawUrl: string): Promise<Offer> {
   const url = parseProductUrl(rawUrl, 'url');
   const merchant = await merchantForUrl(ctx, tenant.env, url, { forOffer: true });
-  const product = await adapterFor(merchant, tenant.env).product(merchant, url.href);
+  const product = await adapterFor(ctx, merchant, tenant.env).product(merchant, url.href);
   const selected = product.variants[0];
   if (!selected)
     throw new AppError(422, 'PRODUCT_NOT_FOUND', 'The store has no purchasable variant at this link.');

@@ -25,7 +25,9 @@ export function needsUserConfirmation(rules: ApprovalRules, total: Money): boole
 
 /**
  * Spending limits, checked at confirm inside the confirm transaction so two confirms cannot
- * both fit under the daily limit. Checkouts already handed to the store count as spent.
+ * both fit under the daily limit. Checkouts already handed to the store count as spent while
+ * they are `confirming` (the store may have placed the order); one a crash interrupted is
+ * finished by recovery, after which only its order, if the store placed one, counts.
  */
 export async function checkSpendingLimits(s: CommerceStores, c: CheckoutRecord, now: Date): Promise<void> {
   const rules = c.rules;

@@ -14,3 +14,9 @@ export function newToken(kind: TokenKind, env: CommerceEnv): { token: string; ha
 }
 
 export const tokenHash = (token: string) => sha256Hex(token);
+
+/** The environment a token names in its prefix, or null for something that is not one of ours. */
+export function tokenEnv(token: string): CommerceEnv | null {
+  const env = /^[a-z]+-(sandbox|live)-/.exec(token)?.[1];
+  return env === 'sandbox' || env === 'live' ? env : null;
+}

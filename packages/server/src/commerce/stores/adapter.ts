@@ -18,6 +18,16 @@ export type PlaceResult =
   | { ok: true; merchant_order_ref: string; messages: string[] }
   | { ok: false; error: ApiErrorObject; messages: string[] };
 
+/**
+ * What the store knows about the order for one of our checkouts, asked after a crash or a lost
+ * answer. `not_placed` is a promise: the store has no order for this checkout and will not place
+ * one from an earlier request. `unknown` (the store could not be asked) leaves the checkout as it is.
+ */
+export type OrderStatus =
+  | { state: 'placed'; merchant_order_ref: string }
+  | { state: 'not_placed' }
+  | { state: 'unknown'; reason: string };
+
 export interface QuoteInput {
   merchant: Merchant;
   url: string;
@@ -39,5 +49,11 @@ export interface StoreAdapter {
   challenge(merchant: Merchant, url: string): NextAction['fields'] | null;
   /** Checks the user's answer to `challenge`; a message for the user when it is wrong. */
   verify(fields: Record<string, string>): { ok: true } | { ok: false; message: string };
+  /**
+   * Places the order. Keyed by our checkout id: asked twice for one checkout, a store places one
+   * order and answers the second time with the same reference. Never called inside a transaction.
+   */
   placeOrder(input: QuoteInput & { checkout_id: string }): Promise<PlaceResult>;
+  /** The outcome of `placeOrder` for our checkout, looked up at the store. Never called inside a transaction. */
+  orderStatus(checkoutId: string): Promise<OrderStatus>;
 }

@@ -1,5 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Clock } from '../../platform/clock.js';
+import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import { sandboxOrdersStore } from '../db/sandbox-orders-store.js';
 import type { ShippingAddress } from '../schemas/common.js';
-import type { PlaceResult, Quote, QuoteInput, StoreAdapter } from './adapter.js';
+import type { OrderStatus, PlaceResult, Quote, QuoteInput, StoreAdapter } from './adapter.js';
 import { magicWords, SANDBOX_ONE_TIME_CODE, sandboxProduct } from './sandbox-products.js';
 
 const TAX_RATES: Record<string, number> = { US: 0.0825, CA: 0.13 };
@@ -9,8 +13,15 @@ function shippingFor(address: ShippingAddress, subtotal: number): number {
   return 1_499;
 }
 
-/** Every sandbox store, whatever its route: deterministic prices, magic words, no network. */
-export const sandboxAdapter: StoreAdapter = {
+/** How long a `slow-order` product keeps the store busy on each side of recording the order. */
+const SLOW_ORDER_HALF_MS = 25;
+
+/**
+ * Every sandbox store, whatever its route: deterministic prices, magic words, no network. The
+ * stores keep what they placed in their own ledger (a table of the commerce database, written
+ * apart from our transactions, as a real store's database would be).
+ */
+export const sandboxAdapter = (deps: { db: SqlExecutor; clock: Clock }): StoreAdapter => ({
   async product(_merchant, url) {
     return sandboxProduct(url);
   },
@@ -79,7 +90,23 @@ export const sandboxAdapter: StoreAdapter = {
         messages: ['Order declined by the store.'],
       };
     }
-    const ref = `SBX-${input.checkout_id.slice(-8).toUpperCase()}`;
+    // `slow-order`: the store takes a moment before and after it records the order, so a crash
+    // can land on either side of it (the crash-recovery test relies on this).
+    const slow = magicWords(input.url).has('slow-order');
+    if (slow) await sleep(SLOW_ORDER_HALF_MS);
+    const ref = await sandboxOrdersStore(deps.db).place(
+      input.checkout_id,
+      `SBX-${input.checkout_id.slice(-8).toUpperCase()}`,
+      deps.clock.now().toISOString(),
+    );
+    if (slow) await sleep(SLOW_ORDER_HALF_MS);
     return { ok: true, merchant_order_ref: ref, messages: [`Order ${ref} accepted by the store.`] };
   },
-};
+
+  async orderStatus(checkoutId): Promise<OrderStatus> {
+    const placed = await sandboxOrdersStore(deps.db).find(checkoutId);
+    return placed
+      ? { state: 'placed', merchant_order_ref: placed.merchant_order_ref }
+      : { state: 'not_placed' };
+  },
+});

@@ -11,6 +11,7 @@ export const MAGIC_WORDS = [
   'decline',
   'price-change',
   'no-image',
+  'slow-order',
 ] as const;
 export type MagicWord = (typeof MAGIC_WORDS)[number];
 

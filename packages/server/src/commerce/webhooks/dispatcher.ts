@@ -13,7 +13,10 @@ export interface DispatcherOptions extends SendOptions {
   /** Jitter source; injected so domain code never calls Math.random itself. */
   random: () => number;
   pollMs?: number;
-  batchSize?: number;
+  /** Attempts in flight to one endpoint at most (default `PER_ENDPOINT_CONCURRENCY`). */
+  perEndpoint?: number;
+  /** Attempts in flight in all at most (default `MAX_CONCURRENCY`). */
+  concurrency?: number;
 }
 
 export interface RunSummary {
@@ -23,7 +26,7 @@ export interface RunSummary {
 }
 
 export interface Dispatcher {
-  /** Sends every delivery that is due now; tests call this after moving the clock. */
+  /** Sends every delivery that is due now and waits for them; tests call this after moving the clock. */
   runDue(): Promise<RunSummary>;
   /** Sends these deliveries now if they are pending (dashboard "Send test" and "Resend"). */
   deliverNow(ids: string[]): Promise<RunSummary>;
@@ -35,13 +38,29 @@ export interface Dispatcher {
 
 /** A claimed delivery stays with its sender this long; a crash mid-send frees it afterwards. */
 const LEASE_MS = 60_000;
+/**
+ * One endpoint never has more than this many attempts in flight, so a slow or hanging endpoint
+ * holds at most this many of the dispatcher's slots and delays only its own deliveries.
+ */
+export const PER_ENDPOINT_CONCURRENCY = 4;
+/** Attempts in flight across all endpoints: 16 endpoints hanging at once still leave none starved for long. */
+export const MAX_CONCURRENCY = 64;
 
+/**
+ * Delivers from the outbox with one queue per endpoint. Slots are claimed from the database with
+ * a lease (no double sending from two loops) and refilled as each attempt ends, so a healthy
+ * endpoint's deliveries go out while a hanging endpoint's attempts wait for their timeout.
+ */
 export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const pollMs = opts.pollMs ?? 1_000;
-  const batchSize = opts.batchSize ?? 20;
+  const perEndpoint = opts.perEndpoint ?? PER_ENDPOINT_CONCURRENCY;
+  const concurrency = opts.concurrency ?? MAX_CONCURRENCY;
   let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> | null = null;
-  let again = false;
+  /** Attempts in flight per endpoint id, and all of them. */
+  const busy = new Map<string, number>();
+  const inFlight = new Set<Promise<boolean>>();
+  /** Claims run one at a time so the counts they read are never stale. */
+  let claimChain: Promise<unknown> = Promise.resolve();
 
   async function attempt(d: DueDelivery): Promise<boolean> {
     const body = JSON.stringify({
@@ -75,63 +94,93 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     return outcome.ok;
   }
 
-  async function sendBatch(ids?: string[]): Promise<RunSummary> {
-    const summary: RunSummary = { attempted: 0, succeeded: 0, failed: 0 };
-    for (let round = 0; round < 50; round++) {
+  /** Starts one attempt in a slot; the slot is given back, and refilled, when it ends. */
+  function launch(d: DueDelivery): Promise<boolean> {
+    const run = attempt(d)
+      .catch((err) => {
+        // The attempt could not be recorded; its lease runs out and it is tried again.
+        opts.logger.error({ err, delivery: d.id }, 'webhook delivery could not be recorded');
+        return false;
+      })
+      .finally(() => {
+        const left = (busy.get(d.endpoint_id) ?? 1) - 1;
+        if (left > 0) busy.set(d.endpoint_id, left);
+        else busy.delete(d.endpoint_id);
+        inFlight.delete(run);
+        if (timer) setImmediate(pump);
+      });
+    inFlight.add(run);
+    return run;
+  }
+
+  /** Claims what the free slots allow (optionally only `ids`) and starts each attempt. */
+  function claimAndLaunch(ids?: string[]): Promise<Promise<boolean>[]> {
+    const claimed = claimChain.then(async () => {
       const now = opts.clock.now();
       const due = await opts.db.transaction((tx) =>
         commerceStores(tx).webhooks.claimDue(
           now.toISOString(),
           new Date(now.getTime() + LEASE_MS).toISOString(),
-          batchSize,
-          ids,
+          {
+            limit: concurrency - inFlight.size,
+            perEndpoint,
+            busy,
+            ...(ids ? { ids } : {}),
+          },
         ),
       );
-      if (due.length === 0) break;
-      const results = await Promise.all(due.map(attempt));
-      summary.attempted += results.length;
-      summary.succeeded += results.filter(Boolean).length;
-      summary.failed += results.filter((ok) => !ok).length;
-      if (ids) break;
-    }
-    return summary;
+      return due.map((d) => {
+        busy.set(d.endpoint_id, (busy.get(d.endpoint_id) ?? 0) + 1);
+        return launch(d);
+      });
+    });
+    claimChain = claimed.catch(() => undefined);
+    return claimed;
   }
 
-  const runDue = () => sendBatch();
-
-  function tick() {
-    if (running) {
-      again = true;
-      return;
+  /** Keeps claiming as slots free up until nothing more is due, and waits for what it started. */
+  async function drain(ids?: string[]): Promise<RunSummary> {
+    const summary: RunSummary = { attempted: 0, succeeded: 0, failed: 0 };
+    const mine = new Set<Promise<boolean>>();
+    for (;;) {
+      for (const run of await claimAndLaunch(ids)) {
+        mine.add(run);
+        run.then((ok) => {
+          mine.delete(run);
+          summary.attempted += 1;
+          if (ok) summary.succeeded += 1;
+          else summary.failed += 1;
+        });
+      }
+      if (mine.size === 0) return summary;
+      await Promise.race(mine);
     }
-    running = runDue()
-      .catch((err) => opts.logger.error({ err }, 'webhook dispatcher run failed'))
-      .finally(() => {
-        running = null;
-        if (again && timer) {
-          again = false;
-          setImmediate(tick);
-        }
-      });
+  }
+
+  /** The background loop's step: fill free slots, never wait for the attempts. */
+  function pump() {
+    if (!timer || inFlight.size >= concurrency) return;
+    claimAndLaunch().catch((err) => opts.logger.error({ err }, 'webhook dispatcher run failed'));
   }
 
   return {
-    runDue,
+    runDue: () => drain(),
     deliverNow: (ids) =>
-      ids.length === 0 ? Promise.resolve({ attempted: 0, succeeded: 0, failed: 0 }) : sendBatch(ids),
+      ids.length === 0 ? Promise.resolve({ attempted: 0, succeeded: 0, failed: 0 }) : drain(ids),
     nudge() {
-      if (timer) setImmediate(tick);
+      if (timer) setImmediate(pump);
     },
     start() {
       if (timer) return;
-      timer = setInterval(tick, pollMs);
+      timer = setInterval(pump, pollMs);
       timer.unref();
-      setImmediate(tick);
+      setImmediate(pump);
     },
     async stop() {
       if (timer) clearInterval(timer);
       timer = null;
-      await running;
+      await claimChain;
+      await Promise.all(inFlight);
     },
   };
 }

@@ -36,6 +36,8 @@ export function mediaRoutes(media: MediaService, opts: { root: string; limits: M
       path: '/v1/brands/:id/media',
       auth: 'person',
       operationId: 'listMedia',
+      description:
+        "The brand's media library, newest first, filterable by tag; each asset with its crops' public URLs.",
       summary: "List a brand's media library, newest first.",
       tags: ['Media'],
       params: BrandParams,
@@ -98,6 +100,8 @@ export function mediaRoutes(media: MediaService, opts: { root: string; limits: M
       path: '/v1/media/:id',
       auth: 'person',
       operationId: 'getMedia',
+      description:
+        'One asset: kind, size, alt text, tags, focal point and the public URL of each crop variant.',
       summary: 'One media asset with the URL of each crop.',
       tags: ['Media'],
       params: AssetParams,
@@ -110,6 +114,8 @@ export function mediaRoutes(media: MediaService, opts: { root: string; limits: M
       path: '/v1/media/:id',
       auth: 'person',
       operationId: 'updateMedia',
+      description:
+        'Changes alt text, tags or the focal point. A new focal point renders new crops; see docs/content/media.md for what happens to images that drafts and posts already use.',
       summary:
         'Change alt text, tags or the focal point. A new focal point re-renders the crops at new URLs.',
       tags: ['Media'],
@@ -128,6 +134,8 @@ export function mediaRoutes(media: MediaService, opts: { root: string; limits: M
       path: '/v1/media/:id',
       auth: 'person',
       operationId: 'deleteMedia',
+      description:
+        'Deletes the asset and its files. See docs/content/media.md for what drafts and posts that used it show afterwards.',
       summary: 'Delete an asset and all its files. Its URLs stop working at once.',
       tags: ['Media'],
       params: AssetParams,
@@ -143,6 +151,8 @@ export function mediaRoutes(media: MediaService, opts: { root: string; limits: M
       path: '/v1/media/:id/fit',
       auth: 'person',
       operationId: 'getMediaFit',
+      description:
+        'How the asset fits each platform: aspect ratio, size and duration limits, the preferred crop and any warnings.',
       summary: 'How the asset fits each platform: ratio, size and duration limits, preferred crop, warnings.',
       tags: ['Media'],
       params: AssetParams,

@@ -1,31 +1,18 @@
-import { HASHTAG_LIMITS, type Platform } from '../domain.js';
-import { fitToPlatform, hash32, pick, removeBannedWords, truncate } from '../text.js';
-import type { ContentModel, SuggestedIdea, VoiceInput } from './types.js';
+import { fitToPlatform, hash32, pick, truncate } from '../text.js';
+import { replaceBannedWords } from './copywriter/banned-words.js';
+import { compose } from './copywriter/compose.js';
+import { REWRITE_QUESTIONS } from './copywriter/templates.js';
+import type { ContentModel, SuggestedIdea } from './types.js';
 
 /**
- * A deterministic stand-in for a language model: templates chosen by a hash of the input, so
- * the same input always gives the same text and no network is touched. It still follows the
- * brand's voice rules, strips banned words and fits platform limits, so every flow downstream
- * (voice check, approvals, limits) sees realistic input.
+ * A deterministic stand-in for a language model: a small copywriter with grammatical templates
+ * per platform and per angle (model/copywriter/), chosen by a hash of the input and the draft's
+ * version, so the same input always gives the same text, regenerating gives a new take, and no
+ * network is touched. It follows the brand's rules instead of quoting them, replaces banned
+ * words instead of leaving holes, keeps the idea's notes to the writer out of the post, and fits
+ * platform limits, so every flow downstream sees text a person could publish.
  */
 
-const HOOKS = [
-  (t: string) => `${t}.`,
-  (t: string) => `Here's what nobody tells you about ${lower(t)}.`,
-  (t: string) => `We learned this the hard way: ${lower(t)}.`,
-  (t: string) => `3 things about ${lower(t)} worth knowing.`,
-  (t: string) => `Quick one on ${lower(t)}.`,
-];
-const QUESTION_HOOKS = [
-  (t: string) => `What if ${lower(t)} was simpler than you think?`,
-  (t: string) => `Ever wondered about ${lower(t)}?`,
-];
-const CTAS: Record<Platform, string[]> = {
-  x: ['What would you add?', 'Agree?'],
-  linkedin: ['How does your team handle this? Tell me in the comments.', 'Curious how others approach it.'],
-  instagram: ['Save this for later.', 'Tag someone who needs this.'],
-  threads: ['Thoughts?', 'What did I miss?'],
-};
 const ANGLES = [
   'a practical how-to',
   'a behind-the-scenes story',
@@ -33,34 +20,6 @@ const ANGLES = [
   'a quick checklist',
   'a customer lesson',
 ];
-
-const lower = (s: string) =>
-  s.length > 1 && s[1] === s[1]?.toLowerCase() ? s[0]?.toLowerCase() + s.slice(1) : s;
-const wantsQuestions = (v: VoiceInput) => v.do.some((d) => /question/i.test(d));
-const avoidsEmoji = (v: VoiceInput) => [...v.avoid, ...v.styleRules].some((r) => /emoji/i.test(r));
-const tagOf = (s: string) =>
-  `#${s
-    .replace(/[^\p{L}\p{N} ]/gu, '')
-    .split(/\s+/)
-    .filter(Boolean)
-    .map((w) => w[0]?.toUpperCase() + w.slice(1))
-    .join('')}`;
-
-function hashtags(voice: VoiceInput, platform: Platform, seed: number): string {
-  const pool = [...voice.products, ...voice.audiences].map(tagOf).filter((t) => t.length > 2);
-  const n = Math.min(pool.length, Math.max(1, Math.floor(HASHTAG_LIMITS[platform] / 2)));
-  const out: string[] = [];
-  for (let i = 0; i < pool.length && out.length < n; i++) {
-    const tag = pick(pool, seed + i);
-    if (!out.includes(tag)) out.push(tag);
-  }
-  return out.join(' ');
-}
-
-function finish(voice: VoiceInput, platform: Platform, text: string): string[] {
-  const clean = removeBannedWords(text, voice.bannedWords);
-  return fitToPlatform(clean, platform).map((p) => removeBannedWords(p, voice.bannedWords));
-}
 
 export const simulatedModel: ContentModel = {
   kind: 'simulated',
@@ -75,16 +34,16 @@ export const simulatedModel: ContentModel = {
       const angle = pick(ANGLES, seed);
       const product = voice.products.length ? pick(voice.products, seed >> 3) : voice.brandName;
       const base = signal.title.replace(/[.?!]+$/, '');
-      const title = removeBannedWords(
+      const title = replaceBannedWords(
         i < signals.length ? `${base}: ${angle}` : `${base}, through ${product}`,
         voice.bannedWords,
       );
-      if (taken.has(title.toLowerCase())) continue;
+      if (!title || taken.has(title.toLowerCase())) continue;
       taken.add(title.toLowerCase());
       out.push({
         title: truncate(title, 200),
         angle: `${angle[0]?.toUpperCase()}${angle.slice(1)} for ${voice.audiences[0] ?? 'our audience'}`,
-        notes: removeBannedWords(
+        notes: replaceBannedWords(
           `From the ${signal.kind} signal "${signal.title}": ${signal.summary}`,
           voice.bannedWords,
         ),
@@ -94,27 +53,16 @@ export const simulatedModel: ContentModel = {
     return out;
   },
 
-  async draft({ voice, platform, idea, sourceText }) {
+  async draft({ voice, platform, idea, sourceText, take = 0 }) {
+    // The idea's notes are for the writer, never pasted into the post.
     const seed = hash32(`${platform}:${idea.title}:${idea.angle ?? ''}:${sourceText ?? ''}`);
-    const hook = wantsQuestions(voice) && seed % 2 === 0 ? pick(QUESTION_HOOKS, seed) : pick(HOOKS, seed);
-    const lines = [hook(idea.title.replace(/[.?!]+$/, ''))];
-    if (sourceText) lines.push(sourceText.split('\n').slice(1).join(' ').trim() || sourceText);
-    if (idea.angle) lines.push(`${idea.angle.replace(/[.]+$/, '')}.`);
-    if (idea.notes && platform !== 'x') lines.push(idea.notes);
-    if (voice.do[0] && platform === 'linkedin') lines.push(`Our rule of thumb: ${lower(voice.do[0])}.`);
-    if (voice.products[0] && platform !== 'threads')
-      lines.push(`That's why we built ${pick(voice.products, seed >> 2)}.`);
-    lines.push(pick(CTAS[platform], seed >> 4));
-    const tags = hashtags(voice, platform, seed);
-    let text = lines.join('\n\n');
-    if (!avoidsEmoji(voice) && platform === 'instagram') text = `${text} ✨`;
-    if (tags) text = `${text}\n\n${tags}`;
-    return { parts: finish(voice, platform, text) };
+    return { parts: compose({ voice, platform, idea, ...(sourceText ? { sourceText } : {}), take, seed }) };
   },
 
-  async rewrite({ voice, platform, parts, instruction }) {
+  async rewrite({ voice, platform, parts, instruction, take = 0 }) {
     const text = parts.join('\n\n');
     const ins = instruction.toLowerCase();
+    const seed = hash32(`${platform}:${text}:${ins}`) + take;
     let out: string;
     if (/short|tight|concise|brief/.test(ins)) {
       const paragraphs = text.split(/\n\n+/);
@@ -124,6 +72,7 @@ export const simulatedModel: ContentModel = {
         .replace(/\b(\w+)n't\b/gi, '$1 not')
         .replace(/\bwe're\b/gi, 'we are')
         .replace(/\bit's\b/gi, 'it is')
+        .replace(/\blet's\b/gi, 'let us')
         .replace(/!/g, '.');
     } else if (/casual|friendly|warm/.test(ins)) {
       out = text
@@ -131,14 +80,17 @@ export const simulatedModel: ContentModel = {
         .replace(/\bit is\b/gi, "it's")
         .replace(/\bwe are\b/gi, "we're");
     } else if (/question/.test(ins)) {
+      // A question hook: open with a real question, then the original opening.
       const [first = '', ...rest] = text.split(/\n\n+/);
-      out = [`${first.replace(/[.!]+$/, '')}?`, ...rest].join('\n\n');
+      const asked = REWRITE_QUESTIONS.filter((q) => !text.includes(q));
+      out = [pick(asked.length ? asked : REWRITE_QUESTIONS, seed), first, ...rest].join('\n\n');
     } else {
-      // "punchier" and anything else: lead with the strongest sentence, drop filler words.
+      // "punchier" and anything else: drop filler words, end the opening with energy.
       out = text.replace(/\b(really|very|just|actually|basically)\s+/gi, '');
       const [first = '', ...rest] = out.split(/\n\n+/);
       out = [first.replace(/\.$/, '!'), ...rest].join('\n\n');
     }
-    return { parts: finish(voice, platform, out) };
+    const clean = replaceBannedWords(out, voice.bannedWords);
+    return { parts: fitToPlatform(clean, platform).map((p) => replaceBannedWords(p, voice.bannedWords)) };
   },
 };

@@ -1,4 +1,5 @@
 import type { Platform } from '../domain.js';
+import type { TokenUsage } from './chat-completions.js';
 
 /** The slice of Brand Memory a model needs to write in the brand's voice. */
 export interface VoiceInput {
@@ -11,6 +12,8 @@ export interface VoiceInput {
   audiences: string[];
   products: string[];
   examplePosts: string[];
+  /** Knowledge notes the brand keeps (facts, stories, excerpts); real models draw on them. */
+  knowledge?: { title: string; body: string }[];
 }
 
 export interface SignalInput {
@@ -45,11 +48,15 @@ export interface ContentModel {
     idea: { title: string; angle: string | null; notes: string | null };
     /** Set when repurposing: the text of the source post. */
     sourceText?: string;
-  }): Promise<{ parts: string[] }>;
+    /** Which take this is (the draft's version before this one); another take gives other text. */
+    take?: number;
+  }): Promise<{ parts: string[]; usage?: TokenUsage }>;
   rewrite(input: {
     voice: VoiceInput;
     platform: Platform;
     parts: string[];
     instruction: string;
-  }): Promise<{ parts: string[] }>;
+    /** Which take this is; asking again for the same rewrite gives another one. */
+    take?: number;
+  }): Promise<{ parts: string[]; usage?: TokenUsage }>;
 }

@@ -15,6 +15,8 @@ export function agentRoutes(ctx: ContentContext) {
       path: '/v1/agents',
       auth: 'person',
       operationId: 'listAgents',
+      description:
+        'The five built-in agents (`weekly_plan`, `repurpose_winner`, `voice_check`, `digest`, `voice_refresh`) with what each does, its inputs and its steps.',
       summary: 'The five built-in agents: what each does, its inputs and steps.',
       tags,
       response: z.object({ agents: z.array(Agent) }),
@@ -25,6 +27,7 @@ export function agentRoutes(ctx: ContentContext) {
       path: '/v1/agents/:id',
       auth: 'person',
       operationId: 'getAgent',
+      description: 'One built-in agent with its inputs (and their defaults) and its steps.',
       summary: 'One built-in agent.',
       tags,
       params: IdParams,
@@ -37,6 +40,8 @@ export function agentRoutes(ctx: ContentContext) {
       path: '/v1/agents/:id/runs',
       auth: 'person',
       operationId: 'runAgent',
+      description:
+        'Runs the agent now with the inputs given and records the run (inputs after defaults, steps with timings, child runs, approvals it queued). Bad inputs answer 400 and unknown ids 404 before anything is recorded; a failure while running is a recorded run with status `failed`.',
       summary:
         'Run an agent now and record the run. Bad inputs give 400 and unknown ids 404 before anything is recorded; a failure while running is a recorded run with status failed.',
       tags,
@@ -52,6 +57,8 @@ export function agentRoutes(ctx: ContentContext) {
       path: '/v1/agent-runs',
       auth: 'person',
       operationId: 'listAgentRuns',
+      description:
+        'Top-level agent runs, newest first, from any source (the app, an automation or an MCP key).',
       summary: 'Top-level agent runs, newest first.',
       tags,
       query: z.strictObject({ agent_id: AgentId.optional(), brand_id: Id.optional(), ...pageQuery }),
@@ -63,6 +70,8 @@ export function agentRoutes(ctx: ContentContext) {
       path: '/v1/agent-runs/:id',
       auth: 'person',
       operationId: 'getAgentRun',
+      description:
+        'One run: its inputs, its steps with timings, its child runs, the approvals it queued, and who started it (source and key).',
       summary: 'One run: inputs, steps with timings, child runs, approvals it queued, source and key.',
       tags,
       params: IdParams,

@@ -31,6 +31,8 @@ export function apiKeyRoutes(db: SqlDatabase, deps: ServiceDeps) {
       path: '/v1/api-keys',
       auth: 'person',
       operationId: 'listApiKeys',
+      description:
+        'Every key that still works, with its name, scopes, display prefix (first 12 characters) and when it was last used (to the minute). The full key is never shown again after creation.',
       summary: 'List API keys that have not been revoked, newest first.',
       tags: ['API keys'],
       response: z.object({ api_keys: z.array(ApiKey) }),
@@ -41,6 +43,8 @@ export function apiKeyRoutes(db: SqlDatabase, deps: ServiceDeps) {
       path: '/v1/api-keys',
       auth: 'person',
       operationId: 'createApiKey',
+      description:
+        'Makes a key (`svc_` + 32 base62 characters) for MCP clients with the scopes given: `read` for the 14 read tools, `write` for the 9 write tools (`write` does not imply `read`). Only its SHA-256 hash is stored, so copy the key from this response. No key can publish, schedule, approve or delete.',
       summary: 'Create an API key for MCP clients. The full key is in this response only.',
       tags: ['API keys'],
       status: 201,
@@ -61,6 +65,8 @@ export function apiKeyRoutes(db: SqlDatabase, deps: ServiceDeps) {
       path: '/v1/api-keys/:id',
       auth: 'person',
       operationId: 'revokeApiKey',
+      description:
+        'Revokes the key for good. The next MCP request that uses it gets 401; nothing it already did is undone.',
       summary: 'Revoke an API key. It stops working on the very next request.',
       tags: ['API keys'],
       params: z.object({ id: z.string() }),

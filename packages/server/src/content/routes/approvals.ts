@@ -31,6 +31,8 @@ export function approvalRoutes(ctx: ContentContext) {
       path: '/v1/approvals',
       auth: 'person',
       operationId: 'listApprovals',
+      description:
+        'The approval queue: pending first, then newest; filterable by brand and status. The page carries counts of pending, approved and rejected.',
       summary:
         'The approval queue: pending first, then newest; with counts of pending, approved and rejected.',
       tags,
@@ -46,6 +48,8 @@ export function approvalRoutes(ctx: ContentContext) {
       path: '/v1/approvals',
       auth: 'person',
       operationId: 'proposePost',
+      description:
+        'Puts a draft in the approval queue for a channel, in `proposed_for` or else the next free best-time slot. Nothing is published or scheduled until a person approves. The same as the MCP tool `propose_post`.',
       summary:
         'Propose a draft for publishing: a pending approval in proposed_for or the next free best-time slot. Nothing is scheduled until approved.',
       tags,
@@ -64,6 +68,8 @@ export function approvalRoutes(ctx: ContentContext) {
       path: '/v1/approvals/bulk',
       auth: 'person',
       operationId: 'bulkApprovals',
+      description:
+        'Approves, edits-then-approves and rejects many approvals in one request. All or nothing: if one item fails, nothing changes and the error names it.',
       summary:
         'Approve, edit and reject many approvals at once. All or nothing: one failure changes nothing.',
       tags,
@@ -77,6 +83,8 @@ export function approvalRoutes(ctx: ContentContext) {
       path: '/v1/approvals/:id',
       auth: 'person',
       operationId: 'getApproval',
+      description:
+        'One approval with its draft version as the platform will show it, the channel, the slot, the reason, the voice-check results and who proposed it (agent run or MCP key).',
       summary: 'One approval with its draft version, channel, slot, reason and voice check.',
       tags,
       params: IdParams,
@@ -89,6 +97,8 @@ export function approvalRoutes(ctx: ContentContext) {
       path: '/v1/approvals/:id',
       auth: 'person',
       operationId: 'editApproval',
+      description:
+        'Edits a pending approval: new text (saved as a new draft version and checked again) and/or a new slot.',
       summary: "Edit a pending approval's text (a new draft version, re-checked) or slot.",
       tags,
       params: IdParams,
@@ -110,6 +120,8 @@ export function approvalRoutes(ctx: ContentContext) {
       path: '/v1/approvals/:id/approve',
       auth: 'person',
       operationId: 'approveApproval',
+      description:
+        "A person approves: the post is scheduled into the approval's slot (or the slot sent). Only the local person can do this, never an API key. A decided approval answers 409.",
       summary: 'Approve: schedules the post into the slot (or the slot given). Person only.',
       tags,
       params: IdParams,
@@ -123,6 +135,8 @@ export function approvalRoutes(ctx: ContentContext) {
       path: '/v1/approvals/:id/reject',
       auth: 'person',
       operationId: 'rejectApproval',
+      description:
+        'A person rejects with a reason; the reason is kept and the draft is editable again. A decided approval answers 409.',
       summary: 'Reject with a reason; the draft goes back to editable. Person only.',
       tags,
       params: IdParams,

@@ -23,6 +23,8 @@ export function channelRoutes(ctx: ContentContext) {
       path: '/v1/channels',
       auth: 'person',
       operationId: 'listChannels',
+      description:
+        "The social accounts connected to the workspace's brands, with their platform, handle and status, including disconnected ones.",
       summary: 'List channels (connected and disconnected), newest first.',
       tags,
       query: z.strictObject({ brand_id: Id.optional(), ...pageQuery }),
@@ -34,6 +36,7 @@ export function channelRoutes(ctx: ContentContext) {
       path: '/v1/channels/:id',
       auth: 'person',
       operationId: 'getChannel',
+      description: 'One channel with its platform, handle, brand and status.',
       summary: 'One channel.',
       tags,
       params: IdParams,
@@ -46,6 +49,8 @@ export function channelRoutes(ctx: ContentContext) {
       path: '/v1/channels/:id',
       auth: 'person',
       operationId: 'disconnectChannel',
+      description:
+        'Disconnects the account from the brand. Posts already published stay; posts scheduled on it fail when due, with a reason.',
       summary: 'Disconnect a channel. Its published posts stay; scheduled posts on it fail when due.',
       tags,
       params: IdParams,
@@ -58,6 +63,8 @@ export function channelRoutes(ctx: ContentContext) {
       path: '/v1/brands/:id/channels/connect',
       auth: 'person',
       operationId: 'connectChannel',
+      description:
+        'Starts connecting a platform account to the brand. In sandbox mode the channel is connected at once with a sandbox handle. In live mode this build answers 501 OAUTH_NOT_CONFIGURED: live publishing is not available yet.',
       summary:
         'Start connecting an account. Sandbox: connected at once. Live: the OAuth flow, which returns to /oauth/{platform}/callback (501 OAUTH_NOT_CONFIGURED in this build).',
       tags,
@@ -73,6 +80,8 @@ export function channelRoutes(ctx: ContentContext) {
       path: '/oauth/:platform/callback',
       auth: 'public',
       operationId: 'oauthCallback',
+      description:
+        'Where a platform sends the person back after they authorise. Reachable through the local-only gate, because the platform redirects a browser that may be anywhere. No platform OAuth client exists in this build yet, so the page explains that.',
       summary:
         'Where a platform returns after the person authorises. Reachable through the local-only gate. No OAuth client exists in this build, so it always explains why.',
       tags,
@@ -94,6 +103,8 @@ export function channelRoutes(ctx: ContentContext) {
       path: '/v1/brands/:id/signals',
       auth: 'person',
       operationId: 'listSignals',
+      description:
+        "What the brand's world is saying: trends, questions, competitor moves, mentions and news, newest first. Idea suggestions cite these.",
       summary: 'Signals (trends, questions, competitor moves, mentions, news) for a brand, newest first.',
       tags: ['Insights'],
       params: IdParams,
@@ -108,6 +119,8 @@ export function channelRoutes(ctx: ContentContext) {
       path: '/v1/brands/:id/signals',
       auth: 'person',
       operationId: 'createSignal',
+      description:
+        'Records a signal by hand (kind, title, summary, optional URL and strength). Idea suggestions can then cite it.',
       summary: 'Record a signal by hand; ideas can then be suggested from it.',
       tags: ['Insights'],
       status: 201,

@@ -37,6 +37,8 @@ export function draftRoutes(ctx: ContentContext) {
       path: '/v1/drafts',
       auth: 'person',
       operationId: 'listDrafts',
+      description:
+        'Drafts, most recently changed first, each at its current version, filterable by brand, idea and platform.',
       summary: 'Drafts, most recently changed first, each at its current version.',
       tags,
       query: z.strictObject({
@@ -54,6 +56,8 @@ export function draftRoutes(ctx: ContentContext) {
       path: '/v1/drafts',
       auth: 'person',
       operationId: 'createDraft',
+      description:
+        'Writes a draft by hand for one platform (`x`, `linkedin`, `instagram`, `threads`) as version 1. An idea has at most one draft per platform; parts beyond the first make a thread.',
       summary: 'Write a draft by hand (version 1). One draft per platform per idea.',
       tags,
       status: 201,
@@ -67,6 +71,8 @@ export function draftRoutes(ctx: ContentContext) {
       path: '/v1/drafts/generate',
       auth: 'person',
       operationId: 'generateDrafts',
+      description:
+        "Has the model draft the idea for each platform asked for, in the brand's voice and within the platform's limits. A platform that already has a draft for the idea gets a new version instead.",
       summary:
         'Draft an idea for one or more platforms with the model. A platform that already has a draft for the idea gets a new version.',
       tags,
@@ -81,6 +87,8 @@ export function draftRoutes(ctx: ContentContext) {
       path: '/v1/drafts/:id',
       auth: 'person',
       operationId: 'getDraft',
+      description:
+        'The draft at its current version (text parts, media, length against the platform limit) with the list of every earlier version.',
       summary: 'A draft at its current version, with every earlier version.',
       tags,
       params: IdParams,
@@ -93,6 +101,8 @@ export function draftRoutes(ctx: ContentContext) {
       path: '/v1/drafts/:id',
       auth: 'person',
       operationId: 'editDraft',
+      description:
+        'Replaces the text parts and saves a new version; the media on the first part stays attached.',
       summary: 'Edit the text; saves a new version. Media on the first part stays.',
       tags,
       params: IdParams,
@@ -106,6 +116,7 @@ export function draftRoutes(ctx: ContentContext) {
       path: '/v1/drafts/:id/versions/:version',
       auth: 'person',
       operationId: 'getDraftVersion',
+      description: 'One version of the draft exactly as it was saved, so the app can show or restore it.',
       summary: 'One earlier (or the current) version of a draft.',
       tags,
       params: z.strictObject({ id: Id, version: z.coerce.number().int().min(1) }),
@@ -118,6 +129,8 @@ export function draftRoutes(ctx: ContentContext) {
       path: '/v1/drafts/:id/rewrite',
       auth: 'person',
       operationId: 'rewriteDraft',
+      description:
+        'Has the model rewrite the draft following `instruction` (for example shorter, a question hook, more formal) and saves the result as a new version.',
       summary: 'Rewrite the draft with the model following an instruction; saves a new version.',
       tags,
       params: IdParams,
@@ -131,6 +144,8 @@ export function draftRoutes(ctx: ContentContext) {
       path: '/v1/drafts/:id/media',
       auth: 'person',
       operationId: 'attachMedia',
+      description:
+        "Attaches a media asset to the draft's first part and saves a new version. The crop defaults to the platform's preferred one; name a `variant` to choose another.",
       summary:
         "Attach a media asset to the draft's first part, as the platform's preferred crop unless a variant is named; saves a new version.",
       tags,

@@ -15,6 +15,8 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas',
       auth: 'person',
       operationId: 'listIdeas',
+      description:
+        'Ideas of a brand, most recently updated first, filterable by status (`idea`, `drafting`, `approved`, `scheduled`, `live`).',
       summary: 'Ideas, most recently updated first.',
       tags,
       query: z.strictObject({
@@ -31,6 +33,8 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas',
       auth: 'person',
       operationId: 'createIdea',
+      description:
+        'Adds an idea with a `title` and optional `angle` and `notes`. It starts in the Idea column (status `idea`).',
       summary: 'Add an idea; it starts in the Idea column (status idea).',
       tags,
       status: 201,
@@ -44,6 +48,8 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas/generate',
       auth: 'person',
       operationId: 'generateIdeas',
+      description:
+        "Asks the model for up to `count` ideas from the brand's strongest signals not yet turned into ideas; each idea cites its signal. When fewer can be made than asked, the answer says how many and why.",
       summary: "Suggest ideas from the brand's strongest recent signals; each idea cites its signal.",
       tags,
       status: 201,
@@ -57,6 +63,7 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas/:id',
       auth: 'person',
       operationId: 'getIdea',
+      description: 'One idea with its status, angle, notes and the signal it cites, if any.',
       summary: 'One idea.',
       tags,
       params: IdParams,
@@ -69,6 +76,8 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas/:id',
       auth: 'person',
       operationId: 'updateIdea',
+      description:
+        'Edits the title, angle or notes, or moves the idea along the pipeline. A move that is not allowed answers 409 INVALID_TRANSITION and names the allowed moves (docs/content/states.md).',
       summary: 'Edit an idea or move it along the pipeline (allowed moves in docs/content/states.md).',
       tags,
       params: IdParams,
@@ -82,6 +91,7 @@ export function ideaRoutes(ctx: ContentContext) {
       path: '/v1/ideas/:id',
       auth: 'person',
       operationId: 'deleteIdea',
+      description: 'Deletes the idea. Its drafts stay, no longer linked to it.',
       summary: 'Delete an idea. Its drafts stay, unlinked.',
       tags,
       params: IdParams,

@@ -17,6 +17,8 @@ export function insightRoutes(ctx: ContentContext) {
       path: '/v1/insights/overview',
       auth: 'person',
       operationId: 'getOverview',
+      description:
+        'Posts published, impressions, engagements and engagement rate over the last `days` (default 28), compared with the period before, for one brand or the whole workspace.',
       summary:
         'Totals for the last `days` (default 28) against the period before, for one brand or the workspace.',
       tags,
@@ -33,6 +35,8 @@ export function insightRoutes(ctx: ContentContext) {
       path: '/v1/brands/:id/digest',
       auth: 'person',
       operationId: 'getDigest',
+      description:
+        "The brand's latest weekly digest: headline, stats, wins, misses, patterns and recommendations, each citing posts and signals. 404 until one has been generated.",
       summary: 'The latest digest (404 until one is generated).',
       tags,
       params: IdParams,
@@ -45,6 +49,7 @@ export function insightRoutes(ctx: ContentContext) {
       path: '/v1/brands/:id/digest',
       auth: 'person',
       operationId: 'generateDigest',
+      description: 'Runs the digest agent now (recorded as a run) and returns the new digest.',
       summary: 'Generate a digest now by running the digest agent (recorded as a run); returns the digest.',
       tags,
       status: 201,
@@ -68,6 +73,8 @@ export function insightRoutes(ctx: ContentContext) {
       path: '/v1/brands/:id/conversation',
       auth: 'person',
       operationId: 'getConversation',
+      description:
+        'What people say in replies over the last `days`, grouped into themes (questions, objections, praise, requests), largest first, each with its count, share and top terms.',
       summary:
         'Reply themes (questions, objections, praise, requests) over the last `days` (default 30), largest first.',
       tags,

@@ -33,6 +33,8 @@ export function postRoutes(ctx: ContentContext) {
       path: '/v1/posts',
       auth: 'person',
       operationId: 'listPosts',
+      description:
+        "Posts newest first with their latest metrics and their verdict against the brand's median, filterable by brand, status, channel and platform.",
       summary: 'Posts, newest first, with latest metrics and the verdict against the brand median.',
       tags,
       query: z.strictObject({
@@ -50,6 +52,8 @@ export function postRoutes(ctx: ContentContext) {
       path: '/v1/posts',
       auth: 'person',
       operationId: 'createPost',
+      description:
+        'Publishes a post now or schedules it (`scheduled_for`), from a draft or from text on a channel. This is a person-only action: API keys and agents can only propose. In sandbox mode publishing is simulated and the post gets a sandbox permalink.',
       summary:
         'Publish now, or schedule with scheduled_for. From a draft, or with text on a channel. Sandbox publishing is simulated and gets a sandbox permalink; live mode without a publisher fails with 501.',
       tags,
@@ -69,6 +73,8 @@ export function postRoutes(ctx: ContentContext) {
       path: '/v1/posts/:id',
       auth: 'person',
       operationId: 'getPost',
+      description:
+        "One post with its latest metrics, its outcome (verdict against the brand's median), its growth curve (metrics snapshots) and the brand's baseline curve to compare with.",
       summary: 'One post with its outcome (verdict), growth curve (snapshots) and the brand baseline curve.',
       tags,
       params: IdParams,
@@ -81,6 +87,8 @@ export function postRoutes(ctx: ContentContext) {
       path: '/v1/posts/:id',
       auth: 'person',
       operationId: 'updatePost',
+      description:
+        'Changes the text or the time of a post that is still scheduled. Published posts cannot be changed here.',
       summary: 'Change the text or the time of a scheduled post.',
       tags,
       params: IdParams,
@@ -94,6 +102,7 @@ export function postRoutes(ctx: ContentContext) {
       path: '/v1/posts/:id',
       auth: 'person',
       operationId: 'deletePost',
+      description: 'Deletes a scheduled or failed post. A published post cannot be deleted here (409).',
       summary: 'Delete a scheduled or failed post (published posts cannot be deleted here).',
       tags,
       params: IdParams,
@@ -109,6 +118,8 @@ export function postRoutes(ctx: ContentContext) {
       path: '/v1/posts/:id/resolve',
       auth: 'person',
       operationId: 'resolvePost',
+      description:
+        "Settles the post's outcome now instead of waiting for its metrics to settle: its verdict becomes final and `post.metrics_settled` fires (automations may run). See docs/content/states.md for what resolving does to metrics.",
       summary: 'Settle the post’s outcome now: its verdict becomes final and post.metrics_settled fires.',
       tags,
       params: IdParams,
@@ -121,6 +132,8 @@ export function postRoutes(ctx: ContentContext) {
       path: '/v1/posts/:id/replies',
       auth: 'person',
       operationId: 'listReplies',
+      description:
+        'Replies to the post, newest first, each with the theme it belongs to (question, objection, praise or request).',
       summary: 'Replies to a post, newest first, each with its theme.',
       tags,
       params: IdParams,
@@ -135,6 +148,8 @@ export function postRoutes(ctx: ContentContext) {
       path: '/v1/brands/:id/outcomes',
       auth: 'person',
       operationId: 'resolveOutcomes',
+      description:
+        "Settles every published post of the brand older than 72 hours, then returns the outcome (verdict, metrics) of each of the brand's published posts, newest first.",
       summary:
         "Settle every published post past 72 h and return the outcome of each of the brand's published posts, newest first.",
       tags: ['Insights'],

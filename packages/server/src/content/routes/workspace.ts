@@ -28,6 +28,8 @@ export function workspaceRoutes(ctx: ContentContext) {
       path: '/v1/mode',
       auth: 'person',
       operationId: 'getMode',
+      description:
+        'Reports the mode (`sandbox` or `live`) and the model kind (`simulated` or `real`), and the label every MCP tool result carries, e.g. `(sandbox · simulated)`, so an agent can tell when nothing is real.',
       summary: 'Sandbox or live, simulated or real model, and the label MCP results carry.',
       tags: ['Mode'],
       response: Mode,
@@ -38,6 +40,8 @@ export function workspaceRoutes(ctx: ContentContext) {
       path: '/v1/mcp-calls',
       auth: 'person',
       operationId: 'listMcpCalls',
+      description:
+        'Every MCP tool call is recorded with its source, the key that made it (by id and prefix), the tool, its arguments and the outcome. Use it to audit what an agent did.',
       summary: 'The MCP call log, newest first: key, tool, arguments and outcome of every call.',
       tags: ['API keys'],
       query: z.strictObject({ key_id: Id.optional(), tool: z.string().max(60).optional(), ...pageQuery }),
@@ -49,6 +53,8 @@ export function workspaceRoutes(ctx: ContentContext) {
       path: '/v1/memory-proposals',
       auth: 'person',
       operationId: 'listMemoryProposals',
+      description:
+        'Proposals made by the voice refresh agent: each says why, its lift and the posts behind it. Pending ones come first; the page carries counts per status.',
       summary: 'Brand Memory change proposals, pending first, with counts.',
       tags: ['Memory proposals'],
       query: z.strictObject({ status: ProposalStatus.optional(), brand_id: Id.optional(), ...pageQuery }),
@@ -69,6 +75,8 @@ export function workspaceRoutes(ctx: ContentContext) {
       path: '/v1/memory-proposals/:id',
       auth: 'person',
       operationId: 'getMemoryProposal',
+      description:
+        'One proposal with its rule, why, lift and evidence posts, and whether it is pending, applied or dismissed.',
       summary: 'One memory proposal.',
       tags: ['Memory proposals'],
       params: IdParams,
@@ -81,6 +89,8 @@ export function workspaceRoutes(ctx: ContentContext) {
       path: '/v1/memory-proposals/:id/apply',
       auth: 'person',
       operationId: 'applyMemoryProposal',
+      description:
+        'A person applies the proposal: its rule enters Brand Memory with the evidence posts linked. A proposal already applied or dismissed answers 409 PROPOSAL_DECIDED.',
       summary: 'Apply: the rule enters Brand Memory with its evidence. Person only.',
       tags: ['Memory proposals'],
       params: IdParams,
@@ -93,6 +103,8 @@ export function workspaceRoutes(ctx: ContentContext) {
       path: '/v1/memory-proposals/:id/dismiss',
       auth: 'person',
       operationId: 'dismissMemoryProposal',
+      description:
+        'A person dismisses the proposal; Brand Memory is unchanged and the proposal is kept as dismissed. A decided proposal answers 409 PROPOSAL_DECIDED.',
       summary: 'Dismiss a proposal; Brand Memory stays as it is.',
       tags: ['Memory proposals'],
       params: IdParams,
@@ -105,6 +117,8 @@ export function workspaceRoutes(ctx: ContentContext) {
       path: '/v1/sandbox/clock',
       auth: 'person',
       operationId: 'getSandboxClock',
+      description:
+        'The time the content service runs on. In sandbox mode it can be moved forward to make time-driven things happen now; in live mode it is the real clock.',
       summary: 'The time the service runs on and its offset from the real clock.',
       tags: ['Sandbox'],
       response: SandboxClockView,
@@ -115,6 +129,8 @@ export function workspaceRoutes(ctx: ContentContext) {
       path: '/v1/sandbox/clock/advance',
       auth: 'person',
       operationId: 'advanceSandboxClock',
+      description:
+        'Moves the sandbox clock forward and reports what happened: posts published at their slots, metrics snapshots taken, automations fired. Sandbox mode only (409 SANDBOX_ONLY in live mode); the clock never moves back.',
       summary:
         'Move the sandbox clock forward (at most 31 days): publishes due posts, grows their metrics into snapshots, fires due automations. Sandbox mode only.',
       tags: ['Sandbox'],

@@ -51,7 +51,9 @@ export const Mode = named(
     publishing: z
       .enum(['simulated', 'unavailable'])
       .describe('unavailable: live mode with no publishing adapter; publishing fails with an error.'),
-    model_ready: z.boolean().describe('false: SERVICE_MODEL=real with no adapter; model calls fail.'),
+    model_ready: z
+      .boolean()
+      .describe('false: SERVICE_MODEL=real with no model server configured; model calls fail.'),
     sandbox_clock: z.boolean().describe('Whether the sandbox clock can be advanced.'),
   }),
 );

@@ -262,6 +262,8 @@ export async function generateDrafts(
       voice,
       platform,
       idea: { title: idea.title, angle: idea.angle, notes: idea.notes },
+      // Regenerating gives a new take rather than the same text again.
+      take: existing.get(platform)?.current_version ?? 0,
     });
     checkParts(platform, withMedia(out.parts, null));
     texts.set(platform, out.parts);
@@ -357,6 +359,7 @@ export async function rewriteDraft(
     platform: draft.platform as Platform,
     parts: old.map((p) => p.text),
     instruction: input.instruction,
+    take: draft.current_version,
   });
   return addVersion(ctx, draft, withMedia(out.parts, old), 'rewrite', input.instruction, caller);
 }

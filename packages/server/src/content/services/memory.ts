@@ -114,5 +114,6 @@ export function voiceOf(brandName: string, memory: BrandMemory): VoiceInput {
     audiences: memory.audiences.map((a) => a.name),
     products: memory.products.map((p) => p.name),
     examplePosts: memory.example_posts.map((e) => e.text),
+    knowledge: memory.knowledge.map((k) => ({ title: k.title, body: k.body })),
   };
 }

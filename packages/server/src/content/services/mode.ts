@@ -10,7 +10,7 @@ export function getMode(ctx: ContentContext) {
     model: ctx.config.model,
     label: modeLabel(ctx.config),
     publishing: ctx.publisher.kind === 'sandbox' ? ('simulated' as const) : ('unavailable' as const),
-    model_ready: ctx.model.kind === 'simulated',
+    model_ready: ctx.model.kind === 'simulated' || ctx.config.realModel !== undefined,
     sandbox_clock: ctx.config.mode === 'sandbox',
   };
 }

@@ -74,19 +74,30 @@ function tx(db: SqlExecutor) {
   };
 }
 
+/**
+ * Answers a key over any executor: the database, or the transaction that makes an operation final
+ * (see `IdempotentRequest`), so the answer commits or rolls back with the operation. Only a record
+ * still `in_flight` takes it: the first answer stored is the one every retry gets.
+ */
+export function idempotencyAnswers(db: SqlExecutor) {
+  return {
+    async complete(scope: string, key: string, response: StoredResponse): Promise<void> {
+      await db.run(
+        `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?, response_headers = ?
+          WHERE scope = ? AND key = ? AND state = 'in_flight'`,
+        [response.status, toJson(response.body), toJson(response.headers), scope, key],
+      );
+    },
+  };
+}
+
 /** A service's `idempotency_keys` table behind the generic idempotency engine. */
 export function idempotencyStorage(
   db: SqlDatabase,
 ): IdempotencyStorage & { purge(before: string): Promise<number> } {
   return {
     atomically: (fn) => db.transaction((t) => fn(tx(t))),
-    async complete(scope: string, key: string, response: StoredResponse) {
-      await db.run(
-        `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?, response_headers = ?
-          WHERE scope = ? AND key = ?`,
-        [response.status, toJson(response.body), toJson(response.headers), scope, key],
-      );
-    },
+    complete: idempotencyAnswers(db).complete,
     async release(scope: string, key: string) {
       await db.run("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'in_flight'", [
         scope,

@@ -15,6 +15,15 @@ export interface HttpAppOptions {
 }
 
 /**
+ * One spelling per resource: paths match case-sensitively and a trailing slash is a different
+ * path. Every router in both services is built with these options (`createRouter`), so a
+ * guard mounted on a router and the router's routes see paths the same way.
+ */
+export const ROUTER_OPTIONS = { caseSensitive: true, strict: true } as const;
+
+export const createRouter = (): Router => express.Router(ROUTER_OPTIONS);
+
+/**
  * The express app both services start from: request ids on every response, access logs,
  * JSON-only bodies with a limit, and (via `finishHttpApp`) our error shape for everything else.
  */
@@ -22,6 +31,8 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
+  app.set('case sensitive routing', ROUTER_OPTIONS.caseSensitive);
+  app.set('strict routing', ROUTER_OPTIONS.strict);
   app.set('query parser', 'simple');
   app.use(requestId());
   app.use(accessLog(opts.logger));

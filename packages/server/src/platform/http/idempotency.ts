@@ -1,6 +1,8 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { sha256Hex } from '../api-key-hash.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
+import { checkJsonDepth } from './json-depth.js';
 import type { RouteResult, RouteWrapper } from './mount.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
@@ -34,9 +36,37 @@ export interface IdempotencyTx {
 export interface IdempotencyStorage {
   /** Runs `fn` so that no other claim on any key interleaves with it (a database transaction). */
   atomically<T>(fn: (tx: IdempotencyTx) => Promise<T>): Promise<T>;
+  /**
+   * Stores the answer of a record that is still `in_flight`; a record already answered keeps its
+   * answer (the operation's own final transaction may have stored it, see `idempotentRequest`).
+   */
   complete(scope: string, key: string, response: StoredResponse): Promise<void>;
   release(scope: string, key: string): Promise<void>;
 }
+
+/**
+ * The key of the request whose handler is running, for the service's final transaction.
+ *
+ * The wrapper stores a success after the handler returns, in a write of its own. A process killed
+ * between the operation's last commit and that write would leave the key `in_flight` over an
+ * operation that happened, and a retry would run it again. A service that must not let that
+ * happen writes the answer itself, in the transaction that makes the operation final (with the
+ * storage's transactional writer, e.g. `idempotencyAnswers(tx).complete(scope, key, responseFor(body))`
+ * in `platform/db/idempotency-store.ts`). It may also keep `scope` and `key`
+ * with work that another process may finish (crash recovery), which then answers the key the same
+ * way. The wrapper's own write after the handler then finds the record answered and leaves it.
+ */
+export interface IdempotentRequest {
+  scope: string;
+  key: string;
+  /** The response the route sends when its handler returns `body`: its success status, no extra headers. */
+  responseFor(body: unknown): StoredResponse;
+}
+
+const running = new AsyncLocalStorage<IdempotentRequest>();
+
+/** The Idempotency-Key of the request being handled in this async context, if it sent one. */
+export const idempotentRequest = (): IdempotentRequest | undefined => running.getStore();
 
 export interface IdempotencyOptions<AuthMap extends Record<string, unknown>> {
   storage: IdempotencyStorage;
@@ -54,7 +84,10 @@ export interface IdempotencyOptions<AuthMap extends Record<string, unknown>> {
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
-/** JSON with sorted object keys, so `{a,b}` and `{b,a}` are the same request. */
+/**
+ * JSON with sorted object keys, so `{a,b}` and `{b,a}` are the same request. It recurses, so
+ * callers check the depth first (`checkJsonDepth`).
+ */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value && typeof value === 'object') {
@@ -78,6 +111,9 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
 ): RouteWrapper<AuthMap> {
   const ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
   const lockMs = opts.lockMs ?? 60 * 1000;
+  // A key claimed before this process started cannot be running here: one process serves a data
+  // directory, so its claimant died (a crash or kill) and the lock protects nothing.
+  const startedAt = opts.clock.now().toISOString();
 
   return async ({ route, input }, run) => {
     if (route.method !== 'post') return run();
@@ -95,6 +131,8 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
     if (!who) return run();
 
     const path = input.req.originalUrl.split('?')[0] ?? input.req.path;
+    // canonicalJson recurses: a body nested thousands deep would overflow the stack (a 500).
+    checkJsonDepth(input.body);
     const fingerprint = sha256Hex(
       `${route.method.toUpperCase()} ${path}\n${who.principal}\n${canonicalJson(input.body)}`,
     );
@@ -106,8 +144,12 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
       if (existing && existing.expiresAt > nowIso) {
         if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' as const };
         if (existing.state === 'done' && existing.response) return { kind: 'replay' as const, existing };
-        if (existing.lockedUntil > nowIso) return { kind: 'busy' as const };
-        // Locked by a request whose process died: this retry takes the key over.
+        if (existing.lockedUntil > nowIso && existing.createdAt >= startedAt)
+          return { kind: 'busy' as const };
+        // Locked by a request whose process died (its lock ran out, or it was claimed before this
+        // process started): this retry takes the key over. An operation that committed part of
+        // its work before the crash recognises the key and answers with its outcome (see
+        // `IdempotentRequest`); one that committed nothing simply runs.
       }
       await tx.put({
         scope: who.scope,
@@ -152,9 +194,14 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
       };
     }
 
+    const request: IdempotentRequest = {
+      scope: who.scope,
+      key,
+      responseFor: (body) => ({ status: route.status ?? 200, body, headers: {} }),
+    };
     let result: RouteResult;
     try {
-      result = await run();
+      result = await running.run(request, run);
     } catch (err) {
       if (err instanceof AppError && keepsError(err)) {
         await opts.storage.complete(who.scope, key, {
@@ -199,7 +246,7 @@ export function memoryIdempotencyStorage(): IdempotencyStorage & { records: Map<
     },
     async complete(scope, key, response) {
       const record = records.get(id(scope, key));
-      if (record) records.set(id(scope, key), { ...record, state: 'done', response });
+      if (record?.state === 'in_flight') records.set(id(scope, key), { ...record, state: 'done', response });
     },
     async release(scope, key) {
       records.delete(id(scope, key));

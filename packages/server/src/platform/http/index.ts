@@ -1,8 +1,15 @@
 export { accessLog } from './access-log.js';
-export { createHttpApp, finishHttpApp, type HttpAppOptions } from './app.js';
+export { apiReference } from './api-reference.js';
+export { createHttpApp, createRouter, finishHttpApp, type HttpAppOptions, ROUTER_OPTIONS } from './app.js';
 export { jsonBody } from './body.js';
 export { errorHandler, notFoundHandler, sendError } from './errors-middleware.js';
-export { isLocalRequest, localOnly, sameOriginOnly } from './local-only.js';
+export {
+  guardRoutes,
+  isLocalRequest,
+  type LocalTrustOptions,
+  localTrustGuard,
+  requireLocalTrust,
+} from './local-only.js';
 export {
   type Authenticators,
   type MountOptions,
@@ -10,7 +17,7 @@ export {
   type RouteResult,
   type RouteWrapper,
 } from './mount.js';
-export { buildOpenApi, type OpenApiInfo, openApiRoute } from './openapi.js';
+export { buildOpenApi, type OpenApiInfo, type OpenApiTag, openApiRoute, platformErrors } from './openapi.js';
 export { REQUEST_ID_HEADER, requestId } from './request-id.js';
 export {
   type AnyRoute,

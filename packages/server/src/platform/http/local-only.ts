@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { AppError } from '../errors.js';
 import { sendError } from './errors-middleware.js';
+import type { AnyRoute } from './route.js';
 
 /** Headers a proxy or tunnel adds. Their presence means the request did not start on this machine. */
 const FORWARDING_HEADERS = [
@@ -52,51 +53,84 @@ export function isLocalRequest(req: Request): boolean {
   return !FORWARDING_HEADERS.some((h) => req.headers[h] !== undefined);
 }
 
-export function localOnly(opts: {
-  enabled: boolean;
-  isPublicPath: (path: string) => boolean;
-}): RequestHandler {
+const trusted = new WeakSet<Request>();
+
+export interface LocalTrustOptions {
+  /**
+   * Refuse requests that did not start on this machine. The content REST API turns it off
+   * with SERVICE_PUBLIC_API=all; the commerce dashboard never does. The same-origin check
+   * stays on either way.
+   */
+  localOnly: boolean;
+  /** The LOCAL_ONLY message: each gate tells the person how to reach it. */
+  message: string;
+}
+
+/**
+ * The guard for everything that trusts a request because it is local, instead of asking for
+ * credentials: the local-only gate, then the CSRF check. It is mounted on the very routes and
+ * routers it protects (see `guardRoutes`), never matched against a path of its own, so it
+ * cannot disagree with the router about which paths it covers.
+ */
+export function localTrustGuard(opts: LocalTrustOptions): RequestHandler {
   return (req, res, next) => {
-    if (!opts.enabled || opts.isPublicPath(req.path) || isLocalRequest(req)) return next();
-    sendError(
-      req,
-      res,
-      new AppError(
-        403,
-        'LOCAL_ONLY',
-        'This endpoint answers only requests made on the machine the server runs on. Set SERVICE_PUBLIC_API=all to expose it behind your own authentication.',
-      ),
-    );
+    const refusal =
+      opts.localOnly && !isLocalRequest(req)
+        ? new AppError(403, 'LOCAL_ONLY', opts.message)
+        : crossOriginRefusal(req);
+    if (refusal) return sendError(req, res, refusal);
+    trusted.add(req);
+    next();
   };
 }
 
 /**
- * CSRF guard for an API that trusts "local" requests without credentials: a page on another
- * origin must not be able to drive it through the person's browser. Browsers always send
- * `Origin` on cross-origin POSTs and `Sec-Fetch-Site` on modern engines.
+ * For the authenticators that hand out the local identity: fails loudly when the request did
+ * not pass `localTrustGuard`, so a route that trusts locality cannot be mounted unguarded.
  */
-export function sameOriginOnly(opts: { appliesTo?: (path: string) => boolean } = {}): RequestHandler {
-  return (req, res, next) => {
-    if (opts.appliesTo && !opts.appliesTo(req.path)) return next();
-    const site = req.headers['sec-fetch-site'];
-    if (site === 'cross-site' || site === 'same-site') {
-      return sendError(req, res, crossOrigin(`Sec-Fetch-Site: ${site}`));
-    }
-    const origin = req.headers.origin;
-    if (origin === undefined) return next();
-    let originHost: string;
-    try {
-      const url = new URL(origin);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
-      originHost = url.host.toLowerCase();
-    } catch {
-      return sendError(req, res, crossOrigin(`Origin: ${origin}`));
-    }
-    if (originHost !== (req.headers.host ?? '').toLowerCase()) {
-      return sendError(req, res, crossOrigin(`Origin: ${origin}`));
-    }
-    next();
-  };
+export function requireLocalTrust(req: Request): void {
+  if (!trusted.has(req)) {
+    throw new Error(
+      `${req.method} ${req.originalUrl} trusts local requests but did not pass localTrustGuard; mount it with guardRoutes.`,
+    );
+  }
+}
+
+/**
+ * Puts `guard` first on every route that declares `auth`, ahead of the route's own `before`
+ * middleware (a multipart parser must not read a refused upload). Express runs it only once it
+ * has matched the route, so every spelling of the path that reaches the handler ran the guard.
+ */
+export function guardRoutes<R extends AnyRoute>(
+  routes: readonly R[],
+  auth: string,
+  guard: RequestHandler,
+): R[] {
+  return routes.map((r) => (r.auth === auth ? { ...r, before: [guard, ...(r.before ?? [])] } : r));
+}
+
+/**
+ * CSRF: a page on another origin must not drive a local API through the person's browser.
+ * Browsers send `Sec-Fetch-Site` (modern engines) and `Origin` on every cross-origin POST.
+ * `Origin: null` (an opaque origin: a sandboxed frame, a `no-referrer` page, a redirect) proves
+ * nothing, so it passes only when the browser itself says `Sec-Fetch-Site: same-origin`.
+ * Requests with neither header come from programs, not from a page.
+ */
+function crossOriginRefusal(req: Request): AppError | null {
+  const site = req.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return crossOrigin(`Sec-Fetch-Site: ${site}`);
+  const origin = req.headers.origin;
+  if (origin === undefined) return null;
+  if (origin === 'null') return site === 'same-origin' ? null : crossOrigin('Origin: null');
+  let originHost: string;
+  try {
+    const url = new URL(origin);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
+    originHost = url.host.toLowerCase();
+  } catch {
+    return crossOrigin(`Origin: ${origin}`);
+  }
+  return originHost === (req.headers.host ?? '').toLowerCase() ? null : crossOrigin(`Origin: ${origin}`);
 }
 
 const crossOrigin = (what: string) =>

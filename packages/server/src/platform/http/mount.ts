@@ -1,6 +1,8 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { AppError } from '../errors.js';
+import { ROUTER_OPTIONS } from './app.js';
 import { sendError } from './errors-middleware.js';
+import { checkJsonDepth } from './json-depth.js';
 import { type AnyRoute, type HandlerInput, Reply } from './route.js';
 import { emptyBody, validate } from './validation.js';
 
@@ -34,7 +36,7 @@ export function mountRoutes<AuthMap extends Record<string, unknown>>(
   routes: readonly AnyRoute<AuthMap>[],
   opts: MountOptions<AuthMap>,
 ): Router {
-  const router = express.Router({ strict: false });
+  const router = express.Router(ROUTER_OPTIONS);
   const methodsByPath = new Map<string, Set<string>>();
 
   for (const route of routes) {
@@ -75,6 +77,7 @@ function handle<AuthMap extends Record<string, unknown>>(
 
   return async (req: Request, res: Response) => {
     const auth = await authenticate(req);
+    if (route.method !== 'get') checkJsonDepth(req.body);
     const input = {
       params: route.params ? validate(route.params, req.params, 'params') : undefined,
       query: route.query ? validate(route.query, req.query, 'query') : undefined,

@@ -3,19 +3,57 @@ import type { AnyRoute } from './route.js';
 
 type JsonSchema = Record<string, unknown>;
 
+export interface OpenApiTag {
+  name: string;
+  description: string;
+}
+
 export interface OpenApiInfo {
   title: string;
   version: string;
   description?: string;
   servers?: { url: string; description?: string }[];
+  /** Every tag a route may use, with what the group is for; when given, an undeclared tag is a bug. */
+  tags?: readonly OpenApiTag[];
+  /**
+   * Error responses that every route of the service can give beyond the platform's own
+   * (e.g. the content service's local-only gate), merged under each operation's `responses`.
+   */
+  serviceErrors?: (route: AnyRoute) => Record<number, string>;
   /** OpenAPI security scheme per auth name; an auth name that is missing here means "no auth". */
   securitySchemes: Record<string, JsonSchema>;
   /** Which security requirement(s) each route auth name maps to. */
   security: Record<string, Record<string, string[]>[]>;
   /** The registry whose `id`s become `components.schemas`. */
   registry: z.core.$ZodRegistry<{ id?: string }>;
-  /** Top-level OpenAPI 3.1 `webhooks` (event payloads). */
-  webhooks?: Record<string, { summary: string; schema: z.ZodType }>;
+  /** Top-level OpenAPI 3.1 `webhooks` (event payloads), signed with `webhookSecurity`. */
+  webhooks?: Record<string, { summary: string; description?: string; schema: z.ZodType }>;
+  webhookSecurity?: Record<string, string[]>[];
+}
+
+/**
+ * The errors the platform itself can give on a route, whatever its handler does: derived
+ * from the route's declaration so the document cannot forget one (every route rejects
+ * unknown query parameters, every route with an id in its path can miss, every POST honours
+ * Idempotency-Key, every body is size-limited and JSON-only).
+ */
+export function platformErrors(route: AnyRoute): Record<number, string> {
+  const hasBody = route.method !== 'get' && route.method !== 'delete';
+  const errors: Record<number, string> = {
+    400: hasBody
+      ? 'INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON.'
+      : 'INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it.',
+  };
+  if (route.path.includes('/:')) errors[404] = 'NOT_FOUND: no object with that id is visible to the caller.';
+  if (route.method === 'post') {
+    errors[409] =
+      'IDEMPOTENCY_KEY_IN_USE: a request with the same Idempotency-Key is still running; retry shortly.';
+  }
+  if (hasBody) {
+    errors[413] = 'PAYLOAD_TOO_LARGE: the body is larger than the server accepts.';
+    errors[415] = "UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'.";
+  }
+  return errors;
 }
 
 const toOpenApiPath = (path: string) => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
@@ -55,9 +93,21 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Js
     return relink(json, names);
   };
 
+  const declaredTags = info.tags ? new Set(info.tags.map((t) => t.name)) : null;
+  // A route's own `errors` win over the generic wording for the same status.
+  const errorsOf = (route: AnyRoute): Record<number, string> => ({
+    ...platformErrors(route),
+    ...info.serviceErrors?.(route),
+    ...route.errors,
+  });
+
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     if (route.hidden) continue;
+    for (const tag of route.tags ?? []) {
+      if (declaredTags && !declaredTags.has(tag))
+        throw new Error(`Route ${route.operationId} uses the undeclared tag '${tag}'.`);
+    }
     const parameters: unknown[] = [];
     for (const [where, schema] of [
       ['path', route.params],
@@ -96,7 +146,7 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Js
                 content: { 'application/json': { schema: convert(route.response, 'output') } },
               },
         ...Object.fromEntries(
-          Object.entries(route.errors ?? {}).map(([status, description]) => [
+          Object.entries(errorsOf(route)).map(([status, description]) => [
             status,
             {
               description,
@@ -123,12 +173,21 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Js
       name,
       {
         post: {
+          operationId: webhookOperationId(name),
           summary: hook.summary,
+          ...(hook.description ? { description: hook.description } : {}),
+          tags: [WEBHOOK_TAG.name],
+          security: info.webhookSecurity ?? [],
           requestBody: {
             required: true,
             content: { 'application/json': { schema: convert(hook.schema, 'output') } },
           },
-          responses: { '2XX': { description: 'Any 2xx acknowledges the event.' } },
+          responses: {
+            '2XX': { description: 'Any 2xx within 10 seconds acknowledges the event.' },
+            '4XX': {
+              description: 'Any other status, a timeout or a redirect is a failure: the event is retried.',
+            },
+          },
         },
       },
     ]),
@@ -141,8 +200,10 @@ export function buildOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): Js
       title: info.title,
       version: info.version,
       ...(info.description ? { description: info.description } : {}),
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     ...(info.servers ? { servers: info.servers } : {}),
+    ...(info.tags ? { tags: [...info.tags, ...(Object.keys(webhooks).length ? [WEBHOOK_TAG] : [])] } : {}),
     paths,
     ...(Object.keys(webhooks).length ? { webhooks } : {}),
     components: { schemas: sortKeys(components), securitySchemes: info.securitySchemes },
@@ -178,6 +239,15 @@ function keepGlobalMetadata(ctx: { zodSchema: unknown; jsonSchema: JsonSchema })
     if (key !== 'id' && ctx.jsonSchema[key] === undefined) ctx.jsonSchema[key] = value;
   }
 }
+
+const WEBHOOK_TAG = {
+  name: 'Webhook events',
+  description: 'Events the service posts to your webhook endpoints, signed with the endpoint secret.',
+};
+
+/** `checkout.requires_user_action` → `checkoutRequiresUserActionEvent`. */
+const webhookOperationId = (name: string) =>
+  `${name.replace(/[._]([a-z])/g, (_m, c: string) => c.toUpperCase())}Event`;
 
 const sameAs = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 

@@ -1,10 +1,10 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { AppError } from '../errors.js';
-import { isBlockedAddress } from './blocked-addresses.js';
+import { isBlockedAddress, judgeAddress, parseIp } from './blocked-addresses.js';
 
-export { isBlockedAddress };
+export { isBlockedAddress, judgeAddress };
 
 const INTERNAL_SUFFIXES = [
   '.local',
@@ -47,8 +47,12 @@ export function checkPublicUrl(raw: string, opts: PublicUrlOptions): URL {
 
   const host = url.hostname.toLowerCase().replace(/\.$/, '');
   const bare = host.replace(/^\[|\]$/g, '');
-  if (isIP(bare)) {
-    if (isBlockedAddress(bare)) throw notAllowed(`${bare} is a private, loopback or reserved address.`);
+  if (parseIp(bare)) {
+    const verdict = judgeAddress(bare);
+    if (verdict.blocked) {
+      const carried = verdict.embeddedIpv4 ? ` (it carries the IPv4 address ${verdict.embeddedIpv4})` : '';
+      throw notAllowed(`${bare} is a private, loopback or reserved address${carried}.`);
+    }
     return url;
   }
   if (host === 'localhost' || INTERNAL_SUFFIXES.some((s) => host.endsWith(s))) {

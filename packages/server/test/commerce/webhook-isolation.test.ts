@@ -1,0 +1,167 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  createDispatcher,
+  type Dispatcher,
+  PER_ENDPOINT_CONCURRENCY,
+} from '../../src/commerce/webhooks/dispatcher.js';
+import { silentLogger } from '../../src/platform/logger.js';
+import { api } from '../helpers/start.js';
+import {
+  as,
+  type Commerce,
+  PROTOCOL,
+  type Received,
+  sandboxUser,
+  startCommerce,
+  startReceiver,
+} from './helpers.js';
+
+/** A receiver that reads each request and never answers it; it records when a held request is let go. */
+async function startHangingReceiver() {
+  const held: { event: any }[] = [];
+  let released = 0;
+  const server = createServer((req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      held.push({ event: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      res.on('close', () => {
+        released += 1;
+      });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`,
+    held,
+    released: () => released,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}
+
+/** Resolves when `ready()` holds; checks after every turn of the event loop, no clock involved. */
+function until(ready: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => (ready() ? resolve() : setTimeout(check, 5));
+    check();
+  });
+}
+
+interface Delivery {
+  id: string;
+  event_id: string;
+  status: string;
+  attempts: { attempt: number; response_status: number | null }[];
+}
+
+async function deliveriesOf(c: Commerce, endpointId: string): Promise<Delivery[]> {
+  const res = await api(c.svc.url, 'GET', `/dashboard/api/deliveries?endpoint_id=${endpointId}&limit=200`);
+  expect(res.status).toBe(200);
+  // Newest first from the API; oldest first here, the order the outbox holds them in.
+  return (res.body.deliveries as Delivery[]).reverse();
+}
+
+describe('a slow webhook endpoint delays only itself', () => {
+  let c: Commerce | undefined;
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const f of cleanups.splice(0).reverse()) await f();
+    await c?.close();
+  });
+
+  it('delivers every event to a healthy endpoint while a hanging one still holds its first requests', async () => {
+    c = await startCommerce({ webhookAllowPrivate: true });
+    const hanging = await startHangingReceiver();
+    cleanups.push(hanging.close);
+    const healthy = await startReceiver();
+    cleanups.push(healthy.close);
+    const app = as(c.svc, c.sandboxKey);
+    // The hanging endpoint first, so its deliveries are the older ones in the outbox.
+    const slow = (await app('POST', '/v1/webhook_endpoints', { url: hanging.url })).body.id as string;
+    const fast = (await app('POST', '/v1/webhook_endpoints', { url: healthy.url })).body.id as string;
+    const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'isolation' });
+    for (let i = 0; i < 30; i++) {
+      expect((await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/iso-${i}` })).status).toBe(201);
+    }
+    const slowQueue = await deliveriesOf(c, slow);
+    const fastQueue = await deliveriesOf(c, fast);
+    expect(fastQueue.length).toBeGreaterThanOrEqual(30);
+    expect(slowQueue.map((d) => d.event_id)).toEqual(fastQueue.map((d) => d.event_id));
+
+    const dispatcher: Dispatcher = createDispatcher({
+      db: c.handle.db,
+      clock: c.svc.clock,
+      logger: silentLogger(),
+      random: () => 0.5,
+      allowPrivate: true,
+      // Shorter than the production 10 s so that, on a dispatcher that waits for the slow
+      // endpoint, the test ends (and fails) instead of hanging.
+      timeoutMs: 3_000,
+    });
+    dispatcher.start();
+    cleanups.push(() => dispatcher.stop());
+
+    // Whichever comes first: the healthy endpoint has every event (and the hanging one has taken
+    // its first requests), or a hanging attempt ended.
+    await until(
+      () =>
+        (healthy.received.length >= fastQueue.length && hanging.held.length >= PER_ENDPOINT_CONCURRENCY) ||
+        hanging.released() > 0,
+    );
+
+    const got = (r: Received[]) => r.map((x) => x.event.id as string).sort();
+    expect(got(healthy.received)).toEqual(fastQueue.map((d) => d.event_id).sort());
+    // The hanging endpoint still holds its first requests, no more than its share of the slots:
+    // the healthy deliveries did not wait for them.
+    expect(hanging.released()).toBe(0);
+    expect(hanging.held.map((h) => h.event.id as string).sort()).toEqual(
+      slowQueue
+        .slice(0, PER_ENDPOINT_CONCURRENCY)
+        .map((d) => d.event_id)
+        .sort(),
+    );
+
+    // When the hanging endpoint goes away, its attempts fail and are scheduled for a retry,
+    // one attempt each, on the usual schedule (the manual clock has not moved).
+    await hanging.close();
+    await dispatcher.stop();
+    const after = await deliveriesOf(c, slow);
+    for (const d of after.filter((x) => x.attempts.length > 0)) {
+      expect(d.status).toBe('pending');
+      expect(d.attempts).toHaveLength(1);
+    }
+    expect(
+      (await deliveriesOf(c, fast)).every((d) => d.status === 'succeeded' && d.attempts.length === 1),
+    ).toBe(true);
+  });
+
+  it('two dispatch loops on one database never send the same delivery twice', async () => {
+    c = await startCommerce({ webhookAllowPrivate: true });
+    const healthy = await startReceiver();
+    cleanups.push(healthy.close);
+    const endpoint = (await as(c.svc, c.sandboxKey)('POST', '/v1/webhook_endpoints', { url: healthy.url }))
+      .body.id as string;
+    const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'two-loops' });
+    for (let i = 0; i < 20; i++) await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/two-${i}` });
+    const loop = () =>
+      createDispatcher({
+        db: c!.handle.db,
+        clock: c!.svc.clock,
+        logger: silentLogger(),
+        random: () => 0.5,
+        allowPrivate: true,
+      });
+    const [a, b] = await Promise.all([loop().runDue(), loop().runDue()]);
+    expect(a.attempted + b.attempted).toBe(20);
+    const ids = healthy.received.map((r) => r.event.id as string);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids).toHaveLength(20);
+    expect((await deliveriesOf(c, endpoint)).every((d) => d.attempts.length === 1)).toBe(true);
+  });
+});
