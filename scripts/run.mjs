@@ -3,7 +3,7 @@
 // Node.js and npm. This script installs the workspace with pnpm 10 (through npx when pnpm is
 // not on the PATH), builds what the command needs, and then runs it.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,8 +11,15 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const [command, ...rest] = process.argv.slice(2);
 
+// pnpm's "update available" box is noise on a first run; the packageManager field pins pnpm anyway.
+const quiet = { ...process.env, npm_config_update_notifier: 'false' };
+
 function pnpmCommand() {
-  const probe = spawnSync('pnpm', ['--version'], { encoding: 'utf8', shell: process.platform === 'win32' });
+  const probe = spawnSync('pnpm', ['--version'], {
+    encoding: 'utf8',
+    shell: process.platform === 'win32',
+    env: quiet,
+  });
   if (probe.status === 0 && /^10\./.test(probe.stdout.trim())) return ['pnpm'];
   return ['npx', '--yes', 'pnpm@10'];
 }
@@ -22,6 +29,7 @@ function run(cmd, args, opts = {}) {
     cwd: root,
     stdio: 'inherit',
     shell: process.platform === 'win32',
+    env: quiet,
     ...opts,
   });
   if (result.status !== 0) process.exit(result.status ?? 1);
@@ -35,18 +43,94 @@ function ensureInstalled(pnpm) {
   run(pnpm[0], [...pnpm.slice(1), 'install', '--frozen-lockfile']);
 }
 
+/** Each workspace package directory `name` needs built, with the directories it depends on (itself included). */
+function workspaceClosure(name) {
+  const byName = new Map();
+  for (const dir of readdirSync(join(root, 'packages'))) {
+    const file = join(root, 'packages', dir, 'package.json');
+    if (existsSync(file))
+      byName.set(JSON.parse(readFileSync(file, 'utf8')).name, join(root, 'packages', dir));
+  }
+  const closures = new Map();
+  const visit = (pkg) => {
+    const dir = byName.get(pkg);
+    if (!dir) return [];
+    if (closures.has(dir)) return closures.get(dir);
+    const closure = new Set([dir]);
+    closures.set(dir, closure);
+    const { dependencies = {} } = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+    for (const [dep, range] of Object.entries(dependencies))
+      if (String(range).startsWith('workspace:')) for (const d of visit(dep)) closure.add(d);
+    return closure;
+  };
+  visit(name);
+  return closures;
+}
+
+/** Newest and oldest modification times of the files under `path` (a file or a folder). */
+function mtimes(path, acc = { newest: 0, oldest: Number.POSITIVE_INFINITY, files: 0 }) {
+  if (!existsSync(path)) return acc;
+  const st = statSync(path);
+  if (st.isDirectory()) {
+    for (const entry of readdirSync(path)) mtimes(join(path, entry), acc);
+  } else {
+    acc.newest = Math.max(acc.newest, st.mtimeMs);
+    acc.oldest = Math.min(acc.oldest, st.mtimeMs);
+    acc.files += 1;
+  }
+  return acc;
+}
+
+/**
+ * The build is current when every file in each package's dist/ is newer than every file it is
+ * built from: its own and its workspace dependencies' src/, scripts/ (build steps such as
+ * copying assets), package.json, tsconfig and tsup config, plus the shared TypeScript config and the lockfile. A few hundred stat calls instead
+ * of ~30 s of tsup. SVC_REBUILD=1 forces a build. Returns true, or why a build is needed.
+ */
+function buildIsCurrent(closures) {
+  if (process.env.SVC_REBUILD === '1') return 'SVC_REBUILD=1';
+  const sources = (dir) => {
+    const acc = { newest: 0, oldest: Number.POSITIVE_INFINITY, files: 0 };
+    for (const input of ['src', 'scripts', 'package.json', 'tsconfig.json', 'tsup.config.ts'])
+      mtimes(join(dir, input), acc);
+    return acc.newest;
+  };
+  const shared = mtimes(join(root, 'tsconfig.base.json'));
+  for (const file of ['tsconfig.json', 'pnpm-lock.yaml']) mtimes(join(root, file), shared);
+  for (const [dir, closure] of closures) {
+    const dist = mtimes(join(dir, 'dist'));
+    if (dist.files === 0) return 'first build';
+    const newestInput = Math.max(shared.newest, ...[...closure].map(sources));
+    if (dist.oldest <= newestInput) return 'sources changed since the last build';
+  }
+  return true;
+}
+
 const pnpm = pnpmCommand();
 ensureInstalled(pnpm);
 
 if (command === 'start') {
-  run(pnpm[0], [...pnpm.slice(1), '--filter', '@svc/server...', 'run', 'build'], {
-    stdio: ['inherit', 'ignore', 'inherit'],
-  });
+  const current = buildIsCurrent(workspaceClosure('@svc/server'));
+  if (current !== true) {
+    process.stderr.write(`Building @svc/server (${current})...\n`);
+    run(pnpm[0], [...pnpm.slice(1), '--filter', '@svc/server...', 'run', 'build'], {
+      stdio: ['inherit', 'ignore', 'inherit'],
+    });
+  }
   const child = spawn(process.execPath, [join(root, 'packages/server/dist/cli.js'), 'start', ...rest], {
     cwd: root,
     stdio: 'inherit',
   });
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  // `npm start` is npm -> sh -c -> this script. npm forwards SIGTERM to the shell only, and dash
+  // dies of it without passing it on: when our parent goes, stop the server ourselves.
+  const parent = process.ppid;
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    child.kill('SIGTERM');
+  }, 250);
+  watch.unref();
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else if (command === 'test') {
   run(pnpm[0], [...pnpm.slice(1), 'run', 'build']);

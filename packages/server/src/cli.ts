@@ -1,11 +1,23 @@
 #!/usr/bin/env node
+import { isAbsolute, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openCommerceDatabase } from './commerce/app.js';
-import { createCommerceApiKey } from './commerce/services/api-keys.js';
+import {
+  createCommerceApiKey,
+  DEFAULT_ACCOUNT_ID,
+  listApiKeys,
+  revokeApiKey,
+} from './commerce/services/api-keys.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openContentDatabase } from './content/app.js';
-import { createContentApiKey, SCOPES } from './content/services/api-keys.js';
+import {
+  createContentApiKey,
+  listContentApiKeys,
+  revokeContentApiKeyOnce,
+  SCOPES,
+} from './content/services/api-keys.js';
 import { systemClock } from './platform/clock.js';
+import { AppError } from './platform/errors.js';
 import { randomIds } from './platform/ids.js';
 import { type RunningServices, type ServiceName, startServices } from './server.js';
 import { VERSION } from './version.js';
@@ -16,6 +28,8 @@ Usage:
   svc-server start [--only content|commerce]
   svc-server keys create --service content --name NAME --scopes read,write
   svc-server keys create --service commerce --env sandbox|live --name NAME
+  svc-server keys list --service content|commerce [--json]
+  svc-server keys revoke ID --service content|commerce [--json]
   svc-server --version
 
 Configuration comes from the environment: SERVICE_DATA_DIR (./.data), CONTENT_PORT (3000),
@@ -23,10 +37,12 @@ COMMERCE_PORT (4000), SERVICE_HOST (127.0.0.1), SERVICE_MODE (sandbox|live), SER
 (simulated|real). See the README for the full list.`;
 
 class UsageError extends Error {}
+/** A well-formed command that cannot be carried out (an unknown key id): exit 1, not 64. */
+class CommandError extends Error {}
 
-function fail(message: string): never {
+function fail(message: string, code?: number): never {
   process.stderr.write(`svc-server: ${message}\n`);
-  process.exit(message.startsWith('Invalid configuration') ? 78 : 64);
+  process.exit(code ?? (message.startsWith('Invalid configuration') ? 78 : 64));
 }
 
 async function start(args: string[]): Promise<void> {
@@ -40,14 +56,15 @@ async function start(args: string[]): Promise<void> {
   // (Node's default would kill the process with databases half-open).
   let running: RunningServices | null = null;
   let stopRequested: string | null = null;
-  const shutdown = (signal: string) => {
+  const shutdown = (why: string) => {
     if (stopRequested) return;
-    stopRequested = signal;
-    process.stderr.write(`svc-server: ${signal} received, finishing requests in flight...\n`);
+    stopRequested = why;
+    process.stderr.write(`svc-server: ${why}, finishing requests in flight...\n`);
     if (running) stopAndExit(running);
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM received'));
+  process.on('SIGINT', () => shutdown('SIGINT received'));
+  stopWhenOrphaned(() => shutdown('the npm/npx process that started svc-server has gone'));
 
   running = await startServices({
     config,
@@ -60,6 +77,57 @@ async function start(args: string[]): Promise<void> {
     process.stdout.write(`${label} ${s.url}${extra}\n`);
   }
   process.stdout.write(`data      ${config.dataDir}  (mode: ${config.mode}, model: ${config.model})\n`);
+  // On stderr: stdout's first lines are the contract scripts parse; this is for the person.
+  process.stderr.write(nextSteps(running, cliCommand()));
+}
+
+/** How the person typed this command, so the hints can be pasted: `svc-server`, `npx svc-server` or `node path/cli.js`. */
+function cliCommand(): string {
+  const script = process.argv[1] ?? '';
+  if (/[\\/]node_modules[\\/]\.bin[\\/]/.test(script)) return 'npx svc-server';
+  if (/[\\/]dist[\\/]cli\.js$/.test(script)) {
+    const rel = relative(process.cwd(), script);
+    return `node ${rel.startsWith('..') || isAbsolute(rel) ? script : rel}`;
+  }
+  return 'svc-server';
+}
+
+/** What to do next, printed once the services listen: keys, the API reference, the app, help. */
+export function nextSteps(running: RunningServices, cli: string): string {
+  const url = (name: ServiceName) => running.services.find((s) => s.name === name)?.url;
+  const content = url('content');
+  const commerce = url('commerce');
+  const lines = ['', 'Next steps', '  Make an API key (this works while the server runs):'];
+  if (content) lines.push(`    ${cli} keys create --service content --name my-agent --scopes read,write`);
+  if (commerce) lines.push(`    ${cli} keys create --service commerce --env sandbox --name my-app`);
+  lines.push(`    ${cli} keys list --service ${content ? 'content' : 'commerce'}   (and keys revoke ID)`);
+  lines.push('  API reference:');
+  if (content) lines.push(`    content   ${content}/docs`);
+  if (commerce) lines.push(`    commerce  ${commerce}/docs`);
+  if (content) {
+    lines.push(`  The app: ${content}/`);
+    lines.push(`  MCP clients: ${content}/mcp with "Authorization: Bearer <content key>"`);
+  }
+  lines.push('  Stuck? docs/troubleshooting.md. Stop with Ctrl-C (SIGINT) or SIGTERM.', '');
+  return `${lines.join('\n')}\n`;
+}
+
+/**
+ * `npx svc-server start` (and `npm start`) run this process as npm -> sh -c -> node. npm forwards
+ * SIGTERM and SIGINT to that shell only, and a shell that forks instead of exec-ing (dash,
+ * Debian's and Ubuntu's sh) dies of the signal without passing it on, leaving the server
+ * running with no parent. So when a package manager started us, losing our parent counts as a
+ * stop signal. Outside npm/pnpm (systemd, nohup, a terminal) nothing changes.
+ */
+function stopWhenOrphaned(stop: () => void): void {
+  if (!process.env.npm_lifecycle_event) return;
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    stop();
+  }, 250);
+  timer.unref();
 }
 
 function stopAndExit(running: RunningServices): void {
@@ -124,6 +192,125 @@ async function keysCreate(args: string[]): Promise<void> {
   throw new UsageError(`--service must be 'content' or 'commerce' (got '${values.service ?? ''}').`);
 }
 
+type KeyService = 'content' | 'commerce';
+
+function keyService(value: string | undefined): KeyService {
+  if (value === 'content' || value === 'commerce') return value;
+  throw new UsageError(`--service must be 'content' or 'commerce' (got '${value ?? ''}').`);
+}
+
+/** Left-aligned columns separated by two spaces, headers in capitals: easy to read and to `awk`. */
+function table(headers: string[], rows: string[][]): string {
+  const widths = headers.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
+}
+
+async function keysList(args: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: { service: { type: 'string' }, json: { type: 'boolean', default: false } },
+    strict: true,
+  });
+  const service = keyService(values.service);
+  const config = loadConfig();
+  const db =
+    service === 'content' ? openContentDatabase(config.dataDir) : openCommerceDatabase(config.dataDir);
+  try {
+    const keys =
+      service === 'content'
+        ? await listContentApiKeys(db)
+        : (await listApiKeys(db, DEFAULT_ACCOUNT_ID))
+            .filter((k) => k.revoked_at === null)
+            .map(({ account_id: _account, ...k }) => k);
+    if (values.json) {
+      process.stdout.write(`${JSON.stringify({ api_keys: keys }, null, 2)}\n`);
+      return;
+    }
+    if (keys.length === 0) {
+      process.stdout.write(
+        `No active ${service} API keys. Create one with: svc-server keys create --service ${service} ...\n`,
+      );
+      return;
+    }
+    const headers = [
+      'ID',
+      service === 'content' ? 'SCOPES' : 'ENV',
+      'NAME',
+      'PREFIX',
+      'CREATED',
+      'LAST USED',
+    ];
+    const rows = keys.map((k) => [
+      k.id,
+      'scopes' in k ? k.scopes.join(',') : k.env,
+      k.name,
+      `${k.prefix}...`,
+      k.created_at,
+      k.last_used_at ?? 'never',
+    ]);
+    process.stdout.write(table(headers, rows));
+  } finally {
+    db.close();
+  }
+}
+
+async function keysRevoke(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { service: { type: 'string' }, json: { type: 'boolean', default: false } },
+    allowPositionals: true,
+    strict: true,
+  });
+  const service = keyService(values.service);
+  const [id, ...extra] = positionals;
+  if (!id || extra.length > 0) throw new UsageError('keys revoke takes exactly one key id (see keys list).');
+  const config = loadConfig();
+  const db =
+    service === 'content' ? openContentDatabase(config.dataDir) : openCommerceDatabase(config.dataDir);
+  try {
+    // One instant for the whole command: a commerce key whose revoked_at is not this instant
+    // was revoked earlier (revokeApiKey keeps the first time).
+    const now = systemClock.now();
+    const deps = { clock: { now: () => now } };
+    const outcome =
+      service === 'content'
+        ? await revokeContentApiKeyOnce(db, deps, id)
+        : await revokeApiKey(db, deps, DEFAULT_ACCOUNT_ID, id).then((apiKey) => ({
+            apiKey,
+            revoked_at: apiKey.revoked_at ?? now.toISOString(),
+            already_revoked: apiKey.revoked_at !== now.toISOString(),
+          }));
+    const { apiKey, already_revoked, revoked_at } = outcome;
+    if (values.json) {
+      process.stdout.write(
+        `${JSON.stringify({ id: apiKey.id, name: apiKey.name, revoked_at, already_revoked })}\n`,
+      );
+    } else if (already_revoked) {
+      process.stdout.write(
+        `${apiKey.id} (${apiKey.name}) was already revoked at ${revoked_at}; nothing changed.\n`,
+      );
+    } else {
+      process.stdout.write(
+        `Revoked ${service} key ${apiKey.id} (${apiKey.name}); requests with it now get 401.\n`,
+      );
+    }
+  } catch (err) {
+    if (err instanceof AppError && err.status === 404) {
+      throw new CommandError(
+        `no ${service} API key with id '${id}'. List them with: svc-server keys list --service ${service}`,
+      );
+    }
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
   if (command === '--version' || command === '-v') {
@@ -136,11 +323,14 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'start') return start(sub === undefined ? rest : [sub, ...rest]);
   if (command === 'keys' && sub === 'create') return keysCreate(rest);
+  if (command === 'keys' && sub === 'list') return keysList(rest);
+  if (command === 'keys' && sub === 'revoke') return keysRevoke(rest);
   throw new UsageError(`unknown command '${argv.join(' ')}'.\n\n${USAGE}`);
 }
 
 main(process.argv.slice(2)).catch((err: unknown) => {
   if (err instanceof ConfigError || err instanceof UsageError) fail(err.message);
+  if (err instanceof CommandError) fail(err.message, 1);
   if (err instanceof Error && 'code' in err && err.code === 'EADDRINUSE') {
     fail(
       `a port is already in use (${(err as Error & { address?: string; port?: number }).port ?? ''}). Set CONTENT_PORT / COMMERCE_PORT.`,

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -22,10 +22,31 @@ function runCli(args: string[], envVars: NodeJS.ProcessEnv) {
   return spawnSync(process.execPath, [cli, ...args], { env: envVars, encoding: 'utf8', timeout: 20_000 });
 }
 
+/**
+ * The same, without blocking this process: a blocked event loop misses the server closing an
+ * idle keep-alive socket, and the next fetch then fails with "other side closed".
+ */
+function runCliAsync(args: string[], envVars: NodeJS.ProcessEnv) {
+  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { env: envVars });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => {
+      stdout += c;
+    });
+    child.stderr.on('data', (c) => {
+      stderr += c;
+    });
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
 describe('svc-server', () => {
   let dataDir: string;
   let server: ChildProcess;
   let stdout = '';
+  let stderr = '';
   let urls: { content: string; commerce: string };
 
   beforeAll(async () => {
@@ -33,6 +54,9 @@ describe('svc-server', () => {
       throw new Error(`${cli} is missing: build first (pnpm --filter @svc/server build).`);
     dataDir = mkdtempSync(join(tmpdir(), 'svc-cli-'));
     server = spawn(process.execPath, [cli, 'start'], { env: env(dataDir, { SERVICE_SEED: 'none' }) });
+    server.stderr?.on('data', (chunk) => {
+      stderr += chunk;
+    });
     urls = await new Promise((resolve, reject) => {
       server.stdout?.on('data', (chunk) => {
         stdout += chunk;
@@ -53,6 +77,38 @@ describe('svc-server', () => {
     expect(stdout).toMatch(/^content\s+http:\/\/127\.0\.0\.1:\d+ /m);
     expect(stdout).toMatch(/^commerce\s+http:\/\/127\.0\.0\.1:\d+ /m);
     expect(stdout).toContain(dataDir);
+  });
+
+  it('keeps stdout to those three lines and tells the person what to do next on stderr', async () => {
+    await new Promise<void>((resolve) => {
+      const poll = () => (stderr.includes('Stuck?') ? resolve() : setTimeout(poll, 20));
+      poll();
+    });
+    expect(
+      stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split(/\s+/)[0]),
+    ).toEqual(['content', 'commerce', 'data']);
+    expect(stderr).toMatch(/node \S*cli\.js keys create --service content --name \S+ --scopes read,write/);
+    expect(stderr).toMatch(/node \S*cli\.js keys create --service commerce --env sandbox/);
+    expect(stderr).toContain(`${urls.content}/docs`);
+    expect(stderr).toContain(`${urls.commerce}/docs`);
+    expect(stderr).toContain(`The app: ${urls.content}/`);
+    expect(stderr).toContain(`${urls.content}/mcp`);
+  });
+
+  it('runs through the published bin, a committed file that loads the build', () => {
+    const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '../package.json'), 'utf8'));
+    const res = spawnSync(
+      process.execPath,
+      [join(import.meta.dirname, '..', pkg.bin['svc-server']), '--version'],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(res.status).toBe(0);
+    expect(res.stdout.trim()).toBe(pkg.version);
   });
 
   it('serves health on both services', async () => {
@@ -102,6 +158,113 @@ describe('svc-server', () => {
     expect(res.stdout).toBe('');
   });
 
+  describe('keys list and revoke', () => {
+    const mcpCall = (base: string, key: string) =>
+      fetch(`${base}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    const createKey = async (args: string[]) => {
+      const res = await runCliAsync(['keys', 'create', ...args], env(dataDir));
+      expect(res.status).toBe(0);
+      return res.stdout.trim();
+    };
+    const listJson = async (service: string) => {
+      const res = await runCliAsync(['keys', 'list', '--service', service, '--json'], env(dataDir));
+      expect(res.status).toBe(0);
+      return JSON.parse(res.stdout).api_keys as Array<Record<string, unknown>>;
+    };
+
+    it('revokes a content key while the server runs: the next MCP request gets 401 and REST stops listing it', async () => {
+      const key = await createKey(['--service', 'content', '--name', 'to-revoke', '--scopes', 'read']);
+      expect((await mcpCall(urls.content, key)).status).toBe(200);
+
+      const listed = (await listJson('content')).find((k) => k.name === 'to-revoke');
+      expect(listed).toMatchObject({ scopes: ['read'], prefix: key.slice(0, 12) });
+      expect(JSON.stringify(await listJson('content'))).not.toContain(key);
+      const table = await runCliAsync(['keys', 'list', '--service', 'content'], env(dataDir));
+      expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+SCOPES\s+NAME\s+PREFIX\s+CREATED\s+LAST USED$/);
+      expect(table.stdout).toMatch(new RegExp(`^${listed?.id}\\s+read\\s+to-revoke\\s`, 'm'));
+
+      const revoke = await runCliAsync(
+        ['keys', 'revoke', String(listed?.id), '--service', 'content'],
+        env(dataDir),
+      );
+      expect(revoke.status).toBe(0);
+      expect(revoke.stdout).toMatch(new RegExp(`^Revoked content key ${listed?.id} \\(to-revoke\\)`));
+
+      const refused = await mcpCall(urls.content, key);
+      expect(refused.status).toBe(401);
+      expect(JSON.stringify(await refused.json())).toMatch(/revoked/);
+      const rest = await (await fetch(`${urls.content}/v1/api-keys`)).json();
+      expect(rest.api_keys.map((k: { id: string }) => k.id)).not.toContain(listed?.id);
+      expect((await listJson('content')).map((k) => k.id)).not.toContain(listed?.id);
+
+      const again = await runCliAsync(
+        ['keys', 'revoke', String(listed?.id), '--service', 'content', '--json'],
+        env(dataDir),
+      );
+      expect(again.status).toBe(0);
+      expect(JSON.parse(again.stdout)).toMatchObject({ id: listed?.id, already_revoked: true });
+    });
+
+    it('lists commerce keys with their environment and revokes one: the next request gets 401', async () => {
+      const key = await createKey(['--service', 'commerce', '--env', 'live', '--name', 'live-to-revoke']);
+      const call = () =>
+        fetch(`${urls.commerce}/v1/merchants?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+      expect((await call()).status).toBe(200);
+
+      const listed = (await listJson('commerce')).find((k) => k.name === 'live-to-revoke');
+      expect(listed).toMatchObject({ env: 'live', prefix: key.slice(0, 12), revoked_at: null });
+      expect(listed).not.toHaveProperty('key_hash');
+      const table = await runCliAsync(['keys', 'list', '--service', 'commerce'], env(dataDir));
+      expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+ENV\s+NAME\s/);
+      expect(table.stdout).toMatch(new RegExp(`^${listed?.id}\\s+live\\s+live-to-revoke\\s`, 'm'));
+
+      const revoke = await runCliAsync(
+        ['keys', 'revoke', String(listed?.id), '--service', 'commerce'],
+        env(dataDir),
+      );
+      expect(revoke.status).toBe(0);
+      expect(revoke.stdout).toMatch(/^Revoked commerce key/);
+      const refused = await call();
+      expect(refused.status).toBe(401);
+      expect((await refused.json()).error.code).toBe('INVALID_API_KEY');
+      expect((await listJson('commerce')).map((k) => k.id)).not.toContain(listed?.id);
+
+      const again = await runCliAsync(
+        ['keys', 'revoke', String(listed?.id), '--service', 'commerce'],
+        env(dataDir),
+      );
+      expect(again.status).toBe(0);
+      expect(again.stdout).toMatch(/was already revoked at .*; nothing changed/);
+    });
+
+    it.each(['content', 'commerce'])(
+      'refuses to revoke an unknown %s key id with a clear error',
+      async (service) => {
+        const res = await runCliAsync(
+          ['keys', 'revoke', 'key_doesnotexist', '--service', service],
+          env(dataDir),
+        );
+        expect(res.status).toBe(1);
+        expect(res.stdout).toBe('');
+        expect(res.stderr).toMatch(new RegExp(`no ${service} API key with id 'key_doesnotexist'`));
+      },
+    );
+
+    it('refuses keys list without a valid --service', async () => {
+      const res = await runCliAsync(['keys', 'list', '--service', 'billing'], env(dataDir));
+      expect(res.status).toBe(64);
+      expect(res.stderr).toMatch(/--service must be 'content' or 'commerce'/);
+    });
+  });
+
   it.each([
     [{ CONTENT_PORT: 'abc' }, /CONTENT_PORT must be a port number/],
     [{ SERVICE_MODE: 'production' }, /SERVICE_MODE must be one of sandbox, live \(got 'production'\)/],
@@ -128,6 +291,36 @@ describe('svc-server', () => {
     const exited = new Promise<number | null>((resolve) => only.once('exit', (code) => resolve(code)));
     only.kill('SIGINT');
     expect(await exited).toBe(0);
+  });
+
+  it('stops when started through npm exec and the shell npm forwards SIGTERM to dies without passing it on', async () => {
+    // npm exec runs `sh -c "'svc-server' 'start'"` and forwards SIGTERM to that shell only; dash
+    // forks rather than execs, so killing the shell alone used to leave the server orphaned.
+    const viaShell = spawn('sh', ['-c', `'${process.execPath}' '${cli}' 'start' '--only' 'commerce'`], {
+      env: env(dataDir, { npm_lifecycle_event: 'npx' }),
+    });
+    let out = '';
+    let err = '';
+    viaShell.stderr?.on('data', (c) => {
+      err += c;
+    });
+    const url = await new Promise<string>((resolve, reject) => {
+      viaShell.stdout?.on('data', (chunk) => {
+        out += chunk;
+        const found = /^commerce\s+(\S+)/m.exec(out)?.[1];
+        if (found && /^data\s/m.test(out)) resolve(found);
+      });
+      viaShell.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
+    });
+    expect((await fetch(`${url}/v1/health`)).status).toBe(200);
+    // The server holds the pipe too: it closes only when the server itself has exited.
+    const serverGone = new Promise<void>((resolve) => viaShell.stdout?.once('close', () => resolve()));
+    viaShell.kill('SIGTERM');
+    await serverGone;
+    expect(err).toMatch(
+      /the npm\/npx process that started svc-server has gone, finishing requests in flight/,
+    );
+    await expect(fetch(`${url}/v1/health`)).rejects.toThrow();
   });
 
   it('exits cleanly on SIGTERM', async () => {

@@ -29,6 +29,9 @@ export function contentApiKeysStore(db: SqlExecutor) {
         `SELECT ${COLUMNS} FROM api_keys WHERE revoked_at IS NULL ORDER BY created_at DESC, id DESC`,
       );
     },
+    find(id: string): Promise<ContentApiKeyRow | undefined> {
+      return db.get<ContentApiKeyRow>(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?`, [id]);
+    },
     findActiveByHash(hash: string): Promise<ContentApiKeyRow | undefined> {
       return db.get<ContentApiKeyRow>(
         `SELECT ${COLUMNS} FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL`,

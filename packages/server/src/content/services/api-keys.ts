@@ -49,13 +49,29 @@ export async function listContentApiKeys(db: SqlExecutor): Promise<ApiKeyView[]>
   return (await contentApiKeysStore(db).listActive()).map(view);
 }
 
+/** Revoking twice is harmless and says so (`already_revoked`); an id that never existed is a 404. */
+export async function revokeContentApiKeyOnce(
+  db: SqlExecutor,
+  deps: Pick<ServiceDeps, 'clock'>,
+  id: string,
+): Promise<{ apiKey: ApiKeyView; revoked_at: string; already_revoked: boolean }> {
+  const store = contentApiKeysStore(db);
+  const row = await store.find(id);
+  if (!row) throw notFound('API key', id);
+  const now = deps.clock.now().toISOString();
+  const revokedNow = await store.revoke(id, now);
+  const revokedAt = revokedNow ? now : ((await store.find(id))?.revoked_at ?? now);
+  return { apiKey: view(row), revoked_at: revokedAt, already_revoked: !revokedNow };
+}
+
+/** The REST form: a key that is already revoked is gone from the API's point of view (404). */
 export async function revokeContentApiKey(
   db: SqlExecutor,
   deps: Pick<ServiceDeps, 'clock'>,
   id: string,
 ): Promise<void> {
-  const revoked = await contentApiKeysStore(db).revoke(id, deps.clock.now().toISOString());
-  if (!revoked) throw notFound('API key', id);
+  const outcome = await revokeContentApiKeyOnce(db, deps, id);
+  if (outcome.already_revoked) throw notFound('API key', id);
 }
 
 const KEY_SHAPE = /^svc_[0-9A-Za-z]{32}$/;

@@ -88,8 +88,19 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
+/**
+ * Where OAuth clients look for an authorization server. An MCP client whose API key is refused
+ * (401) falls back to OAuth, and this 404's body is the only text of ours its user sees
+ * (mcp-remote prints it), so it says what actually went wrong.
+ */
+const OAUTH_PATH =
+  /^\/(?:\.well-known\/(?:oauth-authorization-server|oauth-protected-resource|openid-configuration)(?:\/.*)?|register|authorize|token)\/?$/i;
+
 export function notFoundHandler(): RequestHandler {
   return (req, res) => {
-    sendError(req, res, new AppError(404, 'ROUTE_NOT_FOUND', `No route for ${req.method} ${req.path}.`));
+    const message = OAUTH_PATH.test(req.path)
+      ? `No route for ${req.method} ${req.path}: this server does not use OAuth. Send an API key as 'Authorization: Bearer svc_...'. An MCP client that tries OAuth was refused its key (missing, unknown or revoked): check the key, or make one with 'svc-server keys create'.`
+      : `No route for ${req.method} ${req.path}.`;
+    sendError(req, res, new AppError(404, 'ROUTE_NOT_FOUND', message));
   };
 }
