@@ -13,6 +13,8 @@ const PNG = Buffer.from(
 
 let fake: XFake;
 let x: PlatformProvider;
+/** The same app with a short timeout, for the tests where X gives no answer. */
+let hasty: PlatformProvider;
 const NOW = new Date('2026-11-23T12:00:00Z');
 
 beforeEach(async () => {
@@ -22,7 +24,13 @@ beforeEach(async () => {
     authUrl: fake.authUrl,
     clientId: fake.clientId,
     clientSecret: 'shh',
-    timeoutMs: 500,
+    now: () => NOW,
+  });
+  hasty = createXProvider({
+    apiUrl: fake.url,
+    clientId: fake.clientId,
+    clientSecret: 'shh',
+    timeoutMs: 1000,
     now: () => NOW,
   });
 });
@@ -73,6 +81,13 @@ describe('X provider: OAuth 2.0 with PKCE', () => {
     expect(q.get('code_challenge_method')).toBe('S256');
     expect(q.get('scope')).toBe('tweet.read tweet.write users.read offline.access media.write');
     expect(X_SCOPES).toContain('offline.access');
+  });
+
+  it('keeps a query the configured authorise URL already has', () => {
+    const p = createXProvider({ clientId: 'c', authUrl: `${fake.authUrl}?prompt=consent` });
+    const q = new URL(p.authorizeUrl({ state: 's', codeChallenge: 'c', redirectUri: REDIRECT })).searchParams;
+    expect(q.get('prompt')).toBe('consent');
+    expect(q.get('state')).toBe('s');
   });
 
   it('the default authorise URL is X’s', () => {
@@ -222,6 +237,16 @@ describe('X provider: publishing', () => {
 });
 
 describe('X provider: status and metrics', () => {
+  it('refuses an id that is no X post id before calling X', async () => {
+    const { accessToken } = await connect();
+    const before = fake.requests.length;
+    for (const externalId of ['../users/me', '1/../2', '12%2F3', '']) {
+      expect((await rejection(x.status({ accessToken, externalId }))).kind).toBe('invalid');
+      expect((await rejection(x.metrics({ accessToken, externalId }))).kind).toBe('invalid');
+    }
+    expect(fake.requests.length).toBe(before);
+  });
+
   it('reads a post’s status, and says when it is gone', async () => {
     const { accessToken } = await connect();
     const { externalId } = await x.publish({ accessToken, parts: ['Still there?'], username: 'u' });
@@ -307,7 +332,7 @@ describe('X provider: failures', () => {
     const { accessToken } = await connect();
     // X stores the post, then the answer never comes.
     fake.failNext('POST /2/tweets', { kind: 'hang', afterAccept: true });
-    const err = await rejection(x.publish({ accessToken, parts: ['Only once.'], username: 'u' }));
+    const err = await rejection(hasty.publish({ accessToken, parts: ['Only once.'], username: 'u' }));
     expect(err.kind).toBe('outcome_unknown');
     expect(err.message).toMatch(/may or may not be live/);
     expect(fake.requests.filter((r) => r === 'POST /2/tweets')).toHaveLength(1);
@@ -318,7 +343,9 @@ describe('X provider: failures', () => {
     const { accessToken } = await connect();
     // The third part gets no answer: parts one and two are live, the third may be.
     fake.failNext('POST /2/tweets', { kind: 'hang' }, { after: 2 });
-    const err = await rejection(x.publish({ accessToken, parts: ['One', 'Two', 'Three'], username: 'u' }));
+    const err = await rejection(
+      hasty.publish({ accessToken, parts: ['One', 'Two', 'Three'], username: 'u' }),
+    );
     expect(err.kind).toBe('outcome_unknown');
     const live = [...fake.tweets.values()];
     expect(live.map((t) => t.text)).toEqual(['One', 'Two']);
@@ -336,7 +363,7 @@ describe('X provider: failures', () => {
   it('a timeout on a read is unavailable, not outcome unknown', async () => {
     const { accessToken } = await connect();
     fake.failNext('GET /2/tweets/:id', { kind: 'hang' });
-    expect((await rejection(x.status({ accessToken, externalId: '1' }))).kind).toBe('unavailable');
+    expect((await rejection(hasty.status({ accessToken, externalId: '1' }))).kind).toBe('unavailable');
   });
 });
 

@@ -60,7 +60,7 @@ export function xOAuth(opts: XClientOptions, call: XHttp) {
   return {
     authorizeUrl(input: AuthorizeInput): string {
       const url = new URL(authUrl);
-      url.search = new URLSearchParams({
+      const params = {
         response_type: 'code',
         client_id: opts.clientId,
         redirect_uri: input.redirectUri,
@@ -68,7 +68,8 @@ export function xOAuth(opts: XClientOptions, call: XHttp) {
         state: input.state,
         code_challenge: input.codeChallenge,
         code_challenge_method: 'S256',
-      }).toString();
+      };
+      for (const [k, v] of Object.entries(params)) url.searchParams.set(k, v);
       return url.toString();
     },
     exchangeCode: (input: ExchangeInput) =>
