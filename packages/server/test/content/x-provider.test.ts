@@ -296,6 +296,29 @@ describe('X provider: failures', () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it('403 (a scope the person did not grant) is a typed forbidden error, and nothing is posted', async () => {
+    const pkce = createPkcePair();
+    const scopes = ['tweet.read', 'tweet.write', 'users.read'];
+    const url = x.authorizeUrl({ state: 's', codeChallenge: pkce.challenge, redirectUri: REDIRECT, scopes });
+    const code = new URL(
+      (await fetch(url, { redirect: 'manual' })).headers.get('location') as string,
+    ).searchParams.get('code') as string;
+    const tokens = await x.exchangeCode({ code, codeVerifier: pkce.verifier, redirectUri: REDIRECT });
+    expect(tokens.refreshToken).toBeNull(); // no offline.access, no refresh token
+    const err = await rejection(
+      x.publish({
+        accessToken: tokens.accessToken,
+        parts: ['Pic'],
+        media: [{ mimeType: 'image/png', data: PNG }],
+      }),
+    );
+    expect(err.kind).toBe('forbidden');
+    expect(err.status).toBe(403);
+    expect(err.message).toMatch(/media\.write/);
+    expect(fake.tweets.size).toBe(0);
+    expect(fake.violations).toEqual([]);
+  });
+
   it('429 is a typed rate limit carrying x-rate-limit-reset as the retry time', async () => {
     const { accessToken } = await connect();
     const reset = Math.floor(NOW.getTime() / 1000) + 900;
