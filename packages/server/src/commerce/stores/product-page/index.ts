@@ -1,4 +1,12 @@
 export { readAvailability } from './availability.js';
+export {
+  type FetchPageDeps,
+  type FetchPageFailure,
+  type FetchPageResult,
+  fetchProductPage,
+  PAGE_MAX_BYTES,
+  PAGE_TIMEOUT_MS,
+} from './fetch-page.js';
 export { currencyDigits, parseAmount } from './money.js';
 export { readProductPage } from './read-product-page.js';
 export { readShopifyProductJson, type ShopifyReadOptions } from './shopify.js';
