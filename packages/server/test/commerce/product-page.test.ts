@@ -291,6 +291,27 @@ describe('readProductPage: Open Graph and refusals', () => {
     if (!result.ok) expect(result.message).toContain('19.99 USD, 24.99 USD');
   });
 
+  it('refuses an Open Graph page whose sale price differs from its price, and reads og:price alone', () => {
+    const tags = (extra: string) =>
+      `<meta property="og:title" content="Vase"><meta property="og:price:amount" content="40.00">
+       <meta property="og:price:currency" content="EUR">${extra}`;
+    expect(
+      readProductPage(
+        tags('<meta property="product:sale_price:amount" content="32.00">'),
+        'https://v.example/vase',
+      ),
+    ).toMatchObject({ ok: false, reason: 'AMBIGUOUS_PRICE' });
+    expect(readProductPage(tags(''), 'https://v.example/vase')).toMatchObject({
+      ok: true,
+      offer: {
+        title: 'Vase',
+        price: { amount: 4000, currency: 'EUR' },
+        availability: 'unknown',
+        item_ref: 'https://v.example/vase',
+      },
+    });
+  });
+
   it('refuses when two offers for the same SKU disagree', () => {
     for (const url of ['https://lamps.example/desk', 'https://lamps.example/desk?sku=LAMP-1']) {
       expect(page('two-offers-same-variant.html', url)).toMatchObject({
