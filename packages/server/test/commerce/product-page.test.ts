@@ -237,6 +237,19 @@ describe('readProductPage: JSON-LD', () => {
     });
   });
 
+  it('lets a single offer without a variant id answer ?variant=, but not a different ?sku=', () => {
+    const base = 'https://small.example.com/products/apron';
+    expect(page('json-ld-single-offer.html', `${base}?variant=123`)).toMatchObject({
+      ok: true,
+      offer: { item_ref: 'APR-01', price: { amount: 1999, currency: 'USD' } },
+    });
+    expect(page('json-ld-single-offer.html', `${base}?sku=APR-01`)).toMatchObject({ ok: true });
+    expect(page('json-ld-single-offer.html', `${base}?sku=APR-02`)).toMatchObject({
+      ok: false,
+      reason: 'VARIANT_NOT_FOUND',
+    });
+  });
+
   it('skips a malformed JSON-LD block and uses the next valid one; drops a non-http image', () => {
     const result = page('malformed-json-ld.html', 'https://candles.example.de/kerze');
     expect(result).toEqual({

@@ -62,7 +62,7 @@ export type Selection = { ok: true; group: VariantGroup } | { ok: false; message
 
 /**
  * The variant the URL names; without one, the first variant the page lists (the one a plain
- * product link shows). A page with a single unnamed offer answers any selector.
+ * product link shows).
  */
 export function selectVariant(groups: VariantGroup[], selector: VariantSelector): Selection {
   const first = groups[0];
@@ -74,7 +74,9 @@ export function selectVariant(groups: VariantGroup[], selector: VariantSelector)
       (selector.sku !== null && (g.sku === selector.sku || g.variantId === selector.sku)),
   );
   if (match) return { ok: true, group: match };
-  if (groups.length === 1 && first.variantId === null && first.sku === null)
+  // One offer that names no variant id is the page's only offer: a `?variant=` (often just the
+  // default variant's id in a shared link) cannot contradict it. A `?sku=` must match its SKU.
+  if (groups.length === 1 && first.variantId === null && (selector.sku === null || first.sku === null))
     return { ok: true, group: first };
   const named = selector.variantId ? `variant ${selector.variantId}` : `SKU ${selector.sku}`;
   return { ok: false, message: `The URL selects ${named}, which the page does not list.` };
