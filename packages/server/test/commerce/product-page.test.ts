@@ -237,6 +237,20 @@ describe('readProductPage: JSON-LD', () => {
     });
   });
 
+  it('reads JSON-LD whose strings hold raw line breaks, as pasted descriptions often do', () => {
+    const html = `<script type="application/ld+json">{"@type":"Product","name":"Quilt","description":"Warm.
+Soft.	King size.","sku":"Q-1","offers":{"@type":"Offer","price":"120.00","priceCurrency":"CAD","availability":"InStock"}}</script>`;
+    expect(readProductPage(html, 'https://quilts.example.ca/q')).toMatchObject({
+      ok: true,
+      offer: {
+        title: 'Quilt',
+        price: { amount: 12000, currency: 'CAD' },
+        availability: 'in_stock',
+        item_ref: 'Q-1',
+      },
+    });
+  });
+
   it('lets a single offer without a variant id answer ?variant=, but not a different ?sku=', () => {
     const base = 'https://small.example.com/products/apron';
     expect(page('json-ld-single-offer.html', `${base}?variant=123`)).toMatchObject({

@@ -35,6 +35,23 @@ function image(v: unknown, pageUrl: string): string | null {
 }
 
 /**
+ * JSON, or undefined. Pages often put raw line breaks or tabs inside JSON-LD strings (a product
+ * description pasted as is), which JSON forbids; a second try reads control characters as spaces.
+ */
+function parseBlock(block: string): unknown {
+  try {
+    return JSON.parse(block);
+  } catch {
+    try {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
+      return JSON.parse(block.replace(/[\u0000-\u001f]/g, ' '));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
  * Parses each JSON-LD block and returns the Product nodes in it (top level, arrays, `@graph`,
  * or nested such as `WebPage.mainEntity`). A block that is not JSON is skipped.
  */
@@ -54,13 +71,8 @@ export function findProductNodes(blocks: string[]): Node[] {
     for (const child of Object.values(value)) visit(child, depth + 1);
   };
   for (const block of blocks) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(block.trim());
-    } catch {
-      continue;
-    }
-    visit(parsed, 0);
+    const parsed = parseBlock(block);
+    if (parsed !== undefined) visit(parsed, 0);
   }
   return found;
 }
