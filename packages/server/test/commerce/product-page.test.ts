@@ -6,6 +6,7 @@ import {
   readAvailability,
   readProductPage,
   readShopifyProductJson,
+  shopifyProductJsonUrl,
 } from '../../src/commerce/stores/product-page/index.js';
 
 const fixture = (name: string) =>
@@ -543,5 +544,36 @@ describe('readShopifyProductJson', () => {
       ok: false,
       reason: 'NO_PRICE',
     });
+  });
+});
+
+describe('shopifyProductJsonUrl', () => {
+  it.each([
+    [
+      'https://rain.example.com/products/red-rain-coat?variant=794864233',
+      'https://rain.example.com/products/red-rain-coat.js',
+    ],
+    [
+      'https://rain.example.com/collections/coats/products/red-rain-coat',
+      'https://rain.example.com/products/red-rain-coat.js',
+    ],
+    [
+      'https://rain.example.com/en-ca/products/red-rain-coat/',
+      'https://rain.example.com/products/red-rain-coat.js',
+    ],
+    [
+      'https://rain.example.com/products/red-rain-coat.js',
+      'https://rain.example.com/products/red-rain-coat.js',
+    ],
+    [
+      'https://rain.example.com/products/caf%C3%A9-mug#reviews',
+      'https://rain.example.com/products/caf%C3%A9-mug.js',
+    ],
+    ['https://rain.example.com/products/%2e%2e', null],
+    ['https://rain.example.com/products/', null],
+    ['https://rain.example.com/pages/about', null],
+    ['not a url', null],
+  ])('%s → %s', (page, expected) => {
+    expect(shopifyProductJsonUrl(page)).toBe(expected);
   });
 });

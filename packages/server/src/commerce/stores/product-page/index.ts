@@ -9,5 +9,5 @@ export {
 } from './fetch-page.js';
 export { currencyDigits, parseAmount } from './money.js';
 export { readProductPage } from './read-product-page.js';
-export { readShopifyProductJson, type ShopifyReadOptions } from './shopify.js';
+export { readShopifyProductJson, type ShopifyReadOptions, shopifyProductJsonUrl } from './shopify.js';
 export type { ProductPageOffer, ProductPageRefusal, ProductPageResult, ProductPageSource } from './types.js';

@@ -66,3 +66,20 @@ export function readShopifyProductJson(
     source: 'shopify-js',
   });
 }
+
+/**
+ * Where a Shopify product page's JSON lives: `/products/<handle>` (also under a collection or a
+ * locale prefix such as `/en-ca/`) → `<origin>/products/<handle>.js`. Null for other paths.
+ */
+export function shopifyProductJsonUrl(pageUrl: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(pageUrl);
+  } catch {
+    return null;
+  }
+  const match = /\/products\/([^/?#]+?)(?:\.js|\.json)?\/?$/.exec(url.pathname);
+  const handle = match?.[1];
+  if (!handle || handle === '.' || handle === '..') return null;
+  return `${url.origin}/products/${handle}.js`;
+}
