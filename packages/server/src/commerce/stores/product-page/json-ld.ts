@@ -1,0 +1,137 @@
+import { readAvailability } from './availability.js';
+import { resolveImageUrl } from './html-sources.js';
+import { collectPrice, type PriceCollector } from './money.js';
+import type { OfferReading, ProductReading } from './types.js';
+import { variantIdFromUrl } from './variant-selection.js';
+
+type Node = Record<string, unknown>;
+
+const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+const list = (v: unknown): unknown[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
+
+/** `Product`, `schema:Product`, `https://schema.org/Product` → `product`. */
+function types(node: Node): string[] {
+  return list(node['@type'])
+    .filter((t): t is string => typeof t === 'string')
+    .map((t) => (t.split(/[/:#]/).pop() ?? '').toLowerCase());
+}
+const hasType = (node: Node, type: string) => types(node).includes(type);
+
+function text(v: unknown): string | null {
+  const first = list(v)[0];
+  if (typeof first === 'string') return first.trim() || null;
+  if (typeof first === 'number') return String(first);
+  if (isNode(first)) return text(first['@value'] ?? first.name);
+  return null;
+}
+
+function image(v: unknown, pageUrl: string): string | null {
+  for (const item of list(v)) {
+    const raw = isNode(item) ? (item.url ?? item.contentUrl) : item;
+    const url = resolveImageUrl(text(raw), pageUrl);
+    if (url) return url;
+  }
+  return null;
+}
+
+/**
+ * JSON, or undefined. Pages often put raw line breaks or tabs inside JSON-LD strings (a product
+ * description pasted as is), which JSON forbids; a second try reads control characters as spaces.
+ */
+function parseBlock(block: string): unknown {
+  try {
+    return JSON.parse(block);
+  } catch {
+    try {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
+      return JSON.parse(block.replace(/[\u0000-\u001f]/g, ' '));
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Parses each JSON-LD block and returns the Product nodes in it (top level, arrays, `@graph`,
+ * or nested such as `WebPage.mainEntity`). A block that is not JSON is skipped.
+ */
+export function findProductNodes(blocks: string[]): Node[] {
+  const found: Node[] = [];
+  const visit = (value: unknown, depth: number) => {
+    if (depth > 20) return;
+    if (Array.isArray(value)) {
+      for (const v of value) visit(v, depth + 1);
+      return;
+    }
+    if (!isNode(value)) return;
+    if (hasType(value, 'product') || hasType(value, 'productgroup')) {
+      found.push(value);
+      return;
+    }
+    for (const child of Object.values(value)) visit(child, depth + 1);
+  };
+  for (const block of blocks) {
+    const parsed = parseBlock(block);
+    if (parsed !== undefined) visit(parsed, 0);
+  }
+  return found;
+}
+
+/** Price types that are not what the buyer pays now. */
+const NOT_THE_PRICE = /strikethrough|listprice|msrp|srp|minimumadvertised/i;
+
+function readOffer(
+  offer: Node,
+  inherited: { currency: unknown; sku: string | null; title: string | null; url: unknown },
+): OfferReading[] {
+  const currency = offer.priceCurrency ?? inherited.currency;
+  if (hasType(offer, 'aggregateoffer') && list(offer.offers).some(isNode)) {
+    return list(offer.offers)
+      .filter(isNode)
+      .flatMap((o) => readOffer(o, { ...inherited, currency }));
+  }
+  const collected: PriceCollector = { prices: [], error: null };
+  collectPrice(collected, offer.price, currency);
+  if (hasType(offer, 'aggregateoffer') && offer.price === undefined) {
+    collectPrice(collected, offer.lowPrice, currency);
+    collectPrice(collected, offer.highPrice, currency);
+  }
+  for (const spec of list(offer.priceSpecification).filter(isNode)) {
+    if (NOT_THE_PRICE.test(text(spec.priceType) ?? '')) continue;
+    collectPrice(collected, spec.price, spec.priceCurrency ?? currency);
+  }
+  return [
+    {
+      variantId: variantIdFromUrl(text(offer.url) ?? text(inherited.url)),
+      sku: text(offer.sku) ?? inherited.sku,
+      title: text(offer.name) ?? inherited.title,
+      prices: collected.prices,
+      priceError: collected.error,
+      availability: readAvailability(text(offer.availability)),
+    },
+  ];
+}
+
+function offersOf(product: Node, title: string | null): OfferReading[] {
+  const inherited = { currency: undefined, sku: text(product.sku), title, url: product.url };
+  return list(product.offers)
+    .filter(isNode)
+    .flatMap((o) => readOffer(o, inherited));
+}
+
+/** One schema.org Product (or ProductGroup with `hasVariant` products) as a reading. */
+export function readJsonLdProduct(node: Node, pageUrl: string): ProductReading {
+  const title = text(node.name);
+  const offers = offersOf(node, null);
+  for (const variant of list(node.hasVariant).filter(isNode))
+    offers.push(...offersOf(variant, text(variant.name)));
+  let img = image(node.image, pageUrl);
+  for (const variant of list(node.hasVariant).filter(isNode)) img ??= image(variant.image, pageUrl);
+  return {
+    title,
+    image: img,
+    sku: text(node.sku),
+    productId: text(node.productID) ?? text(node.productGroupID),
+    offers,
+  };
+}

@@ -1,0 +1,49 @@
+import { readAvailability } from './availability.js';
+import { resolveImageUrl } from './html-sources.js';
+import { collectPrice, type PriceCollector } from './money.js';
+import type { OfferReading, ProductReading } from './types.js';
+
+const first = (meta: Map<string, string[]>, ...keys: string[]) => {
+  for (const key of keys) {
+    const value = meta.get(key)?.find((v) => v !== '');
+    if (value !== undefined) return value;
+  }
+  return null;
+};
+
+/**
+ * Open Graph product tags as one product with one offer. Every amount tag counts: a page whose
+ * `product:price:amount`, `og:price:amount` and `product:sale_price:amount` disagree shows
+ * several prices, and the offer carries all of them so the caller refuses.
+ */
+export function readOpenGraph(meta: Map<string, string[]>, pageUrl: string): ProductReading {
+  const offer: OfferReading = {
+    variantId: null,
+    sku: first(meta, 'product:retailer_item_id'),
+    title: null,
+    prices: [],
+    priceError: null,
+    availability: readAvailability(first(meta, 'product:availability', 'og:availability')),
+  };
+  const amounts = [
+    ...(meta.get('product:price:amount') ?? []),
+    ...(meta.get('og:price:amount') ?? []),
+    ...(meta.get('product:sale_price:amount') ?? []),
+  ].filter((a) => a !== '');
+  const currency = first(meta, 'product:price:currency', 'og:price:currency', 'product:sale_price:currency');
+  const collected: PriceCollector = { prices: [], error: null };
+  for (const amount of amounts) collectPrice(collected, amount, currency);
+  offer.prices = collected.prices;
+  offer.priceError = collected.error;
+  let image: string | null = null;
+  for (const key of ['og:image:secure_url', 'og:image', 'og:image:url', 'twitter:image']) {
+    for (const raw of meta.get(key) ?? []) image ??= resolveImageUrl(raw, pageUrl);
+  }
+  return {
+    title: first(meta, 'og:title', 'twitter:title'),
+    image,
+    sku: offer.sku,
+    productId: null,
+    offers: amounts.length || offer.availability !== 'unknown' ? [offer] : [],
+  };
+}

@@ -1,0 +1,83 @@
+import type { OfferReading } from './types.js';
+
+/** Shopify's `?variant=<id>` in an offer or page URL. */
+export function variantIdFromUrl(raw: string | null): string | null {
+  if (!raw) return null;
+  try {
+    return new URL(raw, 'https://base.invalid/').searchParams.get('variant')?.trim() || null;
+  } catch {
+    return null;
+  }
+}
+
+export interface VariantSelector {
+  variantId: string | null;
+  sku: string | null;
+}
+
+/** What the page URL selects: `?variant=<id>` (Shopify) or `?sku=<sku>` (any case of `sku`). */
+export function selectorFromUrl(pageUrl: string): VariantSelector {
+  let sku: string | null = null;
+  try {
+    for (const [key, value] of new URL(pageUrl).searchParams) {
+      if (key.toLowerCase() === 'sku' && value.trim()) sku = value.trim();
+    }
+  } catch {
+    // An unparsable page URL selects nothing.
+  }
+  return { variantId: variantIdFromUrl(pageUrl), sku };
+}
+
+/** The offers a page states for one variant, merged: the same fields, every price kept. */
+export type VariantGroup = OfferReading;
+
+/**
+ * Groups offers that name the same variant (same variant id, else same SKU; offers naming
+ * neither form one group). Every price any of them states is kept, so a conflict shows.
+ */
+export function groupOffers(offers: OfferReading[]): VariantGroup[] {
+  const groups: VariantGroup[] = [];
+  for (const offer of offers) {
+    const key = offer.variantId ?? offer.sku;
+    const group = groups.find((g) => (g.variantId ?? g.sku) === key);
+    if (!group) {
+      groups.push({ ...offer, prices: [...offer.prices] });
+      continue;
+    }
+    for (const p of offer.prices) {
+      if (!group.prices.some((q) => q.amount === p.amount && q.currency === p.currency)) group.prices.push(p);
+    }
+    group.priceError ??= offer.priceError;
+    group.title ??= offer.title;
+    group.sku ??= offer.sku;
+    if (group.availability !== offer.availability) {
+      if (group.availability === 'unknown') group.availability = offer.availability;
+      else if (offer.availability !== 'unknown') group.availability = 'unknown';
+    }
+  }
+  return groups;
+}
+
+export type Selection = { ok: true; group: VariantGroup } | { ok: false; message: string };
+
+/**
+ * The variant the URL names; without one, the first variant the page lists (the one a plain
+ * product link shows).
+ */
+export function selectVariant(groups: VariantGroup[], selector: VariantSelector): Selection {
+  const first = groups[0];
+  if (!first) return { ok: false, message: 'The page lists no offers.' };
+  if (!selector.variantId && !selector.sku) return { ok: true, group: first };
+  const match = groups.find(
+    (g) =>
+      (selector.variantId !== null && (g.variantId === selector.variantId || g.sku === selector.variantId)) ||
+      (selector.sku !== null && (g.sku === selector.sku || g.variantId === selector.sku)),
+  );
+  if (match) return { ok: true, group: match };
+  // One offer that names no variant id is the page's only offer: a `?variant=` (often just the
+  // default variant's id in a shared link) cannot contradict it. A `?sku=` must match its SKU.
+  if (groups.length === 1 && first.variantId === null && (selector.sku === null || first.sku === null))
+    return { ok: true, group: first };
+  const named = selector.variantId ? `variant ${selector.variantId}` : `SKU ${selector.sku}`;
+  return { ok: false, message: `The URL selects ${named}, which the page does not list.` };
+}
