@@ -20,6 +20,8 @@ export default defineConfig({
     },
   },
   esbuild: { jsx: 'automatic', jsxImportSource: 'preact' },
+  // `vite` (pnpm --filter @svc/app run dev) forwards the API to a content service on :3000.
+  server: { proxy: { '/v1': 'http://127.0.0.1:3000', '/media': 'http://127.0.0.1:3000' } },
   build: {
     outDir: 'dist',
     assetsDir: 'assets',
