@@ -41,9 +41,18 @@ const SERVER_PATHS = new Set(['v1', 'mcp', 'media', 'health', 'docs', 'oauth', '
 const firstSegment = (path: string) => (path.split('/').find((s) => s !== '') ?? '').toLowerCase();
 
 /**
+ * The app's pages are spelt in lowercase words: `/`, `/approvals`, `/posts/post_abc`. Anything
+ * else (`/Approvals`, `/approvals/`, `/%E0%A4%A`, `//approvals`) is not a page: the JSON 404, as
+ * for every other path with one spelling per resource.
+ */
+const APP_PAGE = /^(\/[a-z0-9][a-z0-9_-]*)+$/;
+const isAppPage = (path: string) => path === '/' || APP_PAGE.test(path);
+
+/**
  * `GET /`: the person's web app, behind the same guard as the REST API it uses. Its hashed
- * files are under `/assets/`; every other GET that asks for HTML outside the server's own
- * paths is one of the app's client-side pages (e.g. `/approvals`) and gets index.html.
+ * files are under `/assets/`; every other GET that accepts HTML, for a path spelt as an app
+ * page outside the server's own paths, is one of the app's client-side pages (e.g.
+ * `/approvals`) and gets index.html; the app says "Page not found" for one it does not know.
  * Mount it after the API routes: it only answers what they did not.
  */
 export function webApp(opts: { guard: RequestHandler }): Router {
@@ -82,7 +91,8 @@ export function webApp(opts: { guard: RequestHandler }): Router {
 
   router.use((req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    if (SERVER_PATHS.has(firstSegment(req.path)) || !req.accepts('html')) return next();
+    if (!isAppPage(req.path) || SERVER_PATHS.has(firstSegment(req.path)) || !req.accepts('html'))
+      return next();
     opts.guard(req, res, (err?: unknown) => {
       if (err) return next(err);
       const app = locate();

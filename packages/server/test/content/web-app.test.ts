@@ -95,6 +95,13 @@ describe('the web app at /', () => {
       '/media/x',
       '/.well-known/x',
       '/Assets/x.js',
+      // Not spelt as an app page: one spelling per resource, and no HTML for a broken path.
+      '/Approvals',
+      '/approvals/',
+      '//approvals',
+      '/%E0%A4%A',
+      '/approvals%2Fx',
+      '/./approvals',
     ]) {
       const res = await raw(svc.url, path, BROWSER);
       expect(res.status, path).toBe(404);
