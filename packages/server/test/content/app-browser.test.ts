@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLATFORM_LIMITS } from '../../src/content/domain.js';
 import { useBrowser } from '../helpers/browser.js';
@@ -25,12 +26,20 @@ describe('the web app: approvals in a real browser', () => {
   const texts = new Map<string, string>();
   const browser = useBrowser();
 
-  async function propose(brandId: string, platform: string, text: string, reason: string) {
+  async function propose(brandId: string, platform: string, text: string, reason: string, assetId?: string) {
     const draft = await api(svc.url, 'POST', '/v1/drafts', { body: { brand_id: brandId, platform, text } });
     expect(draft.status).toBe(201);
+    if (assetId) {
+      const attached = await api(svc.url, 'POST', `/v1/drafts/${draft.body.id}/media`, {
+        body: { asset_id: assetId },
+      });
+      expect(attached.status).toBe(200);
+    }
     const res = await api(svc.url, 'POST', '/v1/approvals', { body: { draft_id: draft.body.id, reason } });
     expect(res.status).toBe(201);
     texts.set(text.split(':')[0] ?? text, res.body.id);
+    // A minute apart, so the queue's order (and with it the screenshots) is the same every run.
+    svc.clock.advance(60_000);
     return res.body.id as string;
   }
   const approval = async (id: string) => (await api(svc.url, 'GET', `/v1/approvals/${id}`)).body;
@@ -57,7 +66,21 @@ describe('the web app: approvals in a real browser', () => {
     ids.edit = await propose(b, 'x', 'Edit me: three ways to run a standup in writing.', 'Trending topic');
     ids.reject = await propose(b, 'x', 'Reject me: synergy is the answer to every meeting.', 'Filler');
     ids.bulk1 = await propose(b, 'linkedin', 'Bulk one: how our team lead runs async check-ins.', 'Series');
-    ids.bulk2 = await propose(b, 'x', 'Bulk two: the one question every status update answers.', 'Series');
+    const image = await sharp({ create: { width: 1200, height: 800, channels: 3, background: '#2b6cb0' } })
+      .jpeg()
+      .toBuffer();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(image)], { type: 'image/jpeg' }), 'team.jpg');
+    const asset = await fetch(`${svc.url}/v1/brands/${b}/media`, { method: 'POST', body: form });
+    expect(asset.status).toBe(201);
+    const assetId = ((await asset.json()) as { id: string }).id;
+    ids.bulk2 = await propose(
+      b,
+      'x',
+      'Bulk two: the one question every status update answers.',
+      'Series',
+      assetId,
+    );
   });
   afterAll(() => svc?.close());
 
@@ -88,6 +111,13 @@ describe('the web app: approvals in a real browser', () => {
     expect(await x.textContent()).toContain('Trending topic');
     expect(await x.textContent()).toContain('Proposed bya person (in the app or through the REST API)');
     expect(await x.textContent()).toMatch(/Voice check\s*Passed5 checks passed/);
+    // The media crop thumbnail, loaded from the part's media URL under the page's CSP.
+    const thumb = card('Bulk two').getByRole('img');
+    expect(await thumb.getAttribute('alt')).toMatch(/^Attached image, \w+ crop$/);
+    await page.waitForFunction((id) => {
+      const img = document.querySelector<HTMLImageElement>(`#approval-${id} img`);
+      return img?.complete && img.naturalWidth > 0;
+    }, ids.bulk2);
     expect(await card('Stale').textContent()).toContain(
       'This slot has passed. Approving schedules it into the next free best-time slot on this channel.',
     );
