@@ -44,6 +44,7 @@ import { workspaceRoutes } from './routes/workspace.js';
 import { seedDemoWorkspace } from './seed/demo.js';
 import { automationEventHandler } from './services/automations.js';
 import { tick } from './services/sandbox.js';
+import { webApp } from './web-app.js';
 
 export const openContentDatabase = (dataDir: string): SqlDatabase =>
   openDatabase(join(dataDir, 'content.sqlite'), contentMigrations);
@@ -150,6 +151,7 @@ export function createContentApp(
       validateResponses: process.env.NODE_ENV !== 'production',
     }),
   );
+  app.use(webApp({ guard: personGuard(deps.config) }));
   finishHttpApp(app, deps.logger);
 
   let timer: NodeJS.Timeout | null = null;

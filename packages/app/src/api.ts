@@ -1,0 +1,32 @@
+import { ContentApiError, ContentClient } from '@svc/content-client';
+
+/**
+ * The app's only way to the server: the public REST API through the typed client, on the
+ * same origin as the page. Anything the app does, an API user can do too.
+ */
+export const client = new ContentClient({ baseUrl: location.origin });
+
+export type Approval = Awaited<ReturnType<typeof client.approvals.retrieve>>;
+export type ApprovalPage = Awaited<ReturnType<typeof client.approvals.list>>;
+export type Mode = Awaited<ReturnType<typeof client.mode.retrieve>>;
+export type Platform = Approval['draft']['platform'];
+
+/** A failure in words a person can act on, with the request id to quote when asking for help. */
+export interface Problem {
+  message: string;
+  requestId: string | null;
+}
+
+export function problemOf(err: unknown): Problem {
+  if (err instanceof ContentApiError) {
+    if (err.status === undefined) {
+      return {
+        message:
+          'The server could not be reached. Check that `svc-server start` is still running, then try again.',
+        requestId: null,
+      };
+    }
+    return { message: err.message, requestId: err.requestId };
+  }
+  return { message: err instanceof Error ? err.message : String(err), requestId: null };
+}
