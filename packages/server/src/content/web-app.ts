@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { type RequestHandler, type Router } from 'express';
+import express, { type Request, type RequestHandler, type Router } from 'express';
 import { AppError } from '../platform/errors.js';
 import { createRouter, sendError } from '../platform/http/index.js';
 
@@ -50,11 +50,18 @@ const isAppPage = (path: string) => path === '/' || APP_PAGE.test(path);
 
 /**
  * `GET /`: the person's web app, behind the same guard as the REST API it uses. Its hashed
- * files are under `/assets/`; every other GET that accepts HTML, for a path spelt as an app
+ * files are under `/assets/`; every other GET that asks for HTML by name, for a path spelt as an app
  * page outside the server's own paths, is one of the app's client-side pages (e.g.
  * `/approvals`) and gets index.html; the app says "Page not found" for one it does not know.
  * Mount it after the API routes: it only answers what they did not.
  */
+/**
+ * A browser opening a page asks for `text/html` by name; API clients, curl and fetch() send
+ * `*\/*` or JSON. Only the former get the app for an unknown path, so a mistyped API path stays
+ * an honest JSON 404 (an OAuth client probing `/register` included).
+ */
+const navigates = (req: Request) => /\btext\/html\b/.test(req.headers.accept ?? '');
+
 export function webApp(opts: { guard: RequestHandler }): Router {
   const router = createRouter();
   /** Found on first use, so an app built after the server started is picked up. */
@@ -91,8 +98,9 @@ export function webApp(opts: { guard: RequestHandler }): Router {
 
   router.use((req, res, next) => {
     if (req.method !== 'GET' && req.method !== 'HEAD') return next();
-    if (!isAppPage(req.path) || SERVER_PATHS.has(firstSegment(req.path)) || !req.accepts('html'))
-      return next();
+    // `/` is the app for everyone; a deeper page only for a browser navigating to it.
+    const page = req.path === '/' || (isAppPage(req.path) && navigates(req));
+    if (!page || SERVER_PATHS.has(firstSegment(req.path))) return next();
     opts.guard(req, res, (err?: unknown) => {
       if (err) return next(err);
       const app = locate();

@@ -61,12 +61,19 @@ describe('the web app at /', () => {
     expect(res.body).not.toMatch(/(src|href)="(https?:)?\/\//);
   });
 
-  it("answers the app's own pages with the app, for a browser and for a plain GET", async () => {
+  it("answers / with the app for any GET, and the app's deeper pages for a browser navigating to them", async () => {
     for (const headers of [BROWSER, {}]) {
-      const res = await raw(svc.url, '/approvals', headers);
+      const res = await raw(svc.url, '/', headers);
       expect(res.status).toBe(200);
       expect(res.body).toContain('<div id="app"></div>');
     }
+    const page = await raw(svc.url, '/approvals', BROWSER);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('<div id="app"></div>');
+    // curl, fetch() and API clients (Accept: */*) get an honest 404 for a path that is not the API's.
+    const plain = await raw(svc.url, '/approvals', { accept: '*/*' });
+    expect(plain.status).toBe(404);
+    expect(JSON.parse(plain.body).error.code).toBe('ROUTE_NOT_FOUND');
   });
 
   it('serves the built files, and an unknown one is a JSON 404', async () => {
