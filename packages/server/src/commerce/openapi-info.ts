@@ -1,11 +1,8 @@
 import type { Config } from '../config.js';
-import type { OpenApiInfo } from '../platform/http/index.js';
+import { type OpenApiInfo, serviceServer } from '../platform/http/index.js';
 import { VERSION } from '../version.js';
 import { eventEnvelopes } from './schemas/events.js';
 import { commerceRegistry } from './schemas.js';
-
-const serverUrl = (config: Config) =>
-  (config.commerce.publicUrl ?? `http://127.0.0.1:${config.commerce.port || 4000}`).replace(/\/+$/, '');
 
 const TAGS = [
   {
@@ -50,12 +47,12 @@ export function commerceOpenApiInfo(config: Config): OpenApiInfo {
     description:
       'Buy from online stores on behalf of your users: merchants, a hosted approval flow, offers, checkouts, orders and connections, with Stripe-style idempotency keys and signed webhooks. The key prefix (svc_test_ or svc_live_) selects the environment.',
     servers: [
-      {
-        url: serverUrl(config),
-        description: config.commerce.publicUrl
-          ? 'COMMERCE_PUBLIC_URL'
-          : 'The default local address of `svc-server start`',
-      },
+      serviceServer({
+        publicUrl: config.commerce.publicUrl,
+        port: config.commerce.port,
+        defaultPort: 4000,
+        publicUrlSetting: 'COMMERCE_PUBLIC_URL',
+      }),
     ],
     tags: TAGS,
     registry: commerceRegistry,

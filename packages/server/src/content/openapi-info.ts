@@ -1,12 +1,9 @@
 import type { Config } from '../config.js';
-import type { OpenApiInfo } from '../platform/http/index.js';
+import { type OpenApiInfo, serviceServer } from '../platform/http/index.js';
 import { VERSION } from '../version.js';
 import { contentRegistry } from './schemas.js';
 
 /** Where the document says the API lives: the public URL when set, else the default local address. */
-const serverUrl = (config: Config) =>
-  (config.content.publicUrl ?? `http://127.0.0.1:${config.content.port || 3000}`).replace(/\/+$/, '');
-
 /** The tag groups of the content REST API, in the order a reader meets them. */
 const TAGS = [
   {
@@ -71,12 +68,12 @@ export function contentOpenApiInfo(config: Config): OpenApiInfo {
     description:
       'The REST API the web app uses; it acts as the signed-in person and can publish. It answers only requests made on the machine it runs on unless SERVICE_PUBLIC_API=all, and refuses cross-site browser requests. Agents use the MCP server at /mcp instead (see docs/content/mcp.md).',
     servers: [
-      {
-        url: serverUrl(config),
-        description: config.content.publicUrl
-          ? 'CONTENT_PUBLIC_URL'
-          : 'The default local address of `svc-server start`',
-      },
+      serviceServer({
+        publicUrl: config.content.publicUrl,
+        port: config.content.port,
+        defaultPort: 3000,
+        publicUrlSetting: 'CONTENT_PUBLIC_URL',
+      }),
     ],
     tags: TAGS,
     registry: contentRegistry,

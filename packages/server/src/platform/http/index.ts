@@ -17,7 +17,14 @@ export {
   type RouteResult,
   type RouteWrapper,
 } from './mount.js';
-export { buildOpenApi, type OpenApiInfo, type OpenApiTag, openApiRoute, platformErrors } from './openapi.js';
+export {
+  buildOpenApi,
+  type OpenApiInfo,
+  type OpenApiTag,
+  openApiRoute,
+  platformErrors,
+  serviceServer,
+} from './openapi.js';
 export { REQUEST_ID_HEADER, requestId } from './request-id.js';
 export {
   type AnyRoute,

@@ -32,6 +32,24 @@ export interface OpenApiInfo {
 }
 
 /**
+ * The `servers` entry of a service's document: its public URL when one is configured, else the
+ * address `svc-server start` listens on by default (a port of 0 means "any", so the default is shown).
+ */
+export function serviceServer(opts: {
+  publicUrl: string | undefined;
+  port: number;
+  defaultPort: number;
+  publicUrlSetting: string;
+}): { url: string; description: string } {
+  return opts.publicUrl
+    ? { url: opts.publicUrl.replace(/\/+$/, ''), description: opts.publicUrlSetting }
+    : {
+        url: `http://127.0.0.1:${opts.port || opts.defaultPort}`,
+        description: 'The default local address of `svc-server start`',
+      };
+}
+
+/**
  * The errors the platform itself can give on a route, whatever its handler does: derived
  * from the route's declaration so the document cannot forget one (every route rejects
  * unknown query parameters, every route with an id in its path can miss, every POST honours
