@@ -87,6 +87,3 @@ export function sendPage(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${STYLE}${opts.wide ? 'main{max-width:72rem}' : ''}</style></head><body><main>${body.value}</main></body></html>`,
     );
 }
-
-export const messagePage = (res: Response, status: number, title: string, message: string) =>
-  sendPage(res, status, title, html`<h1>${title}</h1><p>${message}</p>`);

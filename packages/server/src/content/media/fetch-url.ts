@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ReadableStream as WebReadableStream } from 'node:stream/web';
 import { AppError } from '../../platform/errors.js';
-import { BodyTooLargeError, publicFetch } from '../../platform/net/public-url.js';
+import { BodyTooLargeError, fetchErrorCode, publicFetch } from '../../platform/net/public-url.js';
 import { fetchFailed, mediaTooLarge, urlNotAllowed } from './errors.js';
 import { writeCapped } from './files.js';
 import type { MediaLimits } from './limits.js';
@@ -21,18 +21,6 @@ export const publicMediaFetcher: MediaFetcher = (url, init) =>
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** Walks the cause chain: undici wraps connect errors (our DNS guard's among them) in "fetch failed". */
-function codeOf(err: unknown): string | undefined {
-  for (
-    let e = err as { code?: unknown; cause?: unknown } | undefined, i = 0;
-    e && i < 5;
-    e = e.cause as never, i++
-  ) {
-    if (typeof e.code === 'string') return e.code;
-  }
-  return undefined;
-}
-
 function fetchError(err: unknown, url: string, limits: MediaLimits): AppError {
   if (err instanceof AppError) return err;
   if (err instanceof BodyTooLargeError) return mediaTooLarge(limits.videoMaxBytes, 'file');
@@ -40,7 +28,7 @@ function fetchError(err: unknown, url: string, limits: MediaLimits): AppError {
   if (name === 'TimeoutError' || name === 'AbortError') {
     return fetchFailed(`Fetching ${url} took longer than ${limits.fetchTimeoutMs / 1000} s.`, err);
   }
-  const code = codeOf(err);
+  const code = fetchErrorCode(err);
   if (code === 'EBLOCKEDADDRESS')
     return urlNotAllowed(`${new URL(url).hostname} resolves only to private or reserved addresses.`, err);
   return fetchFailed(`Could not fetch ${url}${code ? ` (${code})` : ''}.`, err);

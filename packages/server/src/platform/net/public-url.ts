@@ -169,3 +169,15 @@ function limitBody(res: Response, maxBytes: number): Response {
   );
   return new Response(limited, { status: res.status, statusText: res.statusText, headers: res.headers });
 }
+
+/**
+ * The code of a failed fetch, walking the cause chain: undici wraps connect errors, the DNS
+ * guard's `EBLOCKEDADDRESS` among them, in a plain "fetch failed".
+ */
+export function fetchErrorCode(err: unknown): string | undefined {
+  let e = err as { code?: unknown; cause?: unknown } | undefined;
+  for (let i = 0; e && i < 5; i++, e = e.cause as typeof e) {
+    if (typeof e.code === 'string') return e.code;
+  }
+  return undefined;
+}

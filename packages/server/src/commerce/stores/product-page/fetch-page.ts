@@ -1,6 +1,6 @@
 import type { lookup as dnsLookup } from 'node:dns';
 import { AppError } from '../../../platform/errors.js';
-import { BodyTooLargeError, publicFetch } from '../../../platform/net/public-url.js';
+import { BodyTooLargeError, fetchErrorCode, publicFetch } from '../../../platform/net/public-url.js';
 
 export interface FetchPageDeps {
   /** SERVICE_STORES_ALLOW_PRIVATE: loopback, private addresses and plain http (development and tests only). */
@@ -31,15 +31,6 @@ export type FetchPageResult =
   | { ok: true; url: string; status: number; contentType: string; body: string }
   | { ok: false; reason: FetchPageFailure; message: string; status?: number };
 
-/** undici wraps connect errors (the DNS guard's among them) in "fetch failed". */
-function codeOf(err: unknown): string | undefined {
-  let e = err as { code?: unknown; cause?: unknown } | undefined;
-  for (let i = 0; e && i < 5; i++, e = e.cause as typeof e) {
-    if (typeof e.code === 'string') return e.code;
-  }
-  return undefined;
-}
-
 function failure(err: unknown, url: string, timeoutMs: number): FetchPageResult {
   if (err instanceof AppError) return { ok: false, reason: 'URL_NOT_ALLOWED', message: err.message };
   if (err instanceof BodyTooLargeError) return { ok: false, reason: 'PAGE_TOO_LARGE', message: err.message };
@@ -47,7 +38,7 @@ function failure(err: unknown, url: string, timeoutMs: number): FetchPageResult 
   if (name === 'TimeoutError' || name === 'AbortError') {
     return { ok: false, reason: 'TIMEOUT', message: `Fetching ${url} took longer than ${timeoutMs} ms.` };
   }
-  const code = codeOf(err);
+  const code = fetchErrorCode(err);
   if (code === 'EBLOCKEDADDRESS') {
     return {
       ok: false,
