@@ -9,6 +9,7 @@ export const client = new ContentClient({ baseUrl: location.origin });
 export type Approval = Awaited<ReturnType<typeof client.approvals.retrieve>>;
 export type ApprovalPage = Awaited<ReturnType<typeof client.approvals.list>>;
 export type Mode = Awaited<ReturnType<typeof client.mode.retrieve>>;
+export type Brand = Awaited<ReturnType<typeof client.brands.list>>['brands'][number];
 export type Platform = Approval['draft']['platform'];
 
 /** A failure in words a person can act on, with the request id to quote when asking for help. */

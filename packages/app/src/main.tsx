@@ -1,28 +1,20 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { client, type Mode, type Problem, problemOf } from './api.js';
-import { ApprovalsPage } from './approvals.js';
+import { BrandPicker, BrandProvider } from './brand.js';
+import { PAGES, type PageDef } from './pages/index.js';
+import { Link, matchPath, Router, useLocation } from './router.js';
 import { ProblemNotice } from './ui.js';
 import './styles.css';
 
-/** The app's own pages; the server answers each of these paths with index.html. */
-const PAGES = [{ path: '/approvals', title: 'Approvals' }] as const;
-
 /** `/` is the Approvals page (the home page). */
-const pageFor = (path: string) => (path === '/' ? PAGES[0] : PAGES.find((p) => p.path === path));
-
-function usePath(): [string, (to: string) => void] {
-  const [path, setPath] = useState(location.pathname);
-  useEffect(() => {
-    const onPop = () => setPath(location.pathname);
-    addEventListener('popstate', onPop);
-    return () => removeEventListener('popstate', onPop);
-  }, []);
-  const navigate = (to: string) => {
-    history.pushState(null, '', to);
-    setPath(to);
-  };
-  return [path, navigate];
+function pageFor(path: string): { page: PageDef; params: Record<string, string> } | null {
+  const wanted = path === '/' ? '/approvals' : path;
+  for (const page of PAGES) {
+    const params = matchPath(page.path, wanted);
+    if (params) return { page, params };
+  }
+  return null;
 }
 
 function ModeLabel() {
@@ -40,58 +32,55 @@ function ModeLabel() {
   );
 }
 
-function App() {
-  const [path, navigate] = usePath();
-  const page = pageFor(path);
+/** The nav link of the page a detail page belongs to (`/posts/:id` → Posts) is current too. */
+const isCurrent = (nav: PageDef, path: string) =>
+  path === nav.path || path.startsWith(`${nav.path}/`) || (path === '/' && nav.path === '/approvals');
+
+function Shell() {
+  const { at } = useLocation();
+  const found = pageFor(at.path);
   useEffect(() => {
-    document.title = page ? `${page.title} · svc` : 'Page not found · svc';
-  }, [page]);
-  const follow = (to: string) => (e: MouseEvent) => {
-    if (e.metaKey || e.ctrlKey || e.shiftKey || e.button !== 0) return;
-    e.preventDefault();
-    navigate(to);
-  };
+    document.title = found ? `${found.page.title} · svc` : 'Page not found · svc';
+  }, [found?.page]);
   return (
     <>
       <a class="skip" href="#main">
         Skip to content
       </a>
       <header class="top">
-        <a class="brand" href="/" onClick={follow('/')}>
+        <Link class="brand" href="/">
           svc
-        </a>
+        </Link>
         <nav aria-label="Main">
           <ul>
-            {PAGES.map((p) => (
+            {PAGES.filter((p) => p.nav).map((p) => (
               <li key={p.path}>
-                <a href={p.path} aria-current={page === p ? 'page' : undefined} onClick={follow(p.path)}>
+                <Link href={p.path} current={isCurrent(p, at.path)}>
                   {p.title}
-                </a>
+                </Link>
               </li>
             ))}
           </ul>
         </nav>
+        <BrandPicker />
         <ModeLabel />
       </header>
       <main id="main" tabIndex={-1}>
-        {page ? (
-          <ApprovalsPage />
+        {found ? (
+          found.page.render(found.params)
         ) : (
           <>
             <h1>Page not found</h1>
-            <ProblemNotice problem={{ message: `There is no page at ${path}.`, requestId: null }} />
+            <ProblemNotice problem={{ message: `There is no page at ${at.path}.`, requestId: null }} />
             <p>
-              <a href="/" onClick={follow('/')}>
-                Go to Approvals
-              </a>
+              <Link href="/">Go to Approvals</Link>
             </p>
           </>
         )}
       </main>
       <footer class="foot">
         <p>
-          Coming next: calendar, ideas, drafts, posts and results, brand memory, agents, media, campaigns and
-          settings. Until then, everything is in the <a href="/docs">REST API</a> and over MCP.
+          Everything here is also in the <a href="/docs">REST API</a> and over MCP.
         </p>
       </footer>
     </>
@@ -99,4 +88,12 @@ function App() {
 }
 
 const root = document.getElementById('app');
-if (root) render(<App />, root);
+if (root)
+  render(
+    <Router>
+      <BrandProvider>
+        <Shell />
+      </BrandProvider>
+    </Router>,
+    root,
+  );

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact';
 import type { Problem } from './api.js';
 
 /** An error in words, with the request id to quote. */
@@ -11,5 +12,54 @@ export function ProblemNotice({ problem }: { problem: Problem }) {
         </p>
       )}
     </div>
+  );
+}
+
+/** What just happened, read out by screen readers. Always rendered, so the region exists before the text. */
+export function Notice({ text }: { text: string }) {
+  return (
+    <div role="status" class="notice">
+      {text}
+    </div>
+  );
+}
+
+/** A loading line; `what` names what is loading ("the calendar"). */
+export function Loading({ what }: { what: string }) {
+  return <p class="loading">Loading {what}…</p>;
+}
+
+/** An empty state that says what to do next. */
+export function Empty({ title, children }: { title: string; children: ComponentChildren }) {
+  return (
+    <div class="empty">
+      <h2>{title}</h2>
+      {children}
+    </div>
+  );
+}
+
+/**
+ * The usual frame of a page: its heading, the status region, the failure if any, and the
+ * loading line until `ready`.
+ */
+export function PageFrame(props: {
+  title: string;
+  problem?: Problem | null;
+  notice?: string;
+  loading?: string | false;
+  actions?: ComponentChildren;
+  children?: ComponentChildren;
+}) {
+  return (
+    <section aria-labelledby="page-title">
+      <div class="page-head">
+        <h1 id="page-title">{props.title}</h1>
+        {props.actions}
+      </div>
+      <Notice text={props.notice ?? ''} />
+      {props.problem && <ProblemNotice problem={props.problem} />}
+      {props.loading && !props.problem ? <Loading what={props.loading} /> : props.children}
+    </section>
   );
 }

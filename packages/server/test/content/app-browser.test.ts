@@ -1,16 +1,11 @@
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLATFORM_LIMITS } from '../../src/content/domain.js';
+import { expectAccessible, expectFitsPhone, screenshot, watchProblems } from '../helpers/app-pages.js';
 import { useBrowser } from '../helpers/browser.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
-const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), '../../../../docs/screenshots');
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const HOUR = 3_600_000;
 
 /**
@@ -20,7 +15,7 @@ const HOUR = 3_600_000;
 describe('the web app: approvals in a real browser', () => {
   let svc: TestService;
   let page: Page;
-  const problems: string[] = [];
+  let problems: string[] = [];
   const ids = {} as Record<'stale' | 'edit' | 'reject' | 'bulk1' | 'bulk2', string>;
   /** The first words of each proposal's text → its approval id. */
   const texts = new Map<string, string>();
@@ -86,11 +81,7 @@ describe('the web app: approvals in a real browser', () => {
 
   it('shows the queue, pending first, with counts, the mode and each approval in full', async () => {
     page = await browser().page();
-    page.on('console', (m) => {
-      // A refused request is logged by Chromium too; the refused edit below provokes one.
-      if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
+    problems = watchProblems(page);
     await page.setViewportSize({ width: 1280, height: 900 });
     await page.goto(`${svc.url}/`);
     await page.getByRole('heading', { name: 'Approvals', level: 1 }).waitFor();
@@ -122,25 +113,13 @@ describe('the web app: approvals in a real browser', () => {
       'This slot has passed. Approving schedules it into the next free best-time slot on this channel.',
     );
 
-    mkdirSync(SCREENSHOTS, { recursive: true });
-    await page.screenshot({ path: join(SCREENSHOTS, 'approvals-desktop.png'), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    expect(overflow, 'no sideways scrolling at 390 px').toBeLessThanOrEqual(0);
-    await page.screenshot({ path: join(SCREENSHOTS, 'approvals-390.png') });
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await screenshot(page, 'approvals-desktop');
+    await expectFitsPhone(page, 'approvals-390');
   });
 
   it('has no serious or critical accessibility violations (axe-core)', async () => {
     browser();
-    // Evaluated through the DevTools protocol: the page's CSP allows only its own scripts.
-    await page.evaluate(AXE);
-    const result = await page.evaluate(async () => {
-      const axe = (globalThis as any).axe;
-      const r = await axe.run(document, { resultTypes: ['violations'] });
-      return r.violations.map((v: any) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length }));
-    });
-    expect(result.filter((v: any) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+    await expectAccessible(page);
   });
 
   it('approves a stale approval with its "Approve" button, which re-slots it', async () => {

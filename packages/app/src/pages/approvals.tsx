@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
-import { type Approval, type ApprovalPage, client, type Problem, problemOf } from './api.js';
-import { formatTime, PLATFORM_LIMITS, PLATFORM_NAMES } from './platforms.js';
-import { ProblemNotice } from './ui.js';
+import { type Approval, type ApprovalPage, client, type Problem, problemOf } from '../api.js';
+import { formatTime, PLATFORM_LIMITS, PLATFORM_NAMES } from '../platforms.js';
+import { ProblemNotice } from '../ui.js';
 
 type Counts = ApprovalPage['counts'];
 

@@ -1,0 +1,58 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { type Problem, problemOf } from './api.js';
+
+/**
+ * Loads something for a page and keeps it with its failure: `data` is null while loading (or
+ * after a failure), `problem` says in words what went wrong, `reload()` fetches again (after a
+ * change). A load that finishes after a newer one started is dropped.
+ */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
+  const [data, setData] = useState<T | null>(null);
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const generation = useRef(0);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the caller lists what `load` depends on.
+  const reload = useCallback(async () => {
+    const mine = ++generation.current;
+    try {
+      const value = await load();
+      if (mine !== generation.current) return;
+      setData(value);
+      setProblem(null);
+    } catch (err) {
+      if (mine !== generation.current) return;
+      setProblem(problemOf(err));
+    }
+  }, deps);
+  useEffect(() => {
+    setData(null);
+    reload();
+  }, [reload]);
+  return { data, problem, reload, setData };
+}
+
+/**
+ * Runs one change the person asked for: `busy` while it runs (buttons disable), then `notice`
+ * says what happened (read out by screen readers through a status region) or `problem` says why
+ * not. Returns whether it worked, so a form can close.
+ */
+export function useAction() {
+  const [busy, setBusy] = useState(false);
+  const [notice, setNotice] = useState('');
+  const [problem, setProblem] = useState<Problem | null>(null);
+  const run = async (change: () => Promise<unknown>, done: string): Promise<boolean> => {
+    setBusy(true);
+    setProblem(null);
+    setNotice('');
+    try {
+      await change();
+      setNotice(done);
+      return true;
+    } catch (err) {
+      setProblem(problemOf(err));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, notice, problem, run, setProblem };
+}

@@ -1,0 +1,20 @@
+import type { ComponentChildren } from 'preact';
+import { ApprovalsPage } from './approvals.js';
+
+/**
+ * Every page of the app, in the order of the main navigation. `path` may hold `:params`
+ * (`/posts/:id`); `nav` pages appear in the header. Each page lives in its own file in this
+ * folder and is added here with one line. The server answers any lowercase page path with
+ * index.html; a path that matches nothing here shows "Page not found".
+ */
+export interface PageDef {
+  path: string;
+  title: string;
+  /** Shown in the main navigation. Detail pages (a post, a run) are reached by links. */
+  nav?: boolean;
+  render(params: Record<string, string>): ComponentChildren;
+}
+
+export const PAGES: PageDef[] = [
+  { path: '/approvals', title: 'Approvals', nav: true, render: () => <ApprovalsPage /> },
+];
