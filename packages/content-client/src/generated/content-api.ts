@@ -1448,6 +1448,8 @@ export interface components {
             started_at: string;
             /** @enum {string} */
             status: "succeeded" | "failed" | "skipped";
+            /** @description Tokens the step's model calls spent, retries included; null when it made none (and always with the simulated model). */
+            usage: components["schemas"]["TokenUsage"] | null;
         };
         AgentRunSummary: {
             agent_id: components["schemas"]["AgentId"];
@@ -2277,6 +2279,11 @@ export interface components {
         };
         /** @enum {string} */
         SignalKind: "trend" | "question" | "competitor" | "mention" | "news";
+        TokenUsage: {
+            completion_tokens: number;
+            prompt_tokens: number;
+            total_tokens: number;
+        };
         /**
          * @description Against the brand median at the same age: outperforming ≥ 1.2×, underperforming ≤ 0.8×; too_early before the first snapshot; not_enough_data with fewer than 3 other posts.
          * @enum {string}

@@ -256,6 +256,81 @@ describe('the content service with SERVICE_MODEL=real', () => {
   });
 });
 
+describe('agent runs with SERVICE_MODEL=real', () => {
+  let fake: OpenAiFake;
+  let svc: TestService;
+  type Step = { name: string; status: string; usage: { total_tokens: number } | null };
+  const sum = (list: { prompt_tokens: number; completion_tokens: number; total_tokens: number }[]) =>
+    list.reduce(
+      (t, u) => ({
+        prompt_tokens: t.prompt_tokens + u.prompt_tokens,
+        completion_tokens: t.completion_tokens + u.completion_tokens,
+        total_tokens: t.total_tokens + u.total_tokens,
+      }),
+      { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+    );
+  beforeAll(async () => {
+    fake = await startOpenAiFake({ respond });
+    svc = await startTestService('content', {
+      config: { model: 'real', realModel: { baseUrl: fake.baseUrl, name: 'test-model' } },
+    });
+  });
+  afterAll(async () => {
+    await svc.close();
+    await fake.close();
+  });
+
+  it("weekly_plan writes with the real model and records each step's token usage", async () => {
+    const brand = await makeBrand(svc, { channels: ['x'] });
+    await makeSignal(svc, brand.id);
+    const before = fake.usage.length;
+    const run = await api(svc.url, 'POST', '/v1/agents/weekly_plan/runs', {
+      body: { inputs: { brandId: brand.id, platforms: ['x'], count: 1 } },
+    });
+    expect(run.status).toBe(201);
+    expect(run.body.status).toBe('succeeded');
+    const steps = run.body.steps as Step[];
+    const byName = Object.fromEntries(steps.map((s) => [s.name, s]));
+    // One call suggests the idea, one drafts it: each step records exactly what its calls spent.
+    const [ideas, draft] = fake.usage.slice(before);
+    expect(fake.usage.length - before).toBe(2);
+    expect(byName.suggest_ideas?.usage).toEqual(ideas);
+    expect(byName.draft?.usage).toEqual(draft);
+    // Steps without model calls record none, and so do voice_check child runs (no model calls).
+    expect(byName.read_last_week?.usage).toBeNull();
+    expect(byName.queue_approvals?.usage).toBeNull();
+    for (const child of run.body.child_runs) for (const s of child.steps) expect(s.usage).toBeNull();
+    const approval = await api(svc.url, 'GET', `/v1/approvals/${run.body.approvals[0].id}`);
+    expect(JSON.stringify(approval.body.draft)).toContain('Async standups saved our team 40 minutes a day.');
+    // The same run read back later carries the same usage.
+    const read = await api(svc.url, 'GET', `/v1/agent-runs/${run.body.id}`);
+    expect(read.body.steps).toEqual(run.body.steps);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('fails the run when the answer does not fit twice, recording the error and the tokens spent', async () => {
+    const brand = await makeBrand(svc, { channels: ['x'] });
+    await makeSignal(svc, brand.id);
+    const before = fake.usage.length;
+    fake.queue({ kind: 'content', content: '{"ideas": "not a list"}' }, { kind: 'content', content: 'nope' });
+    const run = await api(svc.url, 'POST', '/v1/agents/weekly_plan/runs', {
+      body: { inputs: { brandId: brand.id, platforms: ['x'], count: 1 } },
+    });
+    expect(run.status).toBe(201);
+    expect(run.body.status).toBe('failed');
+    expect(run.body.error).toMatchObject({ code: 'MODEL_BAD_OUTPUT' });
+    expect(run.body.error.message).toContain('did not fit its schema twice');
+    const failed = (run.body.steps as Step[]).find((s) => s.status === 'failed');
+    expect(failed?.name).toBe('suggest_ideas');
+    // Both answers were paid for, though neither was usable.
+    expect(failed?.usage).toEqual(sum(fake.usage.slice(before)));
+    expect(fake.usage.length - before).toBe(2);
+    expect(run.body.approvals).toEqual([]);
+    const read = await api(svc.url, 'GET', `/v1/agent-runs/${run.body.id}`);
+    expect(read.body).toMatchObject({ status: 'failed', error: { code: 'MODEL_BAD_OUTPUT' } });
+  });
+});
+
 describe('configuration', () => {
   it('refuses SERVICE_MODEL=real without a base URL or a model name, naming the setting', () => {
     expect(() => loadConfig({ SERVICE_MODEL: 'real', SERVICE_MODEL_NAME: 'm' })).toThrow(ConfigError);

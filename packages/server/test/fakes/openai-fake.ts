@@ -36,6 +36,8 @@ export interface OpenAiFake {
   /** The base URL, `/v1` included, as SERVICE_MODEL_BASE_URL takes it. */
   baseUrl: string;
   requests: ChatRequest[];
+  /** The token usage of each answer given, in order, as the server reported it. */
+  usage: { prompt_tokens: number; completion_tokens: number; total_tokens: number }[];
   /** Requests that broke the published contract; a test asserts this is empty. */
   violations: string[];
   /** Queue behaviours for the next requests, in order; afterwards `respond` answers. */
@@ -53,6 +55,7 @@ export async function startOpenAiFake(opts: {
   rejectJsonSchema?: boolean;
 }): Promise<OpenAiFake> {
   const requests: ChatRequest[] = [];
+  const usage: OpenAiFake['usage'] = [];
   const violations: string[] = [];
   const pending: Behaviour[] = [];
   const hanging = new Set<ServerResponse>();
@@ -125,6 +128,11 @@ export async function startOpenAiFake(opts: {
     const content = behaviour?.kind === 'content' ? behaviour.content : opts.respond(body);
     const promptTokens = body.messages.reduce((sum, m) => sum + Math.ceil(String(m.content).length / 4), 0);
     const completionTokens = Math.ceil(content.length / 4);
+    usage.push({
+      prompt_tokens: promptTokens,
+      completion_tokens: completionTokens,
+      total_tokens: promptTokens + completionTokens,
+    });
     send(res, 200, {
       id: `chatcmpl-${++n}`,
       object: 'chat.completion',
@@ -138,11 +146,7 @@ export async function startOpenAiFake(opts: {
           message: { role: 'assistant', content, refusal: null },
         },
       ],
-      usage: {
-        prompt_tokens: promptTokens,
-        completion_tokens: completionTokens,
-        total_tokens: promptTokens + completionTokens,
-      },
+      usage: usage.at(-1),
     });
   };
 
@@ -157,6 +161,7 @@ export async function startOpenAiFake(opts: {
   return {
     baseUrl: `http://127.0.0.1:${port}/v1`,
     requests,
+    usage,
     violations,
     queue: (...b) => pending.push(...b),
     close: () =>

@@ -6,6 +6,7 @@ import {
   ModelRequestRefused,
   type TokenUsage,
 } from './chat-completions.js';
+import { reportModelUsage } from './usage-meter.js';
 
 /**
  * Structured outputs over chat completions: ask for `response_format: json_schema` with the
@@ -86,6 +87,7 @@ export function structuredCaller(complete: ChatComplete) {
         throw err;
       }
       usage = addUsage(usage, answer.usage);
+      reportModelUsage(answer.usage);
       const parsed = parseJson(answer.content);
       const checked = parsed.ok ? schema.safeParse(parsed.value) : null;
       if (checked?.success) return { value: checked.data, usage };

@@ -17,6 +17,15 @@ export const Agent = named(
 );
 export type AgentView = z.output<typeof Agent>;
 
+export const TokenUsage = named(
+  'TokenUsage',
+  z.object({
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    total_tokens: z.number().int(),
+  }),
+);
+
 export const RunStep = named(
   'AgentRunStep',
   z.object({
@@ -25,6 +34,9 @@ export const RunStep = named(
     started_at: Timestamp,
     duration_ms: z.number(),
     detail: z.string(),
+    usage: TokenUsage.nullable().describe(
+      "Tokens the step's model calls spent, retries included; null when it made none (and always with the simulated model).",
+    ),
   }),
 );
 export type RunStepView = z.output<typeof RunStep>;

@@ -6,6 +6,7 @@ import { approvalsStore } from '../db/stores/approvals-store.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
 import { type RunRow, runsStore } from '../db/stores/runs-store.js';
 import { AGENT_IDS, type AgentId } from '../domain.js';
+import { meterModelUsage } from '../model/usage-meter.js';
 import type { AgentRunView, AgentView, RunStepView } from '../schemas/agents.js';
 import type { Page } from '../schemas/common.js';
 
@@ -128,27 +129,20 @@ export async function runAgent(
     async step(name, fn) {
       const started = ctx.clock.now().toISOString();
       const t0 = ctx.stopwatch();
-      try {
-        const { detail, value } = await fn();
-        steps.push({
-          name,
-          status: 'succeeded',
-          started_at: started,
-          duration_ms: round(ctx.stopwatch() - t0),
-          detail,
-        });
-        return value;
-      } catch (err) {
-        const detail = err instanceof Error ? err.message : String(err);
+      const outcome = await meterModelUsage(fn);
+      const timing = { started_at: started, duration_ms: round(ctx.stopwatch() - t0), usage: outcome.usage };
+      if ('error' in outcome) {
+        const { error } = outcome;
         steps.push({
           name,
           status: 'failed',
-          started_at: started,
-          duration_ms: round(ctx.stopwatch() - t0),
-          detail,
+          ...timing,
+          detail: error instanceof Error ? error.message : String(error),
         });
-        throw err;
+        throw error;
       }
+      steps.push({ name, status: 'succeeded', ...timing, detail: outcome.value.detail });
+      return outcome.value.value;
     },
     skip(name, detail) {
       steps.push({
@@ -156,6 +150,7 @@ export async function runAgent(
         status: 'skipped',
         started_at: ctx.clock.now().toISOString(),
         duration_ms: 0,
+        usage: null,
         detail,
       });
     },
@@ -187,6 +182,10 @@ export async function runAgent(
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
+/** Steps recorded before token usage was counted have none: null, as for a step without model calls. */
+const stepsOf = (json: string): RunStepView[] =>
+  fromJson<Partial<RunStepView>[]>(json).map((s) => ({ ...s, usage: s.usage ?? null }) as RunStepView);
+
 /** `get_agent_run`: the run with its steps, child runs (with their steps) and queued approvals. */
 export async function getAgentRun(ctx: ContentContext, id: string): Promise<AgentRunView> {
   const store = runsStore(ctx.db);
@@ -197,12 +196,12 @@ export async function getAgentRun(ctx: ContentContext, id: string): Promise<Agen
   return {
     ...summary(run),
     inputs: fromJson(run.inputs),
-    steps: fromJson(run.steps),
+    steps: stepsOf(run.steps),
     output: fromJson(run.output),
     error: fromJson(run.error),
     child_runs: children.map((c) => ({
       ...summary(c),
-      steps: fromJson<RunStepView[]>(c.steps),
+      steps: stepsOf(c.steps),
       output: fromJson(c.output),
     })),
     approvals: approvals.map((a) => ({ id: a.id, status: a.status, slot: a.slot })),
