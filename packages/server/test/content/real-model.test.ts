@@ -212,6 +212,17 @@ describe('a server without json_schema (older Ollama)', () => {
   });
 });
 
+type Step = { name: string; status: string; usage: { total_tokens: number } | null };
+const sum = (list: { prompt_tokens: number; completion_tokens: number; total_tokens: number }[]) =>
+  list.reduce(
+    (t, u) => ({
+      prompt_tokens: t.prompt_tokens + u.prompt_tokens,
+      completion_tokens: t.completion_tokens + u.completion_tokens,
+      total_tokens: t.total_tokens + u.total_tokens,
+    }),
+    { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
+  );
+
 describe('the content service with SERVICE_MODEL=real', () => {
   let fake: OpenAiFake;
   let svc: TestService;
@@ -253,31 +264,6 @@ describe('the content service with SERVICE_MODEL=real', () => {
     expect(res.status).toBe(502);
     expect(res.body.error).toMatchObject({ code: 'MODEL_BAD_OUTPUT' });
     expect(res.body.error.request_id).toBe(res.headers.get('service-request-id'));
-  });
-});
-
-describe('agent runs with SERVICE_MODEL=real', () => {
-  let fake: OpenAiFake;
-  let svc: TestService;
-  type Step = { name: string; status: string; usage: { total_tokens: number } | null };
-  const sum = (list: { prompt_tokens: number; completion_tokens: number; total_tokens: number }[]) =>
-    list.reduce(
-      (t, u) => ({
-        prompt_tokens: t.prompt_tokens + u.prompt_tokens,
-        completion_tokens: t.completion_tokens + u.completion_tokens,
-        total_tokens: t.total_tokens + u.total_tokens,
-      }),
-      { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 },
-    );
-  beforeAll(async () => {
-    fake = await startOpenAiFake({ respond });
-    svc = await startTestService('content', {
-      config: { model: 'real', realModel: { baseUrl: fake.baseUrl, name: 'test-model' } },
-    });
-  });
-  afterAll(async () => {
-    await svc.close();
-    await fake.close();
   });
 
   it("weekly_plan writes with the real model and records each step's token usage", async () => {
