@@ -364,6 +364,32 @@ describe('the web app: planning pages in a real browser', () => {
   );
 
   it(
+    'Drafts: writes a new draft by hand; an unknown draft is an error in words, not a blank page',
+    async () => {
+      browser();
+      await page.goto(`${svc.url}/drafts`);
+      await page.getByText('Write a new draft').click();
+      await page.getByLabel('Platform').selectOption('linkedin');
+      await page.getByLabel('Text', { exact: true }).fill('A note on written standups, for LinkedIn.');
+      await page.getByRole('button', { name: 'Create draft' }).click();
+      await page.getByRole('heading', { name: 'LinkedIn draft', level: 1 }).waitFor();
+      const id = decodeURIComponent(new URL(page.url()).pathname.split('/')[2] ?? '');
+      expect(await get(`/v1/drafts/${id}`)).toMatchObject({
+        brand_id: brandId,
+        platform: 'linkedin',
+        parts: [{ text: 'A note on written standups, for LinkedIn.' }],
+      });
+      expect(await page.getByText('LinkedIn allows 3000 characters per post.').count()).toBe(1);
+
+      await page.goto(`${svc.url}/drafts/draft_nope`);
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      expect(await alert.textContent()).toMatch(/draft_nope.*Request id: req_/);
+    },
+    STEP,
+  );
+
+  it(
     'Calendar: shows the post by week and by month with best-time slots shaded, and opens it',
     async () => {
       browser();
