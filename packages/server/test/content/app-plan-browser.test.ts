@@ -262,6 +262,20 @@ describe('the web app: planning pages in a real browser', () => {
       await shoot('media-desktop');
       await expectAccessible(page);
       await expectFitsPhone(page, 'media-390');
+
+      // Delete the other file: gone from the library, over the API too.
+      const other = media.find((m: { id: string }) => m.id !== ids.asset).id;
+      await page.locator(`a[href="/library?asset=${other}"]`).click();
+      await page
+        .getByRole('region', { name: 'Untitled image' })
+        .getByRole('button', { name: 'Delete' })
+        .click();
+      await status('Deleted “the untitled image”');
+      expect((await get(`/v1/brands/${brandId}/media`)).media.map((m: { id: string }) => m.id)).toEqual([
+        ids.asset,
+      ]);
+      expect((await api(svc.url, 'GET', `/v1/media/${other}`)).status).toBe(404);
+      expect(new URL(page.url()).search).toBe('');
     },
     STEP,
   );

@@ -55,10 +55,15 @@ function MediaLibrary({ brand }: { brand: Brand }) {
           key={open.id}
           asset={open}
           onSaved={library.reload}
-          onDeleted={async () => {
-            navigate('/library');
-            await library.reload();
-          }}
+          onDelete={() =>
+            action.change(
+              async () => {
+                await client.media.delete(open.id);
+                navigate('/library');
+              },
+              `Deleted “${open.alt || `the untitled ${open.kind}`}”.`,
+            )
+          }
         />
       )}
       <ul class="library" aria-label="Media library">
@@ -142,7 +147,11 @@ function FromUrl(props: { busy: boolean; onImport: (url: string) => Promise<bool
 const pct = (v: number) => Math.round(v * 100);
 
 /** One asset: its alt text, tags and focal point, and each platform's crop around that point. */
-function AssetDetail(props: { asset: Asset; onSaved: () => Promise<void>; onDeleted: () => Promise<void> }) {
+function AssetDetail(props: {
+  asset: Asset;
+  onSaved: () => Promise<void>;
+  onDelete: () => Promise<boolean>;
+}) {
   const a = props.asset;
   const action = useAction();
   const [alt, setAlt] = useState(a.alt);
@@ -171,11 +180,6 @@ function AssetDetail(props: { asset: Asset; onSaved: () => Promise<void>; onDele
       await props.onSaved();
     }, 'Saved the alt text, tags and focal point; the crops follow the focal point.');
   };
-  const remove = () =>
-    action.run(async () => {
-      await client.media.delete(a.id);
-      await props.onDeleted();
-    }, 'Deleted the file.');
   const pick = (e: MouseEvent) => {
     const img = (e.currentTarget as HTMLElement).querySelector('img');
     if (!img || e.target !== img) return;
@@ -246,7 +250,7 @@ function AssetDetail(props: { asset: Asset; onSaved: () => Promise<void>; onDele
             <button type="submit" class="primary" disabled={action.busy}>
               Save changes
             </button>
-            <button type="button" class="danger" disabled={action.busy} onClick={remove}>
+            <button type="button" class="danger" disabled={action.busy} onClick={props.onDelete}>
               Delete
             </button>
           </div>
