@@ -310,16 +310,7 @@ function ApprovalCard(props: {
 
       {mode === 'edit' ? (
         <form class="edit-form" onSubmit={saveAndApprove}>
-          {texts.map((text, i) => (
-            <PartEditor
-              key={i}
-              index={i}
-              count={texts.length}
-              text={text}
-              limit={limit}
-              onInput={(t) => setTexts((prev) => prev.map((x, j) => (j === i ? t : x)))}
-            />
-          ))}
+          <PartEditors texts={texts} limit={limit} onChange={setTexts} />
           <SubmitOrCancel
             label="Save and approve"
             kind="primary"
@@ -432,7 +423,7 @@ function SubmitOrCancel(props: {
 }
 
 /** Warnings and failures in full; the passing checks folded away under their count. */
-function VoiceCheck({ check }: { check: Approval['voice_check'] }) {
+export function VoiceCheck({ check }: { check: Approval['voice_check'] }) {
   const flagged = check.checks.filter((c) => c.status !== 'pass');
   const passed = check.checks.filter((c) => c.status === 'pass');
   const item = (c: Approval['voice_check']['checks'][number]) => (
@@ -450,6 +441,28 @@ function VoiceCheck({ check }: { check: Approval['voice_check'] }) {
           <ul class="checks">{passed.map(item)}</ul>
         </details>
       )}
+    </>
+  );
+}
+
+/** An editor for each part of a post, each with its live length count. */
+export function PartEditors(props: {
+  texts: string[];
+  limit: number;
+  onChange: (update: (prev: string[]) => string[]) => void;
+}) {
+  return (
+    <>
+      {props.texts.map((text, i) => (
+        <PartEditor
+          key={i}
+          index={i}
+          count={props.texts.length}
+          text={text}
+          limit={props.limit}
+          onInput={(t) => props.onChange((prev) => prev.map((x, j) => (j === i ? t : x)))}
+        />
+      ))}
     </>
   );
 }

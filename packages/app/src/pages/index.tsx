@@ -1,5 +1,10 @@
 import type { ComponentChildren } from 'preact';
 import { ApprovalsPage } from './approvals.js';
+import { CalendarPage } from './plan/calendar.js';
+import { DraftEditorPage } from './plan/draft-editor.js';
+import { DraftsPage } from './plan/drafts.js';
+import { IdeasPage } from './plan/ideas.js';
+import { MediaPage } from './plan/media.js';
 
 /**
  * Every page of the app, in the order of the main navigation. `path` may hold `:params`
@@ -17,4 +22,9 @@ export interface PageDef {
 
 export const PAGES: PageDef[] = [
   { path: '/approvals', title: 'Approvals', nav: true, render: () => <ApprovalsPage /> },
+  { path: '/calendar', title: 'Calendar', nav: true, render: () => <CalendarPage /> },
+  { path: '/ideas', title: 'Ideas', nav: true, render: () => <IdeasPage /> },
+  { path: '/drafts', title: 'Drafts', nav: true, render: () => <DraftsPage /> },
+  { path: '/drafts/:id', title: 'Draft', render: (p) => <DraftEditorPage id={p.id as string} /> },
+  { path: '/library', title: 'Media', nav: true, render: () => <MediaPage /> },
 ];
