@@ -280,6 +280,15 @@ describe('live connect: OAuth end to end against the X fake', () => {
     expect((await rejected(accessTokenFor(live.ctx, channel.id))).code).toBe('CHANNEL_NEEDS_RECONNECT');
     expect(live.x.requests).toHaveLength(calls);
 
+    // Still the brand's X channel: the one-per-platform index holds a second one off.
+    expect(() =>
+      live.ctx.db.raw
+        .prepare(
+          "INSERT INTO channels (id, brand_id, platform, handle, display_name, kind, status, created_at) VALUES ('ch_2', ?, 'x', 'b', 'B', 'live', 'connected', '2026-01-01T00:00:00Z')",
+        )
+        .run(brand.id),
+    ).toThrow(/UNIQUE constraint failed/);
+
     const listed = await api(live.svc.url, 'GET', `/v1/channels?brand_id=${brand.id}`);
     expect(listed.body.channels[0]).toMatchObject({
       id: channel.id,
