@@ -1,5 +1,8 @@
 import type { ComponentChildren } from 'preact';
+import { AgentsPage } from './agents/index.js';
+import { RunPage } from './agents/run.js';
 import { ApprovalsPage } from './approvals.js';
+import { SettingsPage } from './settings/index.js';
 
 /**
  * Every page of the app, in the order of the main navigation. `path` may hold `:params`
@@ -17,4 +20,7 @@ export interface PageDef {
 
 export const PAGES: PageDef[] = [
   { path: '/approvals', title: 'Approvals', nav: true, render: () => <ApprovalsPage /> },
+  { path: '/agents', title: 'Agents', nav: true, render: () => <AgentsPage /> },
+  { path: '/agents/runs/:id', title: 'Agent run', render: (p) => <RunPage id={p.id as string} /> },
+  { path: '/settings', title: 'Settings', nav: true, render: () => <SettingsPage /> },
 ];
