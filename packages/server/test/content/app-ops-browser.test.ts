@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectAccessible, expectFitsPhone, screenshot, watchProblems } from '../helpers/app-pages.js';
 import { useBrowser } from '../helpers/browser.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
-import { rawMcp } from './mcp-helpers.js';
+import { connect, makeKey, rawMcp, text } from './mcp-helpers.js';
 
 /**
  * Agents and runs, automations, and settings (API keys, MCP snippets, channels, mode, the sandbox
@@ -261,6 +261,41 @@ describe('the web app: agents, automations and settings in a real browser', () =
       expect(await page.getByRole('heading', { level: 1 }).first().textContent()).not.toBe('Page not found');
       await page.getByRole('banner').getByText(label.replace(/[()]/g, '')).waitFor();
     }
+  });
+
+  it('names only app pages that exist, in every message and MCP text that sends people to the app', async () => {
+    const tab = await browser().page();
+    // What the server says to people and agents: the MCP instructions and tool descriptions, the
+    // 401s for a missing or unknown key, and the refusal for a missing scope.
+    const writer = await makeKey(svc, ['write'], 'write only');
+    const client = await connect(svc, writer.key);
+    const texts = [
+      client.getInstructions() ?? '',
+      ...(await client.listTools()).tools.map((t) => t.description ?? ''),
+      text(await client.callTool({ name: 'list_brands', arguments: {} })),
+      (await rawMcp(svc, { body: {} })).raw,
+      (await rawMcp(svc, { key: `svc_${'x'.repeat(32)}`, body: {} })).raw,
+    ];
+    await client.close();
+    const all = texts.join('\n');
+    expect(all).toContain('Settings → API keys');
+    // Every mention of the app names its page: `the app (Title, [http://host:port]/path)`.
+    const mentions = all.match(/\bthe app\b/g) ?? [];
+    const named = [
+      ...all.matchAll(/\bthe app \(([^,()]+), (https?:\/\/[^/\s]+)?(\/[a-z][a-z0-9/-]*)(#[a-z-]+)?\)/g),
+    ];
+    expect(mentions.length).toBeGreaterThan(0);
+    expect(named.length, 'every "the app" names a page path').toBe(mentions.length);
+    const pages = new Map(named.map((m) => [`${m[3]}${m[4] ?? ''}`, m[1] as string]));
+    for (const [path, title] of pages) {
+      await tab.goto(`${svc.url}${path}`);
+      const h1 = tab.getByRole('heading', { level: 1 });
+      await h1.waitFor();
+      expect(await h1.textContent(), `${path} is a page of the app`).toBe(title.split(' → ')[0]);
+      const anchor = path.split('#')[1];
+      if (anchor) await tab.locator(`#${anchor}`).waitFor();
+    }
+    await tab.close();
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {

@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { client } from '../../api.js';
 import { useBrand } from '../../brand.js';
 import { useLoad } from '../../hooks.js';
@@ -15,6 +15,11 @@ export function SettingsPage() {
   const { brand, brands } = useBrand();
   const mode = useLoad(() => client.mode.retrieve(), []);
   const [newKey, setNewKey] = useState<string | null>(null);
+  // Messages link to a section (`/settings#api-keys`); it exists only once the page has loaded.
+  const ready = mode.data !== null;
+  useEffect(() => {
+    if (ready && location.hash) document.getElementById(location.hash.slice(1))?.scrollIntoView();
+  }, [ready]);
   return (
     <PageFrame title="Settings" problem={mode.problem} loading={!mode.data && 'the settings'}>
       <nav aria-label="Settings sections" class="settings-toc">
