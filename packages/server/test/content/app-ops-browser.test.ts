@@ -91,6 +91,21 @@ describe('the web app: agents, automations and settings in a real browser', () =
     await page.locator(`#approval-${run.approvals[0].id}`).waitFor();
   });
 
+  it('shows a refused run in words with the request id, and records nothing', async () => {
+    browser();
+    await page.goto(`${svc.url}/agents`);
+    const before = (await get('/v1/agent-runs?limit=100')).agent_runs.length;
+    await page.getByRole('button', { name: 'Run Voice check' }).click();
+    const form = page.getByRole('form', { name: 'Inputs for Voice check' });
+    await form.getByLabel('draftId').fill('drf_nope');
+    await form.getByRole('button', { name: 'Run Voice check' }).click();
+    const alert = page.getByRole('article', { name: 'Voice check' }).getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/drf_nope[\s\S]*Request id: req_/);
+    expect(new URL(page.url()).pathname).toBe('/agents');
+    expect((await get('/v1/agent-runs?limit=100')).agent_runs.length).toBe(before);
+  });
+
   it('creates an automation, runs it now, pauses and resumes it, and edits it', async () => {
     browser();
     await page.goto(`${svc.url}/agents`);
@@ -300,6 +315,30 @@ describe('the web app: agents, automations and settings in a real browser', () =
 
   it('ran without a script error or a Content-Security-Policy violation', () => {
     browser();
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the web app: settings in live mode', () => {
+  let svc: TestService;
+  const browser = useBrowser();
+  beforeAll(async () => {
+    svc = await startTestService('content', { config: { mode: 'live' } });
+  });
+  afterAll(() => svc?.close());
+
+  it('says live, and explains that there is no sandbox clock to move', async () => {
+    const page = await browser().page();
+    const problems = watchProblems(page);
+    await page.goto(`${svc.url}/settings`);
+    await page.getByRole('heading', { name: 'Clock', level: 2 }).waitFor();
+    const mode = (await api(svc.url, 'GET', '/v1/mode')).body;
+    expect(mode.sandbox_clock).toBe(false);
+    expect(await page.getByRole('banner').textContent()).toContain(`live · ${mode.model}`);
+    expect(await page.locator('#clock').textContent()).toContain('runs in live mode on real time');
+    expect(await page.getByRole('button', { name: 'Advance the clock' }).count()).toBe(0);
+    expect(await page.locator('#mode').textContent()).toContain('posts publish to the real platforms');
+    await expectAccessible(page);
     expect(problems).toEqual([]);
   });
 });
