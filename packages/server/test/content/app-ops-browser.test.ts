@@ -61,6 +61,7 @@ describe('the web app: agents, automations and settings in a real browser', () =
   it('opens the run: inputs, steps with timings, child runs and the approvals it queued, linked', async () => {
     browser();
     const run = await get(`/v1/agent-runs/${runId}`);
+    await page.getByRole('heading', { name: 'Weekly plan run', level: 1 }).waitFor();
     await page.getByRole('heading', { name: 'Steps' }).waitFor();
     const steps = page.locator('.steps > li');
     expect(await steps.count()).toBe(run.steps.length);
@@ -185,6 +186,11 @@ describe('the web app: agents, automations and settings in a real browser', () =
     expect(JSON.parse(cursor as string)).toEqual({
       mcpServers: { svc: { url: `${svc.url}/mcp`, headers: { Authorization: `Bearer ${key}` } } },
     });
+
+    // Dismissed, the key is gone from the page and from the snippets.
+    await page.getByRole('button', { name: 'I have copied it' }).click();
+    expect(await page.locator('#mcp-cursor').textContent()).toContain('svc_YOUR_KEY');
+    expect(await page.content()).not.toContain(key);
 
     // The key works over MCP, and the page then shows when it was last used.
     const init = {

@@ -20,10 +20,12 @@ const json = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
 /** One agent run: inputs, steps with timings, child runs, approvals it queued. GET /v1/agent-runs/{id}. */
 export function RunPage({ id }: { id: string }) {
   const run = useLoad(() => client.agentRuns.retrieve(id), [id]);
+  const agents = useLoad(async () => (await client.agents.list()).agents, []);
   const r = run.data;
+  const agentName = (agentId: string) => agents.data?.find((a) => a.id === agentId)?.name ?? agentId;
   return (
     <PageFrame
-      title={r ? `Run of ${r.agent_id}` : 'Agent run'}
+      title={r ? `${agentName(r.agent_id)} run` : 'Agent run'}
       problem={run.problem}
       loading={!r && 'the run'}
       actions={<Link href="/agents">All agents and runs</Link>}
@@ -102,7 +104,7 @@ export function RunPage({ id }: { id: string }) {
               {r.child_runs.map((c) => (
                 <li key={c.id}>
                   <Link href={runPath(c.id)}>
-                    {c.agent_id} run <code>{c.id}</code>
+                    {agentName(c.agent_id)} run <code>{c.id}</code>
                   </Link>{' '}
                   <span class={statusBadge(c.status)}>{STATUS_WORDS[c.status]}</span>{' '}
                   <span class="ops-muted">

@@ -58,7 +58,13 @@ export function ApiKeysSection({ onCreated }: { onCreated(key: string | null): v
             />
             <CopyButton text={created.key} label="Copy the new API key" target={`${base}-secret`} />
           </div>
-          <button type="button" onClick={() => setCreated(null)}>
+          <button
+            type="button"
+            onClick={() => {
+              setCreated(null);
+              onCreated(null);
+            }}
+          >
             I have copied it
           </button>
         </section>
@@ -110,7 +116,14 @@ export function ApiKeysSection({ onCreated }: { onCreated(key: string | null): v
                     () => client.apiKeys.revoke(k.id),
                     `Key “${k.name}” revoked. Clients using it are refused from now on.`,
                   )
-                  .then(() => keys.reload())
+                  .then((ok) => {
+                    // A revoked key no longer belongs in the snippets or on screen.
+                    if (ok && created?.id === k.id) {
+                      setCreated(null);
+                      onCreated(null);
+                    }
+                    return keys.reload();
+                  })
               }
             />
           </li>
