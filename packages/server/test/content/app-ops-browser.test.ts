@@ -266,6 +266,8 @@ describe('the web app: agents, automations and settings in a real browser', () =
     expect(await happened.textContent()).toMatch(/\d+ posts? published/);
     expect(await happened.locator(`a[href="/posts/${postId}"]`).count()).toBe(1);
     await expectAccessible(page);
+    expect(await page.locator('#clock').textContent()).toContain('(8 days ahead of real time)');
+    await happened.scrollIntoViewIfNeeded();
     await screenshot(page, 'settings-clock', { fullPage: false });
   });
 

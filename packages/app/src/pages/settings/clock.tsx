@@ -45,6 +45,18 @@ export function ModeSection({ mode }: { mode: Mode }) {
 }
 
 const UNITS = ['minutes', 'hours', 'days'] as const;
+
+/** `8 days`, `5 hours`, `30 minutes`: how far the sandbox runs ahead. */
+function ahead(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  const [n, unit] =
+    minutes >= 2880
+      ? [Math.round(minutes / 1440), 'day']
+      : minutes >= 120
+        ? [Math.round(minutes / 60), 'hour']
+        : [minutes, 'minute'];
+  return `${n} ${unit}${n === 1 ? '' : 's'}`;
+}
 type Unit = (typeof UNITS)[number];
 
 /**
@@ -88,10 +100,7 @@ export function ClockSection({ mode }: { mode: Mode }) {
         <p>
           Sandbox time now: <strong>{formatTime(clock.data.now)}</strong>
           {clock.data.offset_ms > 0 && (
-            <span class="ops-muted">
-              {' '}
-              ({Math.round(clock.data.offset_ms / 3_600_000)} hours ahead of real time)
-            </span>
+            <span class="ops-muted"> ({ahead(clock.data.offset_ms)} ahead of real time)</span>
           )}
         </p>
       )}
