@@ -31,3 +31,15 @@ export function problemOf(err: unknown): Problem {
   }
   return { message: err instanceof Error ? err.message : String(err), requestId: null };
 }
+
+// Agents, automations and settings (app-ops).
+export type Agent = Awaited<ReturnType<typeof client.agents.retrieve>>;
+export type AgentId = Agent['id'];
+export type AgentRun = Awaited<ReturnType<typeof client.agentRuns.retrieve>>;
+export type AgentRunSummary = Awaited<ReturnType<typeof client.agentRuns.list>>['agent_runs'][number];
+export type Automation = Awaited<ReturnType<typeof client.automations.retrieve>>;
+export type ApiKey = Awaited<ReturnType<typeof client.apiKeys.list>>['api_keys'][number];
+export type NewApiKey = Awaited<ReturnType<typeof client.apiKeys.create>>;
+export type Channel = Awaited<ReturnType<typeof client.channels.retrieve>>;
+export type SandboxClock = Awaited<ReturnType<typeof client.sandboxClock.retrieve>>;
+export type SandboxAdvance = Awaited<ReturnType<typeof client.sandboxClock.advance>>;

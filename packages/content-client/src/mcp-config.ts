@@ -2,7 +2,7 @@
 // MCP clients read. Pure data: nothing here talks to the network or the file system.
 
 export interface McpConfigOptions {
-  /** A key from `POST /v1/api-keys` (or the app's API keys page): `svc_` + 32 characters. */
+  /** A key from `POST /v1/api-keys` (or the app's Settings → API keys, `/settings`): `svc_` + 32 characters. */
   apiKey: string;
   /**
    * The service root, e.g. `http://localhost:3000`. A trailing `/mcp` or `/v1` is dropped, so

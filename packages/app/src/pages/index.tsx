@@ -1,10 +1,13 @@
 import type { ComponentChildren } from 'preact';
+import { AgentsPage } from './agents/index.js';
+import { RunPage } from './agents/run.js';
 import { ApprovalsPage } from './approvals.js';
 import { CalendarPage } from './plan/calendar.js';
 import { DraftEditorPage } from './plan/draft-editor.js';
 import { DraftsPage } from './plan/drafts.js';
 import { IdeasPage } from './plan/ideas.js';
 import { MediaPage } from './plan/media.js';
+import { SettingsPage } from './settings/index.js';
 
 /**
  * Every page of the app, in the order of the main navigation. `path` may hold `:params`
@@ -26,5 +29,8 @@ export const PAGES: PageDef[] = [
   { path: '/ideas', title: 'Ideas', nav: true, render: () => <IdeasPage /> },
   { path: '/drafts', title: 'Drafts', nav: true, render: () => <DraftsPage /> },
   { path: '/drafts/:id', title: 'Draft', render: (p) => <DraftEditorPage id={p.id as string} /> },
+  { path: '/agents', title: 'Agents', nav: true, render: () => <AgentsPage /> },
+  { path: '/agents/runs/:id', title: 'Agent run', render: (p) => <RunPage id={p.id as string} /> },
   { path: '/library', title: 'Media', nav: true, render: () => <MediaPage /> },
+  { path: '/settings', title: 'Settings', nav: true, render: () => <SettingsPage /> },
 ];

@@ -17,7 +17,7 @@ export function relayConfig(env: Record<string, string | undefined>): RelayConfi
   const missing = [!rawUrl && 'SERVICE_API_URL', !apiKey && 'SERVICE_API_KEY'].filter(Boolean);
   if (missing.length)
     throw new RelayConfigError(
-      `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set. Set SERVICE_API_URL to the content service (e.g. http://127.0.0.1:3000) and SERVICE_API_KEY to an API key (svc_..., from the app's API keys page or POST /v1/api-keys) in the MCP client's "env" for this server.`,
+      `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} not set. Set SERVICE_API_URL to the content service (e.g. http://127.0.0.1:3000) and SERVICE_API_KEY to an API key (svc_..., made in the app under Settings → API keys, e.g. http://127.0.0.1:3000/settings#api-keys, or with POST /v1/api-keys) in the MCP client's "env" for this server.`,
     );
   let url: URL;
   try {

@@ -88,7 +88,7 @@ export async function runRelay(io: RelayIo): Promise<number> {
       const detail = serverMessage(await res.text());
       throw new Fatal(
         EXIT.refused,
-        `the content service refused the API key (HTTP ${res.status}): ${detail} Check SERVICE_API_KEY; keys are made in the app's API keys page or with POST /v1/api-keys.`,
+        `the content service refused the API key (HTTP ${res.status}): ${detail} Check SERVICE_API_KEY; keys are made in the app (Settings → API keys, ${config.endpoint.replace(/\/mcp$/, '')}/settings#api-keys) or with POST /v1/api-keys.`,
       );
     }
     if (res.status === 404) {

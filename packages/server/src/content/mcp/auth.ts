@@ -1,4 +1,5 @@
 import { bearerToken } from '../../platform/api-key-hash.js';
+import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import { findContentApiKey } from '../services/api-keys.js';
 import type { McpSession } from './call-tool.js';
@@ -19,14 +20,13 @@ export async function authenticate(ctx: ContentContext, header: string | undefin
     return {
       ok: false,
       wwwAuthenticate: `Bearer ${REALM}`,
-      message:
-        'Missing API key. Send "Authorization: Bearer svc_..." with a key from the app\'s API keys page or POST /v1/api-keys.',
+      message: `Missing API key. Send "Authorization: Bearer svc_..." with a key made in ${inTheApp('apiKeys', ctx.config)} or with POST /v1/api-keys.`,
     };
   const token = bearerToken(header);
   const key = token ? await findContentApiKey(ctx.db, ctx, token) : null;
   if (key) return { ok: true, session: { key } };
   const message = token
-    ? 'The API key is not valid: it is unknown or has been revoked. Create a new one in the app or with POST /v1/api-keys.'
+    ? `The API key is not valid: it is unknown or has been revoked. Create a new one in ${inTheApp('apiKeys', ctx.config)} or with POST /v1/api-keys.`
     : 'The Authorization header must be "Bearer svc_..." followed by an API key.';
   return {
     ok: false,

@@ -1,6 +1,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
+import type { Config } from '../../config.js';
 import { AppError } from '../../platform/errors.js';
+import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import type { ApiKeyView } from '../services/api-keys.js';
 import { recordToolCall } from '../services/mcp-calls.js';
@@ -33,7 +35,7 @@ class ToolFailure extends Error {
   }
 }
 
-function scopeFailure(tool: CompiledTool, key: ApiKeyView): ToolFailure | null {
+function scopeFailure(tool: CompiledTool, key: ApiKeyView, config: Config): ToolFailure | null {
   const needed = tool.spec.scope;
   if (key.scopes.includes(needed)) return null;
   const held = key.scopes.length ? key.scopes.map((s) => `'${s}'`).join(' and ') : 'no scopes';
@@ -41,7 +43,7 @@ function scopeFailure(tool: CompiledTool, key: ApiKeyView): ToolFailure | null {
     needed === 'read' && key.scopes.includes('write') ? " The 'write' scope does not include 'read'." : '';
   return new ToolFailure(
     'INSUFFICIENT_SCOPE',
-    `${tool.spec.name} needs the '${needed}' scope; this key (${key.prefix}…) has ${held}.${why} Create a key with the scopes it needs in the app's API keys page or with POST /v1/api-keys, e.g. { "name": "agent", "scopes": ["read", "write"] }.`,
+    `${tool.spec.name} needs the '${needed}' scope; this key (${key.prefix}…) has ${held}.${why} Create a key with the scopes it needs in ${inTheApp('apiKeys', config)} or with POST /v1/api-keys, e.g. { "name": "agent", "scopes": ["read", "write"] }.`,
   );
 }
 
@@ -110,7 +112,7 @@ export async function callTool(
   let result: CallToolResult | RawJson;
   let failure: { code: string; message: string } | null = null;
   try {
-    const denied = scopeFailure(tool, session.key);
+    const denied = scopeFailure(tool, session.key, ctx.config);
     if (denied) throw denied;
     const parsed = tool.spec.input.safeParse(rawArgs);
     if (!parsed.success) throw argumentsFailure(tool, parsed.error);

@@ -1,5 +1,6 @@
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { VERSION } from '../../version.js';
+import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import { modeLabel } from '../services/mode.js';
 import { callTool, type McpSession, record } from './call-tool.js';
@@ -23,7 +24,7 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 const INSTRUCTIONS = [
   'Content-planning tools for the svc service: brands and their Brand Memory, ideas, per-platform drafts, posts with metrics, the approval queue, campaigns, media and built-in agents.',
   'Every result starts with the mode label, e.g. "(sandbox · simulated)": in sandbox nothing is really published, and a simulated model writes the text.',
-  'Keys can read and propose, never publish: propose_post puts a draft in the approval queue for a person to approve in the app. No tool publishes, schedules, approves or deletes.',
+  `Keys can read and propose, never publish: propose_post puts a draft in the approval queue for a person to approve in ${inTheApp('approvals')}. No tool publishes, schedules, approves or deletes.`,
   "Read tools need the key's 'read' scope and write tools its 'write' scope; 'write' does not include 'read'.",
   'Start with list_brands, then get_brand_memory before writing for a brand.',
 ].join(' ');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { inTheApp } from '../../app-pages.js';
 import { APPROVAL_STATUSES } from '../../domain.js';
 import { Approval, ApprovalCounts } from '../../schemas/approvals.js';
 import { DateTimeInput } from '../../schemas/common.js';
@@ -10,7 +11,7 @@ export const listApprovalsTool = defineTool({
   title: 'List approvals',
   scope: 'read',
   idempotent: true,
-  description: `Lists the approval queue, pending first, then newest (up to ${LIST_CAP}). Each approval has the draft (platform, version, text), the channel, the slot it would go out in, the reason and the voice-check results. The result also counts pending, approved and rejected approvals. Only a person approves or rejects, in the app.`,
+  description: `Lists the approval queue, pending first, then newest (up to ${LIST_CAP}). Each approval has the draft (platform, version, text), the channel, the slot it would go out in, the reason and the voice-check results. The result also counts pending, approved and rejected approvals. Only a person approves or rejects, in ${inTheApp('approvals')}.`,
   input: z.strictObject({
     status: z.enum(APPROVAL_STATUSES).optional().describe('pending, approved or rejected. Default: all.'),
     brandId: Id('The brand, from list_brands. Default: every brand.').optional(),
@@ -34,8 +35,7 @@ export const proposePostTool = defineTool({
   name: 'propose_post',
   title: 'Propose a post',
   scope: 'write',
-  description:
-    "Puts a draft in the approval queue as a pending approval, for a slot: proposedFor if given, otherwise the next free best-time slot on the brand's channel for the draft's platform. Nothing is published or scheduled: a person approves, edits or rejects it in the app. The result includes the voice-check results. A draft can have one pending approval at a time.",
+  description: `Puts a draft in the approval queue as a pending approval, for a slot: proposedFor if given, otherwise the next free best-time slot on the brand's channel for the draft's platform. Nothing is published or scheduled: a person approves, edits or rejects it in ${inTheApp('approvals')}. The result includes the voice-check results. A draft can have one pending approval at a time.`,
   input: z.strictObject({
     draftId: Id('The draft, "drf_…" from draft_idea.'),
     proposedFor: DateTimeInput.optional().describe(
