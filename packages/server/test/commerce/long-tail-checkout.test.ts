@@ -100,6 +100,17 @@ describe('live checkouts on the browser route hand off to the user’s browser',
     expect(cancel.body).toMatchObject({ status: 'canceled', next_action: null });
   });
 
+  it('a long-tail store cannot be connected: there is no account to link, the user signs in in their browser', async () => {
+    const res = await as(c.svc, c.liveKey)('POST', '/v1/approval_tokens', {
+      client_user_id: 'connect-long-tail',
+      redirect_uri: 'https://app.example/callback',
+      merchant_ids: ['rei'],
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.error).toMatchObject({ code: 'MERCHANT_NOT_SUPPORTED', param: 'merchant_ids[0]' });
+    expect(res.body.error.message).toContain("handed to the user's browser");
+  });
+
   it('a sold-out variant fails at once and hands nothing off', async () => {
     const res = await user('POST', '/v1/checkouts', {
       product_url: `${shopify.origin}/products/red-rain-coat?variant=794864233`,
