@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storeFetch } from '../../src/commerce/stores/store-fetch.js';
 import { as, type Commerce, startCommerce } from './helpers.js';
 import { fixture, type LocalStore, shopifyPages, startLocalStore } from './long-tail-helpers.js';
 
@@ -201,5 +202,18 @@ describe('store fetches without SERVICE_STORES_ALLOW_PRIVATE', () => {
     expect(store.hits).toEqual([]);
     const merchants = await as(c.svc, c.liveKey)('GET', '/v1/merchants?q=127.0.0.1');
     expect(merchants.body.merchants).toEqual([]);
+  });
+
+  it('storeFetch, the one door for every store adapter, follows the same switch', async () => {
+    const url = `${store.origin}/products/apron`;
+    await expect(
+      storeFetch({ config: { storesAllowPrivate: false } })(url, { timeoutMs: 5_000 }),
+    ).rejects.toMatchObject({
+      code: 'URL_NOT_ALLOWED',
+    });
+    expect(store.hits).toEqual([]);
+    const res = await storeFetch({ config: { storesAllowPrivate: true } })(url, { timeoutMs: 5_000 });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain('Linen Apron');
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { observe } from '../../src/commerce/stores/health.js';
 import { as, type Commerce, startCommerce } from './helpers.js';
 import { fixture, type LocalStore, liveUser, startLocalStore } from './long-tail-helpers.js';
 
@@ -89,5 +90,19 @@ describe('store health from real observations', () => {
     store.mode = 'up';
     expect((await offer()).status).toBe(201);
     expect(await status()).toBe('healthy');
+  });
+
+  it('counts timeouts like failures, and a timeout on the probe doubles the backoff too', async () => {
+    expect((await offer()).status).toBe(201);
+    // A store timeout takes 10 s of real time; what the adapter reports for one is recorded here as it is.
+    const ctx = { db: c.svc.handle.db, clock: c.svc.clock };
+    expect(await observe(ctx, 'lt_127.0.0.1', 'timeout')).toBe('degraded');
+    expect(await status()).toBe('degraded');
+    await observe(ctx, 'lt_127.0.0.1', 'timeout');
+    expect(await observe(ctx, 'lt_127.0.0.1', 'timeout')).toBe('down');
+    expect((await offer()).headers.get('retry-after')).toBe('30');
+    c.svc.clock.advance(30 * SECOND);
+    await observe(ctx, 'lt_127.0.0.1', 'timeout');
+    expect((await offer()).headers.get('retry-after')).toBe('60');
   });
 });

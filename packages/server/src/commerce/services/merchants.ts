@@ -170,7 +170,8 @@ function checkEnv(env: CommerceEnv, m: Merchant): Merchant {
       `Sandbox keys buy only from sandbox stores; ${m.name} is a real store. Use a sandbox store (GET /v1/merchants) or a live key.`,
     );
   }
-  // Catalog stores' status is observed (stores/health.ts), which gates them with its own backoff.
+  // A listed store's status is fixed here; a catalog store's is observed, and stores/health.ts
+  // gates it with its backoff (and lets the probe through once the backoff has passed).
   if (m.status === 'down' && BY_ID.has(m.id)) {
     throw new AppError(
       503,
