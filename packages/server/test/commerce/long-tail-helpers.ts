@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingMessage } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { as, type Call } from './helpers.js';
 import { fromHtml, openForm, submit } from './hosted-forms.js';
@@ -14,16 +14,48 @@ export interface LocalStore {
   origin: string;
   /** Every path (with query) the store was asked for, in order. */
   hits: string[];
-  /** `up` answers the pages; `error` answers 503 to everything; `reset` drops every connection. */
-  mode: 'up' | 'error' | 'reset';
+  /**
+   * `up` answers the pages; `error` answers 503 to everything; `reset` drops every connection;
+   * `hold` keeps each request waiting until `release()`, which answers them 503.
+   */
+  mode: 'up' | 'error' | 'reset' | 'hold';
+  /** Resolves once `n` requests are being held. */
+  held(n: number): Promise<void>;
+  release(): void;
   close(): Promise<void>;
 }
 
 /** A long-tail store on loopback: pages by path (query ignored), 404 for anything else. */
 export async function startLocalStore(pages: Record<string, Page>, host = '127.0.0.1'): Promise<LocalStore> {
-  const store: LocalStore = { origin: '', hits: [], mode: 'up', close: async () => undefined };
+  const holding: ServerResponse[] = [];
+  const waiters: { n: number; resolve: () => void }[] = [];
+  const store: LocalStore = {
+    origin: '',
+    hits: [],
+    mode: 'up',
+    held: (n) =>
+      new Promise((resolve) => {
+        if (holding.length >= n) resolve();
+        else waiters.push({ n, resolve });
+      }),
+    release: () => {
+      for (const res of holding.splice(0)) {
+        res.writeHead(503, { 'content-type': 'text/plain' });
+        res.end('maintenance');
+      }
+    },
+    close: async () => undefined,
+  };
   const server = createServer((req: IncomingMessage, res) => {
     store.hits.push(req.url ?? '/');
+    if (store.mode === 'hold') {
+      holding.push(res);
+      for (const w of waiters.filter((x) => holding.length >= x.n)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+      return;
+    }
     if (store.mode === 'reset') {
       req.socket.destroy();
       return;

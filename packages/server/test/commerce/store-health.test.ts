@@ -53,10 +53,17 @@ describe('store health from real observations', () => {
     expect(store.hits.length).toBe(asked); // nothing reached the store while it was down
   });
 
-  it('probes once the backoff has passed; a failed probe doubles the backoff', async () => {
+  it('probes once the backoff has passed, one probe at a time; a failed probe doubles the backoff', async () => {
     c.svc.clock.advance(10 * SECOND);
-    const probe = await offer();
-    expect(probe.status).toBe(502);
+    store.mode = 'hold';
+    const probe = offer();
+    await store.held(1);
+    // While the probe waits at the store, another request is refused here rather than sent too.
+    const during = await Promise.race([offer(), store.held(2).then(() => null)]);
+    store.release();
+    expect(during?.status).toBe(503);
+    expect((await probe).status).toBe(502);
+    store.mode = 'error';
     const refused = await offer();
     expect(refused.status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('60');

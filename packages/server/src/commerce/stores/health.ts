@@ -75,14 +75,18 @@ export function merchantUnavailable(merchant: Merchant, retryAfterSeconds: numbe
 
 /**
  * Refuses a call to a store that is down until its backoff has passed; the first call after that
- * goes through as the probe. A store the catalog lists as down with no observation in this process
- * (after a restart) is probed at once.
+ * goes through as the probe, and calls arriving while it runs wait another backoff (one probe at a
+ * time). A store the catalog lists as down with no observation in this process (after a restart)
+ * is probed at once.
  */
 export function checkHealth(ctx: HealthCtx, merchant: Merchant): void {
   const h = healthOf(ctx).get(merchant.id);
   if (h?.status !== 'down' || h.retryAt === null) return;
-  const waitMs = h.retryAt - ctx.clock.now().getTime();
+  const now = ctx.clock.now().getTime();
+  const waitMs = h.retryAt - now;
   if (waitMs > 0) throw merchantUnavailable(merchant, Math.ceil(waitMs / 1000));
+  // This call is the probe; its outcome, observed when it ends, sets the next state.
+  h.retryAt = now + backoffMs(h.failures);
 }
 
 /** The error an adapter throws when a store failed or timed out; `withHealth` counts it. */
