@@ -19,6 +19,18 @@ const PAGES = {
   '/lamp': { body: fixture('two-prices.html') },
   '/mystery': { body: fixture('no-price.html') },
   ...shopifyPages('red-rain-coat', SHOPIFY_COAT, 'USD'),
+  ...shopifyPages('oud', { ...SHOPIFY_COAT, variants: [{ id: 5001, price: 12500, available: true }] }, 'KWD'),
+  ...shopifyPages(
+    'yen-mug',
+    { ...SHOPIFY_COAT, variants: [{ id: 6001, price: 1980, available: true }] },
+    'jpy',
+  ),
+  // A theme whose JSON-LD prices the variant differently from the store's product JSON.
+  '/products/stale-theme': {
+    body: `<script type="application/ld+json">{"@type":"Product","name":"Red Rain Coat","offers":[
+      {"@type":"Offer","url":"/products/stale-theme?variant=794864229","price":"149.00","priceCurrency":"USD","availability":"InStock"}]}</script>`,
+  },
+  '/products/stale-theme.js': { type: 'application/javascript', body: JSON.stringify(SHOPIFY_COAT) },
 };
 
 const money = (amount: number, currency: string) => ({ amount, currency });
@@ -139,6 +151,8 @@ describe('live offers from long-tail product pages (SERVICE_STORES_ALLOW_PRIVATE
       'in_stock',
       'Red Rain Coat',
     ],
+    ['Shopify subunits in KWD (3 decimals)', '/products/oud', money(12500, 'KWD'), 'in_stock', null],
+    ['Shopify subunits in JPY (0 decimals)', '/products/yen-mug', money(1980, 'JPY'), 'in_stock', null],
   ])('%s: %s', async (_case, path, price, availability, title) => {
     const res = await offer(`${store.origin}${path}`);
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -165,6 +179,11 @@ describe('live offers from long-tail product pages (SERVICE_STORES_ALLOW_PRIVATE
   it.each([
     ['AMBIGUOUS_PRICE', '/p/throw', '45.00 EUR, 60.00 EUR'],
     ['AMBIGUOUS_PRICE', '/lamp', '19.99 USD'],
+    [
+      'AMBIGUOUS_PRICE',
+      '/products/stale-theme',
+      'says 129.00 USD for variant 794864229 but the page says 149.00 USD',
+    ],
     ['NO_PRICE', '/mystery', 'no price'],
     ['VARIANT_NOT_FOUND', '/products/canvas-tote?variant=99999', '99999'],
     ['PRODUCT_NOT_FOUND', '/products/gone', '404'],

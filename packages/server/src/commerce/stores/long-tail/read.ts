@@ -12,7 +12,7 @@ import {
   shopifyProductJsonUrl,
 } from '../product-page/index.js';
 import { findProductNodes } from '../product-page/json-ld.js';
-import { normalizeCurrency } from '../product-page/money.js';
+import { formatMoney, normalizeCurrency, sameMoney } from '../product-page/money.js';
 import { storeFetchOptions } from '../store-fetch.js';
 
 /** What a long-tail store's product link shows, read once. */
@@ -115,7 +115,23 @@ async function readShopify(
       },
     };
   }
-  return { variantIds, result: readShopifyProductJson(json, pageUrl, { currency }) };
+  return { variantIds, result: agreeWithPage(readShopifyProductJson(json, pageUrl, { currency }), fromPage) };
+}
+
+/**
+ * The product JSON and the page must not disagree on the selected variant's price (a theme showing
+ * another currency or a stale price): two prices for one variant is a refusal, never a choice.
+ */
+function agreeWithPage(shopify: ProductPageResult, fromPage: ProductPageResult): ProductPageResult {
+  if (!shopify.ok || !fromPage.ok) return shopify;
+  const selected = shopify.offer;
+  const onPage = fromPage.offer.variants.find((v) => v.item_ref === selected.item_ref);
+  if (!onPage || sameMoney(onPage.price, selected.price)) return shopify;
+  return {
+    ok: false,
+    reason: 'AMBIGUOUS_PRICE',
+    message: `The store's product JSON says ${formatMoney(selected.price)} for variant ${selected.item_ref} but the page says ${formatMoney(onPage.price)}; check the store.`,
+  };
 }
 
 /**
