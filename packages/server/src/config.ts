@@ -92,6 +92,7 @@ const envSchema = z.object({
   SERVICE_PUBLIC_API: oneOf('SERVICE_PUBLIC_API', ['local', 'all'], 'local'),
   SERVICE_SEED: oneOf('SERVICE_SEED', ['demo', 'none'], 'demo'),
   SERVICE_WEBHOOK_ALLOW_PRIVATE: flag('SERVICE_WEBHOOK_ALLOW_PRIVATE'),
+  SERVICE_STORES_ALLOW_PRIVATE: flag('SERVICE_STORES_ALLOW_PRIVATE'),
   SERVICE_MAX_BODY_BYTES: z
     .string()
     .optional()
@@ -154,6 +155,11 @@ export interface Config {
   localOnly: boolean;
   seed: 'demo' | 'none';
   webhookAllowPrivate: boolean;
+  /**
+   * SERVICE_STORES_ALLOW_PRIVATE: store adapters (product pages, UCP) may reach loopback, private
+   * addresses and plain http. Local development and tests only.
+   */
+  storesAllowPrivate: boolean;
   maxBodyBytes: number;
   logLevel: string;
   content: { port: number; publicUrl: string | undefined };
@@ -236,6 +242,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     localOnly: e.SERVICE_PUBLIC_API !== 'all',
     seed: e.SERVICE_SEED,
     webhookAllowPrivate: e.SERVICE_WEBHOOK_ALLOW_PRIVATE,
+    storesAllowPrivate: e.SERVICE_STORES_ALLOW_PRIVATE,
     maxBodyBytes: e.SERVICE_MAX_BODY_BYTES,
     logLevel: e.LOG_LEVEL,
     content: { port: e.CONTENT_PORT, publicUrl: e.CONTENT_PUBLIC_URL },

@@ -63,6 +63,11 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
       'SERVICE_WEBHOOK_ALLOW_PRIVATE is on: webhook endpoints may point at localhost, private addresses and plain http. Use it for local development only.',
     );
   }
+  if (deps.config.storesAllowPrivate) {
+    deps.logger.warn(
+      'SERVICE_STORES_ALLOW_PRIVATE is on: store requests may reach localhost, private addresses and plain http. Use it for local development and tests only.',
+    );
+  }
   const dispatcher = createDispatcher({
     db,
     clock: deps.clock,

@@ -1177,6 +1177,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description MERCHANT_UNAVAILABLE: the store is down; Retry-After says when it is asked again. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Error */
             default: {
                 headers: {
@@ -1859,7 +1868,7 @@ export interface operations {
                     "application/json": components["schemas"]["Offer"];
                 };
             };
-            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            /** @description URL_NOT_ALLOWED: the link is not a public https address (see SERVICE_STORES_ALLOW_PRIVATE). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1904,8 +1913,35 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description MERCHANT_NOT_SUPPORTED: a major retailer, or no store at this link. */
+            /** @description MERCHANT_NOT_SUPPORTED: a major retailer, or no store at this link. Product pages: AMBIGUOUS_PRICE, NO_PRICE, UNREADABLE_PRICE, VARIANT_NOT_FOUND, PRODUCT_NOT_FOUND, PRODUCT_PAGE_UNREADABLE. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_UNREACHABLE: the store failed to answer. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_UNAVAILABLE: the store is down; Retry-After says when it is asked again. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description MERCHANT_TIMEOUT: the store did not answer in time. */
+            504: {
                 headers: {
                     [name: string]: unknown;
                 };

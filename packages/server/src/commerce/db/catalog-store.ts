@@ -68,6 +68,10 @@ export function catalogStore(db: SqlExecutor) {
       const row = await db.get<Row>('SELECT * FROM catalog_merchants WHERE domain = ?', [domain]);
       return row && toMerchant(row);
     },
+    /** A catalog store's observed health (stores/health.ts); registry stores have no row and keep theirs. */
+    async setStatus(id: string, status: Merchant['status']): Promise<void> {
+      await db.run('UPDATE catalog_merchants SET status = ? WHERE id = ?', [status, id]);
+    },
     async insertIfNew(m: Merchant, at: string): Promise<void> {
       await db.run(
         `INSERT OR IGNORE INTO catalog_merchants (id, name, name_key, domain, tier, route, category,

@@ -62,6 +62,9 @@ function notConnectable(m: Merchant, env: CommerceEnv): string | null {
   if (!m.sandbox && env === 'sandbox') {
     return `${m.name} is a real store; sandbox keys connect only sandbox stores (GET /v1/merchants lists them).`;
   }
+  if (env === 'live' && m.route === 'browser') {
+    return `${m.name} cannot be connected: its checkouts are handed to the user's browser, where they sign in to the store themselves.`;
+  }
   if (hasRoute(m, env)) return null;
   return `${m.name} cannot be connected: live connections through the '${m.route}' route are not available in this version of svc-server.`;
 }

@@ -102,16 +102,18 @@ export async function createCheckout(
     );
   }
   const adapter = adapterFor(ctx, merchant, actor.env);
-  const quote = await adapter.quote({
+  const quoteInput = {
     merchant,
     url,
     item_ref: itemRef,
     quantity: input.quantity,
     address: input.shipping_address ?? null,
     reprice_count: 0,
-  });
+  };
+  const quote = await adapter.quote(quoteInput);
   const now = ctx.clock.now().toISOString();
   const soldOut = variant.availability === 'out_of_stock';
+  const handoff = soldOut ? null : await adapter.handoff?.(quoteInput);
   const draft: CheckoutRecord = {
     id: ctx.ids.make('chk'),
     account_id: actor.accountId,
@@ -149,7 +151,19 @@ export async function createCheckout(
     updated_at: now,
   };
   const saved = await inTransaction(ctx, async (s) =>
-    persist(s, ctx, null, await settle(s, ctx, draft, merchant, adapter, actor.baseUrl)),
+    persist(
+      s,
+      ctx,
+      null,
+      handoff
+        ? // The user finishes in their own browser: the checkout waits there; no order is placed here.
+          {
+            ...draft,
+            status: 'requires_user_action',
+            next_action: { type: 'browser', description: handoff.message, url: handoff.url },
+          }
+        : await settle(s, ctx, draft, merchant, adapter, actor.baseUrl),
+    ),
   );
   return toCheckout(saved);
 }
@@ -175,6 +189,13 @@ export async function updateCheckout(
   }
   if (!OPEN.has(current.status)) throw stateError(current, 'update', 'an open checkout');
   const adapter = adapterFor(ctx, requireUsable(actor.env, merchant), actor.env);
+  if (adapter.handoff) {
+    throw new AppError(
+      422,
+      'UPDATE_NOT_SUPPORTED',
+      `This checkout was handed to the user's browser: ${merchant.name} takes the address and payment on its own checkout page, so this API cannot re-price it. Cancel it and create a new one for a different item or quantity.`,
+    );
+  }
   const address = input.shipping_address ?? current.shipping_address;
   const quote = await adapter.quote({
     merchant,

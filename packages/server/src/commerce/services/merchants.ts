@@ -5,6 +5,7 @@ import type { CommerceContext } from '../context.js';
 import type { CommerceEnv } from '../db/api-keys-store.js';
 import { type CommerceStores, commerceStores } from '../db/stores.js';
 import type { Merchant } from '../schemas/resources.js';
+import { joinLongTailStore } from '../stores/long-tail/join.js';
 import {
   discoveredSandboxStore,
   REGISTRY,
@@ -150,6 +151,8 @@ export async function merchantForUrl(
     await stores.catalog.insertIfNew(m, ctx.clock.now().toISOString());
     return m;
   }
+  const longTail = env === 'live' ? await joinLongTailStore(ctx, env, url) : null;
+  if (longTail) return usable(longTail);
   throw new AppError(
     422,
     'MERCHANT_NOT_SUPPORTED',
@@ -167,7 +170,9 @@ function checkEnv(env: CommerceEnv, m: Merchant): Merchant {
       `Sandbox keys buy only from sandbox stores; ${m.name} is a real store. Use a sandbox store (GET /v1/merchants) or a live key.`,
     );
   }
-  if (m.status === 'down') {
+  // A listed store's status is fixed here; a catalog store's is observed, and stores/health.ts
+  // gates it with its backoff (and lets the probe through once the backoff has passed).
+  if (m.status === 'down' && BY_ID.has(m.id)) {
     throw new AppError(
       503,
       'MERCHANT_UNAVAILABLE',

@@ -56,4 +56,11 @@ export interface StoreAdapter {
   placeOrder(input: QuoteInput & { checkout_id: string }): Promise<PlaceResult>;
   /** The outcome of `placeOrder` for our checkout, looked up at the store. Never called inside a transaction. */
   orderStatus(checkoutId: string): Promise<OrderStatus>;
+  /**
+   * Routes where the user finishes the purchase in their own browser (live long-tail stores): the
+   * link they open (a prefilled cart, or the product page) and what to tell them. A non-null answer
+   * makes the checkout `requires_user_action` with a `browser` next_action; this API places no
+   * order for it. Never called inside a transaction.
+   */
+  handoff?(input: QuoteInput): Promise<{ url: string; message: string } | null>;
 }

@@ -1,7 +1,7 @@
 import type { MerchantStatus, StoreRoute, Tier } from '../schemas/common.js';
 import type { Merchant } from '../schemas/resources.js';
 
-const CAPABILITIES: Record<Tier, Merchant['capabilities']> = {
+export const CAPABILITIES: Record<Tier, Merchant['capabilities']> = {
   // Major retailers' prices are read in the user's own browser, so there are no server-side offers.
   major: { offers: false, checkout: true, orders: true },
   protocol: { offers: true, checkout: true, orders: true },
