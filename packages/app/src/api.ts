@@ -31,3 +31,17 @@ export function problemOf(err: unknown): Problem {
   }
   return { message: err instanceof Error ? err.message : String(err), requestId: null };
 }
+
+// Posts and results, Insights, Brand Memory and Campaigns (pages/results/).
+export type Post = Awaited<ReturnType<typeof client.posts.list>>['posts'][number];
+export type PostDetail = Awaited<ReturnType<typeof client.posts.retrieve>>;
+export type Reply = Awaited<ReturnType<typeof client.posts.replies>>['replies'][number];
+export type Verdict = Post['verdict'];
+export type Digest = Awaited<ReturnType<typeof client.insights.digest.retrieve>>;
+export type Overview = Awaited<ReturnType<typeof client.insights.overview>>;
+export type Conversation = Awaited<ReturnType<typeof client.insights.conversation>>;
+export type BrandMemory = Awaited<ReturnType<typeof client.brands.memory.retrieve>>;
+export type MemoryEvidence = BrandMemory['voice']['do'][number]['evidence'][number];
+export type MemoryProposal = Awaited<ReturnType<typeof client.memoryProposals.retrieve>>;
+export type Campaign = Awaited<ReturnType<typeof client.campaigns.retrieve>>;
+export type CanvasItem = Awaited<ReturnType<typeof client.campaigns.canvas.retrieve>>['items'][number];
