@@ -9,7 +9,7 @@ export const listMemoryProposalsTool = defineTool({
   title: 'List Brand Memory proposals',
   scope: 'read',
   idempotent: true,
-  description: `Lists proposed Brand Memory changes, pending first (up to ${LIST_CAP}). Each proposal adds a do / avoid / style rule and says why, its lift (median engagement with the pattern ÷ without) and the posts behind it. The voice_refresh agent makes them; a person applies or dismisses them in the app.`,
+  description: `Lists proposed Brand Memory changes, pending first (up to ${LIST_CAP}). Each proposal adds a do / avoid / style rule and says why, its lift (median engagement with the pattern ÷ without) and the posts behind it. The voice_refresh agent makes them; a person applies or dismisses them on the Memory page of the app (/memory).`,
   input: z.strictObject({
     status: z.enum(PROPOSAL_STATUSES).optional().describe('pending, applied or dismissed. Default: all.'),
     brandId: Id('The brand, from list_brands. Default: every brand.').optional(),
