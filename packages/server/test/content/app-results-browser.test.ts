@@ -173,6 +173,13 @@ describe('the web app: posts, insights, memory and campaigns in a real browser',
     await expectFitsPhone(page, 'insights-390');
     await expectAccessible(page);
 
+    // "Make a new digest" runs the digest agent; the page shows the new one.
+    await page.getByRole('button', { name: 'Make a new digest' }).click();
+    await notice('A new digest is ready.');
+    const made = await get(`/v1/brands/${brandId}/digest`);
+    expect(made.id).not.toBe(digest.id);
+    await page.getByText(made.headline).waitFor();
+
     // A citation opens the post it cites.
     await page.locator('.digest-list').getByRole('link', { name: cited[0] }).first().click();
     await page.getByRole('heading', { name: /^Post: /, level: 1 }).waitFor();
@@ -222,6 +229,31 @@ describe('the web app: posts, insights, memory and campaigns in a real browser',
     expect((await get(`/v1/memory-proposals/${next.id}`)).status).toBe('dismissed');
     expect(await get(`/v1/brands/${brandId}/memory`)).toEqual(before);
     expect(await page.locator(`#proposal-${next.id}`).count()).toBe(0);
+  });
+
+  it('says so in words, with the request id, when a proposal was decided elsewhere, and changes nothing', async () => {
+    const [next] = (await get(`/v1/memory-proposals?brand_id=${brandId}&status=pending`)).memory_proposals;
+    const card = page.locator(`#proposal-${next.id}`);
+    await card.waitFor();
+    // Someone dismisses it through the API while the page still offers it.
+    expect((await api(svc.url, 'POST', `/v1/memory-proposals/${next.id}/dismiss`)).status).toBe(200);
+    const before = await get(`/v1/brands/${brandId}/memory`);
+    await card.getByRole('button', { name: 'Apply' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/Request id: req_/);
+    expect((await get(`/v1/memory-proposals/${next.id}`)).status).toBe('dismissed');
+    expect(await get(`/v1/brands/${brandId}/memory`)).toEqual(before);
+    // The page shows the proposal as it is now: no longer pending.
+    await card.waitFor({ state: 'detached' });
+  });
+
+  it('says a post that does not exist is not found, with the request id', async () => {
+    await open('/posts/post_nope', 'Post');
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toMatch(/Request id: req_/);
+    expect((await api(svc.url, 'GET', '/v1/posts/post_nope')).status).toBe(404);
   });
 
   it('opens a campaign canvas, adds a note, edits it and moves it by keyboard', async () => {
@@ -277,6 +309,74 @@ describe('the web app: posts, insights, memory and campaigns in a real browser',
     await screenshot(page, 'campaign-desktop', { fullPage: false });
     await expectFitsPhone(page, 'campaign-390');
     await expectAccessible(page);
+  });
+
+  it('ran without a script error or a Content-Security-Policy violation', () => {
+    browser();
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the web app: results pages on an empty workspace, and stored links that are not http(s)', () => {
+  let svc: TestService;
+  let page: Page;
+  let problems: string[] = [];
+  const browser = useBrowser();
+  beforeAll(async () => {
+    svc = await startTestService('content');
+    await (svc.handle as { ready?: Promise<void> }).ready;
+    page = await browser().page();
+    problems = watchProblems(page);
+  });
+  afterAll(() => svc?.close());
+
+  it('says to create a brand first on each page', async () => {
+    for (const [path, title] of [
+      ['/posts', 'Posts'],
+      ['/insights', 'Insights'],
+      ['/memory', 'Brand Memory'],
+      ['/campaigns', 'Campaigns'],
+    ] as const) {
+      await page.goto(`${svc.url}${path}`);
+      await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+      await page.getByRole('heading', { name: 'No brand yet' }).waitFor();
+      expect(await page.locator('main').textContent()).toContain('POST /v1/brands');
+      await expectAccessible(page);
+    }
+  });
+
+  it('shows a stored javascript: URL as text, never as a link', async () => {
+    const brand = await api(svc.url, 'POST', '/v1/brands', {
+      body: {
+        name: 'Odd links',
+        memory: {
+          products: [
+            { name: 'Trap', url: 'javascript:alert(document.domain)' },
+            { name: 'Site', url: 'https://example.com/product' },
+          ],
+        },
+      },
+    });
+    expect(brand.status).toBe(201);
+    await page.goto(`${svc.url}/memory`);
+    await page.getByRole('heading', { name: 'Products' }).waitFor();
+    await page.getByText('javascript:alert(document.domain)').waitFor();
+    expect(await page.locator('a[href^="javascript:"]').count()).toBe(0);
+    expect(await page.getByRole('link', { name: 'https://example.com/product' }).getAttribute('href')).toBe(
+      'https://example.com/product',
+    );
+  });
+
+  it('offers to make the first digest, and shows it once made', async () => {
+    await page.goto(`${svc.url}/insights`);
+    await page.getByRole('heading', { name: 'No digest yet' }).waitFor();
+    await page.getByRole('button', { name: 'Make a new digest' }).click();
+    await page.getByRole('status').filter({ hasText: 'A new digest is ready.' }).waitFor();
+    const brandId = (await api(svc.url, 'GET', '/v1/brands')).body.brands[0].id;
+    const digest = await api(svc.url, 'GET', `/v1/brands/${brandId}/digest`);
+    expect(digest.status).toBe(200);
+    await page.getByText(digest.body.headline).waitFor();
+    expect(await page.getByRole('heading', { name: 'No digest yet' }).count()).toBe(0);
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {

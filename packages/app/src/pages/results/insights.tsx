@@ -162,7 +162,6 @@ function DigestSection({ brand }: { brand: Brand }) {
               ) : (
                 <ul>
                   {data[key].map((item, i) => (
-                    // biome-ignore lint/suspicious/noArrayIndexKey: digest items have no id.
                     <li key={i}>
                       {item.text}
                       {(item.post_ids.length > 0 || item.signal_ids.length > 0) && (

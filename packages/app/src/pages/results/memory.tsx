@@ -2,7 +2,7 @@ import { type Brand, type BrandMemory, client, type MemoryProposal } from '../..
 import { useAction, useLoad } from '../../hooks.js';
 import { formatTime, PLATFORM_NAMES } from '../../platforms.js';
 import { Empty, Notice, PageFrame, ProblemNotice } from '../../ui.js';
-import { EvidenceList, excerptOf, PostLink, WithBrand } from './shared.js';
+import { EvidenceList, excerptOf, OutLink, PostLink, WithBrand } from './shared.js';
 
 type Rule = BrandMemory['voice']['do'][number];
 
@@ -189,9 +189,7 @@ function MemorySections({ memory }: { memory: BrandMemory }) {
               {p.url && (
                 <>
                   {' '}
-                  <a href={p.url} rel="noreferrer noopener" target="_blank">
-                    {p.url}
-                  </a>
+                  <OutLink url={p.url} />
                 </>
               )}
             </li>

@@ -6,7 +6,7 @@ import { Link } from '../../router.js';
 import { PageFrame, ProblemNotice } from '../../ui.js';
 import { GrowthChart, growthRows } from './growth-chart.js';
 import { channelOf, statusName, whenOf } from './posts.js';
-import { excerptOf, Figures, formatCount, VerdictBadge } from './shared.js';
+import { excerptOf, Figures, formatCount, OutLink, VerdictBadge } from './shared.js';
 
 const THEME_NAMES: Record<Reply['theme'], string> = {
   question: 'Question',
@@ -65,9 +65,7 @@ function PostBody({ post }: { post: PostDetail }) {
         <dd>
           {post.permalink ? (
             <>
-              <a href={post.permalink} rel="noreferrer noopener" target="_blank">
-                {post.permalink}
-              </a>
+              <OutLink url={post.permalink} />
               {post.sandbox && ' (sandbox: published on this machine only, the link leads nowhere)'}
             </>
           ) : (
@@ -79,7 +77,6 @@ function PostBody({ post }: { post: PostDetail }) {
       <h2>Text</h2>
       <ol class="parts">
         {post.parts.map((part, i) => (
-          // biome-ignore lint/suspicious/noArrayIndexKey: parts are ordered and have no id.
           <li key={i} class="part">
             <p class="text">{part.text}</p>
           </li>

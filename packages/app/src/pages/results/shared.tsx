@@ -43,6 +43,31 @@ export const PostLink = ({ id, children }: { id: string; children?: ComponentChi
   <Link href={`/posts/${encodeURIComponent(id)}`}>{children ?? id}</Link>
 );
 
+/**
+ * A URL from stored data as a link target, only when it is http(s): a `javascript:` or `data:`
+ * URL saved into a product or an evidence link never becomes a clickable link.
+ */
+export function safeHref(url: string | null): string | null {
+  if (!url) return null;
+  try {
+    const { protocol } = new URL(url);
+    return protocol === 'https:' || protocol === 'http:' ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An outside link (opens in a new tab), or the plain text when the URL is not http(s). */
+export function OutLink({ url, children }: { url: string | null; children?: ComponentChildren }) {
+  const href = safeHref(url);
+  if (!href) return <span>{children ?? url}</span>;
+  return (
+    <a href={href} rel="noreferrer noopener" target="_blank">
+      {children ?? url}
+    </a>
+  );
+}
+
 const EVIDENCE_KINDS: Record<MemoryEvidence['kind'], string> = {
   post: 'Post',
   reply: 'Reply',
@@ -66,12 +91,8 @@ export function EvidenceList({ evidence }: { evidence: MemoryEvidence[] }) {
             <PostLink id={e.id}>{name}</PostLink>
           ) : e.kind === 'reply_theme' ? (
             <Link href="/insights">{name}</Link>
-          ) : e.url ? (
-            <a href={e.url} rel="noreferrer noopener" target="_blank">
-              {name}
-            </a>
           ) : (
-            <span>{name}</span>
+            <OutLink url={e.url}>{name}</OutLink>
           );
         return (
           <li key={`${e.kind}-${e.id}`}>
