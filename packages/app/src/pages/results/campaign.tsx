@@ -72,6 +72,13 @@ function CanvasBoard({ campaignId }: { campaignId: string }) {
       setItems((all) => all.filter((i) => i.id !== itemId));
       setEditing(null);
     }, 'Note removed from the canvas.');
+  /** Closes the editor and puts the focus back on the note's Edit button, where it was. */
+  const closeEditor = (itemId: string) => {
+    setEditing(null);
+    requestAnimationFrame(() =>
+      document.querySelector<HTMLElement>(`[data-note-id="${CSS.escape(itemId)}"] .note-edit`)?.focus(),
+    );
+  };
   /** Moves on screen at once; the position is saved when the move ends. */
   const moveLocally = (itemId: string, x: number, y: number) =>
     setItems((all) => all.map((i) => (i.id === itemId ? { ...i, x, y } : i)));
@@ -116,10 +123,10 @@ function CanvasBoard({ campaignId }: { campaignId: string }) {
           item={editItem}
           busy={act.busy}
           onSave={async (text, color) => {
-            if (await save(editItem.id, { text, color }, 'Note saved.')) setEditing(null);
+            if (await save(editItem.id, { text, color }, 'Note saved.')) closeEditor(editItem.id);
           }}
           onDelete={() => remove(editItem.id)}
-          onCancel={() => setEditing(null)}
+          onCancel={() => closeEditor(editItem.id)}
         />
       )}
       <NoteForm busy={act.busy} onAdd={add} />
@@ -139,6 +146,14 @@ function Note(props: {
   const { item } = props;
   const drag = useRef<{ px: number; py: number; x: number; y: number } | null>(null);
   const name = excerptOf(item.text, 40);
+  /**
+   * The note's latest position, ahead of the render: a quick key press (down, up, down again)
+   * must build on where the last one left it, not on the position the last render saw.
+   */
+  const pos = useRef({ x: item.x, y: item.y });
+  useEffect(() => {
+    pos.current = { x: item.x, y: item.y };
+  }, [item.x, item.y]);
   const keyMove = (e: KeyboardEvent) => {
     const step = e.shiftKey ? STEP * 5 : STEP;
     const by: Record<string, [number, number]> = {
@@ -150,11 +165,13 @@ function Note(props: {
     const d = by[e.key];
     if (!d) return;
     e.preventDefault();
-    props.onMove(item.x + d[0], item.y + d[1]);
+    pos.current = { x: pos.current.x + d[0], y: pos.current.y + d[1] };
+    props.onMove(pos.current.x, pos.current.y);
   };
   /** Saved when the key is let go, so holding an arrow key sends one change, not one per step. */
   const keySave = (e: KeyboardEvent) => {
-    if (e.key.startsWith('Arrow')) props.onMoved(item.x, item.y);
+    if (e.key in { ArrowLeft: 1, ArrowRight: 1, ArrowUp: 1, ArrowDown: 1 })
+      props.onMoved(pos.current.x, pos.current.y);
   };
   return (
     <li
@@ -240,6 +257,9 @@ function NoteEditor(props: {
     <form
       class="stack-form note-editor"
       aria-label="Edit note"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') props.onCancel();
+      }}
       onSubmit={(e) => {
         e.preventDefault();
         props.onSave(text, color);
