@@ -43,3 +43,16 @@ export type NewApiKey = Awaited<ReturnType<typeof client.apiKeys.create>>;
 export type Channel = Awaited<ReturnType<typeof client.channels.retrieve>>;
 export type SandboxClock = Awaited<ReturnType<typeof client.sandboxClock.retrieve>>;
 export type SandboxAdvance = Awaited<ReturnType<typeof client.sandboxClock.advance>>;
+// Posts and results, Insights, Brand Memory and Campaigns (pages/results/).
+export type Post = Awaited<ReturnType<typeof client.posts.list>>['posts'][number];
+export type PostDetail = Awaited<ReturnType<typeof client.posts.retrieve>>;
+export type Reply = Awaited<ReturnType<typeof client.posts.replies>>['replies'][number];
+export type Verdict = Post['verdict'];
+export type Digest = Awaited<ReturnType<typeof client.insights.digest.retrieve>>;
+export type Overview = Awaited<ReturnType<typeof client.insights.overview>>;
+export type Conversation = Awaited<ReturnType<typeof client.insights.conversation>>;
+export type BrandMemory = Awaited<ReturnType<typeof client.brands.memory.retrieve>>;
+export type MemoryEvidence = BrandMemory['voice']['do'][number]['evidence'][number];
+export type MemoryProposal = Awaited<ReturnType<typeof client.memoryProposals.retrieve>>;
+export type Campaign = Awaited<ReturnType<typeof client.campaigns.retrieve>>;
+export type CanvasItem = Awaited<ReturnType<typeof client.campaigns.canvas.retrieve>>['items'][number];

@@ -8,6 +8,12 @@ import { DraftsPage } from './plan/drafts.js';
 import { IdeasPage } from './plan/ideas.js';
 import { MediaPage } from './plan/media.js';
 import { SettingsPage } from './settings/index.js';
+import { CampaignPage } from './results/campaign.js';
+import { CampaignsPage } from './results/campaigns.js';
+import { InsightsPage } from './results/insights.js';
+import { MemoryPage } from './results/memory.js';
+import { PostPage } from './results/post.js';
+import { PostsPage } from './results/posts.js';
 
 /**
  * Every page of the app, in the order of the main navigation. `path` may hold `:params`
@@ -29,8 +35,14 @@ export const PAGES: PageDef[] = [
   { path: '/ideas', title: 'Ideas', nav: true, render: () => <IdeasPage /> },
   { path: '/drafts', title: 'Drafts', nav: true, render: () => <DraftsPage /> },
   { path: '/drafts/:id', title: 'Draft', render: (p) => <DraftEditorPage id={p.id as string} /> },
+  { path: '/posts', title: 'Posts', nav: true, render: () => <PostsPage /> },
+  { path: '/posts/:id', title: 'Post', render: (p) => <PostPage id={p.id as string} /> },
+  { path: '/insights', title: 'Insights', nav: true, render: () => <InsightsPage /> },
+  { path: '/memory', title: 'Memory', nav: true, render: () => <MemoryPage /> },
   { path: '/agents', title: 'Agents', nav: true, render: () => <AgentsPage /> },
   { path: '/agents/runs/:id', title: 'Agent run', render: (p) => <RunPage id={p.id as string} /> },
   { path: '/library', title: 'Media', nav: true, render: () => <MediaPage /> },
+  { path: '/campaigns', title: 'Campaigns', nav: true, render: () => <CampaignsPage /> },
+  { path: '/campaigns/:id', title: 'Campaign', render: (p) => <CampaignPage id={p.id as string} /> },
   { path: '/settings', title: 'Settings', nav: true, render: () => <SettingsPage /> },
 ];

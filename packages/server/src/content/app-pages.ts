@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 export const APP_PAGES = {
   approvals: { title: 'Approvals', path: '/approvals' },
   apiKeys: { title: 'Settings → API keys', path: '/settings#api-keys' },
+  memory: { title: 'Memory', path: '/memory' },
 } as const;
 export type AppPage = keyof typeof APP_PAGES;
 

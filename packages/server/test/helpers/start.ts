@@ -5,7 +5,7 @@ import { createCommerceApp } from '../../src/commerce/app.js';
 import { type Config, testConfig } from '../../src/config.js';
 import { createContentApp } from '../../src/content/app.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import { randomIds } from '../../src/platform/ids.js';
+import { type Ids, randomIds } from '../../src/platform/ids.js';
 import { silentLogger } from '../../src/platform/logger.js';
 import { type Listening, listen, type ServiceHandle } from '../../src/platform/service.js';
 
@@ -27,12 +27,19 @@ export interface TestService {
  */
 export async function startTestService(
   name: 'content' | 'commerce',
-  opts: { config?: Partial<Config>; clock?: ManualClock; dataDir?: string; background?: boolean } = {},
+  opts: {
+    config?: Partial<Config>;
+    clock?: ManualClock;
+    dataDir?: string;
+    background?: boolean;
+    /** Predictable ids (`sequentialIds()`) make simulated metrics, which follow from ids, the same every run. */
+    ids?: Ids;
+  } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), `svc-${name}-`));
   const config = testConfig({ dataDir, ...opts.config });
   const clock = opts.clock ?? new ManualClock();
-  const deps = { config, clock, ids: randomIds, logger: silentLogger() };
+  const deps = { config, clock, ids: opts.ids ?? randomIds, logger: silentLogger() };
   const handle = name === 'content' ? createContentApp(deps) : createCommerceApp(deps);
   const listening: Listening = await listen(handle, '127.0.0.1', 0);
   if (opts.background) handle.startBackground();
