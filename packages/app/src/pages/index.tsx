@@ -7,13 +7,13 @@ import { DraftEditorPage } from './plan/draft-editor.js';
 import { DraftsPage } from './plan/drafts.js';
 import { IdeasPage } from './plan/ideas.js';
 import { MediaPage } from './plan/media.js';
-import { SettingsPage } from './settings/index.js';
 import { CampaignPage } from './results/campaign.js';
 import { CampaignsPage } from './results/campaigns.js';
 import { InsightsPage } from './results/insights.js';
 import { MemoryPage } from './results/memory.js';
 import { PostPage } from './results/post.js';
 import { PostsPage } from './results/posts.js';
+import { SettingsPage } from './settings/index.js';
 
 /**
  * Every page of the app, in the order of the main navigation. `path` may hold `:params`
