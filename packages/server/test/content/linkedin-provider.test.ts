@@ -22,7 +22,7 @@ const make = (extra: Partial<Parameters<typeof createLinkedInProvider>[0]> = {})
     apiUrl: fake.url,
     authUrl: fake.authUrl,
     clientId: fake.clientId,
-    clientSecret: 'linkedin-secret',
+    clientSecret: fake.clientSecret,
     now: () => NOW,
     ...extra,
   });

@@ -68,6 +68,17 @@ describe('Threads provider: login', () => {
     expect((await rejection(th.refresh('made-up'))).kind).toBe('rejected');
     expect(fake.violations).toEqual([]);
   });
+
+  it('a refresh that gets a 5xx or no answer is unavailable (try again), a refused one is rejected (reconnect)', async () => {
+    const tokens = await connect();
+    fake.failNext('GET /refresh_access_token', { kind: 'status', status: 503 });
+    expect((await rejection(th.refresh(tokens.accessToken))).kind).toBe('unavailable');
+    fake.failNext('GET /refresh_access_token', { kind: 'hang' });
+    expect((await rejection(hasty.refresh(tokens.accessToken))).kind).toBe('unavailable');
+    fake.expire(tokens.accessToken);
+    expect((await rejection(th.refresh(tokens.accessToken))).kind).toBe('rejected');
+    expect(fake.violations).toEqual([]);
+  });
 });
 
 describe('Threads provider: publishing', () => {

@@ -118,6 +118,7 @@ export interface LinkedInFakePost {
 export interface LinkedInFake extends FakeCore {
   authUrl: string;
   clientId: string;
+  clientSecret: string;
   member: { sub: string; name: string };
   posts: Map<string, LinkedInFakePost>;
   /** Images whose bytes arrived, by URN. */
@@ -531,6 +532,7 @@ export async function startLinkedInFake(
     ...core,
     authUrl: `${core.url}/oauth/v2/authorization`,
     clientId,
+    clientSecret,
     member,
     posts,
     images,
