@@ -128,6 +128,7 @@ describe('LinkedIn provider: publishing', () => {
     // The hashtag stays a hashtag (the template), everything else is plain text.
     expect(post?.commentary).toContain('{hashtag|\\#|buildinpublic}');
     expect(post?.commentary).toContain('\\(part 1\\)');
+    expect(post?.commentary).toContain('\\#1 and');
     expect((await li.status({ accessToken, externalId: res.externalId })).text).toBe(text);
   });
 

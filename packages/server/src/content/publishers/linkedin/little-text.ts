@@ -15,8 +15,9 @@ const RESERVED = /[|{}@[\]()<>#\\*_~]/g;
 export function toLittleText(text: string): string {
   const out: string[] = [];
   let last = 0;
-  // A hashtag is '#' at a word start followed by letters or digits; it stays a real hashtag.
-  for (const m of text.matchAll(/(^|[^\p{L}\p{N}_])#([\p{L}\p{N}]+)/gu)) {
+  // A hashtag is '#' at a word start, then a letter, then letters or digits; it stays a real hashtag.
+  // Anything else ('#1', 'C#') is escaped and reads as written.
+  for (const m of text.matchAll(/(^|[^\p{L}\p{N}_])#(\p{L}[\p{L}\p{N}]*)/gu)) {
     const start = (m.index ?? 0) + (m[1] as string).length;
     out.push(escapeLittle(text.slice(last, start)), `{hashtag|\\#|${m[2]}}`);
     last = start + 1 + (m[2] as string).length;
