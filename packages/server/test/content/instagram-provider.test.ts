@@ -57,6 +57,23 @@ describe('Instagram provider: Business Login', () => {
     );
   });
 
+  it('exchanges the code on api.instagram.com for the real API, even when its URL is passed explicitly', async () => {
+    for (const apiUrl of [undefined, 'https://graph.instagram.com', 'https://graph.instagram.com/']) {
+      const urls: string[] = [];
+      const spy = createInstagramProvider({
+        clientId: 'c',
+        clientSecret: 's',
+        apiUrl,
+        fetch: async (url) => {
+          urls.push(String(url));
+          return new Response('{}', { status: 400 });
+        },
+      });
+      await rejection(spy.exchangeCode({ code: 'x', codeVerifier: 'v', redirectUri: REDIRECT }));
+      expect(urls).toEqual(['https://api.instagram.com/oauth/access_token']);
+    }
+  });
+
   it('exchanges the code, then the short-lived token for a 60-day one that is its own refresh token', async () => {
     const tokens = await connect();
     expect(fake.requests.slice(-2)).toEqual(['POST /oauth/access_token', 'GET /access_token']);

@@ -30,7 +30,7 @@ import { type PlatformProvider, ProviderError, type ProviderPublishInput } from 
  */
 
 export interface InstagramClientOptions extends MetaClientOptions {
-  /** Where the code is exchanged. By default api.instagram.com's, or `<apiUrl>/oauth/access_token` when apiUrl is set. */
+  /** Where the code is exchanged: api.instagram.com's for the real API, else `<apiUrl>/oauth/access_token`. */
   tokenUrl?: string;
   /** The Graph API version in every path; v23.0 by default. */
   graphVersion?: string;
@@ -72,8 +72,20 @@ function checkLimits(input: ProviderPublishInput) {
   }
 }
 
+const GRAPH = 'https://graph.instagram.com';
+
+/**
+ * Instagram exchanges the code on another host (api.instagram.com) than its API. Pointed at
+ * anything else (a fake, a proxy), the exchange goes to `<apiUrl>/oauth/access_token`. The
+ * registry always passes an apiUrl (the real one by default), so the real host is recognised by name.
+ */
+const codeUrlFor = (apiUrl: string) =>
+  new URL(apiUrl).origin === GRAPH
+    ? 'https://api.instagram.com/oauth/access_token'
+    : `${apiUrl}/oauth/access_token`;
+
 export function createInstagramProvider(opts: InstagramClientOptions): PlatformProvider {
-  const apiUrl = (opts.apiUrl ?? 'https://graph.instagram.com').replace(/\/+$/, '');
+  const apiUrl = (opts.apiUrl ?? GRAPH).replace(/\/+$/, '');
   const { call, oauth, media, prepare } = metaClient(
     {
       platform: 'instagram',
@@ -82,9 +94,7 @@ export function createInstagramProvider(opts: InstagramClientOptions): PlatformP
       version: opts.graphVersion ?? 'v23.0',
       oauth: {
         authUrl: opts.authUrl ?? 'https://www.instagram.com/oauth/authorize',
-        codeUrl:
-          opts.tokenUrl ??
-          (opts.apiUrl ? `${apiUrl}/oauth/access_token` : 'https://api.instagram.com/oauth/access_token'),
+        codeUrl: opts.tokenUrl ?? codeUrlFor(apiUrl),
         scopes: INSTAGRAM_SCOPES,
         exchange: { path: '/access_token', grantType: 'ig_exchange_token' },
         renew: { path: '/refresh_access_token', grantType: 'ig_refresh_token' },
