@@ -101,6 +101,16 @@ describe('Instagram provider: Business Login', () => {
 });
 
 describe('Instagram provider: publishing', () => {
+  it('names the account: its Instagram user id, handle and name', async () => {
+    const { accessToken } = await connect();
+    expect(await ig.account?.(accessToken)).toEqual({
+      id: fake.user.id,
+      handle: 'fieldnote.studio',
+      displayName: 'Fieldnote Studio',
+    });
+    expect(fake.violations).toEqual([]);
+  });
+
   it('creates a container, waits for FINISHED, then publishes it once', async () => {
     const { accessToken } = await connect();
     fake.nextContainerStates(['IN_PROGRESS', 'IN_PROGRESS', 'FINISHED']);

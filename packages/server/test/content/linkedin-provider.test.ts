@@ -104,6 +104,17 @@ describe('LinkedIn provider: OAuth 2.0 (3-legged)', () => {
 });
 
 describe('LinkedIn provider: publishing', () => {
+  it('names the account from OpenID userinfo: the member id, and the name people read', async () => {
+    const { accessToken } = await connect();
+    expect(await li.account?.(accessToken)).toEqual({
+      id: fake.member.sub,
+      handle: fake.member.sub,
+      displayName: fake.member.name,
+    });
+    fake.expire(accessToken);
+    expect((await rejection(li.account?.(accessToken) as Promise<unknown>)).kind).toBe('token_expired');
+  });
+
   it('publishes as the member from /v2/userinfo; the id comes from x-restli-id', async () => {
     const { accessToken } = await connect();
     const res = await li.publish({ accessToken, parts: ['Monday notes, twelve minutes.'] });

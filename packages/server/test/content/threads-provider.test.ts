@@ -82,6 +82,16 @@ describe('Threads provider: login', () => {
 });
 
 describe('Threads provider: publishing', () => {
+  it('names the account: its Threads user id, handle and name', async () => {
+    const { accessToken } = await connect();
+    expect(await th.account?.(accessToken)).toEqual({
+      id: fake.user.id,
+      handle: 'fieldnote',
+      displayName: 'Fieldnote',
+    });
+    expect(fake.violations).toEqual([]);
+  });
+
   it('publishes a text post: container, then threads_publish', async () => {
     const { accessToken } = await connect();
     const res = await th.publish({ accessToken, parts: ['Monday notes, twelve minutes.'] });
@@ -252,6 +262,25 @@ describe('Threads provider: failures', () => {
     expect(texts()).toEqual(['One', 'Two']);
     expect(err.publishedIds).toEqual([[...fake.posts.keys()][0]]);
     expect(fake.requests.filter((r) => r.endsWith('/threads_publish'))).toHaveLength(2);
+  });
+});
+
+describe('Threads provider: continuing a thread cut short', () => {
+  it('with alreadyPublished, sends only the rest, the next part replying to the last one out, images not again', async () => {
+    const { accessToken } = await connect();
+    fake.failNext('POST /:user/threads_publish', { kind: 'status', status: 503 }, { after: 1 });
+    const parts = ['One', 'Two', 'Three'];
+    const err = await rejection(th.publish({ accessToken, parts, media: [image()] }));
+    expect(err.kind).toBe('outcome_unknown');
+    expect(err.publishedIds).toHaveLength(1);
+    const res = await th.publish({ accessToken, parts, alreadyPublished: err.publishedIds });
+    expect(res.externalIds.slice(0, 1)).toEqual(err.publishedIds);
+    const [a, b, c] = res.externalIds.map((id) => fake.posts.get(id));
+    expect(a).toMatchObject({ text: 'One', mediaType: 'IMAGE' });
+    expect(b).toMatchObject({ text: 'Two', replyTo: a?.id });
+    expect(c).toMatchObject({ text: 'Three', replyTo: b?.id });
+    expect(texts()).toEqual(['One', 'Two', 'Three']);
+    expect(fake.violations).toEqual([]);
   });
 });
 

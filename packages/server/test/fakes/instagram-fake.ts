@@ -40,7 +40,7 @@ export function startInstagramFake(): Promise<InstagramFake> {
     exchangeGrant: 'ig_exchange_token',
     refreshGrant: 'ig_refresh_token',
     wrapCodeAnswer: true,
-    user: { id: '17841400008460056', username: 'fieldnote.studio' },
+    user: { id: '17841400008460056', username: 'fieldnote.studio', name: 'Fieldnote Studio' },
     meFields: ['id', 'user_id', 'username', 'name', 'account_type', 'profile_picture_url'],
     createEdge: 'media',
     publishEdge: 'media_publish',

@@ -31,7 +31,7 @@ export interface MetaFakeConfig {
   refreshGrant: string;
   /** Instagram wraps the code exchange's answer in `data: [...]` and lists the permissions. */
   wrapCodeAnswer: boolean;
-  user: { id: string; username: string };
+  user: { id: string; username: string; name: string };
   /** Fields GET /me may ask for. */
   meFields: string[];
   /** `media` (Instagram) or `threads`; `media_publish` or `threads_publish`. */
@@ -87,7 +87,7 @@ export interface MetaFake extends FakeCore {
   authUrl: string;
   clientId: string;
   clientSecret: string;
-  user: { id: string; username: string };
+  user: { id: string; username: string; name: string };
   containers: Map<string, MetaContainer>;
   posts: Map<string, MetaPost>;
   /** The next container reports these states, one per status check (FINISHED by default, at once). */
@@ -304,7 +304,16 @@ export async function startMetaFake(cfg: MetaFakeConfig): Promise<MetaFake> {
       return {
         route: 'GET /me',
         check: () => extraQuery(['fields']) ?? fields(cfg.meFields, true) ?? authed(),
-        effect: () => ok({ id: cfg.user.id, user_id: cfg.user.id, username: cfg.user.username }),
+        effect: () => {
+          const all = {
+            id: cfg.user.id,
+            user_id: cfg.user.id,
+            username: cfg.user.username,
+            name: cfg.user.name,
+          };
+          const asked = ['id', ...(query.get('fields') ?? '').split(',')];
+          return ok(Object.fromEntries(Object.entries(all).filter(([k]) => asked.includes(k))));
+        },
       };
     }
 

@@ -43,7 +43,7 @@ export function startThreadsFake(): Promise<ThreadsFake> {
     exchangeGrant: 'th_exchange_token',
     refreshGrant: 'th_refresh_token',
     wrapCodeAnswer: false,
-    user: { id: '25054285347538658', username: 'fieldnote' },
+    user: { id: '25054285347538658', username: 'fieldnote', name: 'Fieldnote' },
     meFields: ['id', 'username', 'name', 'threads_profile_picture_url', 'threads_biography'],
     createEdge: 'threads',
     publishEdge: 'threads_publish',

@@ -49,6 +49,12 @@ export interface ProviderPublishInput {
   media?: ProviderMedia[];
   /** The account's handle for the permalink; looked up when left out. */
   username?: string;
+  /**
+   * Ids of the first parts, already out from an earlier attempt: only the parts after them are
+   * sent (the next one as a reply to the last), media is not sent again, and the result lists
+   * every part with the permalink of the first.
+   */
+  alreadyPublished?: string[];
 }
 
 export interface ProviderPublishResult {
@@ -57,6 +63,15 @@ export interface ProviderPublishResult {
   /** Every part's id, in order. */
   externalIds: string[];
   permalink: string;
+}
+
+/** The platform account a token is for: what a connected channel is named after. */
+export interface ProviderAccount {
+  /** The platform's stable id for the account (a reconnect must be the same account). */
+  id: string;
+  /** Without the `@`. */
+  handle: string;
+  displayName: string;
 }
 
 export interface ProviderStatus {
@@ -81,6 +96,12 @@ export interface PlatformProvider {
   authorizeUrl(input: AuthorizeInput): string;
   exchangeCode(input: ExchangeInput): Promise<TokenSet>;
   refresh(refreshToken: string): Promise<TokenSet>;
+  /**
+   * Which account the access token is for. The connect flow needs it to name the channel and to
+   * tell a reconnect of the same account from another account; a provider without it cannot be
+   * connected (optional only until every provider has it).
+   */
+  account?(accessToken: string): Promise<ProviderAccount>;
   publish(input: ProviderPublishInput): Promise<ProviderPublishResult>;
   status(input: { accessToken: string; externalId: string }): Promise<ProviderStatus>;
   metrics(input: { accessToken: string; externalId: string }): Promise<Counts>;

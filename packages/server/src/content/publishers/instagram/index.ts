@@ -86,7 +86,7 @@ const codeUrlFor = (apiUrl: string) =>
 
 export function createInstagramProvider(opts: InstagramClientOptions): PlatformProvider {
   const apiUrl = (opts.apiUrl ?? GRAPH).replace(/\/+$/, '');
-  const { call, oauth, media, prepare } = metaClient(
+  const { call, oauth, media, prepare, account } = metaClient(
     {
       platform: 'instagram',
       label: LABEL,
@@ -109,6 +109,7 @@ export function createInstagramProvider(opts: InstagramClientOptions): PlatformP
     platform: 'instagram',
     defaultScopes: INSTAGRAM_SCOPES,
     ...oauth,
+    account,
 
     async publish(input) {
       checkLimits(input);

@@ -142,14 +142,19 @@ export function createLinkedInProvider(opts: LinkedInClientOptions): PlatformPro
     };
   };
 
-  /** The member's id, for `urn:li:person:<id>`. */
-  const author = async (accessToken: string) => {
-    const me = await call<{ sub?: string }>({ method: 'GET', path: '/v2/userinfo', token: accessToken });
+  /** The member the token is for, from OpenID userinfo (`sub` is the id in `urn:li:person:<id>`). */
+  const member = async (accessToken: string) => {
+    const me = await call<{ sub?: string; name?: string }>({
+      method: 'GET',
+      path: '/v2/userinfo',
+      token: accessToken,
+    });
     const sub = me.body?.sub;
     if (!sub)
       throw new ProviderError('linkedin', 'rejected', 'LinkedIn did not say which member the token is for.');
-    return `urn:li:person:${sub}`;
+    return { sub, name: me.body?.name ?? '' };
   };
+  const author = async (accessToken: string) => `urn:li:person:${(await member(accessToken)).sub}`;
 
   const uploadImage = async (accessToken: string, owner: string, m: ProviderMedia) => {
     const init = await call<{ value?: { uploadUrl?: string; image?: string } }>({
@@ -203,6 +208,15 @@ export function createLinkedInProvider(opts: LinkedInClientOptions): PlatformPro
     exchangeCode: (input) =>
       token({ grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri }),
     refresh: (refreshToken) => token({ grant_type: 'refresh_token', refresh_token: refreshToken }),
+
+    /**
+     * OpenID userinfo gives the member's id and name but no public handle (the vanity name needs a
+     * closed permission), so the handle is the member id and the name is what people read.
+     */
+    async account(accessToken) {
+      const { sub, name } = await member(accessToken);
+      return { id: sub, handle: sub, displayName: name || sub };
+    },
 
     async publish(input) {
       checkLimits(input);

@@ -14,6 +14,7 @@ import {
 import {
   type AuthorizeInput,
   type ExchangeInput,
+  type ProviderAccount,
   ProviderError,
   type ProviderErrorKind,
   type ProviderMedia,
@@ -428,19 +429,28 @@ export function metaClient(app: MetaApp, opts: MetaClientOptions) {
     const urls = (files ?? []).map((m) =>
       publicMediaUrl(platform, label, m, opts.allowPrivateMediaUrls ?? false),
     );
-    const me = await call<{ user_id?: string; id?: string; username?: string }>({
+    const me = await account(token);
+    const user = media(me.id);
+    const wait: ContainerWait = { call, token, platform, label, path: media, field: app.statusField, opts };
+    await checkQuota(wait, `${user}/${app.limitEdge}`, 1);
+    return { urls, user, username: me.handle, wait };
+  }
+
+  /** The account the token is for: Instagram names its id `user_id`, Threads `id`. */
+  async function account(token: string): Promise<ProviderAccount> {
+    const idField = platform === 'instagram' ? 'user_id' : 'id';
+    const me = await call<{ user_id?: string; id?: string; username?: string; name?: string }>({
       method: 'GET',
-      path: `/${app.version}/me?fields=${platform === 'instagram' ? 'user_id' : 'id'},username`,
+      path: `/${app.version}/me?fields=${idField},username,name`,
       token,
     });
     const id = me.body?.user_id ?? me.body?.id;
-    if (!id)
+    const handle = me.body?.username;
+    if (!id || !handle) {
       throw new ProviderError(platform, 'rejected', `${label} did not say which account the token is for.`);
-    const user = media(id);
-    const wait: ContainerWait = { call, token, platform, label, path: media, field: app.statusField, opts };
-    await checkQuota(wait, `${user}/${app.limitEdge}`, 1);
-    return { urls, user, username: me.body?.username ?? '', wait };
+    }
+    return { id: graphId(platform, label, id), handle, displayName: me.body?.name || handle };
   }
 
-  return { call, oauth, media, prepare };
+  return { call, oauth, media, prepare, account };
 }

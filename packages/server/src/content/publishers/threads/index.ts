@@ -75,7 +75,7 @@ function checkLimits(input: ProviderPublishInput) {
 
 export function createThreadsProvider(opts: ThreadsClientOptions): PlatformProvider {
   const apiUrl = (opts.apiUrl ?? 'https://graph.threads.net').replace(/\/+$/, '');
-  const { call, oauth, media, prepare } = metaClient(
+  const { call, oauth, media, prepare, account } = metaClient(
     {
       platform: 'threads',
       label: LABEL,
@@ -98,11 +98,14 @@ export function createThreadsProvider(opts: ThreadsClientOptions): PlatformProvi
     platform: 'threads',
     defaultScopes: THREADS_SCOPES,
     ...oauth,
+    account,
 
     async publish(input) {
       checkLimits(input);
       const token = input.accessToken;
-      const { urls, user, username, wait: w } = await prepare(token, input.media);
+      // A thread cut short earlier continues after the parts already out, without its images.
+      const earlier = input.alreadyPublished ?? [];
+      const { urls, user, username, wait: w } = await prepare(token, earlier.length ? [] : input.media);
 
       const create = async (form: Record<string, string>) => {
         const res = await call<{ id?: string }>({ method: 'POST', path: `${user}/threads`, token, form });
@@ -121,8 +124,9 @@ export function createThreadsProvider(opts: ThreadsClientOptions): PlatformProvi
         return create({ media_type: 'CAROUSEL', children: children.join(','), text });
       };
 
-      const ids: string[] = [];
+      const ids: string[] = [...earlier];
       for (const [i, text] of input.parts.entries()) {
+        if (i < earlier.length) continue;
         try {
           const c = await container(text, i, ids.at(-1));
           await waitForContainer(w, c);
