@@ -34,6 +34,11 @@ export interface ExchangeInput {
 export interface ProviderMedia {
   mimeType: string;
   data: Uint8Array;
+  /**
+   * Where the platform can fetch the file itself. Instagram and Threads take no bytes: Meta
+   * downloads the image from this URL, so it must be public (https, not a private address).
+   */
+  url?: string;
 }
 
 export interface ProviderPublishInput {
@@ -44,6 +49,12 @@ export interface ProviderPublishInput {
   media?: ProviderMedia[];
   /** The account's handle for the permalink; looked up when left out. */
   username?: string;
+  /**
+   * Ids of the first parts, already out from an earlier attempt: only the parts after them are
+   * sent (the next one as a reply to the last), media is not sent again, and the result lists
+   * every part with the permalink of the first.
+   */
+  alreadyPublished?: string[];
 }
 
 export interface ProviderPublishResult {
@@ -70,6 +81,15 @@ export interface ProviderStatus {
   text: string | null;
 }
 
+/** A reply (comment) under a published post, as the platform reports it. */
+export interface ProviderReply {
+  externalId: string;
+  /** The replier's handle; empty when the platform does not say. */
+  author: string;
+  text: string;
+  createdAt: Date | null;
+}
+
 export interface PlatformProvider {
   readonly platform: Platform;
   readonly defaultScopes: readonly string[];
@@ -85,6 +105,8 @@ export interface PlatformProvider {
   publish(input: ProviderPublishInput): Promise<ProviderPublishResult>;
   status(input: { accessToken: string; externalId: string }): Promise<ProviderStatus>;
   metrics(input: { accessToken: string; externalId: string }): Promise<Counts>;
+  /** Replies under a post, newest first as the platform gives them; left out where the API has no read for them. */
+  replies?(input: { accessToken: string; externalId: string }): Promise<ProviderReply[]>;
 }
 
 /**

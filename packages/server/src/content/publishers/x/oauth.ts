@@ -1,3 +1,4 @@
+import { grantRefused } from '../http.js';
 import { type AuthorizeInput, type ExchangeInput, ProviderError, type TokenSet } from '../provider.js';
 import type { XClientOptions, XHttp } from './http.js';
 
@@ -39,11 +40,7 @@ export function xOAuth(opts: XClientOptions, call: XHttp) {
         basic,
       });
     } catch (err) {
-      // invalid_grant / invalid_client (RFC 6749 §5.2) is no expired *access* token: the grant is gone.
-      if (err instanceof ProviderError && err.kind === 'token_expired') {
-        throw new ProviderError('x', 'rejected', err.message, { status: err.status });
-      }
-      throw err;
+      throw grantRefused(err);
     }
     if (!body?.access_token || (body.token_type ?? '').toLowerCase() !== 'bearer') {
       throw new ProviderError('x', 'rejected', 'X’s token endpoint answered without a bearer access token.');
