@@ -93,6 +93,7 @@ const envSchema = z.object({
   SERVICE_SEED: oneOf('SERVICE_SEED', ['demo', 'none'], 'demo'),
   SERVICE_WEBHOOK_ALLOW_PRIVATE: flag('SERVICE_WEBHOOK_ALLOW_PRIVATE'),
   SERVICE_STORES_ALLOW_PRIVATE: flag('SERVICE_STORES_ALLOW_PRIVATE'),
+  SERVICE_MEDIA_ALLOW_PRIVATE: flag('SERVICE_MEDIA_ALLOW_PRIVATE'),
   SERVICE_MAX_BODY_BYTES: z
     .string()
     .optional()
@@ -160,6 +161,12 @@ export interface Config {
    * addresses and plain http. Local development and tests only.
    */
   storesAllowPrivate: boolean;
+  /**
+   * SERVICE_MEDIA_ALLOW_PRIVATE: live publishing may hand platforms that fetch images by URL
+   * (Instagram, Threads) a loopback or private http URL. Only for local fakes: the real
+   * platforms cannot reach such an address.
+   */
+  mediaAllowPrivate: boolean;
   maxBodyBytes: number;
   logLevel: string;
   content: { port: number; publicUrl: string | undefined };
@@ -243,6 +250,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     seed: e.SERVICE_SEED,
     webhookAllowPrivate: e.SERVICE_WEBHOOK_ALLOW_PRIVATE,
     storesAllowPrivate: e.SERVICE_STORES_ALLOW_PRIVATE,
+    mediaAllowPrivate: e.SERVICE_MEDIA_ALLOW_PRIVATE,
     maxBodyBytes: e.SERVICE_MAX_BODY_BYTES,
     logLevel: e.LOG_LEVEL,
     content: { port: e.CONTENT_PORT, publicUrl: e.CONTENT_PUBLIC_URL },

@@ -1,15 +1,24 @@
 import { type Config, platformVar } from '../../config.js';
 import { AppError } from '../../platform/errors.js';
 import type { Platform } from '../domain.js';
+import { createInstagramProvider } from './instagram/index.js';
+import { createLinkedInProvider } from './linkedin/index.js';
 import type { PlatformProvider } from './provider.js';
+import { createThreadsProvider } from './threads/index.js';
 import { createXProvider, type XClientOptions } from './x/index.js';
 
-/** What every provider factory takes (X's options; the others add optional fields of their own). */
-type ProviderFactory = (opts: XClientOptions) => PlatformProvider;
+/**
+ * What every provider factory takes (X's options; the others add optional fields of their own).
+ * `allowPrivateMediaUrls` matters only to the platforms that fetch images by URL (Instagram,
+ * Threads): with SERVICE_MEDIA_ALLOW_PRIVATE they may be handed loopback URLs (local fakes).
+ */
+type ProviderFactory = (opts: XClientOptions & { allowPrivateMediaUrls?: boolean }) => PlatformProvider;
 
-const factories: Partial<Record<Platform, ProviderFactory>> = {
+const factories: Record<Platform, ProviderFactory> = {
   x: createXProvider,
-  // linkedin, instagram, threads: registered once live-providers lands.
+  linkedin: createLinkedInProvider,
+  instagram: createInstagramProvider,
+  threads: createThreadsProvider,
 };
 
 /** 501: live mode cannot connect or publish on this platform until its OAuth app is configured. */
@@ -18,9 +27,7 @@ export const oauthNotConfigured = (platform: Platform) => {
   return new AppError(
     501,
     'OAUTH_NOT_CONFIGURED',
-    factories[platform]
-      ? `Live mode has no OAuth app for ${platform}: set ${vars} to the app registered with ${platform} (see docs/content/live.md), then restart. Run with SERVICE_MODE=sandbox to use sandbox channels.`
-      : `This build cannot connect ${platform} accounts in live mode yet, so ${vars} are not used. Run with SERVICE_MODE=sandbox to use sandbox channels.`,
+    `Live mode has no OAuth app for ${platform}: set ${vars} to the app registered with ${platform} (see docs/content/live.md), then restart. Run with SERVICE_MODE=sandbox to use sandbox channels.`,
   );
 };
 
@@ -30,18 +37,18 @@ export const oauthNotConfigured = (platform: Platform) => {
  * `now` is the caller's clock, so token expiry times follow the service clock.
  */
 export function providerFor(
-  config: Pick<Config, 'platforms'>,
+  config: Pick<Config, 'platforms' | 'mediaAllowPrivate'>,
   platform: Platform,
   deps: { now?: () => Date; fetch?: typeof fetch; timeoutMs?: number } = {},
 ): PlatformProvider {
   const settings = config.platforms[platform];
-  const factory = factories[platform];
-  if (!settings.client || !factory) throw oauthNotConfigured(platform);
-  return factory({
+  if (!settings.client) throw oauthNotConfigured(platform);
+  return factories[platform]({
     clientId: settings.client.id,
     clientSecret: settings.client.secret,
     apiUrl: settings.apiUrl,
     authUrl: settings.authUrl,
+    allowPrivateMediaUrls: config.mediaAllowPrivate,
     ...deps,
   });
 }
