@@ -160,12 +160,23 @@ describe('live connect: OAuth end to end against the X fake', () => {
   });
 
   it('answers a callback on a platform without an OAuth app with 501, leaving the state unspent', async () => {
+    await live.close();
+    live = await startLive({ unconfigured: ['linkedin'] });
     const brand = await makeBrand(live.svc, { channels: [] });
     const { callbackUrl } = await authorize(live.svc, brand.id, 'x');
     const elsewhere = callbackUrl.replace('/oauth/x/', '/oauth/linkedin/');
     // LinkedIn has no OAuth app in this stack: refused before the state is even looked at.
     expect((await visit(elsewhere)).body.error.code).toBe('OAUTH_NOT_CONFIGURED');
     expect(rows('SELECT used_at FROM oauth_states')).toEqual([{ used_at: null }]);
+  });
+
+  it("refuses a state spent on another platform's callback, leaving it unspent", async () => {
+    const brand = await makeBrand(live.svc, { channels: [] });
+    const { callbackUrl } = await authorize(live.svc, brand.id, 'x');
+    const elsewhere = callbackUrl.replace('/oauth/x/', '/oauth/linkedin/');
+    expect((await visit(elsewhere)).body.error.code).toBe('OAUTH_STATE_INVALID');
+    expect(rows('SELECT used_at FROM oauth_states')).toEqual([{ used_at: null }]);
+    expect(channelsOf(brand.id)).toEqual([]);
   });
 
   it('refuses a state older than ten minutes, and writes nothing', async () => {
@@ -357,6 +368,37 @@ describe('live connect: OAuth end to end against the X fake', () => {
     const back = await connectLive(live.svc, brand.id, 'x');
     expect(back).toMatchObject({ id: channel.id, status: 'connected' });
     expect(channelsOf(brand.id)).toHaveLength(1);
+  });
+});
+
+describe('live connect: all four platforms through their own OAuth flows', () => {
+  beforeEach(async () => {
+    live = await startLive();
+  });
+
+  it('connects X, LinkedIn, Instagram and Threads on one brand, each named by its account, each token usable', async () => {
+    const brand = await makeBrand(live.svc, { channels: [] });
+    const fakes = { x: live.x, linkedin: live.linkedin, instagram: live.instagram, threads: live.threads };
+    for (const platform of ['x', 'linkedin', 'instagram', 'threads'] as const) {
+      const { authorizeUrl } = await authorize(live.svc, brand.id, platform);
+      // Each platform's own authorise page, with our callback for that platform.
+      expect(authorizeUrl.startsWith(fakes[platform].authUrl)).toBe(true);
+      expect(new URL(authorizeUrl).searchParams.get('redirect_uri')).toBe(
+        `${live.svc.url}/oauth/${platform}/callback`,
+      );
+      const channel = await connectLive(live.svc, brand.id, platform);
+      expect(channel).toMatchObject({ platform, kind: 'live', status: 'connected', brand_id: brand.id });
+      expect(channel.handle).not.toBe('');
+      expect(await accessTokenFor(live.ctx, channel.id)).toMatch(/\S/);
+    }
+    const list = await api(live.svc.url, 'GET', `/v1/channels?brand_id=${brand.id}`);
+    expect(list.body.channels.map((c: { platform: string }) => c.platform).sort()).toEqual([
+      'instagram',
+      'linkedin',
+      'threads',
+      'x',
+    ]);
+    for (const fake of Object.values(fakes)) expect(fake.violations).toEqual([]);
   });
 });
 

@@ -5,7 +5,10 @@ import type { ContentHandle } from '../../src/content/app.js';
 import { PLATFORMS, type Platform } from '../../src/content/domain.js';
 import type { ChannelView } from '../../src/content/schemas/channels.js';
 import type { ManualClock } from '../../src/platform/clock.js';
+import { type InstagramFake, startInstagramFake } from '../fakes/instagram-fake.js';
+import { type LinkedInFake, startLinkedInFake } from '../fakes/linkedin-fake.js';
 import { type OpenAiFake, startOpenAiFake } from '../fakes/openai-fake.js';
+import { startThreadsFake, type ThreadsFake } from '../fakes/threads-fake.js';
 import { startXFake, type XFake } from '../fakes/x-fake.js';
 import { api, startTestService, type TestService } from './start.js';
 
@@ -19,6 +22,9 @@ export interface LiveStack {
   /** The content service's context, for what has no HTTP route (e.g. accessTokenFor). */
   ctx: ContentHandle['ctx'];
   x: XFake;
+  linkedin: LinkedInFake;
+  instagram: InstagramFake;
+  threads: ThreadsFake;
   openai: OpenAiFake | null;
   /** SERVICE_SECRET_KEY, as the operator would set it. */
   secretKey: string;
@@ -31,6 +37,8 @@ export async function startLive(
   opts: {
     /** Options for the X fake (e.g. `accessTokenSeconds`); the client secret is the harness's. */
     x?: Omit<NonNullable<Parameters<typeof startXFake>[0]>, 'clientSecret'>;
+    /** Options for the LinkedIn fake (e.g. `refreshTokens`, which LinkedIn gives only approved apps). */
+    linkedin?: Omit<NonNullable<Parameters<typeof startLinkedInFake>[0]>, 'clientSecret'>;
     /** Platforms left without an OAuth app (their connect answers 501). */
     unconfigured?: Platform[];
     /** Starts the OpenAI-compatible fake and runs the real-model adapter against it. */
@@ -41,12 +49,26 @@ export async function startLive(
   } = {},
 ): Promise<LiveStack> {
   const x = await startXFake({ ...opts.x, clientSecret: X_CLIENT_SECRET });
-  // linkedin, instagram, threads: their fakes start here once live-providers lands.
+  const linkedin = await startLinkedInFake(opts.linkedin);
+  const instagram = await startInstagramFake();
+  const threads = await startThreadsFake();
   const openai = opts.model ? await startOpenAiFake(opts.model) : null;
   const secretKey = randomBytes(32).toString('base64');
 
   const fakes: Partial<Record<Platform, PlatformClientConfig>> = {
     x: { client: { id: x.clientId, secret: X_CLIENT_SECRET }, apiUrl: x.url, authUrl: x.authUrl },
+    ...Object.fromEntries(
+      (
+        [
+          ['linkedin', linkedin],
+          ['instagram', instagram],
+          ['threads', threads],
+        ] as const
+      ).map(([p, f]) => [
+        p,
+        { client: { id: f.clientId, secret: f.clientSecret }, apiUrl: f.url, authUrl: f.authUrl },
+      ]),
+    ),
   };
   const platforms = Object.fromEntries(
     PLATFORMS.map((p) => {
@@ -61,6 +83,8 @@ export async function startLive(
       mode: 'live',
       secretKey: Buffer.from(secretKey, 'base64'),
       platforms,
+      // Instagram and Threads fetch media by URL; the fakes fetch it from this loopback server.
+      mediaAllowPrivate: true,
       ...(openai ? { model: 'real', realModel: { baseUrl: openai.baseUrl, name: 'test-model' } } : {}),
       ...opts.config,
     },
@@ -71,11 +95,14 @@ export async function startLive(
     svc,
     ctx: (svc.handle as ContentHandle).ctx,
     x,
+    linkedin,
+    instagram,
+    threads,
     openai,
     secretKey,
     close: async () => {
       await svc.close();
-      await x.close();
+      await Promise.all([x.close(), linkedin.close(), instagram.close(), threads.close()]);
       await openai?.close();
     },
   };
