@@ -23,7 +23,13 @@ import { openApiValidator, PLATFORM_SPECS } from './spec-validator.js';
  */
 
 export type XBehaviour =
-  | { kind: 'status'; status: 429 | 500 | 503; headers?: Record<string, string> }
+  | {
+      kind: 'status';
+      /** 403 is how X refuses a post it will not take (a duplicate, a suspended account). */
+      status: 403 | 429 | 500 | 503;
+      headers?: Record<string, string>;
+      message?: string;
+    }
   /** No answer. With `afterAccept`, the request takes effect first (the post IS stored). */
   | { kind: 'hang'; afterAccept?: boolean };
 
@@ -439,7 +445,11 @@ export async function startXFake(
         b = entry.b;
       }
       if (b?.kind === 'status') {
-        const message = b.status === 429 ? 'Too Many Requests' : 'Service Unavailable';
+        const message =
+          b.message ??
+          { 403: 'Forbidden', 429: 'Too Many Requests', 500: 'Internal Error', 503: 'Service Unavailable' }[
+            b.status
+          ];
         return error(b.status, message, b.headers);
       }
       const answer =

@@ -34,6 +34,8 @@ export interface ExchangeInput {
 export interface ProviderMedia {
   mimeType: string;
   data: Uint8Array;
+  /** The public URL of the same file, for platforms that fetch it themselves (Instagram, Threads). */
+  url?: string;
 }
 
 export interface ProviderPublishInput {
@@ -44,6 +46,12 @@ export interface ProviderPublishInput {
   media?: ProviderMedia[];
   /** The account's handle for the permalink; looked up when left out. */
   username?: string;
+  /**
+   * Ids of the first parts, already out from an earlier attempt: only the parts after them are
+   * sent (the next one as a reply to the last), media is not sent again, and the result lists
+   * every part with the permalink of the first.
+   */
+  alreadyPublished?: string[];
 }
 
 export interface ProviderPublishResult {

@@ -3,6 +3,8 @@ import { apiKeysMigration } from './001-api-keys.js';
 import { coreMigration } from './002-core.js';
 import { mediaMigration } from './003-media.js';
 import { idempotencyMigration } from './004-idempotency.js';
+import { liveChannelsMigration } from './005-live-channels.js';
+import { publishAttemptsMigration } from './006-publish-attempts.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -13,4 +15,6 @@ export const contentMigrations: Migration[] = [
   coreMigration,
   mediaMigration,
   idempotencyMigration,
+  liveChannelsMigration,
+  publishAttemptsMigration,
 ];

@@ -68,9 +68,11 @@ export function createXProvider(opts: XClientOptions): PlatformProvider {
     async publish(input) {
       checkLimits(input);
       const token = input.accessToken;
+      const ids: string[] = [...(input.alreadyPublished ?? [])];
       // Everything that can fail safely (media, the handle) happens before the first post goes out.
       const mediaIds: string[] = [];
-      for (const m of input.media ?? []) mediaIds.push(await uploadImage(call, token, m));
+      if (ids.length === 0)
+        for (const m of input.media ?? []) mediaIds.push(await uploadImage(call, token, m));
       let username = input.username;
       if (!username) {
         const me = await call<{ data?: { username?: string } }>({
@@ -83,8 +85,8 @@ export function createXProvider(opts: XClientOptions): PlatformProvider {
           throw new ProviderError('x', 'rejected', 'X did not say which account the token is for.');
       }
 
-      const ids: string[] = [];
       for (const [i, text] of input.parts.entries()) {
+        if (i < (input.alreadyPublished?.length ?? 0)) continue;
         const body: Record<string, unknown> = { text };
         if (i === 0 && mediaIds.length) body.media = { media_ids: mediaIds };
         const previous = ids.at(-1);

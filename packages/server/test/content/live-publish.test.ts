@@ -1,0 +1,237 @@
+import sharp from 'sharp';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ContentHandle } from '../../src/content/app.js';
+// PRE-MERGE SEAM: replaced by test/helpers/live.ts (live-connect) once merged.
+import { createPkcePair } from '../../src/content/publishers/pkce.js';
+import { providerFor } from '../../src/content/publishers/registry.js';
+import { saveTokens } from '../../src/content/services/channel-credentials.js';
+import { tick } from '../../src/content/services/sandbox.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { startXFake, type XFake } from '../fakes/x-fake.js';
+import { api, startTestService, type TestService } from '../helpers/start.js';
+
+async function startLive(o: { x: XFake; clock: ManualClock }) {
+  process.env.SERVICE_X_CLIENT_ID = o.x.clientId;
+  process.env.SERVICE_X_CLIENT_SECRET = 'shh';
+  process.env.SERVICE_X_API_URL = o.x.url;
+  process.env.SERVICE_X_AUTH_URL = o.x.authUrl;
+  process.env.SERVICE_X_TIMEOUT_MS = '1000';
+  return startTestService('content', { config: { mode: 'live', seed: 'none' }, clock: o.clock });
+}
+async function connectLive(s: TestService, brand: string, _platform: 'x') {
+  const ctx = ctxOf(s);
+  const x = providerFor(ctx.config, 'x');
+  const pkce = createPkcePair();
+  const redirectUri = `${s.url}/oauth/x/callback`;
+  const res = await fetch(x.authorizeUrl({ state: 's', codeChallenge: pkce.challenge, redirectUri }), {
+    redirect: 'manual',
+  });
+  const code = new URL(res.headers.get('location') as string).searchParams.get('code') as string;
+  const tokens = await x.exchangeCode({ code, codeVerifier: pkce.verifier, redirectUri });
+  const at = ctx.clock.now().toISOString();
+  await ctx.db.run(
+    "INSERT INTO channels (id, brand_id, platform, handle, display_name, kind, status, connected_at, created_at) VALUES ('ch_live', ?, 'x', 'fieldnote', 'Fieldnote', 'live', 'connected', ?, ?)",
+    [brand, at, at],
+  );
+  await saveTokens(ctx, 'ch_live', tokens);
+  return { id: 'ch_live' };
+}
+
+/**
+ * The live publish pipeline against the X fake over loopback: a content server in live mode, a
+ * channel connected through OAuth, posts published now and at their slot. The background loop's
+ * pass (`tick`) is run by hand after moving the injected clock, so no test waits on a timer.
+ */
+
+let fake: XFake;
+let svc: TestService;
+let brandId: string;
+let channelId: string;
+
+const ctxOf = (s: TestService) => (s.handle as ContentHandle).ctx;
+const pass = (s: TestService = svc) => tick(ctxOf(s));
+const tweetsPosted = () => fake.requests.filter((r) => r === 'POST /2/tweets').length;
+
+beforeEach(async () => {
+  fake = await startXFake({ clientSecret: 'shh' });
+  svc = await startLive({ x: fake, clock: new ManualClock(new Date()) });
+  brandId = (await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } })).body.id;
+  channelId = (await connectLive(svc, brandId, 'x')).id;
+});
+afterEach(async () => {
+  await svc.close();
+  await fake.close();
+});
+
+async function uploadImage(): Promise<string> {
+  const png = await sharp({ create: { width: 1600, height: 900, channels: 3, background: '#3366aa' } })
+    .png()
+    .toBuffer();
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'chart.png');
+  const res = await fetch(`${svc.url}/v1/brands/${brandId}/media`, { method: 'POST', body: form });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+const post = (text: string, extra: Record<string, unknown> = {}) =>
+  api(svc.url, 'POST', '/v1/posts', { body: { channel_id: channelId, text, ...extra } });
+
+describe('live publishing to X', () => {
+  it('publishes now with media: one tweet with the image, a real permalink', async () => {
+    const assetId = await uploadImage();
+    const draft = await api(svc.url, 'POST', '/v1/drafts', {
+      body: { brand_id: brandId, platform: 'x', text: 'Our meeting-load chart, week 47.' },
+    });
+    expect(draft.status).toBe(201);
+    const attached = await api(svc.url, 'POST', `/v1/drafts/${draft.body.id}/media`, {
+      body: { asset_id: assetId },
+    });
+    expect(attached.status).toBe(200);
+    const res = await api(svc.url, 'POST', '/v1/posts', { body: { draft_id: draft.body.id } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'published', sandbox: false, notice: null, retry_at: null });
+    const [tweet] = [...fake.tweets.values()];
+    expect(fake.tweets.size).toBe(1);
+    expect(tweet?.text).toBe('Our meeting-load chart, week 47.');
+    expect(tweet?.mediaIds).toHaveLength(1);
+    expect(fake.media.get(tweet?.mediaIds[0] as string)?.bytes).toBeGreaterThan(0);
+    expect(res.body.permalink).toBe(`https://x.com/${fake.user.username}/status/${tweet?.id}`);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('publishes a scheduled post at its slot, not before', async () => {
+    const slot = new Date(svc.clock.now().getTime() + 3_600_000).toISOString();
+    const res = await post('At its slot.', { scheduled_for: slot });
+    expect(res.body.status).toBe('scheduled');
+    svc.clock.advance(30 * 60_000);
+    await pass();
+    expect(fake.tweets.size).toBe(0);
+    svc.clock.advance(30 * 60_000);
+    const { published } = await pass();
+    expect(published).toEqual([res.body.id]);
+    const after = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
+    expect(after.body).toMatchObject({ status: 'published', published_at: svc.clock.now().toISOString() });
+    expect(fake.tweets.size).toBe(1);
+  });
+
+  it('a 429 keeps the post scheduled until Retry-After, with no call before then; then it goes out once', async () => {
+    fake.failNext('POST /2/tweets', { kind: 'status', status: 429, headers: { 'retry-after': '120' } });
+    const res = await post('Rate limited first.');
+    expect(res.status).toBe(201);
+    const retryAt = new Date(svc.clock.now().getTime() + 120_000).toISOString();
+    expect(res.body).toMatchObject({ status: 'scheduled', retry_at: retryAt });
+    expect(res.body.notice).toContain('PLATFORM_RATE_LIMITED');
+    expect(tweetsPosted()).toBe(1);
+
+    svc.clock.advance(60_000);
+    await pass();
+    expect(tweetsPosted()).toBe(1); // still waiting: X was not called again
+    svc.clock.advance(60_000);
+    expect((await pass()).published).toEqual([res.body.id]);
+    const after = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
+    expect(after.body).toMatchObject({ status: 'published', retry_at: null, notice: null });
+    expect(fake.tweets.size).toBe(1);
+  });
+
+  it('a platform error fails the post with the platform’s message, and it is not retried', async () => {
+    fake.failNext('POST /2/tweets', {
+      kind: 'status',
+      status: 403,
+      message: 'You are not allowed to create a Tweet with duplicate content.',
+    });
+    const res = await post('Said before.');
+    expect(res.body.status).toBe('failed');
+    expect(res.body.failure).toContain('PLATFORM_FORBIDDEN');
+    expect(res.body.failure).toContain('You are not allowed to create a Tweet with duplicate content.');
+    svc.clock.advance(3_600_000);
+    await pass();
+    expect(tweetsPosted()).toBe(1);
+    expect(fake.tweets.size).toBe(0);
+  });
+
+  it('a 5xx on a call that changed nothing retries later with backoff; a 5xx on the post itself is unconfirmed', async () => {
+    fake.failNext('GET /2/users/me', { kind: 'status', status: 503 });
+    const res = await post('Try again later.');
+    expect(res.body).toMatchObject({
+      status: 'scheduled',
+      retry_at: new Date(svc.clock.now().getTime() + 60_000).toISOString(),
+    });
+    expect(res.body.notice).toContain('PLATFORM_UNAVAILABLE');
+    expect(tweetsPosted()).toBe(0);
+    svc.clock.advance(60_000);
+    expect((await pass()).published).toEqual([res.body.id]);
+    expect(fake.tweets.size).toBe(1);
+
+    // X may store a post and still answer 5xx: never sent again by the service.
+    fake.failNext('POST /2/tweets', { kind: 'status', status: 503 });
+    const second = await post('Maybe out.');
+    expect(second.body.status).toBe('unconfirmed');
+    expect(second.body.notice).toContain(`POST /v1/posts/${second.body.id}/confirm`);
+    svc.clock.advance(24 * 3_600_000);
+    await pass();
+    expect(tweetsPosted()).toBe(2);
+  });
+
+  it('a timeout during publish makes the post unconfirmed: one tweet, never sent again, even after a restart', async () => {
+    fake.failNext('POST /2/tweets', { kind: 'hang', afterAccept: true });
+    const res = await post('Into the void.');
+    expect(res.status).toBe(201);
+    expect(res.body.status).toBe('unconfirmed');
+    expect(res.body.notice).toContain('PUBLISH_UNCONFIRMED');
+    expect(res.body.notice).toContain(`POST /v1/posts/${res.body.id}/confirm`);
+    expect(fake.tweets.size).toBe(1);
+
+    svc.clock.advance(24 * 3_600_000);
+    await pass();
+    svc = await svc.restart();
+    await pass();
+    const after = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
+    expect(after.body.status).toBe('unconfirmed');
+    expect(tweetsPosted()).toBe(1);
+    expect(fake.tweets.size).toBe(1);
+
+    // The person looked: it is there. With its id, X is asked, and metrics can be read from then on.
+    const [tweet] = [...fake.tweets.values()];
+    const wrong = await api(svc.url, 'POST', `/v1/posts/${res.body.id}/confirm`, {
+      body: { published: true, external_id: '1234' },
+    });
+    expect(wrong.status).toBe(409);
+    expect(wrong.body.error.code).toBe('PLATFORM_POST_NOT_FOUND');
+    const confirmed = await api(svc.url, 'POST', `/v1/posts/${res.body.id}/confirm`, {
+      body: { published: true, external_id: tweet?.id },
+    });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({ status: 'published', notice: null });
+    expect(tweetsPosted()).toBe(1);
+  });
+
+  it('an unconfirmed post the person says is not out goes back in the schedule and out once', async () => {
+    fake.failNext('POST /2/tweets', { kind: 'hang' });
+    const res = await post('Lost on the way.');
+    expect(res.body.status).toBe('unconfirmed');
+    expect(fake.tweets.size).toBe(0);
+    const again = await api(svc.url, 'POST', `/v1/posts/${res.body.id}/confirm`, {
+      body: { published: false },
+    });
+    expect(again.body).toMatchObject({ status: 'scheduled', notice: null });
+    expect((await pass()).published).toEqual([res.body.id]);
+    expect(fake.tweets.size).toBe(1);
+    const twice = await api(svc.url, 'POST', `/v1/posts/${res.body.id}/confirm`, {
+      body: { published: false },
+    });
+    expect(twice.status).toBe(409);
+    expect(twice.body.error.code).toBe('POST_NOT_UNCONFIRMED');
+  });
+
+  it('an expired token with a working refresh publishes after one refresh', async () => {
+    const ctx = ctxOf(svc);
+    const { accessTokenFor } = await import('../../src/content/services/channel-credentials.js');
+    fake.expire(await accessTokenFor(ctx, channelId));
+    const res = await post('After a refresh.');
+    expect(res.body.status).toBe('published');
+    expect(fake.requests.filter((r) => r === 'POST /2/oauth2/token').length).toBeGreaterThanOrEqual(2);
+    expect(fake.tweets.size).toBe(1);
+    expect(fake.violations).toEqual([]);
+  });
+});
