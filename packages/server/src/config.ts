@@ -1,5 +1,53 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { PLATFORMS, type Platform } from './content/domain.js';
+import { parseSecretKey } from './platform/crypto/secret-box.js';
+
+/**
+ * Where each platform's API and authorisation page are when SERVICE_<P>_API_URL / _AUTH_URL are
+ * left out: the real platforms. Sources:
+ * - X: https://docs.x.com/resources/fundamentals/authentication/oauth-2-0/user-access-token
+ * - LinkedIn: https://learn.microsoft.com/en-us/linkedin/shared/authentication/authorization-code-flow
+ * - Instagram (Instagram Login):
+ *   https://developers.facebook.com/docs/instagram-platform/instagram-api-with-instagram-login/business-login
+ * - Threads: https://developers.facebook.com/docs/threads/get-started/get-access-tokens-and-permissions
+ */
+export const PLATFORM_URLS: Record<Platform, { apiUrl: string; authUrl: string }> = {
+  x: { apiUrl: 'https://api.x.com', authUrl: 'https://x.com/i/oauth2/authorize' },
+  linkedin: {
+    apiUrl: 'https://api.linkedin.com',
+    authUrl: 'https://www.linkedin.com/oauth/v2/authorization',
+  },
+  instagram: { apiUrl: 'https://graph.instagram.com', authUrl: 'https://www.instagram.com/oauth/authorize' },
+  threads: { apiUrl: 'https://graph.threads.net', authUrl: 'https://threads.net/oauth/authorize' },
+};
+
+/** SERVICE_X_CLIENT_ID, SERVICE_LINKEDIN_API_URL, …: one name per platform and setting. */
+export const platformVar = (
+  platform: Platform,
+  setting: 'CLIENT_ID' | 'CLIENT_SECRET' | 'API_URL' | 'AUTH_URL',
+) => `SERVICE_${platform.toUpperCase()}_${setting}`;
+
+const platformVars = Object.fromEntries(
+  PLATFORMS.flatMap((p) => [
+    [platformVar(p, 'CLIENT_ID'), z.string().optional()],
+    [platformVar(p, 'CLIENT_SECRET'), z.string().optional()],
+    [
+      platformVar(p, 'API_URL'),
+      z
+        .string()
+        .url(`${platformVar(p, 'API_URL')} must be an absolute URL`)
+        .optional(),
+    ],
+    [
+      platformVar(p, 'AUTH_URL'),
+      z
+        .string()
+        .url(`${platformVar(p, 'AUTH_URL')} must be an absolute URL`)
+        .optional(),
+    ],
+  ]),
+) as Record<string, z.ZodOptional<z.ZodString>>;
 
 const port = (name: string, fallback: number) =>
   z
@@ -69,7 +117,28 @@ const envSchema = z.object({
   SERVICE_MODEL_API_KEY: z.string().optional(),
   SERVICE_MODEL_NAME: z.string().optional(),
   LOG_LEVEL: oneOf('LOG_LEVEL', ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], 'info'),
+  // Encrypts platform tokens at rest (platform/crypto/secret-box.ts); required in live mode.
+  SERVICE_SECRET_KEY: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return undefined;
+      const parsed = parseSecretKey(v);
+      if ('problem' in parsed) {
+        ctx.addIssue({ code: 'custom', message: `SERVICE_SECRET_KEY ${parsed.problem}` });
+        return z.NEVER;
+      }
+      return parsed.key;
+    }),
+  ...platformVars,
 });
+
+/** One platform's OAuth app and where its API is. `client` is null when it is not configured. */
+export interface PlatformClientConfig {
+  client: { id: string; secret: string } | null;
+  apiUrl: string;
+  authUrl: string;
+}
 
 export interface Config {
   dataDir: string;
@@ -89,6 +158,12 @@ export interface Config {
   logLevel: string;
   content: { port: number; publicUrl: string | undefined };
   commerce: { port: number; publicUrl: string | undefined };
+  /** 32+ random bytes (SERVICE_SECRET_KEY) that key token encryption; start-up refuses live mode without. */
+  secretKey?: Buffer;
+  /** Each platform's OAuth app (SERVICE_<P>_CLIENT_ID/SECRET) and base URLs (SERVICE_<P>_API_URL/AUTH_URL). */
+  platforms: Record<Platform, PlatformClientConfig>;
+  /** How long one platform API call may take (30 s when left out); embedding and tests only. */
+  platformTimeoutMs?: number;
 }
 
 export class ConfigError extends Error {
@@ -122,6 +197,30 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
         );
     }
   }
+  if (e.SERVICE_MODE === 'live' && !e.SERVICE_SECRET_KEY) {
+    throw new ConfigError(
+      'Invalid configuration: SERVICE_SECRET_KEY is required with SERVICE_MODE=live (it encrypts platform tokens at rest; generate one with `openssl rand -base64 32`).',
+    );
+  }
+  const vars = e as unknown as Record<string, string | undefined>;
+  const platforms = {} as Record<Platform, PlatformClientConfig>;
+  for (const p of PLATFORMS) {
+    const id = vars[platformVar(p, 'CLIENT_ID')] || undefined;
+    const secret = vars[platformVar(p, 'CLIENT_SECRET')] || undefined;
+    if (Boolean(id) !== Boolean(secret)) {
+      const [set, missing] = id
+        ? [platformVar(p, 'CLIENT_ID'), platformVar(p, 'CLIENT_SECRET')]
+        : [platformVar(p, 'CLIENT_SECRET'), platformVar(p, 'CLIENT_ID')];
+      throw new ConfigError(
+        `Invalid configuration: ${missing} is required when ${set} is set (both name the same ${p} OAuth app; set both or neither).`,
+      );
+    }
+    platforms[p] = {
+      client: id && secret ? { id, secret } : null,
+      apiUrl: vars[platformVar(p, 'API_URL')] || PLATFORM_URLS[p].apiUrl,
+      authUrl: vars[platformVar(p, 'AUTH_URL')] || PLATFORM_URLS[p].authUrl,
+    };
+  }
   return {
     dataDir: resolve(e.SERVICE_DATA_DIR || './.data'),
     host: e.SERVICE_HOST || '127.0.0.1',
@@ -143,6 +242,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     content: { port: e.CONTENT_PORT, publicUrl: e.CONTENT_PUBLIC_URL },
     commerce: { port: e.COMMERCE_PORT, publicUrl: e.COMMERCE_PUBLIC_URL },
+    ...(e.SERVICE_SECRET_KEY ? { secretKey: e.SERVICE_SECRET_KEY } : {}),
+    platforms,
   };
 }
 

@@ -1,7 +1,10 @@
+// Until live-connect's test/helpers/live.ts lands: a live-mode server whose X app points at the
+// fake, and a channel connected with tokens from the fake's OAuth flow, stored through saveTokens.
+import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
-// PRE-MERGE SEAM: replaced by test/helpers/live.ts (live-connect) once merged.
+import { PLATFORMS } from '../../src/content/domain.js';
 import { createPkcePair } from '../../src/content/publishers/pkce.js';
 import { providerFor } from '../../src/content/publishers/registry.js';
 import { saveTokens } from '../../src/content/services/channel-credentials.js';
@@ -11,16 +14,19 @@ import { startXFake, type XFake } from '../fakes/x-fake.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
 async function startLive(o: { x: XFake; clock: ManualClock }) {
-  process.env.SERVICE_X_CLIENT_ID = o.x.clientId;
-  process.env.SERVICE_X_CLIENT_SECRET = 'shh';
-  process.env.SERVICE_X_API_URL = o.x.url;
-  process.env.SERVICE_X_AUTH_URL = o.x.authUrl;
-  process.env.SERVICE_X_TIMEOUT_MS = '1000';
-  return startTestService('content', { config: { mode: 'live', seed: 'none' }, clock: o.clock });
+  const platforms = Object.fromEntries(
+    PLATFORMS.map((p) => [p, { client: null, apiUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9' }]),
+  ) as unknown as import('../../src/config.js').Config['platforms'];
+  platforms.x = { client: { id: o.x.clientId, secret: 'shh' }, apiUrl: o.x.url, authUrl: o.x.authUrl };
+  return startTestService('content', {
+    config: { mode: 'live', seed: 'none', secretKey: randomBytes(32), platforms, platformTimeoutMs: 1000 },
+    clock: o.clock,
+  });
 }
-async function connectLive(s: TestService, brand: string, _platform: 'x') {
+
+async function connectLive(s: TestService, brand: string, platform: 'x') {
   const ctx = ctxOf(s);
-  const x = providerFor(ctx.config, 'x');
+  const x = providerFor(ctx.config, platform);
   const pkce = createPkcePair();
   const redirectUri = `${s.url}/oauth/x/callback`;
   const res = await fetch(x.authorizeUrl({ state: 's', codeChallenge: pkce.challenge, redirectUri }), {

@@ -87,7 +87,10 @@ async function readMedia(ctx: ContentContext, req: PublishRequest): Promise<Prov
  */
 export function livePublisher(getCtx: () => ContentContext): Publisher {
   const provider = (ctx: ContentContext, platform: PublishRequest['platform']): PlatformProvider =>
-    providerFor(ctx.config, platform, { now: () => ctx.clock.now() });
+    providerFor(ctx.config, platform, {
+      now: () => ctx.clock.now(),
+      ...(ctx.config.platformTimeoutMs ? { timeoutMs: ctx.config.platformTimeoutMs } : {}),
+    });
 
   const withToken = async <T>(
     ctx: ContentContext,

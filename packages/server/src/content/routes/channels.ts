@@ -1,16 +1,11 @@
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
+import { oauthNotConfigured } from '../publishers/registry.js';
 import { defineRoute } from '../route.js';
 import { Channel, ConnectChannelBody, ConnectResult, CreateSignalBody, Signal } from '../schemas/channels.js';
 import { Id, IdParams, Platform, pageOf, pageQuery, SignalKind } from '../schemas/common.js';
-import {
-  connectChannel,
-  disconnectChannel,
-  getChannel,
-  listChannels,
-  oauthNotConfigured,
-} from '../services/channels.js';
+import { connectChannel, disconnectChannel, getChannel, listChannels } from '../services/channels.js';
 import { createSignal, listSignals } from '../services/signals.js';
 import { listBody, NOT_FOUND } from './helpers.js';
 

@@ -1,47 +1,183 @@
-// TEMPORARY STUB (live-publish): live-connect owns this file; replaced by theirs at `git merge live-connect`.
-import { AppError } from '../../platform/errors.js';
+import { createSecretBox, type SecretBox, SecretBoxError } from '../../platform/crypto/secret-box.js';
+import { AppError, notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
+import { channelCredentialsStore } from '../db/stores/channel-credentials-store.js';
+import { type ChannelRow, channelsStore } from '../db/stores/channels-store.js';
 import type { Platform } from '../domain.js';
-import type { TokenSet } from '../publishers/provider.js';
+import { ProviderError, type TokenSet } from '../publishers/provider.js';
 import { providerFor } from '../publishers/registry.js';
+import { conflict } from './errors.js';
 
-interface Row {
-  channel_id: string;
-  access_token: string;
-  refresh_token: string | null;
-  expires_at: string | null;
-}
+/**
+ * The tokens of live channels, and the one place that reads them: `accessTokenFor` gives a usable
+ * access token (refreshed first when it expires within five minutes), `refreshAccessToken`
+ * refreshes now (after a platform's 401), `saveTokens` writes them sealed with
+ * SERVICE_SECRET_KEY. A refresh the platform refuses marks the channel `needs_reconnect`: only the
+ * person can fix that, by connecting the account again in Settings → Channels.
+ */
 
-export async function saveTokens(ctx: ContentContext, channelId: string, t: TokenSet): Promise<void> {
-  await ctx.db.run(
-    'INSERT OR REPLACE INTO channel_tokens (channel_id, access_token, refresh_token, expires_at) VALUES (?, ?, ?, ?)',
-    [channelId, t.accessToken, t.refreshToken, t.expiresAt?.toISOString() ?? null],
-  );
-}
+/** Refresh this long before the platform says the access token expires. */
+export const REFRESH_MARGIN_MS = 5 * 60_000;
 
-const needsReconnect = () =>
-  new AppError(409, 'CHANNEL_NEEDS_RECONNECT', 'Reconnect the channel in Settings → Channels (/settings).');
+const boxes = new WeakMap<Buffer, SecretBox>();
 
-export async function refreshAccessToken(ctx: ContentContext, channelId: string): Promise<string> {
-  const row = await ctx.db.get<Row>('SELECT * FROM channel_tokens WHERE channel_id = ?', [channelId]);
-  const ch = await ctx.db.get<{ platform: string }>('SELECT platform FROM channels WHERE id = ?', [
-    channelId,
-  ]);
-  if (!row?.refresh_token || !ch) throw needsReconnect();
-  try {
-    const t = await providerFor(ctx.config, ch.platform as Platform).refresh(row.refresh_token);
-    await saveTokens(ctx, channelId, t);
-    return t.accessToken;
-  } catch {
-    await ctx.db.run("UPDATE channels SET status = 'needs_reconnect' WHERE id = ?", [channelId]);
-    throw needsReconnect();
+/** The secret box keyed by SERVICE_SECRET_KEY (start-up makes sure live mode has one). */
+export function secretBox(ctx: Pick<ContentContext, 'config'>): SecretBox {
+  const key = ctx.config.secretKey;
+  if (!key) {
+    throw new AppError(
+      500,
+      'SECRET_KEY_MISSING',
+      'SERVICE_SECRET_KEY is not set, so platform tokens cannot be stored or read.',
+    );
   }
+  let box = boxes.get(key);
+  if (!box) {
+    box = createSecretBox(key);
+    boxes.set(key, box);
+  }
+  return box;
 }
 
+/** What a sealed value is bound to: moving it to another row or field makes it unreadable. */
+const sealContext = (channelId: string, field: 'access_token' | 'refresh_token') =>
+  `channel_credentials:${channelId}:${field}`;
+
+export const needsReconnect = (channel: Pick<ChannelRow, 'id' | 'platform' | 'handle'>, reason: string) =>
+  new AppError(
+    409,
+    'CHANNEL_NEEDS_RECONNECT',
+    `The ${channel.platform} channel @${channel.handle} (${channel.id}) needs to be connected again: ${reason} Reconnect it in the app's Settings → Channels (/settings).`,
+  );
+
+async function liveChannel(ctx: ContentContext, channelId: string): Promise<ChannelRow> {
+  const channel = await channelsStore(ctx.db).get(channelId);
+  if (!channel) throw notFound('channel', channelId);
+  if (channel.kind !== 'live')
+    throw conflict(
+      'NOT_A_LIVE_CHANNEL',
+      `Channel '${channelId}' is a sandbox channel; it has no platform tokens.`,
+    );
+  if (channel.status === 'disconnected')
+    throw conflict('CHANNEL_DISCONNECTED', `Channel '${channelId}' is disconnected. Connect it again first.`);
+  if (channel.status === 'needs_reconnect')
+    throw needsReconnect(channel, channel.status_reason ?? 'its platform access lapsed.');
+  return channel;
+}
+
+/** Marks the channel for the person and returns the error to throw. */
+async function markForReconnect(ctx: ContentContext, channel: ChannelRow, reason: string): Promise<AppError> {
+  if (await channelsStore(ctx.db).markNeedsReconnect(channel.id, reason)) {
+    ctx.logger.warn(
+      { channelId: channel.id, platform: channel.platform, reason },
+      'channel needs reconnecting',
+    );
+  }
+  return needsReconnect(channel, reason);
+}
+
+export async function saveTokens(
+  ctx: ContentContext,
+  channelId: string,
+  tokens: TokenSet,
+  opts: { platformUserId?: string | null } = {},
+): Promise<void> {
+  const box = secretBox(ctx);
+  const at = ctx.clock.now().toISOString();
+  await channelCredentialsStore(ctx.db).upsert({
+    channel_id: channelId,
+    platform_user_id: opts.platformUserId ?? null,
+    access_token: box.seal(tokens.accessToken, sealContext(channelId, 'access_token')),
+    refresh_token: tokens.refreshToken
+      ? box.seal(tokens.refreshToken, sealContext(channelId, 'refresh_token'))
+      : null,
+    expires_at: tokens.expiresAt ? tokens.expiresAt.toISOString() : null,
+    scopes: tokens.scopes.join(' '),
+    created_at: at,
+    updated_at: at,
+  });
+}
+
+/** Refreshes in flight, per channel: refresh tokens rotate, so two at once would spend one twice. */
+const refreshing = new WeakMap<ContentContext['db'], Map<string, Promise<string>>>();
+function inFlightOf(ctx: ContentContext) {
+  let map = refreshing.get(ctx.db);
+  if (!map) {
+    map = new Map();
+    refreshing.set(ctx.db, map);
+  }
+  return map;
+}
+
+async function refreshNow(ctx: ContentContext, channel: ChannelRow): Promise<string> {
+  const creds = await channelCredentialsStore(ctx.db).get(channel.id);
+  if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.');
+  if (!creds.refresh_token) {
+    throw await markForReconnect(
+      ctx,
+      channel,
+      `its ${channel.platform} access token expired and ${channel.platform} gave no refresh token.`,
+    );
+  }
+  let refreshToken: string;
+  try {
+    refreshToken = secretBox(ctx).open(creds.refresh_token, sealContext(channel.id, 'refresh_token'));
+  } catch (err) {
+    if (!(err instanceof SecretBoxError)) throw err;
+    throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`);
+  }
+  const provider = providerFor(ctx.config, channel.platform as Platform, { now: () => ctx.clock.now() });
+  let tokens: TokenSet;
+  try {
+    tokens = await provider.refresh(refreshToken);
+  } catch (err) {
+    // No answer or a rate limit says nothing about the grant: the caller may try again later.
+    if (err instanceof ProviderError && (err.kind === 'unavailable' || err.kind === 'rate_limited'))
+      throw err;
+    const why = err instanceof Error ? err.message : String(err);
+    throw await markForReconnect(ctx, channel, `${channel.platform} refused to refresh its access (${why}).`);
+  }
+  await saveTokens(ctx, channel.id, {
+    ...tokens,
+    // RFC 6749 §6: without a new refresh token the old one stays good; without scopes, they did not change.
+    refreshToken: tokens.refreshToken ?? refreshToken,
+    scopes: tokens.scopes.length ? tokens.scopes : creds.scopes.split(' ').filter(Boolean),
+  });
+  return tokens.accessToken;
+}
+
+/**
+ * Refreshes the channel's access token now (after the platform answered 401). Throws 409
+ * CHANNEL_NEEDS_RECONNECT, with the channel marked, when the platform refuses the refresh; a
+ * ProviderError `unavailable` / `rate_limited` when it could not be asked (nothing marked).
+ */
+export async function refreshAccessToken(ctx: ContentContext, channelId: string): Promise<string> {
+  const inFlight = inFlightOf(ctx);
+  const running = inFlight.get(channelId);
+  if (running) return running;
+  // Registered before the first await, so a second caller in the same tick joins this one.
+  const job = liveChannel(ctx, channelId)
+    .then((channel) => refreshNow(ctx, channel))
+    .finally(() => inFlight.delete(channelId));
+  inFlight.set(channelId, job);
+  return job;
+}
+
+/** A usable access token for the channel, refreshed first when it expires within five minutes. */
 export async function accessTokenFor(ctx: ContentContext, channelId: string): Promise<string> {
-  const row = await ctx.db.get<Row>('SELECT * FROM channel_tokens WHERE channel_id = ?', [channelId]);
-  if (!row) throw needsReconnect();
-  if (row.expires_at && Date.parse(row.expires_at) - ctx.clock.now().getTime() < 5 * 60_000)
+  const running = inFlightOf(ctx).get(channelId);
+  if (running) return running;
+  const channel = await liveChannel(ctx, channelId);
+  const creds = await channelCredentialsStore(ctx.db).get(channelId);
+  if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.');
+  const expiresAt = creds.expires_at ? Date.parse(creds.expires_at) : null;
+  if (expiresAt !== null && expiresAt - ctx.clock.now().getTime() <= REFRESH_MARGIN_MS) {
     return refreshAccessToken(ctx, channelId);
-  return row.access_token;
+  }
+  try {
+    return secretBox(ctx).open(creds.access_token, sealContext(channelId, 'access_token'));
+  } catch (err) {
+    if (!(err instanceof SecretBoxError)) throw err;
+    throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`);
+  }
 }

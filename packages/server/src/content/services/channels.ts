@@ -1,7 +1,8 @@
-import { AppError, notFound } from '../../platform/errors.js';
+import { notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
 import { channelsStore } from '../db/stores/channels-store.js';
 import type { Platform } from '../domain.js';
+import { oauthNotConfigured } from '../publishers/registry.js';
 import type { ChannelView } from '../schemas/channels.js';
 import type { Page } from '../schemas/common.js';
 import { requireBrand } from './brands.js';
@@ -10,13 +11,6 @@ import { channelView } from './views.js';
 
 /** Where a live platform will send the person back after authorising; public through the gate. */
 export const oauthCallbackPath = (platform: Platform) => `/oauth/${platform}/callback`;
-
-export const oauthNotConfigured = (platform: string) =>
-  new AppError(
-    501,
-    'OAUTH_NOT_CONFIGURED',
-    `Live mode has no OAuth client for '${platform}' in this build, so the account cannot be connected. Run with SERVICE_MODE=sandbox to use sandbox channels.`,
-  );
 
 /**
  * Sandbox: the channel connects at once, with a sandbox handle. Live: the OAuth flow would

@@ -9,9 +9,17 @@ export interface ChannelRow {
   display_name: string;
   kind: string;
   status: string;
+  /** Why the channel needs the person (needs_reconnect); null otherwise. */
+  status_reason?: string | null;
   connected_at: string | null;
   created_at: string;
 }
+
+/**
+ * The brand's channel for a platform: connected, or waiting for the person to reconnect it after a
+ * token refresh failed. Both keep their drafts, approvals and schedule; only `disconnected` lets go.
+ */
+const ACTIVE = "status IN ('connected', 'needs_reconnect')";
 
 export function channelsStore(db: SqlExecutor) {
   return {
@@ -34,19 +42,18 @@ export function channelsStore(db: SqlExecutor) {
     },
     get: (id: string) => db.get<ChannelRow>('SELECT * FROM channels WHERE id = ?', [id]),
     connectedFor: (brandId: string, platform: string) =>
-      db.get<ChannelRow>(
-        "SELECT * FROM channels WHERE brand_id = ? AND platform = ? AND status = 'connected'",
-        [brandId, platform],
-      ),
+      db.get<ChannelRow>(`SELECT * FROM channels WHERE brand_id = ? AND platform = ? AND ${ACTIVE}`, [
+        brandId,
+        platform,
+      ]),
     connectedOf: (brandId: string) =>
-      db.all<ChannelRow>(
-        "SELECT * FROM channels WHERE brand_id = ? AND status = 'connected' ORDER BY created_at, id",
-        [brandId],
-      ),
+      db.all<ChannelRow>(`SELECT * FROM channels WHERE brand_id = ? AND ${ACTIVE} ORDER BY created_at, id`, [
+        brandId,
+      ]),
     connectedOfMany(brandIds: string[]) {
       if (brandIds.length === 0) return Promise.resolve([] as ChannelRow[]);
       return db.all<ChannelRow>(
-        `SELECT * FROM channels WHERE status = 'connected' AND brand_id IN (${placeholders(brandIds.length)}) ORDER BY created_at, id`,
+        `SELECT * FROM channels WHERE ${ACTIVE} AND brand_id IN (${placeholders(brandIds.length)}) ORDER BY created_at, id`,
         brandIds,
       );
     },
@@ -60,7 +67,22 @@ export function channelsStore(db: SqlExecutor) {
       return toPage(rows, limit, (r) => [r.created_at, r.id]);
     },
     async disconnect(id: string) {
-      await db.run("UPDATE channels SET status = 'disconnected' WHERE id = ?", [id]);
+      await db.run("UPDATE channels SET status = 'disconnected', status_reason = NULL WHERE id = ?", [id]);
+    },
+    /** Only a connected channel moves to needs_reconnect; true when this call moved it. */
+    async markNeedsReconnect(id: string, reason: string) {
+      const r = await db.run(
+        "UPDATE channels SET status = 'needs_reconnect', status_reason = ? WHERE id = ? AND status = 'connected'",
+        [reason, id],
+      );
+      return r.changes > 0;
+    },
+    /** A finished OAuth connect on an existing row: connected again, with the account's current names. */
+    async reconnect(id: string, r: { handle: string; display_name: string; connected_at: string }) {
+      await db.run(
+        "UPDATE channels SET status = 'connected', status_reason = NULL, handle = ?, display_name = ?, connected_at = ? WHERE id = ?",
+        [r.handle, r.display_name, r.connected_at, id],
+      );
     },
   };
 }
