@@ -13,13 +13,19 @@ import { ManualClock } from '../../src/platform/clock.js';
 import { startXFake, type XFake } from '../fakes/x-fake.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
-async function startLive(o: { x: XFake; clock: ManualClock }) {
+async function startLive(o: { x: XFake; clock: ManualClock; timeoutMs?: number }) {
   const platforms = Object.fromEntries(
     PLATFORMS.map((p) => [p, { client: null, apiUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9' }]),
   ) as unknown as import('../../src/config.js').Config['platforms'];
   platforms.x = { client: { id: o.x.clientId, secret: 'shh' }, apiUrl: o.x.url, authUrl: o.x.authUrl };
   return startTestService('content', {
-    config: { mode: 'live', seed: 'none', secretKey: randomBytes(32), platforms, platformTimeoutMs: 1000 },
+    config: {
+      mode: 'live',
+      seed: 'none',
+      secretKey: randomBytes(32),
+      platforms,
+      ...(o.timeoutMs ? { platformTimeoutMs: o.timeoutMs } : {}),
+    },
     clock: o.clock,
   });
 }
@@ -58,14 +64,19 @@ const ctxOf = (s: TestService) => (s.handle as ContentHandle).ctx;
 const pass = (s: TestService = svc) => tick(ctxOf(s));
 const tweetsPosted = () => fake.requests.filter((r) => r === 'POST /2/tweets').length;
 
-beforeEach(async () => {
-  fake = await startXFake({ clientSecret: 'shh' });
-  svc = await startLive({ x: fake, clock: new ManualClock(new Date()) });
+/** A live server with a connected X channel; `timeoutMs` short for the tests where X never answers. */
+async function startWithChannel(timeoutMs?: number) {
+  svc = await startLive({ x: fake, clock: new ManualClock(new Date()), ...(timeoutMs ? { timeoutMs } : {}) });
   brandId = (await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } })).body.id;
   channelId = (await connectLive(svc, brandId, 'x')).id;
+}
+
+beforeEach(async () => {
+  fake = await startXFake({ clientSecret: 'shh' });
 });
 afterEach(async () => {
-  await svc.close();
+  await svc?.close();
+  svc = undefined as unknown as TestService;
   await fake.close();
 });
 
@@ -85,6 +96,7 @@ const post = (text: string, extra: Record<string, unknown> = {}) =>
 
 describe('live publishing to X', () => {
   it('publishes now with media: one tweet with the image, a real permalink', async () => {
+    await startWithChannel();
     const assetId = await uploadImage();
     const draft = await api(svc.url, 'POST', '/v1/drafts', {
       body: { brand_id: brandId, platform: 'x', text: 'Our meeting-load chart, week 47.' },
@@ -107,6 +119,7 @@ describe('live publishing to X', () => {
   });
 
   it('publishes a scheduled post at its slot, not before', async () => {
+    await startWithChannel();
     const slot = new Date(svc.clock.now().getTime() + 3_600_000).toISOString();
     const res = await post('At its slot.', { scheduled_for: slot });
     expect(res.body.status).toBe('scheduled');
@@ -122,6 +135,7 @@ describe('live publishing to X', () => {
   });
 
   it('a 429 keeps the post scheduled until Retry-After, with no call before then; then it goes out once', async () => {
+    await startWithChannel();
     fake.failNext('POST /2/tweets', { kind: 'status', status: 429, headers: { 'retry-after': '120' } });
     const res = await post('Rate limited first.');
     expect(res.status).toBe(201);
@@ -141,6 +155,7 @@ describe('live publishing to X', () => {
   });
 
   it('a platform error fails the post with the platform’s message, and it is not retried', async () => {
+    await startWithChannel();
     fake.failNext('POST /2/tweets', {
       kind: 'status',
       status: 403,
@@ -157,6 +172,7 @@ describe('live publishing to X', () => {
   });
 
   it('a 5xx on a call that changed nothing retries later with backoff; a 5xx on the post itself is unconfirmed', async () => {
+    await startWithChannel();
     fake.failNext('GET /2/users/me', { kind: 'status', status: 503 });
     const res = await post('Try again later.');
     expect(res.body).toMatchObject({
@@ -180,6 +196,7 @@ describe('live publishing to X', () => {
   });
 
   it('a timeout during publish makes the post unconfirmed: one tweet, never sent again, even after a restart', async () => {
+    await startWithChannel(1000);
     fake.failNext('POST /2/tweets', { kind: 'hang', afterAccept: true });
     const res = await post('Into the void.');
     expect(res.status).toBe(201);
@@ -213,6 +230,7 @@ describe('live publishing to X', () => {
   });
 
   it('an unconfirmed post the person says is not out goes back in the schedule and out once', async () => {
+    await startWithChannel(1000);
     fake.failNext('POST /2/tweets', { kind: 'hang' });
     const res = await post('Lost on the way.');
     expect(res.body.status).toBe('unconfirmed');
@@ -231,6 +249,7 @@ describe('live publishing to X', () => {
   });
 
   it('an expired token with a working refresh publishes after one refresh', async () => {
+    await startWithChannel();
     const ctx = ctxOf(svc);
     const { accessTokenFor } = await import('../../src/content/services/channel-credentials.js');
     fake.expire(await accessTokenFor(ctx, channelId));
@@ -238,6 +257,50 @@ describe('live publishing to X', () => {
     expect(res.body.status).toBe('published');
     expect(fake.requests.filter((r) => r === 'POST /2/oauth2/token').length).toBeGreaterThanOrEqual(2);
     expect(fake.tweets.size).toBe(1);
+    expect(fake.violations).toEqual([]);
+  });
+});
+
+describe('live metrics', () => {
+  it('reads counts from X on the snapshot schedule, computes the verdict, and settles at 72 h', async () => {
+    await startWithChannel();
+    const ids: string[] = [];
+    for (const text of ['One.', 'Two.', 'Three.', 'Four, the good one.'])
+      ids.push((await post(text)).body.id);
+    const tweets = [...fake.tweets.values()];
+    expect(tweets).toHaveLength(4);
+    for (const [i, t] of tweets.entries())
+      Object.assign(t.metrics, { impressions: 500, likes: i === 3 ? 40 : 10 });
+
+    svc.clock.advance(30 * 60_000);
+    expect((await pass()).snapshots).toBe(0); // nothing is due before 1 h
+    svc.clock.advance(30 * 60_000);
+    expect((await pass()).snapshots).toBe(4);
+    expect((await pass()).snapshots).toBe(0); // one read per age
+    const good = await api(svc.url, 'GET', `/v1/posts/${ids[3]}`);
+    expect(good.body.metrics).toMatchObject({ age_h: 1, impressions: 500, likes: 40, engagements: 40 });
+    expect(good.body.verdict).toBe('outperforming');
+    expect(good.body.outcome).toMatchObject({ baseline_engagements: 10, compared_with: 3 });
+
+    for (const t of tweets) t.metrics.likes += 5;
+    svc.clock.advance(2 * 3_600_000);
+    await pass();
+    const grown = await api(svc.url, 'GET', `/v1/posts/${ids[0]}`);
+    expect(grown.body.growth.map((g: { age_h: number; likes: number }) => [g.age_h, g.likes])).toEqual([
+      [1, 10],
+      [3, 15],
+    ]);
+
+    svc.clock.advance(70 * 3_600_000);
+    const { settled } = await pass();
+    expect(settled.sort()).toEqual([...ids].sort());
+    const final = await api(svc.url, 'GET', `/v1/posts/${ids[3]}`);
+    expect(final.body.metrics.age_h).toBe(72);
+    expect(final.body.outcome.settled).toBe(true);
+    svc.clock.advance(24 * 3_600_000);
+    const reads = fake.requests.filter((r) => r.startsWith('GET /2/tweets/')).length;
+    await pass();
+    expect(fake.requests.filter((r) => r.startsWith('GET /2/tweets/')).length).toBe(reads);
     expect(fake.violations).toEqual([]);
   });
 });

@@ -13,6 +13,9 @@ import { PublishError, type Publisher, type PublishRequest, type PublishResult }
 /** When a 429 says nothing about when to come back. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 15 * 60_000;
 
+/** Providers that honour `alreadyPublished` (send only the parts after those already out). */
+const CONTINUES_THREADS = new Set(['x']);
+
 /** Platforms that fetch the image from its public URL instead of taking the bytes. */
 const FETCHES_BY_URL = new Set(['instagram', 'threads']);
 
@@ -115,6 +118,13 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
       const ctx = getCtx();
       let earlier = req.alreadyPublished;
       try {
+        if (earlier.length && !CONTINUES_THREADS.has(req.platform))
+          throw new PublishError(
+            'failed',
+            'THREAD_PARTLY_PUBLISHED',
+            `${earlier.length} part(s) of this thread are already live (${earlier.join(', ')}), and this build cannot send only the rest on ${req.platform}; post the rest by hand.`,
+            { publishedIds: earlier },
+          );
         const p = provider(ctx, req.platform);
         const media = earlier.length ? [] : await readMedia(ctx, req);
         return await withToken(ctx, req.channelId, (accessToken) =>
@@ -136,6 +146,16 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
       const p = provider(ctx, ref.platform);
       return withToken(ctx, ref.channelId, (accessToken) =>
         p.metrics({ accessToken, externalId: ref.externalId }),
+      );
+    },
+
+    async replies(ref) {
+      const ctx = getCtx();
+      const p = provider(ctx, ref.platform);
+      if (!p.replies) return null;
+      const read = p.replies.bind(p);
+      return withToken(ctx, ref.channelId, (accessToken) =>
+        read({ accessToken, externalId: ref.externalId }),
       );
     },
 

@@ -34,7 +34,10 @@ export interface ExchangeInput {
 export interface ProviderMedia {
   mimeType: string;
   data: Uint8Array;
-  /** The public URL of the same file, for platforms that fetch it themselves (Instagram, Threads). */
+  /**
+   * Where the platform can fetch the file itself. Instagram and Threads take no bytes: Meta
+   * downloads the image from this URL, so it must be public (https, not a private address).
+   */
   url?: string;
 }
 
@@ -69,6 +72,15 @@ export interface ProviderStatus {
   text: string | null;
 }
 
+/** A reply (comment) under a published post, as the platform reports it. */
+export interface ProviderReply {
+  externalId: string;
+  /** The replier's handle; empty when the platform does not say. */
+  author: string;
+  text: string;
+  createdAt: Date | null;
+}
+
 export interface PlatformProvider {
   readonly platform: Platform;
   readonly defaultScopes: readonly string[];
@@ -78,6 +90,8 @@ export interface PlatformProvider {
   publish(input: ProviderPublishInput): Promise<ProviderPublishResult>;
   status(input: { accessToken: string; externalId: string }): Promise<ProviderStatus>;
   metrics(input: { accessToken: string; externalId: string }): Promise<Counts>;
+  /** Replies under a post, newest first as the platform gives them; left out where the API has no read for them. */
+  replies?(input: { accessToken: string; externalId: string }): Promise<ProviderReply[]>;
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Platform } from '../domain.js';
 import type { Counts } from '../services/metrics.js';
+import type { ProviderReply } from './provider.js';
 
 export interface PublishMedia {
   assetId: string;
@@ -58,14 +59,6 @@ export class PublishError extends Error {
   }
 }
 
-export interface FetchedReply {
-  /** The platform's id, so a reply read twice is stored once. */
-  externalId: string;
-  author: string;
-  text: string;
-  createdAt: Date;
-}
-
 /** A published post on the platform, as the snapshot schedule reads it. */
 export interface PublishedRef {
   channelId: string;
@@ -83,7 +76,7 @@ export interface Publisher {
   /** Live only: the post's counts now, read from the platform. */
   metrics?(ref: PublishedRef): Promise<Counts>;
   /** Live only, when the platform's provider can list replies. */
-  replies?(ref: PublishedRef): Promise<FetchedReply[] | null>;
+  replies?(ref: PublishedRef): Promise<ProviderReply[] | null>;
   /** Live only: whether the platform has the post (for a person checking an unconfirmed post). */
   exists?(ref: PublishedRef): Promise<boolean>;
 }
