@@ -269,6 +269,24 @@ describe('svc-server', () => {
     [{ CONTENT_PORT: 'abc' }, /CONTENT_PORT must be a port number/],
     [{ SERVICE_MODE: 'production' }, /SERVICE_MODE must be one of sandbox, live \(got 'production'\)/],
     [{ SERVICE_MODEL: 'gpt' }, /SERVICE_MODEL must be one of simulated, real/],
+    [
+      { SERVICE_MODE: 'live' },
+      /SERVICE_SECRET_KEY is required with SERVICE_MODE=live .*openssl rand -base64 32/,
+    ],
+    [
+      { SERVICE_MODE: 'live', SERVICE_SECRET_KEY: 'hunter2hunter2' },
+      /SERVICE_SECRET_KEY is too short: it decodes to 10 bytes, and at least 32 random bytes are needed/,
+    ],
+    [{ SERVICE_SECRET_KEY: '0'.repeat(64) }, /SERVICE_SECRET_KEY looks typed rather than random/],
+    [
+      { SERVICE_LINKEDIN_CLIENT_ID: 'li-app' },
+      /SERVICE_LINKEDIN_CLIENT_SECRET is required when SERVICE_LINKEDIN_CLIENT_ID is set/,
+    ],
+    [
+      { SERVICE_X_CLIENT_SECRET: 'shh' },
+      /SERVICE_X_CLIENT_ID is required when SERVICE_X_CLIENT_SECRET is set/,
+    ],
+    [{ SERVICE_THREADS_API_URL: 'graph.threads.net' }, /SERVICE_THREADS_API_URL must be an absolute URL/],
   ])('stops start-up on bad configuration %o with one line naming the setting', (bad, message) => {
     const res = runCli(['start'], env(dataDir, bad));
     expect(res.status).toBe(78);

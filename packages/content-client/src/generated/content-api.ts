@@ -29,8 +29,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Where a platform returns after the person authorises. Reachable through the local-only gate. No OAuth client exists in this build, so it always explains why.
-         * @description Where a platform sends the person back after they authorise. Reachable through the local-only gate, because the platform redirects a browser that may be anywhere. No platform OAuth client exists in this build yet, so the page explains that.
+         * Where a platform returns after the person authorises: checks the state, stores the tokens encrypted, connects the channel and redirects to the app.
+         * @description Where a platform sends the person's browser back after they authorise (register `<CONTENT_PUBLIC_URL>/oauth/<platform>/callback` with the platform). Reachable through the local-only gate, because the platform redirects a browser that may be anywhere. A missing, unknown, expired or already used `state` is refused with 400 and nothing is written. Otherwise the state is spent and the person is redirected (302) to the app: `/settings?connected=<channel id>`, or `/settings?connect_error=<code>&platform=<platform>` with code `access_denied` (the person said no), `platform_error`, `token_exchange_failed`, `account_lookup_failed` or `channel_already_connected`.
          */
         get: operations["oauthCallback"];
         put?: never;
@@ -447,8 +447,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Start connecting an account. Sandbox: connected at once. Live: the OAuth flow, which returns to /oauth/{platform}/callback (501 OAUTH_NOT_CONFIGURED in this build).
-         * @description Starts connecting a platform account to the brand. In sandbox mode the channel is connected at once with a sandbox handle. In live mode this build answers 501 OAUTH_NOT_CONFIGURED: live publishing is not available yet.
+         * Start connecting an account. Sandbox: connected at once. Live: returns the authorise URL of the OAuth flow, which finishes at /oauth/{platform}/callback.
+         * @description Starts connecting a platform account to the brand. Sandbox: the channel is connected at once with a sandbox handle (`handle` and `display_name` may name it). Live: answers `{channel: null, authorize_url}`; send the person's browser to `authorize_url`. The platform returns them to `/oauth/{platform}/callback`, which connects the channel and sends them on to the app's Settings page. The link works once, for ten minutes. A channel marked `needs_reconnect` is reconnected the same way. 501 OAUTH_NOT_CONFIGURED, naming the variables to set, when the platform has no OAuth app configured.
          */
         post: operations["connectChannel"];
         delete?: never;
@@ -1500,6 +1500,13 @@ export interface components {
                 handle: string;
                 id: string;
                 platform: components["schemas"]["Platform"];
+                /**
+                 * @description `needs_reconnect`: the platform refused to refresh its access, so nothing can be published on it until the person connects the account again (Settings → Channels). Its approvals and schedule stay.
+                 * @enum {string}
+                 */
+                status: "connected" | "needs_reconnect" | "disconnected";
+                /** @description Set while the approval is pending on a channel that cannot publish (`needs_reconnect` or `disconnected`): what is wrong and what the person does about it. */
+                warning: string | null;
             };
             /** @description ISO-8601 UTC timestamp. */
             created_at: string;
@@ -1624,7 +1631,7 @@ export interface components {
             timezone: string;
         };
         Brand: {
-            /** @description Connected channels. */
+            /** @description Connected channels, and those waiting for the person to reconnect them. */
             channels: components["schemas"]["ChannelSummary"][];
             /** @description ISO-8601 UTC timestamp. */
             created_at: string;
@@ -1676,7 +1683,7 @@ export interface components {
             };
         };
         BrandSummary: {
-            /** @description Connected channels. */
+            /** @description Connected channels, and those waiting for the person to reconnect them. */
             channels: components["schemas"]["ChannelSummary"][];
             /** @description ISO-8601 UTC timestamp. */
             created_at: string;
@@ -1735,8 +1742,13 @@ export interface components {
              */
             kind: "sandbox" | "live";
             platform: components["schemas"]["Platform"];
-            /** @enum {string} */
-            status: "connected" | "disconnected";
+            /**
+             * @description `needs_reconnect`: the platform refused to refresh its access, so nothing can be published on it until the person connects the account again (Settings → Channels). Its approvals and schedule stay.
+             * @enum {string}
+             */
+            status: "connected" | "needs_reconnect" | "disconnected";
+            /** @description Why the channel needs the person (`needs_reconnect`); null otherwise. */
+            status_reason: string | null;
         };
         ChannelConnectResult: {
             /** @description Live mode: where to send the person to authorise. Null in sandbox: the channel is connected at once. */
@@ -1749,6 +1761,11 @@ export interface components {
             /** @enum {string} */
             kind: "sandbox" | "live";
             platform: components["schemas"]["Platform"];
+            /**
+             * @description `needs_reconnect`: nothing publishes on it until the person connects the account again.
+             * @enum {string}
+             */
+            status: "connected" | "needs_reconnect";
         };
         Conversation: {
             brand_id: string;
@@ -2383,7 +2400,7 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Success */
-            200: {
+            302: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2391,7 +2408,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            /** @description OAUTH_STATE_MISSING, OAUTH_STATE_INVALID, OAUTH_STATE_EXPIRED, OAUTH_STATE_USED; NOT_AN_OAUTH_FLOW in sandbox mode */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2402,6 +2419,15 @@ export interface operations {
             };
             /** @description NOT_FOUND: no object with that id is visible to the caller. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description OAUTH_NOT_CONFIGURED */
+            501: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4542,7 +4568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description OAUTH_NOT_CONFIGURED (live mode) */
+            /** @description OAUTH_NOT_CONFIGURED (live mode, the platform has no OAuth app configured) */
             501: {
                 headers: {
                     [name: string]: unknown;

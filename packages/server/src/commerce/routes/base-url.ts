@@ -1,8 +1,7 @@
 import type { Request } from 'express';
 import type { Config } from '../../config.js';
+import { publicBaseUrl as baseUrlOf } from '../../platform/http/base-url.js';
 
 /** Where hosted pages live: COMMERCE_PUBLIC_URL when set, else the address the caller used. */
-export function publicBaseUrl(req: Request, config: Config): string {
-  if (config.commerce.publicUrl) return config.commerce.publicUrl.replace(/\/+$/, '');
-  return `${req.protocol}://${req.get('host') ?? `127.0.0.1:${config.commerce.port}`}`;
-}
+export const publicBaseUrl = (req: Request, config: Config): string =>
+  baseUrlOf(req, config.commerce.publicUrl, config.commerce.port);

@@ -65,6 +65,15 @@ export interface ProviderPublishResult {
   permalink: string;
 }
 
+/** The platform account a token is for: what a connected channel is named after. */
+export interface ProviderAccount {
+  /** The platform's stable id for the account (a reconnect must be the same account). */
+  id: string;
+  /** Without the `@`. */
+  handle: string;
+  displayName: string;
+}
+
 export interface ProviderStatus {
   externalId: string;
   /** False when the platform no longer has the post (deleted, or never existed). */
@@ -87,6 +96,12 @@ export interface PlatformProvider {
   authorizeUrl(input: AuthorizeInput): string;
   exchangeCode(input: ExchangeInput): Promise<TokenSet>;
   refresh(refreshToken: string): Promise<TokenSet>;
+  /**
+   * Which account the access token is for. The connect flow needs it to name the channel and to
+   * tell a reconnect of the same account from another account; a provider without it cannot be
+   * connected (optional only until every provider has it).
+   */
+  account?(accessToken: string): Promise<ProviderAccount>;
   publish(input: ProviderPublishInput): Promise<ProviderPublishResult>;
   status(input: { accessToken: string; externalId: string }): Promise<ProviderStatus>;
   metrics(input: { accessToken: string; externalId: string }): Promise<Counts>;

@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.js';
+import { publicBaseUrl } from '../../platform/http/base-url.js';
+import { reply } from '../../platform/http/route.js';
 import type { ContentContext } from '../context.js';
-import { oauthNotConfigured } from '../publishers/registry.js';
 import { defineRoute } from '../route.js';
 import { Channel, ConnectChannelBody, ConnectResult, CreateSignalBody, Signal } from '../schemas/channels.js';
 import { Id, IdParams, Platform, pageOf, pageQuery, SignalKind } from '../schemas/common.js';
 import { connectChannel, disconnectChannel, getChannel, listChannels } from '../services/channels.js';
+import { completeConnect } from '../services/oauth-connect.js';
 import { createSignal, listSignals } from '../services/signals.js';
 import { listBody, NOT_FOUND } from './helpers.js';
 
@@ -59,16 +61,26 @@ export function channelRoutes(ctx: ContentContext) {
       auth: 'person',
       operationId: 'connectChannel',
       description:
-        'Starts connecting a platform account to the brand. In sandbox mode the channel is connected at once with a sandbox handle. In live mode this build answers 501 OAUTH_NOT_CONFIGURED: live publishing is not available yet.',
+        "Starts connecting a platform account to the brand. Sandbox: the channel is connected at once with a sandbox handle (`handle` and `display_name` may name it). Live: answers `{channel: null, authorize_url}`; send the person's browser to `authorize_url`. The platform returns them to `/oauth/{platform}/callback`, which connects the channel and sends them on to the app's Settings page. The link works once, for ten minutes. A channel marked `needs_reconnect` is reconnected the same way. 501 OAUTH_NOT_CONFIGURED, naming the variables to set, when the platform has no OAuth app configured.",
       summary:
-        'Start connecting an account. Sandbox: connected at once. Live: the OAuth flow, which returns to /oauth/{platform}/callback (501 OAUTH_NOT_CONFIGURED in this build).',
+        'Start connecting an account. Sandbox: connected at once. Live: returns the authorise URL of the OAuth flow, which finishes at /oauth/{platform}/callback.',
       tags,
       status: 201,
       params: IdParams,
       body: ConnectChannelBody,
       response: ConnectResult,
-      errors: { ...NOT_FOUND, 409: 'CHANNEL_ALREADY_CONNECTED', 501: 'OAUTH_NOT_CONFIGURED (live mode)' },
-      handler: ({ params, body }) => connectChannel(ctx, params.id, body),
+      errors: {
+        ...NOT_FOUND,
+        409: 'CHANNEL_ALREADY_CONNECTED',
+        501: 'OAUTH_NOT_CONFIGURED (live mode, the platform has no OAuth app configured)',
+      },
+      handler: ({ params, body, req }) =>
+        connectChannel(
+          ctx,
+          params.id,
+          body,
+          publicBaseUrl(req, ctx.config.content.publicUrl, ctx.config.content.port),
+        ),
     }),
     defineRoute({
       method: 'get',
@@ -76,21 +88,27 @@ export function channelRoutes(ctx: ContentContext) {
       auth: 'public',
       operationId: 'oauthCallback',
       description:
-        'Where a platform sends the person back after they authorise. Reachable through the local-only gate, because the platform redirects a browser that may be anywhere. No platform OAuth client exists in this build yet, so the page explains that.',
+        "Where a platform sends the person's browser back after they authorise (register `<CONTENT_PUBLIC_URL>/oauth/<platform>/callback` with the platform). Reachable through the local-only gate, because the platform redirects a browser that may be anywhere. A missing, unknown, expired or already used `state` is refused with 400 and nothing is written. Otherwise the state is spent and the person is redirected (302) to the app: `/settings?connected=<channel id>`, or `/settings?connect_error=<code>&platform=<platform>` with code `access_denied` (the person said no), `platform_error`, `token_exchange_failed`, `account_lookup_failed` or `channel_already_connected`.",
       summary:
-        'Where a platform returns after the person authorises. Reachable through the local-only gate. No OAuth client exists in this build, so it always explains why.',
+        'Where a platform returns after the person authorises: checks the state, stores the tokens encrypted, connects the channel and redirects to the app.',
       tags,
+      status: 302,
       params: z.strictObject({ platform: Platform }),
       query: z.record(z.string(), z.string()),
       response: z.object({}),
-      handler: ({ params }) => {
+      errors: {
+        400: 'OAUTH_STATE_MISSING, OAUTH_STATE_INVALID, OAUTH_STATE_EXPIRED, OAUTH_STATE_USED; NOT_AN_OAUTH_FLOW in sandbox mode',
+        501: 'OAUTH_NOT_CONFIGURED',
+      },
+      handler: async ({ params, query }) => {
         if (ctx.config.mode === 'sandbox')
           throw new AppError(
             400,
             'NOT_AN_OAUTH_FLOW',
             'Sandbox channels connect at once with POST /v1/brands/:id/channels/connect; there is no OAuth callback to complete.',
           );
-        throw oauthNotConfigured(params.platform);
+        const { location } = await completeConnect(ctx, params.platform, query);
+        return reply({}, { status: 302, headers: { location } });
       },
     }),
     defineRoute({

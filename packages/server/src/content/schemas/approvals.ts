@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../schemas.js';
+import { ChannelStatus } from './channels.js';
 import {
   ApprovalStatus,
   CallerSource,
@@ -39,7 +40,18 @@ export const Approval = named(
       version: z.number().int(),
       parts: z.array(DraftPart),
     }),
-    channel: z.object({ id: z.string(), platform: Platform, handle: z.string() }),
+    channel: z.object({
+      id: z.string(),
+      platform: Platform,
+      handle: z.string(),
+      status: ChannelStatus,
+      warning: z
+        .string()
+        .nullable()
+        .describe(
+          'Set while the approval is pending on a channel that cannot publish (`needs_reconnect` or `disconnected`): what is wrong and what the person does about it.',
+        ),
+    }),
     slot: Timestamp.describe('When the post goes out once approved.'),
     slot_passed: z
       .boolean()

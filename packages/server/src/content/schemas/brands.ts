@@ -72,7 +72,15 @@ export type Evidence = z.output<typeof Evidence>;
 
 export const ChannelSummary = named(
   'ChannelSummary',
-  z.object({ id: z.string(), platform: Platform, handle: z.string(), kind: z.enum(['sandbox', 'live']) }),
+  z.object({
+    id: z.string(),
+    platform: Platform,
+    handle: z.string(),
+    kind: z.enum(['sandbox', 'live']),
+    status: z
+      .enum(['connected', 'needs_reconnect'])
+      .describe('`needs_reconnect`: nothing publishes on it until the person connects the account again.'),
+  }),
 );
 
 export const BrandSummary = named(
@@ -80,7 +88,9 @@ export const BrandSummary = named(
   z.object({
     id: z.string(),
     name: z.string(),
-    channels: z.array(ChannelSummary).describe('Connected channels.'),
+    channels: z
+      .array(ChannelSummary)
+      .describe('Connected channels, and those waiting for the person to reconnect them.'),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),

@@ -2,6 +2,12 @@ import { z } from 'zod';
 import { named } from '../schemas.js';
 import { Platform, SignalKind, Text, Timestamp } from './common.js';
 
+export const ChannelStatus = z
+  .enum(['connected', 'needs_reconnect', 'disconnected'])
+  .describe(
+    '`needs_reconnect`: the platform refused to refresh its access, so nothing can be published on it until the person connects the account again (Settings → Channels). Its approvals and schedule stay.',
+  );
+
 export const Channel = named(
   'Channel',
   z.object({
@@ -13,7 +19,11 @@ export const Channel = named(
     kind: z
       .enum(['sandbox', 'live'])
       .describe('Sandbox channels publish nowhere; posts get sandbox permalinks.'),
-    status: z.enum(['connected', 'disconnected']),
+    status: ChannelStatus,
+    status_reason: z
+      .string()
+      .nullable()
+      .describe('Why the channel needs the person (`needs_reconnect`); null otherwise.'),
     connected_at: Timestamp.nullable(),
     created_at: Timestamp,
   }),

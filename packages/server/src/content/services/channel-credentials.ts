@@ -1,4 +1,5 @@
 import { createSecretBox, type SecretBox, SecretBoxError } from '../../platform/crypto/secret-box.js';
+import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
 import { channelCredentialsStore } from '../db/stores/channel-credentials-store.js';
@@ -43,12 +44,12 @@ export function secretBox(ctx: Pick<ContentContext, 'config'>): SecretBox {
 const sealContext = (channelId: string, field: 'access_token' | 'refresh_token') =>
   `channel_credentials:${channelId}:${field}`;
 
+/** What the person reads wherever the channel shows up: the error, and a pending approval's warning. */
+export const reconnectMessage = (channel: Pick<ChannelRow, 'id' | 'platform' | 'handle'>, reason: string) =>
+  `The ${channel.platform} channel @${channel.handle} (${channel.id}) needs to be connected again: ${reason} Reconnect it in the app's Settings → Channels (/settings).`;
+
 export const needsReconnect = (channel: Pick<ChannelRow, 'id' | 'platform' | 'handle'>, reason: string) =>
-  new AppError(
-    409,
-    'CHANNEL_NEEDS_RECONNECT',
-    `The ${channel.platform} channel @${channel.handle} (${channel.id}) needs to be connected again: ${reason} Reconnect it in the app's Settings → Channels (/settings).`,
-  );
+  new AppError(409, 'CHANNEL_NEEDS_RECONNECT', reconnectMessage(channel, reason));
 
 async function liveChannel(ctx: ContentContext, channelId: string): Promise<ChannelRow> {
   const channel = await channelsStore(ctx.db).get(channelId);
@@ -80,13 +81,13 @@ export async function saveTokens(
   ctx: ContentContext,
   channelId: string,
   tokens: TokenSet,
-  opts: { platformUserId?: string | null } = {},
+  /** `db`: a transaction to write in (the connect flow creates the channel in the same one). */
+  opts: { db?: SqlExecutor } = {},
 ): Promise<void> {
   const box = secretBox(ctx);
   const at = ctx.clock.now().toISOString();
-  await channelCredentialsStore(ctx.db).upsert({
+  await channelCredentialsStore(opts.db ?? ctx.db).upsert({
     channel_id: channelId,
-    platform_user_id: opts.platformUserId ?? null,
     access_token: box.seal(tokens.accessToken, sealContext(channelId, 'access_token')),
     refresh_token: tokens.refreshToken
       ? box.seal(tokens.refreshToken, sealContext(channelId, 'refresh_token'))

@@ -1,34 +1,47 @@
-import { notFound } from '../../platform/errors.js';
+import { invalidRequest, notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
 import { channelsStore } from '../db/stores/channels-store.js';
 import type { Platform } from '../domain.js';
-import { oauthNotConfigured } from '../publishers/registry.js';
 import type { ChannelView } from '../schemas/channels.js';
 import type { Page } from '../schemas/common.js';
 import { requireBrand } from './brands.js';
 import { conflict } from './errors.js';
+import { startConnect } from './oauth-connect.js';
 import { channelView } from './views.js';
 
-/** Where a live platform will send the person back after authorising; public through the gate. */
-export const oauthCallbackPath = (platform: Platform) => `/oauth/${platform}/callback`;
-
 /**
- * Sandbox: the channel connects at once, with a sandbox handle. Live: the OAuth flow would
- * start here and finish at /oauth/<platform>/callback; with no client configured it refuses.
+ * Sandbox: the channel connects at once, with a sandbox handle. Live: the OAuth flow starts here
+ * (see oauth-connect.ts) and finishes at /oauth/<platform>/callback; `baseUrl` is where the
+ * platform sends the person back. A channel waiting to be reconnected may be connected again.
  */
 export async function connectChannel(
   ctx: ContentContext,
   brandId: string,
   input: { platform: Platform; handle?: string | undefined; display_name?: string | undefined },
+  baseUrl = ctx.config.content.publicUrl ?? `http://127.0.0.1:${ctx.config.content.port}`,
 ): Promise<{ channel: ChannelView | null; authorize_url: string | null }> {
   const brand = await requireBrand(ctx, brandId);
-  if (ctx.config.mode === 'live') throw oauthNotConfigured(input.platform);
   const store = channelsStore(ctx.db);
   const existing = await store.connectedFor(brandId, input.platform);
-  if (existing)
+  if (existing?.status === 'connected')
     throw conflict(
       'CHANNEL_ALREADY_CONNECTED',
       `Brand '${brandId}' already has a connected ${input.platform} channel (${existing.id}). Disconnect it first.`,
+    );
+  if (ctx.config.mode === 'live') {
+    const named =
+      input.handle !== undefined ? 'handle' : input.display_name !== undefined ? 'display_name' : null;
+    if (named)
+      throw invalidRequest(
+        `'${named}' is for sandbox channels only: a live channel takes its handle and name from the ${input.platform} account the person authorises.`,
+        named,
+      );
+    return startConnect(ctx, brandId, input.platform, baseUrl);
+  }
+  if (existing)
+    throw conflict(
+      'CHANNEL_ALREADY_CONNECTED',
+      `Brand '${brandId}' already has a ${input.platform} channel (${existing.id}). Disconnect it first.`,
     );
   const at = ctx.clock.now().toISOString();
   const handle =
@@ -69,8 +82,8 @@ export async function disconnectChannel(ctx: ContentContext, id: string): Promis
   const store = channelsStore(ctx.db);
   const row = await store.get(id);
   if (!row) throw notFound('channel', id);
-  await store.disconnect(id);
-  return channelView({ ...row, status: 'disconnected' });
+  await ctx.db.transaction((tx) => channelsStore(tx).disconnect(id));
+  return channelView({ ...row, status: 'disconnected', status_reason: null });
 }
 
 export async function requireConnectedChannel(
@@ -83,7 +96,8 @@ export async function requireConnectedChannel(
   if (channelId) {
     const ch = await store.get(channelId);
     if (!ch || ch.brand_id !== brandId) throw notFound('channel', channelId);
-    if (ch.status !== 'connected')
+    // A channel waiting to be reconnected still takes work: the person reconnects before the slot.
+    if (ch.status === 'disconnected')
       throw conflict(
         'CHANNEL_DISCONNECTED',
         `Channel '${channelId}' is disconnected. Connect it again first.`,

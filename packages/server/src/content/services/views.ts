@@ -10,6 +10,7 @@ import type { DraftPartView, DraftView } from '../schemas/drafts.js';
 import type { IdeaView } from '../schemas/ideas.js';
 import type { MetricsView } from '../schemas/posts.js';
 import { charCount } from '../text.js';
+import { reconnectMessage } from './channel-credentials.js';
 import { engagementsOf } from './metrics.js';
 
 /** How parts are stored: text and the media on it (only ever on the first part). */
@@ -28,7 +29,8 @@ export const channelView = (r: ChannelRow): ChannelView => ({
   handle: r.handle,
   display_name: r.display_name,
   kind: r.kind as 'sandbox' | 'live',
-  status: r.status as 'connected' | 'disconnected',
+  status: r.status as ChannelView['status'],
+  status_reason: r.status_reason ?? null,
   connected_at: r.connected_at,
   created_at: r.created_at,
 });
@@ -91,10 +93,23 @@ export const metricsView = (m: MetricsRow): MetricsView => ({
   engagements: engagementsOf(m),
 });
 
-export const approvalChannel = (r: ApprovalWithChannel) => ({
-  id: r.channel_id,
-  platform: r.channel_platform as Platform,
-  handle: r.channel_handle,
-});
+/** The approval's channel, with a warning while it is pending on a channel that cannot publish. */
+export const approvalChannel = (r: ApprovalWithChannel) => {
+  const channel = { id: r.channel_id, platform: r.channel_platform, handle: r.channel_handle };
+  const pending = r.status === 'pending';
+  return {
+    id: r.channel_id,
+    platform: r.channel_platform as Platform,
+    handle: r.channel_handle,
+    status: r.channel_status as ChannelView['status'],
+    warning: !pending
+      ? null
+      : r.channel_status === 'needs_reconnect'
+        ? reconnectMessage(channel, r.channel_status_reason ?? 'its platform access lapsed.')
+        : r.channel_status === 'disconnected'
+          ? `The ${r.channel_platform} channel @${r.channel_handle} (${r.channel_id}) is disconnected: approving will fail until it is connected again (Settings → Channels, /settings). Reject it or reconnect.`
+          : null,
+  };
+};
 
 export const isSandboxPost = (p: PostRow) => p.external_id?.startsWith('sandbox-') ?? false;

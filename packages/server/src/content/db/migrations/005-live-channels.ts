@@ -3,7 +3,9 @@ import type { Migration } from '../../../platform/db/sqlite.js';
 /**
  * Live channels (issue 12): the tokens an OAuth connect gives, and the connect flows in flight.
  *
- * - `channel_credentials`: one row per live channel. `access_token` and `refresh_token` are
+ * - Channels gain `platform_user_id`: the platform's id of the account a live channel is, so a
+ *   reconnect of the same account finds its channel again (and another account does not).
+ * - `channel_credentials`: one row per connected live channel, deleted on disconnect. `access_token` and `refresh_token` are
  *   sealed with SERVICE_SECRET_KEY (platform/crypto/secret-box.ts, AES-256-GCM); nothing here is
  *   readable without it.
  * - `oauth_states`: one row per started connect. The `state` sent to the platform is stored only
@@ -19,13 +21,13 @@ export const liveChannelsMigration: Migration = {
   name: 'live channels: credentials and oauth states',
   up: `
     ALTER TABLE channels ADD COLUMN status_reason TEXT;
+    ALTER TABLE channels ADD COLUMN platform_user_id TEXT;
     DROP INDEX channels_one_per_platform;
     CREATE UNIQUE INDEX channels_one_per_platform ON channels (brand_id, platform)
       WHERE status IN ('connected', 'needs_reconnect');
 
     CREATE TABLE channel_credentials (
       channel_id TEXT PRIMARY KEY REFERENCES channels(id) ON DELETE CASCADE,
-      platform_user_id TEXT,
       access_token TEXT NOT NULL,
       refresh_token TEXT,
       expires_at TEXT,

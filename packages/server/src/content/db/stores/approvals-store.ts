@@ -27,11 +27,14 @@ export interface ApprovalRow {
 export interface ApprovalWithChannel extends ApprovalRow {
   channel_platform: string;
   channel_handle: string;
+  channel_status: string;
+  channel_status_reason: string | null;
   parts: string;
   draft_platform: string;
 }
 
 const SELECT = `SELECT a.*, c.platform AS channel_platform, c.handle AS channel_handle,
+    c.status AS channel_status, c.status_reason AS channel_status_reason,
     v.parts AS parts, d.platform AS draft_platform
   FROM approvals a
   JOIN channels c ON c.id = a.channel_id

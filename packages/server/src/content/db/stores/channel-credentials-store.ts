@@ -3,7 +3,6 @@ import type { SqlExecutor } from '../../../platform/db/sqlite.js';
 /** Sealed tokens of one live channel (migration 005). Token columns hold secret-box values only. */
 export interface ChannelCredentialsRow {
   channel_id: string;
-  platform_user_id: string | null;
   access_token: string;
   refresh_token: string | null;
   expires_at: string | null;
@@ -28,41 +27,22 @@ export function channelCredentialsStore(db: SqlExecutor) {
   return {
     get: (channelId: string) =>
       db.get<ChannelCredentialsRow>('SELECT * FROM channel_credentials WHERE channel_id = ?', [channelId]),
-    /** Writes the tokens; `platform_user_id` is kept when the new row leaves it null. */
     async upsert(r: ChannelCredentialsRow) {
       await db.run(
         `INSERT INTO channel_credentials
-           (channel_id, platform_user_id, access_token, refresh_token, expires_at, scopes, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+           (channel_id, access_token, refresh_token, expires_at, scopes, created_at, updated_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (channel_id) DO UPDATE SET
-           platform_user_id = COALESCE(excluded.platform_user_id, platform_user_id),
            access_token = excluded.access_token,
            refresh_token = excluded.refresh_token,
            expires_at = excluded.expires_at,
            scopes = excluded.scopes,
            updated_at = excluded.updated_at`,
-        [
-          r.channel_id,
-          r.platform_user_id,
-          r.access_token,
-          r.refresh_token,
-          r.expires_at,
-          r.scopes,
-          r.created_at,
-          r.updated_at,
-        ],
+        [r.channel_id, r.access_token, r.refresh_token, r.expires_at, r.scopes, r.created_at, r.updated_at],
       );
     },
     remove: (channelId: string) =>
       db.run('DELETE FROM channel_credentials WHERE channel_id = ?', [channelId]),
-    /** The brand's channel on this platform for this platform account, newest first, any status. */
-    channelForAccount: (brandId: string, platform: string, platformUserId: string) =>
-      db.get<{ id: string; status: string }>(
-        `SELECT c.id, c.status FROM channels c JOIN channel_credentials k ON k.channel_id = c.id
-         WHERE c.brand_id = ? AND c.platform = ? AND k.platform_user_id = ?
-         ORDER BY c.created_at DESC, c.id DESC LIMIT 1`,
-        [brandId, platform, platformUserId],
-      ),
   };
 }
 

@@ -11,6 +11,8 @@ export interface ChannelRow {
   status: string;
   /** Why the channel needs the person (needs_reconnect); null otherwise. */
   status_reason?: string | null;
+  /** Live channels: the platform's id of the account. */
+  platform_user_id?: string | null;
   connected_at: string | null;
   created_at: string;
 }
@@ -25,8 +27,8 @@ export function channelsStore(db: SqlExecutor) {
   return {
     async insert(r: ChannelRow) {
       await db.run(
-        `INSERT INTO channels (id, brand_id, platform, handle, display_name, kind, status, connected_at, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO channels (id, brand_id, platform, handle, display_name, kind, status, connected_at, created_at, platform_user_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           r.id,
           r.brand_id,
@@ -37,6 +39,7 @@ export function channelsStore(db: SqlExecutor) {
           r.status,
           r.connected_at,
           r.created_at,
+          r.platform_user_id ?? null,
         ],
       );
     },
@@ -57,6 +60,13 @@ export function channelsStore(db: SqlExecutor) {
         brandIds,
       );
     },
+    /** The brand's latest channel on this platform for this platform account, any status. */
+    forAccount: (brandId: string, platform: string, platformUserId: string) =>
+      db.get<ChannelRow>(
+        `SELECT * FROM channels WHERE brand_id = ? AND platform = ? AND platform_user_id = ?
+         ORDER BY created_at DESC, id DESC LIMIT 1`,
+        [brandId, platform, platformUserId],
+      ),
     async list(filter: { brandId?: string }, limit: number, after?: string) {
       const a = afterClause(['created_at', 'id'], after);
       const where = filter.brandId ? ' AND brand_id = ?' : '';
@@ -66,8 +76,10 @@ export function channelsStore(db: SqlExecutor) {
       );
       return toPage(rows, limit, (r) => [r.created_at, r.id]);
     },
+    /** Disconnected, and its platform tokens forgotten (run it in a transaction: two tables). */
     async disconnect(id: string) {
       await db.run("UPDATE channels SET status = 'disconnected', status_reason = NULL WHERE id = ?", [id]);
+      await db.run('DELETE FROM channel_credentials WHERE channel_id = ?', [id]);
     },
     /** Only a connected channel moves to needs_reconnect; true when this call moved it. */
     async markNeedsReconnect(id: string, reason: string) {

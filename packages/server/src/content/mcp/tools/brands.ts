@@ -20,13 +20,14 @@ export const listBrandsTool = defineTool({
   scope: 'read',
   idempotent: true,
   description:
-    'Lists the brands in the workspace (up to 100), each with its id, name and connected channels (platform and handle). Start here: most other tools take a brandId from this list.',
+    'Lists the brands in the workspace (up to 100), each with its id, name and connected channels (platform, handle, and status: `needs_reconnect` means nothing publishes there until the person reconnects the account). Start here: most other tools take a brandId from this list.',
   input: z.strictObject({}),
   output: { brands: z.array(BrandSummary), has_more: z.boolean() },
   async run(ctx) {
     const page = await listBrands(ctx, { limit: PAGE.maxLimit });
     const names = page.items.map(
-      (b) => `${b.name} (${b.id}; ${b.channels.map((c) => c.platform).join(', ') || 'no channels'})`,
+      (b) =>
+        `${b.name} (${b.id}; ${b.channels.map((c) => (c.status === 'needs_reconnect' ? `${c.platform} needs reconnecting in Settings → Channels` : c.platform)).join(', ') || 'no channels'})`,
     );
     return {
       summary: `${plural(page.items.length, 'brand')}${names.length ? `: ${names.join('; ')}` : ''}.`,

@@ -65,6 +65,18 @@ export function createXProvider(opts: XClientOptions): PlatformProvider {
     defaultScopes: X_SCOPES,
     ...oauth,
 
+    async account(accessToken) {
+      const me = await call<{ data?: { id?: string; name?: string; username?: string } }>({
+        method: 'GET',
+        path: '/2/users/me',
+        token: accessToken,
+      });
+      const { id, name, username } = me?.data ?? {};
+      if (!id || !username)
+        throw new ProviderError('x', 'rejected', 'X did not say which account the token is for.');
+      return { id, handle: username, displayName: name || username };
+    },
+
     async publish(input) {
       checkLimits(input);
       const token = input.accessToken;
