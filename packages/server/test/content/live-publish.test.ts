@@ -1,53 +1,12 @@
-// Until live-connect's test/helpers/live.ts lands: a live-mode server whose X app points at the
-// fake, and a channel connected with tokens from the fake's OAuth flow, stored through saveTokens.
-import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
-import { PLATFORMS } from '../../src/content/domain.js';
-import { createPkcePair } from '../../src/content/publishers/pkce.js';
-import { providerFor } from '../../src/content/publishers/registry.js';
-import { saveTokens } from '../../src/content/services/channel-credentials.js';
+import { accessTokenFor } from '../../src/content/services/channel-credentials.js';
 import { tick } from '../../src/content/services/sandbox.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import { startXFake, type XFake } from '../fakes/x-fake.js';
-import { api, startTestService, type TestService } from '../helpers/start.js';
-
-async function startLive(o: { x: XFake; clock: ManualClock; timeoutMs?: number }) {
-  const platforms = Object.fromEntries(
-    PLATFORMS.map((p) => [p, { client: null, apiUrl: 'http://127.0.0.1:9', authUrl: 'http://127.0.0.1:9' }]),
-  ) as unknown as import('../../src/config.js').Config['platforms'];
-  platforms.x = { client: { id: o.x.clientId, secret: 'shh' }, apiUrl: o.x.url, authUrl: o.x.authUrl };
-  return startTestService('content', {
-    config: {
-      mode: 'live',
-      seed: 'none',
-      secretKey: randomBytes(32),
-      platforms,
-      ...(o.timeoutMs ? { platformTimeoutMs: o.timeoutMs } : {}),
-    },
-    clock: o.clock,
-  });
-}
-
-async function connectLive(s: TestService, brand: string, platform: 'x') {
-  const ctx = ctxOf(s);
-  const x = providerFor(ctx.config, platform);
-  const pkce = createPkcePair();
-  const redirectUri = `${s.url}/oauth/x/callback`;
-  const res = await fetch(x.authorizeUrl({ state: 's', codeChallenge: pkce.challenge, redirectUri }), {
-    redirect: 'manual',
-  });
-  const code = new URL(res.headers.get('location') as string).searchParams.get('code') as string;
-  const tokens = await x.exchangeCode({ code, codeVerifier: pkce.verifier, redirectUri });
-  const at = ctx.clock.now().toISOString();
-  await ctx.db.run(
-    "INSERT INTO channels (id, brand_id, platform, handle, display_name, kind, status, connected_at, created_at) VALUES ('ch_live', ?, 'x', 'fieldnote', 'Fieldnote', 'live', 'connected', ?, ?)",
-    [brand, at, at],
-  );
-  await saveTokens(ctx, 'ch_live', tokens);
-  return { id: 'ch_live' };
-}
+import type { XFake } from '../fakes/x-fake.js';
+import { connectLive, startLive } from '../helpers/live.js';
+import { api, type TestService } from '../helpers/start.js';
 
 /**
  * The live publish pipeline against the X fake over loopback: a content server in live mode, a
@@ -66,18 +25,21 @@ const tweetsPosted = () => fake.requests.filter((r) => r === 'POST /2/tweets').l
 
 /** A live server with a connected X channel; `timeoutMs` short for the tests where X never answers. */
 async function startWithChannel(timeoutMs?: number) {
-  svc = await startLive({ x: fake, clock: new ManualClock(new Date()), ...(timeoutMs ? { timeoutMs } : {}) });
+  const stack = await startLive({
+    clock: new ManualClock(new Date()),
+    config: timeoutMs ? { platformTimeoutMs: timeoutMs } : {},
+  });
+  svc = stack.svc;
+  fake = stack.x;
   brandId = (await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } })).body.id;
   channelId = (await connectLive(svc, brandId, 'x')).id;
 }
 
-beforeEach(async () => {
-  fake = await startXFake({ clientSecret: 'shh' });
-});
 afterEach(async () => {
   await svc?.close();
+  await fake?.close();
   svc = undefined as unknown as TestService;
-  await fake.close();
+  fake = undefined as unknown as XFake;
 });
 
 async function uploadImage(): Promise<string> {
@@ -251,7 +213,6 @@ describe('live publishing to X', () => {
   it('an expired token with a working refresh publishes after one refresh', async () => {
     await startWithChannel();
     const ctx = ctxOf(svc);
-    const { accessTokenFor } = await import('../../src/content/services/channel-credentials.js');
     fake.expire(await accessTokenFor(ctx, channelId));
     const res = await post('After a refresh.');
     expect(res.body.status).toBe('published');
