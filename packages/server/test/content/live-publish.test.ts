@@ -183,6 +183,18 @@ describe('live publishing to X', () => {
     });
     expect(wrong.status).toBe(409);
     expect(wrong.body.error.code).toBe('PLATFORM_POST_NOT_FOUND');
+    // Ids that are no X post id never reach X as a path.
+    for (const [external_id, code] of [
+      ['../../2/users/me', 'PLATFORM_POST_NOT_FOUND'],
+      ['1%2F2', 'PLATFORM_POST_NOT_FOUND'],
+      ['9'.repeat(101), 'INVALID_REQUEST'],
+    ]) {
+      const bad = await api(svc.url, 'POST', `/v1/posts/${res.body.id}/confirm`, {
+        body: { published: true, external_id },
+      });
+      expect(bad.body.error.code, String(external_id)).toBe(code);
+    }
+    expect(fake.violations).toEqual([]);
     const confirmed = await api(svc.url, 'POST', `/v1/posts/${res.body.id}/confirm`, {
       body: { published: true, external_id: tweet?.id },
     });
@@ -208,6 +220,35 @@ describe('live publishing to X', () => {
     });
     expect(twice.status).toBe(409);
     expect(twice.body.error.code).toBe('POST_NOT_UNCONFIRMED');
+  });
+
+  it('a thread cut off by a 429 after its first part sends only the rest, as replies, after Retry-After', async () => {
+    await startWithChannel();
+    fake.failNext(
+      'POST /2/tweets',
+      { kind: 'status', status: 429, headers: { 'retry-after': '60' } },
+      { after: 1 },
+    );
+    const res = await api(svc.url, 'POST', '/v1/posts', {
+      body: {
+        channel_id: channelId,
+        parts: [{ text: 'One of three.' }, { text: 'Two.' }, { text: 'Three.' }],
+      },
+    });
+    expect(res.body.status).toBe('scheduled');
+    expect(fake.tweets.size).toBe(1);
+    const edit = await api(svc.url, 'PATCH', `/v1/posts/${res.body.id}`, { body: { text: 'Rewritten.' } });
+    expect(edit.status).toBe(409);
+    expect(edit.body.error.code).toBe('POST_PARTLY_PUBLISHED');
+
+    svc.clock.advance(60_000);
+    expect((await pass()).published).toEqual([res.body.id]);
+    const tweets = [...fake.tweets.values()];
+    expect(tweets.map((t) => t.text)).toEqual(['One of three.', 'Two.', 'Three.']);
+    expect(tweets.map((t) => t.replyTo)).toEqual([null, tweets[0]?.id, tweets[1]?.id]);
+    const after = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
+    expect(after.body.permalink).toBe(`https://x.com/${fake.user.username}/status/${tweets[0]?.id}`);
+    expect(fake.violations).toEqual([]);
   });
 
   it('an expired token with a working refresh publishes after one refresh', async () => {

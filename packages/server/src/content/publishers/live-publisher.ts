@@ -162,10 +162,21 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
     async exists(ref) {
       const ctx = getCtx();
       const p = provider(ctx, ref.platform);
-      const s = await withToken(ctx, ref.channelId, (accessToken) =>
-        p.status({ accessToken, externalId: ref.externalId }),
-      );
-      return s.exists;
+      try {
+        const s = await withToken(ctx, ref.channelId, (accessToken) =>
+          p.status({ accessToken, externalId: ref.externalId }),
+        );
+        return s.exists;
+      } catch (err) {
+        if (!(err instanceof ProviderError)) throw err;
+        // Not an id this platform uses, or one it refuses to look up: it has no such post of ours.
+        if (err.kind === 'invalid' || err.kind === 'rejected') return false;
+        throw new AppError(
+          503,
+          'PLATFORM_UNAVAILABLE',
+          `Could not ask ${ref.platform} about post '${ref.externalId}' (${err.message}); nothing was changed, try again later.`,
+        );
+      }
     },
   };
 }

@@ -142,6 +142,7 @@ export function postRoutes(ctx: ContentContext) {
         ...NOT_FOUND,
         409: 'POST_NOT_UNCONFIRMED, PLATFORM_POST_NOT_FOUND',
         422: 'INVALID_CONFIRMATION',
+        503: 'PLATFORM_UNAVAILABLE (the platform could not be asked about external_id; nothing changed)',
       },
       handler: ({ params, body }) => confirmPost(ctx, params.id, body),
     }),
