@@ -264,7 +264,7 @@ describe('live publishing to X', () => {
 });
 
 describe('live metrics', () => {
-  it('reads counts from X on the snapshot schedule, computes the verdict, and settles at 72 h', async () => {
+  it('reads counts and replies from X on the snapshot schedule, computes the verdict, and settles at 72 h', async () => {
     await startWithChannel();
     const ids: string[] = [];
     for (const text of ['One.', 'Two.', 'Three.', 'Four, the good one.'])
@@ -273,6 +273,9 @@ describe('live metrics', () => {
     expect(tweets).toHaveLength(4);
     for (const [i, t] of tweets.entries())
       Object.assign(t.metrics, { impressions: 500, likes: i === 3 ? 40 : 10 });
+    const good4 = tweets[3]?.id as string;
+    fake.reply(good4, { username: 'maya', text: 'How long did this take to set up?' });
+    fake.reply(good4, { username: 'dev_tom', text: 'Love this, thanks for sharing!' });
 
     svc.clock.advance(30 * 60_000);
     expect((await pass()).snapshots).toBe(0); // nothing is due before 1 h
@@ -280,13 +283,26 @@ describe('live metrics', () => {
     expect((await pass()).snapshots).toBe(4);
     expect((await pass()).snapshots).toBe(0); // one read per age
     const good = await api(svc.url, 'GET', `/v1/posts/${ids[3]}`);
-    expect(good.body.metrics).toMatchObject({ age_h: 1, impressions: 500, likes: 40, engagements: 40 });
+    expect(good.body.metrics).toMatchObject({
+      age_h: 1,
+      impressions: 500,
+      likes: 40,
+      comments: 2,
+      engagements: 42,
+    });
     expect(good.body.verdict).toBe('outperforming');
     expect(good.body.outcome).toMatchObject({ baseline_engagements: 10, compared_with: 3 });
+    const replies = async () =>
+      (await api(svc.url, 'GET', `/v1/posts/${ids[3]}/replies`)).body.replies
+        .map((r: { author: string; theme: string }) => `${r.author} ${r.theme}`)
+        .sort();
+    expect(await replies()).toEqual(['@dev_tom praise', '@maya question']);
 
     for (const t of tweets) t.metrics.likes += 5;
+    fake.reply(good4, { username: 'ops_priya', text: 'Could you share a template for this?' });
     svc.clock.advance(2 * 3_600_000);
     await pass();
+    expect(await replies()).toEqual(['@dev_tom praise', '@maya question', '@ops_priya request']);
     const grown = await api(svc.url, 'GET', `/v1/posts/${ids[0]}`);
     expect(grown.body.growth.map((g: { age_h: number; likes: number }) => [g.age_h, g.likes])).toEqual([
       [1, 10],

@@ -132,6 +132,39 @@ export function createXProvider(opts: XClientOptions): PlatformProvider {
       return { externalId, exists: Boolean(res?.data?.id), text: res?.data?.text ?? null };
     },
 
+    /**
+     * Replies by other accounts in the post's conversation, from recent search (X keeps the last
+     * 7 days there): `conversation_id:<id>`, with the author expanded for the handle.
+     */
+    async replies({ accessToken, externalId }) {
+      if (!/^[0-9]{1,19}$/.test(externalId))
+        throw new ProviderError('x', 'invalid', `${externalId} is no X post id.`);
+      const me = await call<{ data?: { id?: string } }>({
+        method: 'GET',
+        path: '/2/users/me',
+        token: accessToken,
+      });
+      const q = new URLSearchParams({
+        query: `conversation_id:${externalId}`,
+        max_results: '100',
+        [FIELDS_PARAM]: 'created_at,conversation_id',
+        expansions: 'author_id',
+      });
+      const res = await call<{
+        data?: { id?: string; text?: string; author_id?: string; created_at?: string }[];
+        includes?: { users?: { id?: string; username?: string }[] };
+      }>({ method: 'GET', path: `/2/tweets/search/recent?${q}`, token: accessToken });
+      const users = new Map((res?.includes?.users ?? []).map((u) => [u.id, u.username]));
+      return (res?.data ?? [])
+        .filter((t) => t.id && t.author_id !== me?.data?.id)
+        .map((t) => ({
+          externalId: t.id as string,
+          author: users.get(t.author_id) ? `@${users.get(t.author_id)}` : '',
+          text: t.text ?? '',
+          createdAt: t.created_at ? new Date(t.created_at) : null,
+        }));
+    },
+
     async metrics({ accessToken, externalId }): Promise<Counts> {
       const res = await getPost(accessToken, externalId, 'public_metrics,non_public_metrics');
       if (!res?.data?.id) {
