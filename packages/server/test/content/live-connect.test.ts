@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -149,6 +150,24 @@ describe('live connect: OAuth end to end against the X fake', () => {
     expect(rows('SELECT * FROM channel_credentials')).toEqual(tokensBefore);
   });
 
+  it('lets only one of two simultaneous callbacks with the same state through', async () => {
+    const brand = await makeBrand(live.svc, { channels: [] });
+    const { callbackUrl } = await authorize(live.svc, brand.id, 'x');
+    const answers = await Promise.all([visit(callbackUrl), visit(callbackUrl), visit(callbackUrl)]);
+    expect(answers.map((a) => a.status).sort()).toEqual([302, 400, 400]);
+    expect(channelsOf(brand.id)).toHaveLength(1);
+    expect(live.x.requests.filter((r) => r === 'POST /2/oauth2/token')).toHaveLength(1);
+  });
+
+  it('answers a callback on a platform without an OAuth app with 501, leaving the state unspent', async () => {
+    const brand = await makeBrand(live.svc, { channels: [] });
+    const { callbackUrl } = await authorize(live.svc, brand.id, 'x');
+    const elsewhere = callbackUrl.replace('/oauth/x/', '/oauth/linkedin/');
+    // LinkedIn has no OAuth app in this stack: refused before the state is even looked at.
+    expect((await visit(elsewhere)).body.error.code).toBe('OAUTH_NOT_CONFIGURED');
+    expect(rows('SELECT used_at FROM oauth_states')).toEqual([{ used_at: null }]);
+  });
+
   it('refuses a state older than ten minutes, and writes nothing', async () => {
     const brand = await makeBrand(live.svc, { channels: [] });
     const { callbackUrl } = await authorize(live.svc, brand.id, 'x');
@@ -261,6 +280,15 @@ describe('live connect: OAuth end to end against the X fake', () => {
     expect((await rejected(accessTokenFor(live.ctx, channel.id))).code).toBe('CHANNEL_NEEDS_RECONNECT');
     expect(live.x.requests).toHaveLength(calls);
 
+    // Still the brand's X channel: the one-per-platform index holds a second one off.
+    expect(() =>
+      live.ctx.db.raw
+        .prepare(
+          "INSERT INTO channels (id, brand_id, platform, handle, display_name, kind, status, created_at) VALUES ('ch_2', ?, 'x', 'b', 'B', 'live', 'connected', '2026-01-01T00:00:00Z')",
+        )
+        .run(brand.id),
+    ).toThrow(/UNIQUE constraint failed/);
+
     const listed = await api(live.svc.url, 'GET', `/v1/channels?brand_id=${brand.id}`);
     expect(listed.body.channels[0]).toMatchObject({
       id: channel.id,
@@ -284,6 +312,17 @@ describe('live connect: OAuth end to end against the X fake', () => {
       status: 'needs_reconnect',
       warning: expect.stringMatching(/needs to be connected again.*Settings → Channels/),
     });
+    const listedApprovals = await api(
+      live.svc.url,
+      'GET',
+      `/v1/approvals?brand_id=${brand.id}&status=pending`,
+    );
+    expect(listedApprovals.body.approvals[0].channel.warning).toBe(pending.body.channel.warning);
+    const approve = await api(live.svc.url, 'POST', `/v1/approvals/${proposed.body.id}/approve`, {
+      body: {},
+    });
+    expect(approve.status).toBe(409);
+    expect(approve.body.error.code).toBe('CHANNEL_NEEDS_RECONNECT');
 
     // The person reconnects the same account: the same channel, connected again.
     const again = await connectLive(live.svc, brand.id, 'x');
@@ -291,6 +330,21 @@ describe('live connect: OAuth end to end against the X fake', () => {
     expect(typeof (await accessTokenFor(live.ctx, channel.id))).toBe('string');
     const after = await api(live.svc.url, 'GET', `/v1/approvals/${proposed.body.id}`);
     expect(after.body.channel).toMatchObject({ status: 'connected', warning: null });
+  });
+
+  it('tokens sealed with another SERVICE_SECRET_KEY are refused, and the channel asks for a reconnect', async () => {
+    const brand = await makeBrand(live.svc, { channels: [] });
+    const channel = await connectLive(live.svc, brand.id, 'x');
+    // The operator replaced the key: the same service and database, another key.
+    const rekeyed = { ...live.ctx, config: { ...live.ctx.config, secretKey: randomBytes(32) } };
+    const err = await rejected(accessTokenFor(rekeyed, channel.id));
+    expect(err.code).toBe('CHANNEL_NEEDS_RECONNECT');
+    expect(err.message).toMatch(/encrypted with another SERVICE_SECRET_KEY/);
+    const shown = await api(live.svc.url, 'GET', `/v1/channels/${channel.id}`);
+    expect(shown.body).toMatchObject({
+      status: 'needs_reconnect',
+      status_reason: expect.stringMatching(/cannot be read/),
+    });
   });
 
   it('disconnecting forgets the tokens; connecting the same account again brings the channel back', async () => {

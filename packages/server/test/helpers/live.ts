@@ -29,6 +29,8 @@ export const X_CLIENT_SECRET = 'x-client-secret';
 
 export async function startLive(
   opts: {
+    /** Options for the X fake (e.g. `accessTokenSeconds`); the client secret is the harness's. */
+    x?: Omit<NonNullable<Parameters<typeof startXFake>[0]>, 'clientSecret'>;
     /** Platforms left without an OAuth app (their connect answers 501). */
     unconfigured?: Platform[];
     /** Starts the OpenAI-compatible fake and runs the real-model adapter against it. */
@@ -38,7 +40,7 @@ export async function startLive(
     background?: boolean;
   } = {},
 ): Promise<LiveStack> {
-  const x = await startXFake({ clientSecret: X_CLIENT_SECRET });
+  const x = await startXFake({ ...opts.x, clientSecret: X_CLIENT_SECRET });
   // linkedin, instagram, threads: their fakes start here once live-providers lands.
   const openai = opts.model ? await startOpenAiFake(opts.model) : null;
   const secretKey = randomBytes(32).toString('base64');

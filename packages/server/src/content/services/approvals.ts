@@ -12,6 +12,7 @@ import type { ApprovalView, BulkActionInput, ProposeInput, VoiceCheckView } from
 import type { Page } from '../schemas/common.js';
 import { isSlotTaken, nextFreeSlot } from './best-times.js';
 import { memoryOf, requireBrand } from './brands.js';
+import { needsReconnect } from './channel-credentials.js';
 import { requireConnectedChannel } from './channels.js';
 import { checkParts, partsFromInput } from './drafts.js';
 import { conflict, unprocessable } from './errors.js';
@@ -174,13 +175,14 @@ async function approveIn(
 ) {
   const a = await requireApproval(tx, id);
   assertPending(a);
-  ctx.publisher.assertCanPublish(a.channel_platform as Platform);
   const channel = await channelsStore(tx).get(a.channel_id);
+  if (channel?.status === 'needs_reconnect') throw needsReconnect(channel);
   if (channel?.status !== 'connected')
     throw conflict(
       'CHANNEL_DISCONNECTED',
       `Channel '${a.channel_id}' is disconnected; connect it again or reject.`,
     );
+  ctx.publisher.assertCanPublish(a.channel_platform as Platform);
   const now = ctx.clock.now().getTime();
   let slot = new Date(input.slot ?? a.slot);
   let reslotted: string | null = null;

@@ -44,11 +44,13 @@ export function secretBox(ctx: Pick<ContentContext, 'config'>): SecretBox {
 const sealContext = (channelId: string, field: 'access_token' | 'refresh_token') =>
   `channel_credentials:${channelId}:${field}`;
 
-/** What the person reads wherever the channel shows up: the error, and a pending approval's warning. */
-export const reconnectMessage = (channel: Pick<ChannelRow, 'id' | 'platform' | 'handle'>, reason: string) =>
-  `The ${channel.platform} channel @${channel.handle} (${channel.id}) needs to be connected again: ${reason} Reconnect it in the app's Settings → Channels (/settings).`;
+type ChannelNames = Pick<ChannelRow, 'id' | 'platform' | 'handle'> & { status_reason?: string | null };
 
-export const needsReconnect = (channel: Pick<ChannelRow, 'id' | 'platform' | 'handle'>, reason: string) =>
+/** What the person reads wherever the channel shows up: the error, and a pending approval's warning. */
+export const reconnectMessage = (channel: ChannelNames, reason = channel.status_reason) =>
+  `The ${channel.platform} channel @${channel.handle} (${channel.id}) needs to be connected again: ${reason ?? 'its platform access lapsed.'} Reconnect it in the app's Settings → Channels (/settings).`;
+
+export const needsReconnect = (channel: ChannelNames, reason?: string) =>
   new AppError(409, 'CHANNEL_NEEDS_RECONNECT', reconnectMessage(channel, reason));
 
 async function liveChannel(ctx: ContentContext, channelId: string): Promise<ChannelRow> {
@@ -61,8 +63,7 @@ async function liveChannel(ctx: ContentContext, channelId: string): Promise<Chan
     );
   if (channel.status === 'disconnected')
     throw conflict('CHANNEL_DISCONNECTED', `Channel '${channelId}' is disconnected. Connect it again first.`);
-  if (channel.status === 'needs_reconnect')
-    throw needsReconnect(channel, channel.status_reason ?? 'its platform access lapsed.');
+  if (channel.status === 'needs_reconnect') throw needsReconnect(channel);
   return channel;
 }
 

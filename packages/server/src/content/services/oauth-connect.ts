@@ -157,7 +157,8 @@ export async function completeConnect(
     return fail('account_lookup_failed', err.message);
   }
 
-  const result = await ctx.db.transaction(async (tx) => {
+  // Null when the brand has another account connected on the platform: nothing is written.
+  const connected = await ctx.db.transaction(async (tx): Promise<string | null> => {
     const channels = channelsStore(tx);
     const at = ctx.clock.now().toISOString();
     const names = {
@@ -169,8 +170,7 @@ export async function completeConnect(
     let channelId: string | null = null;
     if (current) {
       if (current.platform_user_id === account.id) channelId = current.id;
-      else if (current.status === 'connected')
-        return { error: 'channel_already_connected' as const, channelId };
+      else if (current.status === 'connected') return null;
       // Waiting for a reconnect, and the person chose another account: that channel lets go.
       else await channels.disconnect(current.id);
     }
@@ -191,11 +191,14 @@ export async function completeConnect(
       });
     }
     await saveTokens(ctx, channelId, tokens, { db: tx });
-    return { error: null, channelId };
+    return channelId;
   });
-  if (result.error) {
-    return fail(result.error, `brand ${row.brand_id} already has another ${platform} account connected`);
+  if (!connected) {
+    return fail(
+      'channel_already_connected',
+      `brand ${row.brand_id} has another ${platform} account connected`,
+    );
   }
-  ctx.logger.info({ platform, brandId: row.brand_id, channelId: result.channelId }, 'channel connected');
-  return { location: settings({ connected: result.channelId as string }) };
+  ctx.logger.info({ platform, brandId: row.brand_id, channelId: connected }, 'channel connected');
+  return { location: settings({ connected }) };
 }

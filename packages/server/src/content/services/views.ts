@@ -95,7 +95,12 @@ export const metricsView = (m: MetricsRow): MetricsView => ({
 
 /** The approval's channel, with a warning while it is pending on a channel that cannot publish. */
 export const approvalChannel = (r: ApprovalWithChannel) => {
-  const channel = { id: r.channel_id, platform: r.channel_platform, handle: r.channel_handle };
+  const channel = {
+    id: r.channel_id,
+    platform: r.channel_platform,
+    handle: r.channel_handle,
+    status_reason: r.channel_status_reason,
+  };
   const pending = r.status === 'pending';
   return {
     id: r.channel_id,
@@ -105,7 +110,7 @@ export const approvalChannel = (r: ApprovalWithChannel) => {
     warning: !pending
       ? null
       : r.channel_status === 'needs_reconnect'
-        ? reconnectMessage(channel, r.channel_status_reason ?? 'its platform access lapsed.')
+        ? `${reconnectMessage(channel)} It cannot be approved until then.`
         : r.channel_status === 'disconnected'
           ? `The ${r.channel_platform} channel @${r.channel_handle} (${r.channel_id}) is disconnected: approving will fail until it is connected again (Settings → Channels, /settings). Reject it or reconnect.`
           : null,
