@@ -2169,10 +2169,10 @@ export interface components {
             /** @description false: SERVICE_MODEL=real with no model server configured; model calls fail. */
             model_ready: boolean;
             /**
-             * @description unavailable: live mode with no publishing adapter; publishing fails with an error.
+             * @description simulated: sandbox, nothing leaves the machine. live: posts really go out on the platforms whose OAuth app is configured. unavailable: live mode with no platform configured; publishing fails with an error.
              * @enum {string}
              */
-            publishing: "simulated" | "unavailable";
+            publishing: "simulated" | "live" | "unavailable";
             /** @description Whether the sandbox clock can be advanced. */
             sandbox_clock: boolean;
         };

@@ -71,6 +71,7 @@ describe('live publishing to X', () => {
     const res = await api(svc.url, 'POST', '/v1/posts', { body: { draft_id: draft.body.id } });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: 'published', sandbox: false, notice: null, retry_at: null });
+    expect((await api(svc.url, 'GET', '/v1/mode')).body.publishing).toBe('live');
     const [tweet] = [...fake.tweets.values()];
     expect(fake.tweets.size).toBe(1);
     expect(tweet?.text).toBe('Our meeting-load chart, week 47.');
