@@ -1,7 +1,9 @@
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
+import { type PostRow, postsStore } from '../../src/content/db/stores/posts-store.js';
 import { accessTokenFor } from '../../src/content/services/channel-credentials.js';
+import { publishPosts } from '../../src/content/services/posts.js';
 import { tick } from '../../src/content/services/sandbox.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import type { XFake } from '../fakes/x-fake.js';
@@ -249,6 +251,50 @@ describe('live publishing to X', () => {
     expect(tweets.map((t) => t.replyTo)).toEqual([null, tweets[0]?.id, tweets[1]?.id]);
     const after = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
     expect(after.body.permalink).toBe(`https://x.com/${fake.user.username}/status/${tweets[0]?.id}`);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('two passes over the same due post (the loop and a publish-now) send it once', async () => {
+    await startWithChannel();
+    const slot = new Date(svc.clock.now().getTime() + 3_600_000).toISOString();
+    const res = await post('Only once.', { scheduled_for: slot });
+    svc.clock.advance(3_600_000);
+    const ctx = ctxOf(svc);
+    const row = await postsStore(ctx.db).get(res.body.id);
+    const [a, b] = await Promise.all([
+      publishPosts(ctx, [row as PostRow]),
+      publishPosts(ctx, [row as PostRow]),
+    ]);
+    expect([...a.published, ...b.published]).toEqual([res.body.id]);
+    expect(fake.tweets.size).toBe(1);
+    expect(tweetsPosted()).toBe(1);
+  });
+
+  it('an approved proposal with media goes out at its slot', async () => {
+    await startWithChannel();
+    const assetId = await uploadImage();
+    const draft = await api(svc.url, 'POST', '/v1/drafts', {
+      body: { brand_id: brandId, platform: 'x', text: 'Approved, with a chart.' },
+    });
+    await api(svc.url, 'POST', `/v1/drafts/${draft.body.id}/media`, { body: { asset_id: assetId } });
+    const proposed = await api(svc.url, 'POST', '/v1/approvals', { body: { draft_id: draft.body.id } });
+    expect(proposed.status, JSON.stringify(proposed.body)).toBe(201);
+    const approved = await api(svc.url, 'POST', `/v1/approvals/${proposed.body.id}/approve`, { body: {} });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    const slot = Date.parse(proposed.body.slot);
+    svc.clock.set(slot - 60_000);
+    await pass();
+    expect(fake.tweets.size).toBe(0);
+    svc.clock.set(slot);
+    await pass();
+    const [tweet] = [...fake.tweets.values()];
+    expect(tweet?.text).toBe('Approved, with a chart.');
+    expect(tweet?.mediaIds).toHaveLength(1);
+    const posts = await api(svc.url, 'GET', `/v1/posts?brand_id=${brandId}`);
+    expect(posts.body.posts[0]).toMatchObject({
+      status: 'published',
+      published_at: new Date(slot).toISOString(),
+    });
     expect(fake.violations).toEqual([]);
   });
 
