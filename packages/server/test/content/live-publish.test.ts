@@ -2,12 +2,13 @@ import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
 import { type PostRow, postsStore } from '../../src/content/db/stores/posts-store.js';
-import { accessTokenFor } from '../../src/content/services/channel-credentials.js';
+import { createXProvider } from '../../src/content/publishers/x/index.js';
+import { accessTokenFor, secretBox } from '../../src/content/services/channel-credentials.js';
 import { publishPosts } from '../../src/content/services/posts.js';
 import { tick } from '../../src/content/services/sandbox.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import type { XFake } from '../fakes/x-fake.js';
-import { connectLive, startLive } from '../helpers/live.js';
+import { connectLive, startLive, X_CLIENT_SECRET } from '../helpers/live.js';
 import { api, type TestService } from '../helpers/start.js';
 
 /**
@@ -307,6 +308,39 @@ describe('live publishing to X', () => {
     expect(fake.requests.filter((r) => r === 'POST /2/oauth2/token').length).toBeGreaterThanOrEqual(2);
     expect(fake.tweets.size).toBe(1);
     expect(fake.violations).toEqual([]);
+  });
+
+  it('an expired token whose refresh fails: the post fails with CHANNEL_NEEDS_RECONNECT, and so does one due later', async () => {
+    await startWithChannel();
+    const ctx = ctxOf(svc);
+    const [row] = ctx.db.raw
+      .prepare('SELECT refresh_token FROM channel_credentials WHERE channel_id = ?')
+      .all(channelId) as { refresh_token: string }[];
+    const refresh = secretBox(ctx).open(
+      row?.refresh_token as string,
+      `channel_credentials:${channelId}:refresh_token`,
+    );
+    // The grant is spent elsewhere: our refresh token no longer works.
+    await createXProvider({
+      clientId: fake.clientId,
+      clientSecret: X_CLIENT_SECRET,
+      apiUrl: fake.url,
+    }).refresh(refresh);
+    fake.expire(await accessTokenFor(ctx, channelId));
+    const res = await post('Needs the person.');
+    expect(res.body.status).toBe('failed');
+    expect(res.body.failure).toMatch(/^CHANNEL_NEEDS_RECONNECT: .*Settings → Channels/);
+    const slot = new Date(svc.clock.now().getTime() + 3_600_000).toISOString();
+    const later = await post('Scheduled before anyone noticed.', { scheduled_for: slot });
+    expect(later.body.status).toBe('scheduled'); // the person may reconnect before the slot
+    svc.clock.advance(3_600_000);
+    const requests = fake.requests.length;
+    expect((await pass()).failed).toEqual([later.body.id]);
+    expect(fake.requests).toHaveLength(requests); // refused without asking X again
+    const failed = await api(svc.url, 'GET', `/v1/posts/${later.body.id}`);
+    expect(failed.body.failure).toMatch(/^CHANNEL_NEEDS_RECONNECT: .*Settings → Channels/);
+    expect(tweetsPosted()).toBe(0);
+    expect(fake.tweets.size).toBe(0);
   });
 });
 

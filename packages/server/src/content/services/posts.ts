@@ -14,6 +14,7 @@ import type { Page } from '../schemas/common.js';
 import type { OutcomeView, PostView } from '../schemas/posts.js';
 import { isSlotTaken } from './best-times.js';
 import { requireBrand } from './brands.js';
+import { reconnectMessage } from './channel-credentials.js';
 import { requireConnectedChannel } from './channels.js';
 import { checkParts, partsFromInput } from './drafts.js';
 import { conflict, unprocessable } from './errors.js';
@@ -255,11 +256,11 @@ export async function publishPosts(
     const parts = fromJson<StoredPart[]>(post.parts);
     const startedAt = ctx.clock.now().toISOString();
     if (channel?.status !== 'connected') {
-      await postsStore(ctx.db).update(
-        post.id,
-        { status: 'failed', failure: 'The channel was disconnected.', notice: null },
-        startedAt,
-      );
+      const failure =
+        channel?.status === 'needs_reconnect'
+          ? `CHANNEL_NEEDS_RECONNECT: ${reconnectMessage(channel)}`
+          : 'CHANNEL_DISCONNECTED: The channel was disconnected.';
+      await postsStore(ctx.db).update(post.id, { status: 'failed', failure, notice: null }, startedAt);
       failed.push(post.id);
       continue;
     }
