@@ -87,6 +87,7 @@ export type {
 } from './resources/media.js';
 export type { MemoryProposalListParams } from './resources/memory-proposals.js';
 export type {
+  PostConfirmParams,
   PostCreateParams,
   PostListParams,
   PostScheduleParams,

@@ -151,6 +151,13 @@ const calls: Call[] = [
   ['posts.delete', (c) => c.posts.delete('post_1'), 'DELETE', '/posts/post_1'],
   ['posts.resolve', (c) => c.posts.resolve('post_1'), 'POST', '/posts/post_1/resolve'],
   [
+    'posts.confirm',
+    (c) => c.posts.confirm('post_1', { published: true, external_id: '186' }),
+    'POST',
+    '/posts/post_1/confirm',
+    { published: true, external_id: '186' },
+  ],
+  [
     'posts.replies',
     (c) => c.posts.replies('post_1', { theme: 'question' }),
     'GET',

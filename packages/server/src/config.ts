@@ -175,6 +175,8 @@ export interface Config {
   secretKey?: Buffer;
   /** Each platform's OAuth app (SERVICE_<P>_CLIENT_ID/SECRET) and base URLs (SERVICE_<P>_API_URL/AUTH_URL). */
   platforms: Record<Platform, PlatformClientConfig>;
+  /** How long one platform API call may take (30 s when left out); embedding and tests only. */
+  platformTimeoutMs?: number;
 }
 
 export class ConfigError extends Error {

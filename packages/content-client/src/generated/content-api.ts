@@ -1289,6 +1289,26 @@ export interface paths {
         patch: operations["updatePost"];
         trace?: never;
     };
+    "/v1/posts/{id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Say whether an unconfirmed post is on the platform: published, or back in the schedule.
+         * @description An `unconfirmed` post was sent but the platform gave no answer (a timeout, or the server stopped mid-call), so it may be live; the service never sends it again on its own. Look at the account, then confirm: `published: true` makes it published (give `external_id` so its metrics are read; the platform is asked whether it has that post), `published: false` puts it back in the schedule and it goes out at once.
+         */
+        post: operations["confirmPost"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/posts/{id}/replies": {
         parameters: {
             query?: never;
@@ -2151,10 +2171,10 @@ export interface components {
             /** @description false: SERVICE_MODEL=real with no model server configured; model calls fail. */
             model_ready: boolean;
             /**
-             * @description unavailable: live mode with no publishing adapter; publishing fails with an error.
+             * @description simulated: sandbox, nothing leaves the machine. live: posts really go out on the platforms whose OAuth app is configured. unavailable: live mode with no platform configured; publishing fails with an error.
              * @enum {string}
              */
-            publishing: "simulated" | "unavailable";
+            publishing: "simulated" | "live" | "unavailable";
             /** @description Whether the sandbox clock can be advanced. */
             sandbox_clock: boolean;
         };
@@ -2172,10 +2192,14 @@ export interface components {
             idea_id: string | null;
             /** @description The latest snapshot. */
             metrics: components["schemas"]["PostMetrics"] | null;
+            /** @description What the person should know about publishing: why an `unconfirmed` post may be live and what to do, or why a scheduled post waits until `retry_at`. */
+            notice: string | null;
             parts: components["schemas"]["DraftPart"][];
             permalink: string | null;
             platform: components["schemas"]["Platform"];
             published_at: string | null;
+            /** @description A scheduled post the platform asked to wait (429 Retry-After) or that failed on a call that changed nothing (5xx) goes out again at this time. */
+            retry_at: string | null;
             /** @description Published by the sandbox publisher: nothing left the machine. */
             sandbox: boolean;
             scheduled_for: string | null;
@@ -2204,11 +2228,15 @@ export interface components {
             idea_id: string | null;
             /** @description The latest snapshot. */
             metrics: components["schemas"]["PostMetrics"] | null;
+            /** @description What the person should know about publishing: why an `unconfirmed` post may be live and what to do, or why a scheduled post waits until `retry_at`. */
+            notice: string | null;
             outcome: components["schemas"]["PostOutcome"];
             parts: components["schemas"]["DraftPart"][];
             permalink: string | null;
             platform: components["schemas"]["Platform"];
             published_at: string | null;
+            /** @description A scheduled post the platform asked to wait (429 Retry-After) or that failed on a call that changed nothing (5xx) goes out again at this time. */
+            retry_at: string | null;
             /** @description Published by the sandbox publisher: nothing left the machine. */
             sandbox: boolean;
             scheduled_for: string | null;
@@ -2244,7 +2272,7 @@ export interface components {
             verdict: components["schemas"]["Verdict"];
         };
         /** @enum {string} */
-        PostStatus: "scheduled" | "published" | "failed";
+        PostStatus: "scheduled" | "publishing" | "published" | "failed" | "unconfirmed";
         Product: {
             description: string;
             id: string;
@@ -3369,7 +3397,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PUBLISHER_NOT_CONFIGURED (live mode) */
+            /** @description OAUTH_NOT_CONFIGURED (live mode: the platform's app is not configured) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -8594,7 +8622,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description PUBLISHER_NOT_CONFIGURED (live mode) */
+            /** @description OAUTH_NOT_CONFIGURED (live mode: the platform's app is not configured) */
             501: {
                 headers: {
                     [name: string]: unknown;
@@ -8719,7 +8747,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description POST_ALREADY_PUBLISHED */
+            /** @description POST_ALREADY_PUBLISHED, POST_PUBLISHING */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8802,7 +8830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description POST_NOT_EDITABLE, SLOT_TAKEN */
+            /** @description POST_NOT_EDITABLE, POST_PARTLY_PUBLISHED, SLOT_TAKEN */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -8831,6 +8859,123 @@ export interface operations {
             };
             /** @description SLOT_IN_PAST, TOO_LONG */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    confirmPost: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The platform's id of the post (the number at the end of an X post's URL), so its metrics can be read. Checked on the platform. */
+                    external_id?: string;
+                    /**
+                     * Format: uri
+                     * @description The post's address on the platform.
+                     */
+                    permalink?: string;
+                    /** @description true: the post is on the platform. false: it is not; it goes back in the schedule and out now. */
+                    published: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Post"];
+                };
+            };
+            /** @description INVALID_REQUEST (a path, query or body field is missing, unknown or invalid; `param` names it) or INVALID_JSON. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description NOT_FOUND: an id in the path or body does not exist. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description POST_NOT_UNCONFIRMED, PLATFORM_POST_NOT_FOUND */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: the body is larger than the server accepts. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: send the body as 'Content-Type: application/json'. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description INVALID_CONFIRMATION */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description PLATFORM_UNAVAILABLE (the platform could not be asked about external_id; nothing changed) */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -15,6 +15,7 @@ export type PostListParams = QueryOf<'/v1/posts', 'get'>;
 export type PostCreateParams = JsonBody<'/v1/posts', 'post'>;
 export type PostUpdateParams = JsonBody<'/v1/posts/{id}', 'patch'>;
 export type ReplyListParams = QueryOf<'/v1/posts/{id}/replies', 'get'>;
+export type PostConfirmParams = JsonBody<'/v1/posts/{id}/confirm', 'post'>;
 /** `posts.schedule` is `posts.create` with `scheduled_for` required. */
 export type PostScheduleParams = PostCreateParams & { scheduled_for: string };
 
@@ -65,6 +66,24 @@ export class Posts extends APIResource {
 
   delete(postId: string, options?: RequestOptions): APIPromise<JsonResponse<'/v1/posts/{id}', 'delete'>> {
     return this._core.request({ method: 'DELETE', path: encodePath`/posts/${postId}`, ...options });
+  }
+
+  /**
+   * Settles an `unconfirmed` post (live: the platform never answered, so it may be live):
+   * `published: true` (with its `external_id`) after finding it on the account, or
+   * `published: false` to put it back in the schedule.
+   */
+  confirm(
+    postId: string,
+    body: PostConfirmParams,
+    options?: RequestOptions,
+  ): APIPromise<JsonResponse<'/v1/posts/{id}/confirm', 'post'>> {
+    return this._core.request({
+      method: 'POST',
+      path: encodePath`/posts/${postId}/confirm`,
+      body,
+      ...options,
+    });
   }
 
   /** Computes the post's verdict against the brand's median now. */

@@ -43,6 +43,7 @@ import { postRoutes } from './routes/posts.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import { seedDemoWorkspace } from './seed/demo.js';
 import { automationEventHandler } from './services/automations.js';
+import { recoverInterruptedPublishes } from './services/posts.js';
 import { tick } from './services/sandbox.js';
 import { webApp } from './web-app.js';
 
@@ -107,9 +108,18 @@ export function createContentApp(
 
   const openapi = buildOpenApi(routes, contentOpenApiInfo(deps.config));
 
-  const ready = seedDemoWorkspace(ctx).then(
-    () => undefined,
-    (err: unknown) => deps.logger.error({ err }, 'demo seed failed; the workspace starts empty'),
+  // Before anything can publish: a publish the last run never finished may be live (unconfirmed).
+  const recovered = recoverInterruptedPublishes(ctx).then(
+    (posts) => {
+      if (posts.length) deps.logger.warn({ posts }, 'publishes interrupted by a stop are now unconfirmed');
+    },
+    (err: unknown) => deps.logger.error({ err }, 'could not check for interrupted publishes'),
+  );
+  const ready = recovered.then(() =>
+    seedDemoWorkspace(ctx).then(
+      () => undefined,
+      (err: unknown) => deps.logger.error({ err }, 'demo seed failed; the workspace starts empty'),
+    ),
   );
   // Requests wait for the first-start seed so a newcomer never sees a half-built demo brand.
   const waitForReady: RequestHandler = (_req, _res, next) => {
@@ -168,7 +178,7 @@ export function createContentApp(
       timer = setInterval(() => {
         if (ticking) return;
         ticking = true;
-        Promise.all([tick(ctx), idempotencyStore.purge(deps.clock.now().toISOString())])
+        Promise.all([ready.then(() => tick(ctx)), idempotencyStore.purge(deps.clock.now().toISOString())])
           .catch((err: unknown) => deps.logger.error({ err }, 'content background tick failed'))
           .finally(() => {
             ticking = false;

@@ -82,7 +82,7 @@ export function createContentContext(
     ids: deps.ids,
     logger: deps.logger,
     model: createContentModel(deps.config),
-    publisher: createPublisher(deps.config),
+    publisher: createPublisher(deps.config, () => ctx),
     stopwatch: deps.stopwatch ?? (() => performance.now()),
     events: { handlers: [] },
     media: null,

@@ -23,7 +23,7 @@ export type IdeaStatus = (typeof IDEA_STATUSES)[number];
 export const APPROVAL_STATUSES = ['pending', 'approved', 'rejected'] as const;
 export type ApprovalStatus = (typeof APPROVAL_STATUSES)[number];
 
-export const POST_STATUSES = ['scheduled', 'published', 'failed'] as const;
+export const POST_STATUSES = ['scheduled', 'publishing', 'published', 'failed', 'unconfirmed'] as const;
 export type PostStatus = (typeof POST_STATUSES)[number];
 
 export const DRAFT_STATUSES = ['draft', 'proposed', 'scheduled', 'published'] as const;

@@ -347,7 +347,7 @@ describe('live mode', () => {
       body: { channel_id: 'ch_old', text: 'Would be real.' },
     });
     expect(pub.status).toBe(501);
-    expect(pub.body.error.code).toBe('PUBLISHER_NOT_CONFIGURED');
+    expect(pub.body.error.code).toBe('OAUTH_NOT_CONFIGURED');
     expect((await api(svc.url, 'GET', '/v1/posts')).body.posts).toHaveLength(0);
     expect(
       (await api(svc.url, 'POST', '/v1/sandbox/clock/advance', { body: { hours: 1 } })).body.error.code,

@@ -23,7 +23,13 @@ import { openApiValidator, PLATFORM_SPECS } from './spec-validator.js';
  */
 
 export type XBehaviour =
-  | { kind: 'status'; status: 429 | 500 | 503; headers?: Record<string, string> }
+  | {
+      kind: 'status';
+      /** 403 is how X refuses a post it will not take (a duplicate, a suspended account). */
+      status: 403 | 429 | 500 | 503;
+      headers?: Record<string, string>;
+      message?: string;
+    }
   /** No answer. With `afterAccept`, the request takes effect first (the post IS stored). */
   | { kind: 'hang'; afterAccept?: boolean };
 
@@ -33,6 +39,7 @@ export interface XFakeTweet {
   authorId: string;
   replyTo: string | null;
   mediaIds: string[];
+  createdAt: string;
   metrics: {
     impressions: number;
     likes: number;
@@ -60,6 +67,8 @@ export interface XFake {
    * with `after`, that many matching requests are answered normally first.
    */
   failNext(route: string, b: XBehaviour, opts?: { after?: number }): void;
+  /** Another account replies to `postId` (found by recent search in its conversation). */
+  reply(postId: string, from: { username: string; text: string }): XFakeTweet;
   /** The access token stops working, as after its two hours. */
   expire(accessToken: string): void;
   close(): Promise<void>;
@@ -296,6 +305,7 @@ export async function startXFake(
       authorId: user.id,
       replyTo,
       mediaIds,
+      createdAt: new Date().toISOString(),
       metrics: { impressions: 0, likes: 0, replies: 0, reposts: 0, quotes: 0, linkClicks: 0 },
     });
     return json(201, { data: { id, text, edit_history_post_ids: [id] } }, 'CreatePostsResponse');
@@ -337,6 +347,36 @@ export async function startXFake(
       };
     }
     return json(200, { data }, 'GetPostsByIdResponse');
+  };
+
+  const others = new Map<string, { id: string; name: string; username: string }>();
+  const rootOf = (t: XFakeTweet): string => {
+    const parent = t.replyTo ? tweets.get(t.replyTo) : undefined;
+    return parent ? rootOf(parent) : t.id;
+  };
+  /** Recent search, only the `conversation_id:<id>` query svc sends (X's search query syntax). */
+  const search = (query: URLSearchParams): Answer => {
+    const conversation = /^conversation_id:([0-9]{1,19})$/.exec(query.get('query') ?? '')?.[1];
+    if (!conversation)
+      return invalid(`search: this fake answers conversation_id:<id> only, not ${query.get('query')}`);
+    const expand = (query.get('expansions') ?? '').split(',').includes('author_id');
+    const fields = (query.get('post.fields') ?? '').split(',');
+    const found = [...tweets.values()].filter((t) => t.id !== conversation && rootOf(t) === conversation);
+    const data = found.map((t) => ({
+      id: t.id,
+      text: t.text,
+      edit_history_post_ids: [t.id],
+      ...(expand ? { author_id: t.authorId } : {}),
+      ...(fields.includes('conversation_id') ? { conversation_id: conversation } : {}),
+      ...(fields.includes('created_at') ? { created_at: t.createdAt } : {}),
+    }));
+    const authors = [...new Set(found.map((t) => t.authorId))].map((id) =>
+      id === user.id ? user : (others.get(id) as { id: string; name: string; username: string }),
+    );
+    const body: Record<string, unknown> = { meta: { result_count: data.length } };
+    if (data.length) body.data = data;
+    if (expand && authors.length) body.includes = { users: authors };
+    return json(200, body, 'SearchPostsRecentResponse');
   };
 
   const initialize = (body: Record<string, unknown>): Answer => {
@@ -385,6 +425,7 @@ export async function startXFake(
   const routes: [string, RegExp, string, string | null, Handler][] = [
     ['POST', /^\/2\/tweets$/, '/2/tweets', 'CreatePostsRequest', (b) => createPost(b)],
     ['GET', /^\/2\/tweets\/([^/]+)$/, '/2/tweets/{id}', null, (_b, id, q) => getPost(id, q)],
+    ['GET', /^\/2\/tweets\/search\/recent$/, '/2/tweets/search/recent', null, (_b, _id, q) => search(q)],
     ['GET', /^\/2\/users\/me$/, '/2/users/me', null, () => json(200, { data: user }, 'GetUsersMeResponse')],
     [
       'POST',
@@ -439,7 +480,11 @@ export async function startXFake(
         b = entry.b;
       }
       if (b?.kind === 'status') {
-        const message = b.status === 429 ? 'Too Many Requests' : 'Service Unavailable';
+        const message =
+          b.message ??
+          { 403: 'Forbidden', 429: 'Too Many Requests', 500: 'Internal Error', 503: 'Service Unavailable' }[
+            b.status
+          ];
         return error(b.status, message, b.headers);
       }
       const answer =
@@ -489,6 +534,24 @@ export async function startXFake(
     tweets,
     media,
     failNext: (route, b, o) => pending.push({ route, b, after: o?.after ?? 0 }),
+    reply: (postId, from) => {
+      const id = nextId();
+      const authorId = String(3_000_000 + others.size);
+      others.set(authorId, { id: authorId, name: from.username, username: from.username });
+      const t: XFakeTweet = {
+        id,
+        text: from.text,
+        authorId,
+        replyTo: postId,
+        mediaIds: [],
+        createdAt: new Date().toISOString(),
+        metrics: { impressions: 0, likes: 0, replies: 0, reposts: 0, quotes: 0, linkClicks: 0 },
+      };
+      tweets.set(id, t);
+      const parent = tweets.get(postId);
+      if (parent) parent.metrics.replies++;
+      return t;
+    },
     expire: (t) => {
       const grant = access.get(t);
       if (grant) grant.expired = true;

@@ -1,40 +1,26 @@
 import type { Config } from '../../config.js';
-import { AppError } from '../../platform/errors.js';
+import type { ContentContext } from '../context.js';
 import { SANDBOX } from '../domain.js';
+import { livePublisher } from './live-publisher.js';
 import type { Publisher } from './types.js';
 
-export type { Publisher, PublishRequest, PublishResult } from './types.js';
+export { PublishError, type Publisher, type PublishRequest, type PublishResult } from './types.js';
 
 /** Nothing leaves the machine: the post gets a sandbox permalink that says so. */
 const sandboxPublisher: Publisher = {
   kind: 'sandbox',
   assertCanPublish() {},
   async publish(req) {
+    const externalId = `sandbox-${req.postId}`;
     return {
-      externalId: `sandbox-${req.postId}`,
+      externalId,
+      externalIds: [externalId],
       permalink: `${SANDBOX.permalinkBase}/${req.platform}/${encodeURIComponent(req.channelHandle)}/${req.postId}`,
     };
   },
 };
 
-const notConfigured = (platform: string) =>
-  new AppError(
-    501,
-    'PUBLISHER_NOT_CONFIGURED',
-    `Live mode has no publishing adapter for '${platform}' in this build, so nothing was published or scheduled. Run with SERVICE_MODE=sandbox to simulate publishing.`,
-  );
-
-/** Live mode without an adapter refuses to publish rather than pretend it did. */
-const missingPublisher: Publisher = {
-  kind: 'none',
-  assertCanPublish(platform) {
-    throw notConfigured(platform);
-  },
-  async publish(req) {
-    throw notConfigured(req.platform);
-  },
-};
-
-export function createPublisher(config: Pick<Config, 'mode'>): Publisher {
-  return config.mode === 'sandbox' ? sandboxPublisher : missingPublisher;
+/** Live mode publishes through each platform's provider; an unconfigured platform answers 501. */
+export function createPublisher(config: Pick<Config, 'mode'>, getCtx: () => ContentContext): Publisher {
+  return config.mode === 'sandbox' ? sandboxPublisher : livePublisher(getCtx);
 }

@@ -130,7 +130,11 @@ export function approvalRoutes(ctx: ContentContext) {
       params: IdParams,
       body: ApproveBody,
       response: Approval,
-      errors: { ...NOT_FOUND, ...DECIDED, 501: 'PUBLISHER_NOT_CONFIGURED (live mode)' },
+      errors: {
+        ...NOT_FOUND,
+        ...DECIDED,
+        501: "OAUTH_NOT_CONFIGURED (live mode: the platform's app is not configured)",
+      },
       handler: ({ params, body, auth }) => approveApproval(ctx, params.id, body, callerOf(auth)),
     }),
     defineRoute({

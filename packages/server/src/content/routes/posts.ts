@@ -11,8 +11,17 @@ import {
   pageQuery,
   ReplyTheme,
 } from '../schemas/common.js';
-import { CreatePostBody, Outcome, PatchPostBody, Post, PostDetail, Reply } from '../schemas/posts.js';
 import {
+  ConfirmPostBody,
+  CreatePostBody,
+  Outcome,
+  PatchPostBody,
+  Post,
+  PostDetail,
+  Reply,
+} from '../schemas/posts.js';
+import {
+  confirmPost,
   createPost,
   deletePost,
   getPost,
@@ -64,7 +73,7 @@ export function postRoutes(ctx: ContentContext) {
         ...NOT_FOUND,
         409: 'NO_CHANNEL, CHANNEL_DISCONNECTED, SLOT_TAKEN, DRAFT_LOCKED, ALREADY_PROPOSED',
         422: 'SLOT_IN_PAST, TOO_LONG, TOO_MANY_PARTS',
-        501: 'PUBLISHER_NOT_CONFIGURED (live mode)',
+        501: "OAUTH_NOT_CONFIGURED (live mode: the platform's app is not configured)",
       },
       handler: ({ body, auth }) => createPost(ctx, body, callerOf(auth)),
     }),
@@ -94,7 +103,11 @@ export function postRoutes(ctx: ContentContext) {
       params: IdParams,
       body: PatchPostBody,
       response: Post,
-      errors: { ...NOT_FOUND, 409: 'POST_NOT_EDITABLE, SLOT_TAKEN', 422: 'SLOT_IN_PAST, TOO_LONG' },
+      errors: {
+        ...NOT_FOUND,
+        409: 'POST_NOT_EDITABLE, POST_PARTLY_PUBLISHED, SLOT_TAKEN',
+        422: 'SLOT_IN_PAST, TOO_LONG',
+      },
       handler: ({ params, body }) => updatePost(ctx, params.id, body),
     }),
     defineRoute({
@@ -107,11 +120,31 @@ export function postRoutes(ctx: ContentContext) {
       tags,
       params: IdParams,
       response: Deleted,
-      errors: { ...NOT_FOUND, 409: 'POST_ALREADY_PUBLISHED' },
+      errors: { ...NOT_FOUND, 409: 'POST_ALREADY_PUBLISHED, POST_PUBLISHING' },
       handler: async ({ params }) => {
         await deletePost(ctx, params.id);
         return { id: params.id, deleted: true as const };
       },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/posts/:id/confirm',
+      auth: 'person',
+      operationId: 'confirmPost',
+      summary: 'Say whether an unconfirmed post is on the platform: published, or back in the schedule.',
+      description:
+        'An `unconfirmed` post was sent but the platform gave no answer (a timeout, or the server stopped mid-call), so it may be live; the service never sends it again on its own. Look at the account, then confirm: `published: true` makes it published (give `external_id` so its metrics are read; the platform is asked whether it has that post), `published: false` puts it back in the schedule and it goes out at once.',
+      tags,
+      params: IdParams,
+      body: ConfirmPostBody,
+      response: Post,
+      errors: {
+        ...NOT_FOUND,
+        409: 'POST_NOT_UNCONFIRMED, PLATFORM_POST_NOT_FOUND',
+        422: 'INVALID_CONFIRMATION',
+        503: 'PLATFORM_UNAVAILABLE (the platform could not be asked about external_id; nothing changed)',
+      },
+      handler: ({ params, body }) => confirmPost(ctx, params.id, body),
     }),
     defineRoute({
       method: 'post',

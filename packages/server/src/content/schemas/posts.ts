@@ -44,6 +44,15 @@ export const Post = named(
     permalink: z.string().nullable(),
     sandbox: z.boolean().describe('Published by the sandbox publisher: nothing left the machine.'),
     failure: z.string().nullable(),
+    notice: z
+      .string()
+      .nullable()
+      .describe(
+        'What the person should know about publishing: why an `unconfirmed` post may be live and what to do, or why a scheduled post waits until `retry_at`.',
+      ),
+    retry_at: Timestamp.nullable().describe(
+      'A scheduled post the platform asked to wait (429 Retry-After) or that failed on a call that changed nothing (5xx) goes out again at this time.',
+    ),
     metrics: Metrics.nullable().describe('The latest snapshot.'),
     verdict: Verdict,
     settled_at: Timestamp.nullable(),
@@ -84,6 +93,22 @@ export const CreatePostBody = z.strictObject({
   channel_id: Id.optional().describe("Defaults to the brand's connected channel for the draft's platform."),
   ...partsOrText,
   scheduled_for: DateTimeInput.optional().describe('Leave out to publish now.'),
+});
+export const ConfirmPostBody = z.strictObject({
+  published: z
+    .boolean()
+    .describe(
+      'true: the post is on the platform. false: it is not; it goes back in the schedule and out now.',
+    ),
+  external_id: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe(
+      "The platform's id of the post (the number at the end of an X post's URL), so its metrics can be read. Checked on the platform.",
+    ),
+  permalink: z.string().url().max(2000).optional().describe("The post's address on the platform."),
 });
 export const PatchPostBody = z.strictObject({
   ...partsOrText,

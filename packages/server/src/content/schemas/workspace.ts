@@ -49,8 +49,10 @@ export const Mode = named(
     model: z.enum(['simulated', 'real']),
     label: z.string().describe('What every MCP tool result states, e.g. "(sandbox · simulated)".'),
     publishing: z
-      .enum(['simulated', 'unavailable'])
-      .describe('unavailable: live mode with no publishing adapter; publishing fails with an error.'),
+      .enum(['simulated', 'live', 'unavailable'])
+      .describe(
+        'simulated: sandbox, nothing leaves the machine. live: posts really go out on the platforms whose OAuth app is configured. unavailable: live mode with no platform configured; publishing fails with an error.',
+      ),
     model_ready: z
       .boolean()
       .describe('false: SERVICE_MODEL=real with no model server configured; model calls fail.'),

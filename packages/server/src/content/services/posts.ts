@@ -1,4 +1,4 @@
-import { HOUR } from '../../platform/clock.js';
+import { HOUR, MINUTE } from '../../platform/clock.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
@@ -6,12 +6,15 @@ import { channelsStore } from '../db/stores/channels-store.js';
 import { draftsStore } from '../db/stores/drafts-store.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
 import { type PostRow, postsStore } from '../db/stores/posts-store.js';
+import { publishAttemptsStore } from '../db/stores/publish-attempts-store.js';
 import { type Platform, type PostStatus, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { type ContentEvent, emit } from '../events.js';
+import { PublishError, type PublishResult } from '../publishers/index.js';
 import type { Page } from '../schemas/common.js';
 import type { OutcomeView, PostView } from '../schemas/posts.js';
 import { isSlotTaken } from './best-times.js';
 import { requireBrand } from './brands.js';
+import { reconnectMessage } from './channel-credentials.js';
 import { requireConnectedChannel } from './channels.js';
 import { checkParts, partsFromInput } from './drafts.js';
 import { conflict, unprocessable } from './errors.js';
@@ -44,6 +47,8 @@ function view(p: PostRow, snaps: SnapshotWithPlatform[]): PostView {
     permalink: p.permalink,
     sandbox: isSandboxPost(p),
     failure: p.failure,
+    notice: p.notice ?? null,
+    retry_at: p.retry_at ?? null,
     metrics: latest ? metricsView(latest) : null,
     verdict: p.status === 'published' ? outcomeOf(own, snaps, p.platform, p.id).verdict : 'too_early',
     settled_at: p.settled_at,
@@ -223,9 +228,21 @@ export async function createPost(
   );
 }
 
+/** After this many 5xx retries in a row the post fails instead of waiting again. */
+export const MAX_PUBLISH_RETRIES = 6;
+/** 1, 2, 4, … minutes after each retryable failure, at most an hour. */
+const backoffMs = (retries: number) => Math.min(HOUR, MINUTE * 2 ** Math.max(0, retries - 1));
+
+const unconfirmedNotice = (postId: string, why: string) =>
+  `${why} The service will not send it again on its own. Look at the account: if the post is there, confirm it with POST /v1/posts/${postId}/confirm {"published": true} (add its external_id so metrics can be read); if it is not, {"published": false} puts it back in the schedule.`;
+
 /**
- * Publishes scheduled posts through the publisher. The network call (none in sandbox) happens
- * outside any transaction; each post is then marked published or failed on its own.
+ * Publishes due posts through the publisher, never twice. Each post is claimed (scheduled →
+ * publishing) and its attempt recorded in one committed transaction BEFORE the platform is
+ * called; the call happens outside any transaction, once; its outcome is then recorded:
+ * published; back to scheduled with `retry_at` (429, a 5xx that changed nothing); failed; or
+ * `unconfirmed` when the platform may have the post but gave no answer. An attempt the server
+ * never finished (killed mid-call) is made `unconfirmed` at start-up (recoverInterruptedPublishes).
  */
 export async function publishPosts(
   ctx: ContentContext,
@@ -237,47 +254,228 @@ export async function publishPosts(
   for (const post of due) {
     const channel = await channelsStore(ctx.db).get(post.channel_id);
     const parts = fromJson<StoredPart[]>(post.parts);
-    // A scheduled post publishes at its slot, so its age and metrics line up with the timeline.
-    const when = post.scheduled_for ?? ctx.clock.now().toISOString();
+    const startedAt = ctx.clock.now().toISOString();
+    if (channel?.status !== 'connected') {
+      const failure =
+        channel?.status === 'needs_reconnect'
+          ? `CHANNEL_NEEDS_RECONNECT: ${reconnectMessage(channel)}`
+          : 'CHANNEL_DISCONNECTED: The channel was disconnected.';
+      await postsStore(ctx.db).update(post.id, { status: 'failed', failure, notice: null }, startedAt);
+      failed.push(post.id);
+      continue;
+    }
+    const attemptId = ctx.ids.make('pat');
+    const claimed = await ctx.db.transaction(async (tx) => {
+      if (!(await postsStore(tx).claim(post.id, startedAt))) return false;
+      await publishAttemptsStore(tx).start({
+        id: attemptId,
+        post_id: post.id,
+        platform: post.platform,
+        started_at: startedAt,
+      });
+      return true;
+    });
+    if (!claimed) continue; // published, deleted or claimed by another pass meanwhile
+    const earlier = fromJson<string[]>(post.external_ids ?? '[]');
+    let result: PublishResult;
     try {
-      if (channel?.status !== 'connected')
-        throw conflict('CHANNEL_DISCONNECTED', 'The channel was disconnected.');
-      const result = await ctx.publisher.publish({
+      result = await ctx.publisher.publish({
         postId: post.id,
+        channelId: channel.id,
         platform: post.platform as Platform,
         channelHandle: channel.handle,
         parts: parts.map((p) => p.text),
-        mediaUrls: parts[0]?.media.map((m) => m.url ?? '').filter(Boolean) ?? [],
+        media: (parts[0]?.media ?? []).map((m) => ({ assetId: m.asset_id, variant: m.variant })),
+        alreadyPublished: earlier,
       });
-      await ctx.db.transaction(async (tx) => {
-        await postsStore(tx).update(
-          post.id,
-          {
-            status: 'published',
-            published_at: when,
-            sort_at: when,
-            permalink: result.permalink,
-            external_id: result.externalId,
-          },
-          ctx.clock.now().toISOString(),
-        );
-        if (post.draft_id) await draftsStore(tx).setStatus(post.draft_id, 'published', when);
-        await moveIdeaBySystem(tx, post.idea_id, 'live', when);
-      });
-      published.push(post.id);
-      events.push({ name: 'post.published', brandId: post.brand_id, postId: post.id, at: when });
     } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      await postsStore(ctx.db).update(
-        post.id,
-        { status: 'failed', failure: message },
-        ctx.clock.now().toISOString(),
-      );
-      failed.push(post.id);
+      const outcome = await recordFailure(ctx, post, attemptId, err, earlier);
+      if (outcome === 'failed') failed.push(post.id);
+      continue;
     }
+    // The sandbox clock jumps in hops, so a sandbox post publishes at its slot and its age lines
+    // up with the timeline; a live post went out now.
+    const when = ctx.publisher.kind === 'sandbox' ? (post.scheduled_for ?? startedAt) : startedAt;
+    await ctx.db.transaction(async (tx) => {
+      await markPublished(ctx, tx, post, when, result);
+      await publishAttemptsStore(tx).finish(attemptId, {
+        outcome: 'published',
+        finished_at: ctx.clock.now().toISOString(),
+        external_ids: result.externalIds,
+        error: null,
+      });
+    });
+    published.push(post.id);
+    events.push({ name: 'post.published', brandId: post.brand_id, postId: post.id, at: when });
   }
   await emit(ctx.events, events);
   return { published, failed };
+}
+
+async function markPublished(
+  ctx: ContentContext,
+  tx: SqlExecutor,
+  post: PostRow,
+  when: string,
+  result: { externalId: string | null; externalIds: string[]; permalink: string | null },
+) {
+  await postsStore(tx).update(
+    post.id,
+    {
+      status: 'published',
+      published_at: when,
+      sort_at: when,
+      permalink: result.permalink,
+      external_id: result.externalId,
+      external_ids: toJson(result.externalIds),
+      failure: null,
+      notice: null,
+      retry_at: null,
+    },
+    ctx.clock.now().toISOString(),
+  );
+  if (post.draft_id) await draftsStore(tx).setStatus(post.draft_id, 'published', when);
+  await moveIdeaBySystem(tx, post.idea_id, 'live', when);
+}
+
+/** Records why the attempt ended without a post and what happens next; returns the post's fate. */
+async function recordFailure(
+  ctx: ContentContext,
+  post: PostRow,
+  attemptId: string,
+  err: unknown,
+  earlier: string[],
+): Promise<'retry' | 'failed' | 'unconfirmed'> {
+  const now = ctx.clock.now();
+  const e =
+    err instanceof PublishError
+      ? err
+      : new PublishError(
+          'failed',
+          err instanceof AppError ? err.code : 'PUBLISH_FAILED',
+          err instanceof Error ? err.message : String(err),
+        );
+  const out = e.publishedIds.length ? e.publishedIds : earlier;
+  const message = `${e.code}: ${e.message}`;
+  return ctx.db.transaction(async (tx) => {
+    const attempts = publishAttemptsStore(tx);
+    await attempts.finish(attemptId, {
+      outcome: e.outcome,
+      finished_at: now.toISOString(),
+      external_ids: out,
+      error: message,
+    });
+    const retries = e.outcome === 'retry' ? await attempts.retriesOf(post.id) : 0;
+    const fate = e.outcome === 'retry' && retries > MAX_PUBLISH_RETRIES ? 'failed' : e.outcome;
+    const patch: Partial<PostRow> = { external_ids: toJson(out) };
+    if (fate === 'retry') {
+      const at = e.retryAt ?? new Date(now.getTime() + backoffMs(retries));
+      Object.assign(patch, {
+        status: 'scheduled',
+        retry_at: at.toISOString(),
+        notice: `${message} Trying again at ${at.toISOString()}.`,
+      });
+    } else if (fate === 'unconfirmed') {
+      Object.assign(patch, { status: 'unconfirmed', notice: unconfirmedNotice(post.id, message) });
+    } else {
+      const gaveUp = e.outcome === 'retry' ? ` Gave up after ${retries} tries.` : '';
+      const partly = out.length
+        ? ` ${out.length} part(s) of the thread are already live: ${out.join(', ')}.`
+        : '';
+      Object.assign(patch, {
+        status: 'failed',
+        failure: `${message}${gaveUp}${partly}`,
+        notice: null,
+        retry_at: null,
+      });
+    }
+    await postsStore(tx).update(post.id, patch, now.toISOString());
+    return fate;
+  });
+}
+
+/**
+ * Start-up: an attempt without an outcome means the server stopped while the platform was being
+ * called. The post may be live, so it becomes `unconfirmed`; it is never sent again on its own.
+ */
+export async function recoverInterruptedPublishes(ctx: ContentContext): Promise<string[]> {
+  const open = await publishAttemptsStore(ctx.db).open();
+  const at = ctx.clock.now().toISOString();
+  for (const a of open) {
+    const why = `PUBLISH_UNCONFIRMED: the server stopped while ${a.platform} was being called (attempt started ${a.started_at}); the post may or may not be live.`;
+    await ctx.db.transaction(async (tx) => {
+      await publishAttemptsStore(tx).finish(a.id, {
+        outcome: 'unconfirmed',
+        finished_at: at,
+        external_ids: fromJson<string[]>(a.external_ids),
+        error: why,
+      });
+      await postsStore(tx).update(
+        a.post_id,
+        { status: 'unconfirmed', notice: unconfirmedNotice(a.post_id, why) },
+        at,
+      );
+    });
+  }
+  return open.map((a) => a.post_id);
+}
+
+/**
+ * POST /v1/posts/:id/confirm: the person settles an `unconfirmed` post. `published: true` makes
+ * it published (with `external_id`, checked on the platform when it can look posts up, metrics
+ * are read from then on); `published: false` puts it back in the schedule to go out now.
+ */
+export async function confirmPost(
+  ctx: ContentContext,
+  id: string,
+  input: { published: boolean; external_id?: string | undefined; permalink?: string | undefined },
+): Promise<PostView> {
+  const post = await requirePost(ctx.db, id);
+  if (post.status !== 'unconfirmed')
+    throw conflict(
+      'POST_NOT_UNCONFIRMED',
+      `Post '${id}' is ${post.status}; only an unconfirmed post is confirmed by hand.`,
+    );
+  const now = ctx.clock.now().toISOString();
+  if (!input.published) {
+    if (input.external_id || input.permalink)
+      throw unprocessable(
+        'INVALID_CONFIRMATION',
+        "'external_id' and 'permalink' only go with published: true.",
+        'external_id',
+      );
+    await postsStore(ctx.db).update(
+      id,
+      { status: 'scheduled', scheduled_for: now, sort_at: now, retry_at: null, notice: null },
+      now,
+    );
+    return listOne(ctx, id);
+  }
+  const earlier = fromJson<string[]>(post.external_ids ?? '[]');
+  const externalId = input.external_id ?? earlier[0] ?? null;
+  if (externalId && ctx.publisher.exists) {
+    const exists = await ctx.publisher.exists({
+      channelId: post.channel_id,
+      platform: post.platform as Platform,
+      externalId,
+    });
+    if (!exists)
+      throw conflict(
+        'PLATFORM_POST_NOT_FOUND',
+        `${post.platform} has no post '${externalId}' on this account; check the id, or confirm with published: false.`,
+      );
+  }
+  const attempts = await publishAttemptsStore(ctx.db).of(id);
+  const when = attempts.at(-1)?.started_at ?? now;
+  await ctx.db.transaction((tx) =>
+    markPublished(ctx, tx, post, when, {
+      externalId,
+      externalIds: externalId ? [externalId, ...earlier.filter((e) => e !== externalId)] : earlier,
+      permalink: input.permalink ?? null,
+    }),
+  );
+  await emit(ctx.events, [{ name: 'post.published', brandId: post.brand_id, postId: id, at: when }]);
+  return listOne(ctx, id);
 }
 
 export async function updatePost(
@@ -296,6 +494,11 @@ export async function updatePost(
       `Post '${id}' is ${post.status}; only scheduled posts can be changed.`,
     );
   const patch: Partial<PostRow> = {};
+  if ((input.parts || input.text !== undefined) && fromJson<string[]>(post.external_ids ?? '[]').length)
+    throw conflict(
+      'POST_PARTLY_PUBLISHED',
+      `Post '${id}' already has parts on ${post.platform}; its text can no longer change.`,
+    );
   if (input.parts || input.text !== undefined) {
     const old = fromJson<StoredPart[]>(post.parts);
     const parts = partsFromInput(input).map((text, i) => ({
@@ -329,6 +532,8 @@ async function listOne(ctx: ContentContext, id: string) {
  */
 export async function deletePost(ctx: ContentContext, id: string): Promise<void> {
   const post = await requirePost(ctx.db, id);
+  if (post.status === 'publishing')
+    throw conflict('POST_PUBLISHING', `Post '${id}' is being published right now; try again in a moment.`);
   if (post.status === 'published')
     throw conflict(
       'POST_ALREADY_PUBLISHED',

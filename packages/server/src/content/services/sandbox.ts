@@ -6,45 +6,55 @@ import type { AdvanceResultView } from '../schemas/workspace.js';
 import { fireDueAutomations } from './automations.js';
 import { conflict } from './errors.js';
 import { publishPosts, settle } from './posts.js';
-import { dueAges, takeSimulatedSnapshots } from './snapshots.js';
+import { dueAges, takeLiveSnapshots, takeSimulatedSnapshots } from './snapshots.js';
 import { isSandboxPost } from './views.js';
 
 export function getSandboxClock(ctx: ContentContext) {
   return { now: ctx.clock.now().toISOString(), offset_ms: ctx.clock.offsetMs, mode: ctx.config.mode };
 }
 
-/** Takes every snapshot that has come due on sandbox posts, and settles those that reached 72 h. */
+/**
+ * Takes every snapshot that has come due on published posts, and settles those that reached
+ * 72 h: sandbox posts get their simulated curve; live posts are read from the platform.
+ */
 export async function growMetrics(
   ctx: ContentContext,
   now: Date,
 ): Promise<{ snapshots: number; settled: string[] }> {
   const store = postsStore(ctx.db);
-  const growing = (await store.growing(now.toISOString())).filter(isSandboxPost);
-  if (growing.length === 0) return { snapshots: 0, settled: [] };
-  const have = new Set(
-    (await store.snapshotsOf(growing.map((p) => p.id))).map((s) => `${s.post_id}:${s.age_h}`),
+  const all = await store.growing(now.toISOString());
+  const growing = all.filter(isSandboxPost);
+  const live = await takeLiveSnapshots(
+    ctx,
+    all.filter((p) => !isSandboxPost(p)),
+    now,
   );
-  let snapshots = 0;
-  const toSettle: PostRow[] = [];
-  await ctx.db.transaction(async (tx) => {
-    for (const post of growing) {
-      const written = await takeSimulatedSnapshots(ctx, tx, post, dueAges(post, now), have);
-      snapshots += written.length;
-      if (written.includes(SETTLE_AGE_H)) toSettle.push(post);
-    }
-  });
+  let snapshots = live.snapshots;
+  const toSettle: PostRow[] = [...live.settled];
+  if (growing.length) {
+    const have = new Set(
+      (await store.snapshotsOf(growing.map((p) => p.id))).map((s) => `${s.post_id}:${s.age_h}`),
+    );
+    await ctx.db.transaction(async (tx) => {
+      for (const post of growing) {
+        const written = await takeSimulatedSnapshots(ctx, tx, post, dueAges(post, now), have);
+        snapshots += written.length;
+        if (written.includes(SETTLE_AGE_H)) toSettle.push(post);
+      }
+    });
+  }
   const settled = await settle(ctx, toSettle, (p) =>
     new Date(Date.parse(p.published_at ?? '') + SETTLE_AGE_H * HOUR).toISOString(),
   );
   return { snapshots, settled };
 }
 
-/** One pass of the sandbox world: publish what is due, grow metrics, fire due automations. */
+/** One pass of the background loop (and of each sandbox clock hop): publish what is due, grow metrics, fire due automations. */
 export async function tick(ctx: ContentContext): Promise<Omit<AdvanceResultView, 'now' | 'offset_ms'>> {
   const now = ctx.clock.now();
   const due = await postsStore(ctx.db).due(now.toISOString());
   const { published, failed } = due.length ? await publishPosts(ctx, due) : { published: [], failed: [] };
-  const grown = ctx.config.mode === 'sandbox' ? await growMetrics(ctx, now) : { snapshots: 0, settled: [] };
+  const grown = await growMetrics(ctx, now);
   const automations = await fireDueAutomations(ctx);
   return { published, failed, snapshots: grown.snapshots, settled: grown.settled, automations };
 }

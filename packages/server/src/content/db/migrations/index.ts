@@ -4,6 +4,7 @@ import { coreMigration } from './002-core.js';
 import { mediaMigration } from './003-media.js';
 import { idempotencyMigration } from './004-idempotency.js';
 import { liveChannelsMigration } from './005-live-channels.js';
+import { publishAttemptsMigration } from './006-publish-attempts.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -15,4 +16,5 @@ export const contentMigrations: Migration[] = [
   mediaMigration,
   idempotencyMigration,
   liveChannelsMigration,
+  publishAttemptsMigration,
 ];

@@ -20,6 +20,13 @@ export interface PostRow {
   settled_at: string | null;
   created_at: string;
   updated_at: string;
+  // Added by migration 006; always present on rows read back, optional for rows being written.
+  /** A scheduled post waits until then (429 Retry-After, backoff after a 5xx). */
+  retry_at?: string | null;
+  /** JSON array: every part already on the platform, in order. */
+  external_ids?: string;
+  /** What the person should know about publishing (unconfirmed, waiting to retry). */
+  notice?: string | null;
 }
 export interface MetricsRow {
   post_id: string;
@@ -42,12 +49,12 @@ export interface ReplyRow {
 }
 
 const COLS =
-  'id, brand_id, channel_id, platform, draft_id, draft_version, idea_id, status, parts, scheduled_for, published_at, sort_at, permalink, external_id, failure, settled_at, created_at, updated_at';
+  'id, brand_id, channel_id, platform, draft_id, draft_version, idea_id, status, parts, scheduled_for, published_at, sort_at, permalink, external_id, failure, settled_at, created_at, updated_at, retry_at, external_ids, notice';
 
 export function postsStore(db: SqlExecutor) {
   return {
     async insert(r: PostRow) {
-      await db.run(`INSERT INTO posts (${COLS}) VALUES (${placeholders(18)})`, [
+      await db.run(`INSERT INTO posts (${COLS}) VALUES (${placeholders(21)})`, [
         r.id,
         r.brand_id,
         r.channel_id,
@@ -66,9 +73,20 @@ export function postsStore(db: SqlExecutor) {
         r.settled_at,
         r.created_at,
         r.updated_at,
+        r.retry_at ?? null,
+        r.external_ids ?? '[]',
+        r.notice ?? null,
       ]);
     },
     get: (id: string) => db.get<PostRow>('SELECT * FROM posts WHERE id = ?', [id]),
+    /** Takes a scheduled post for publishing; false when someone else already did (or it changed). */
+    async claim(id: string, at: string) {
+      const r = await db.run(
+        "UPDATE posts SET status = 'publishing', retry_at = NULL, updated_at = ? WHERE id = ? AND status = 'scheduled'",
+        [at, id],
+      );
+      return r.changes > 0;
+    },
     async list(
       filter: { brandId?: string; status?: string; channelId?: string; platform?: string },
       limit: number,
@@ -105,8 +123,8 @@ export function postsStore(db: SqlExecutor) {
           ),
     due: (now: string) =>
       db.all<PostRow>(
-        "SELECT * FROM posts WHERE status = 'scheduled' AND scheduled_for <= ? ORDER BY scheduled_for, id",
-        [now],
+        "SELECT * FROM posts WHERE status = 'scheduled' AND scheduled_for <= ? AND (retry_at IS NULL OR retry_at <= ?) ORDER BY scheduled_for, id",
+        [now, now],
       ),
     /** Published posts that still have snapshots to take. */
     growing: (settleBefore: string) =>

@@ -80,9 +80,11 @@ export function createXProvider(opts: XClientOptions): PlatformProvider {
     async publish(input) {
       checkLimits(input);
       const token = input.accessToken;
+      const ids: string[] = [...(input.alreadyPublished ?? [])];
       // Everything that can fail safely (media, the handle) happens before the first post goes out.
       const mediaIds: string[] = [];
-      for (const m of input.media ?? []) mediaIds.push(await uploadImage(call, token, m));
+      if (ids.length === 0)
+        for (const m of input.media ?? []) mediaIds.push(await uploadImage(call, token, m));
       let username = input.username;
       if (!username) {
         const me = await call<{ data?: { username?: string } }>({
@@ -95,8 +97,8 @@ export function createXProvider(opts: XClientOptions): PlatformProvider {
           throw new ProviderError('x', 'rejected', 'X did not say which account the token is for.');
       }
 
-      const ids: string[] = [];
       for (const [i, text] of input.parts.entries()) {
+        if (i < (input.alreadyPublished?.length ?? 0)) continue;
         const body: Record<string, unknown> = { text };
         if (i === 0 && mediaIds.length) body.media = { media_ids: mediaIds };
         const previous = ids.at(-1);
@@ -128,6 +130,39 @@ export function createXProvider(opts: XClientOptions): PlatformProvider {
       const res = await getPost(accessToken, externalId);
       // A missing post is a 200 with `errors` (resource-not-found) and no `data`.
       return { externalId, exists: Boolean(res?.data?.id), text: res?.data?.text ?? null };
+    },
+
+    /**
+     * Replies by other accounts in the post's conversation, from recent search (X keeps the last
+     * 7 days there): `conversation_id:<id>`, with the author expanded for the handle.
+     */
+    async replies({ accessToken, externalId }) {
+      if (!/^[0-9]{1,19}$/.test(externalId))
+        throw new ProviderError('x', 'invalid', `${externalId} is no X post id.`);
+      const me = await call<{ data?: { id?: string } }>({
+        method: 'GET',
+        path: '/2/users/me',
+        token: accessToken,
+      });
+      const q = new URLSearchParams({
+        query: `conversation_id:${externalId}`,
+        max_results: '100',
+        [FIELDS_PARAM]: 'created_at,conversation_id',
+        expansions: 'author_id',
+      });
+      const res = await call<{
+        data?: { id?: string; text?: string; author_id?: string; created_at?: string }[];
+        includes?: { users?: { id?: string; username?: string }[] };
+      }>({ method: 'GET', path: `/2/tweets/search/recent?${q}`, token: accessToken });
+      const users = new Map((res?.includes?.users ?? []).map((u) => [u.id, u.username]));
+      return (res?.data ?? [])
+        .filter((t) => t.id && t.author_id !== me?.data?.id)
+        .map((t) => ({
+          externalId: t.id as string,
+          author: users.get(t.author_id) ? `@${users.get(t.author_id)}` : '',
+          text: t.text ?? '',
+          createdAt: t.created_at ? new Date(t.created_at) : null,
+        }));
     },
 
     async metrics({ accessToken, externalId }): Promise<Counts> {

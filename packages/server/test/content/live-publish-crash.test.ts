@@ -1,0 +1,109 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startXFake, type XFake } from '../fakes/x-fake.js';
+import { connectLive } from '../helpers/live.js';
+import { api, type TestService } from '../helpers/start.js';
+
+/**
+ * kill -9 of the built server (`svc-server start`, live mode) while X holds the publish call:
+ * X has stored the tweet but never answers. After a restart on the same data directory the post
+ * must be `unconfirmed` (start-up recovery finds the attempt without an outcome), and X must
+ * still hold exactly one tweet: the service never sends it again.
+ */
+const cli = join(import.meta.dirname, '../../dist/cli.js');
+const SECRET = 'x-crash-secret';
+
+interface Server {
+  url: string;
+  child: ChildProcess;
+}
+
+function start(dataDir: string, fake: XFake, secretKey: string): Promise<Server> {
+  const child = spawn(process.execPath, [cli, 'start'], {
+    env: {
+      ...process.env,
+      SERVICE_DATA_DIR: dataDir,
+      SERVICE_MODE: 'live',
+      SERVICE_SECRET_KEY: secretKey,
+      SERVICE_X_CLIENT_ID: fake.clientId,
+      SERVICE_X_CLIENT_SECRET: SECRET,
+      SERVICE_X_API_URL: fake.url,
+      SERVICE_X_AUTH_URL: fake.authUrl,
+      CONTENT_PORT: '0',
+      COMMERCE_PORT: '0',
+      LOG_LEVEL: 'silent',
+      SERVICE_SEED: 'none',
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  return new Promise((resolve, reject) => {
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const url = /^content\s+(\S+)/m.exec(out)?.[1];
+      if (url && /^data\s/m.test(out)) resolve({ url, child });
+    });
+    child.once('exit', (code) => reject(new Error(`svc-server exited early (${code}): ${out}`)));
+  });
+}
+
+function kill(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve();
+    server.child.once('exit', () => resolve());
+    server.child.kill('SIGKILL');
+  });
+}
+
+/** Resolves once the fake has stored a tweet (it then holds the answer forever). */
+async function tweetStored(fake: XFake) {
+  while (fake.tweets.size === 0) await new Promise((r) => setTimeout(r, 20));
+}
+
+describe('kill -9 during a live publish', () => {
+  let dataDir: string;
+  let fake: XFake;
+  let server: Server | null = null;
+
+  beforeAll(async () => {
+    if (!existsSync(cli))
+      throw new Error(`${cli} is missing: build first (pnpm --filter @svc/server build).`);
+    dataDir = mkdtempSync(join(tmpdir(), 'svc-live-crash-'));
+    fake = await startXFake({ clientSecret: SECRET });
+  });
+  afterAll(async () => {
+    if (server) await kill(server);
+    await fake.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('leaves the post unconfirmed after a restart, and X holds exactly one tweet', async () => {
+    const secretKey = randomBytes(32).toString('base64');
+    server = await start(dataDir, fake, secretKey);
+    const brand = await api(server.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } });
+    const channel = await connectLive({ url: server.url } as TestService, brand.body.id, 'x');
+
+    fake.failNext('POST /2/tweets', { kind: 'hang', afterAccept: true });
+    const publishing = api(server.url, 'POST', '/v1/posts', {
+      body: { channel_id: channel.id, text: 'Out, but nobody heard back.' },
+    }).catch(() => null); // the server dies before it answers
+    await tweetStored(fake);
+    await kill(server);
+    expect(await publishing).toBeNull();
+
+    server = await start(dataDir, fake, secretKey);
+    const posts = await api(server.url, 'GET', '/v1/posts');
+    expect(posts.body.posts).toHaveLength(1);
+    const [post] = posts.body.posts;
+    expect(post.status).toBe('unconfirmed');
+    expect(post.notice).toContain('the server stopped while x was being called');
+    expect(post.notice).toContain(`POST /v1/posts/${post.id}/confirm`);
+    expect(fake.tweets.size).toBe(1);
+    expect(fake.requests.filter((r) => r === 'POST /2/tweets')).toHaveLength(1);
+    expect(fake.violations).toEqual([]);
+  });
+});

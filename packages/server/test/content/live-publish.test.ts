@@ -1,0 +1,405 @@
+import sharp from 'sharp';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ContentHandle } from '../../src/content/app.js';
+import { type PostRow, postsStore } from '../../src/content/db/stores/posts-store.js';
+import { createXProvider } from '../../src/content/publishers/x/index.js';
+import { accessTokenFor, secretBox } from '../../src/content/services/channel-credentials.js';
+import { publishPosts } from '../../src/content/services/posts.js';
+import { tick } from '../../src/content/services/sandbox.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import type { XFake } from '../fakes/x-fake.js';
+import { connectLive, startLive, X_CLIENT_SECRET } from '../helpers/live.js';
+import { api, type TestService } from '../helpers/start.js';
+
+/**
+ * The live publish pipeline against the X fake over loopback: a content server in live mode, a
+ * channel connected through OAuth, posts published now and at their slot. The background loop's
+ * pass (`tick`) is run by hand after moving the injected clock, so no test waits on a timer.
+ */
+
+let fake: XFake;
+let svc: TestService;
+let brandId: string;
+let channelId: string;
+
+const ctxOf = (s: TestService) => (s.handle as ContentHandle).ctx;
+const pass = (s: TestService = svc) => tick(ctxOf(s));
+const tweetsPosted = () => fake.requests.filter((r) => r === 'POST /2/tweets').length;
+
+/** A live server with a connected X channel; `timeoutMs` short for the tests where X never answers. */
+async function startWithChannel(timeoutMs?: number) {
+  const stack = await startLive({
+    clock: new ManualClock(new Date()),
+    config: timeoutMs ? { platformTimeoutMs: timeoutMs } : {},
+  });
+  svc = stack.svc;
+  fake = stack.x;
+  brandId = (await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } })).body.id;
+  channelId = (await connectLive(svc, brandId, 'x')).id;
+}
+
+afterEach(async () => {
+  await svc?.close();
+  await fake?.close();
+  svc = undefined as unknown as TestService;
+  fake = undefined as unknown as XFake;
+});
+
+async function uploadImage(): Promise<string> {
+  const png = await sharp({ create: { width: 1600, height: 900, channels: 3, background: '#3366aa' } })
+    .png()
+    .toBuffer();
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'chart.png');
+  const res = await fetch(`${svc.url}/v1/brands/${brandId}/media`, { method: 'POST', body: form });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+const post = (text: string, extra: Record<string, unknown> = {}) =>
+  api(svc.url, 'POST', '/v1/posts', { body: { channel_id: channelId, text, ...extra } });
+
+describe('live publishing to X', () => {
+  it('publishes now with media: one tweet with the image, a real permalink', async () => {
+    await startWithChannel();
+    const assetId = await uploadImage();
+    const draft = await api(svc.url, 'POST', '/v1/drafts', {
+      body: { brand_id: brandId, platform: 'x', text: 'Our meeting-load chart, week 47.' },
+    });
+    expect(draft.status).toBe(201);
+    const attached = await api(svc.url, 'POST', `/v1/drafts/${draft.body.id}/media`, {
+      body: { asset_id: assetId },
+    });
+    expect(attached.status).toBe(200);
+    const res = await api(svc.url, 'POST', '/v1/posts', { body: { draft_id: draft.body.id } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'published', sandbox: false, notice: null, retry_at: null });
+    expect((await api(svc.url, 'GET', '/v1/mode')).body.publishing).toBe('live');
+    const [tweet] = [...fake.tweets.values()];
+    expect(fake.tweets.size).toBe(1);
+    expect(tweet?.text).toBe('Our meeting-load chart, week 47.');
+    expect(tweet?.mediaIds).toHaveLength(1);
+    expect(fake.media.get(tweet?.mediaIds[0] as string)?.bytes).toBeGreaterThan(0);
+    expect(res.body.permalink).toBe(`https://x.com/${fake.user.username}/status/${tweet?.id}`);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('publishes a scheduled post at its slot, not before', async () => {
+    await startWithChannel();
+    const slot = new Date(svc.clock.now().getTime() + 3_600_000).toISOString();
+    const res = await post('At its slot.', { scheduled_for: slot });
+    expect(res.body.status).toBe('scheduled');
+    svc.clock.advance(30 * 60_000);
+    await pass();
+    expect(fake.tweets.size).toBe(0);
+    svc.clock.advance(30 * 60_000);
+    const { published } = await pass();
+    expect(published).toEqual([res.body.id]);
+    const after = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
+    expect(after.body).toMatchObject({ status: 'published', published_at: svc.clock.now().toISOString() });
+    expect(fake.tweets.size).toBe(1);
+  });
+
+  it('a 429 keeps the post scheduled until Retry-After, with no call before then; then it goes out once', async () => {
+    await startWithChannel();
+    fake.failNext('POST /2/tweets', { kind: 'status', status: 429, headers: { 'retry-after': '120' } });
+    const res = await post('Rate limited first.');
+    expect(res.status).toBe(201);
+    const retryAt = new Date(svc.clock.now().getTime() + 120_000).toISOString();
+    expect(res.body).toMatchObject({ status: 'scheduled', retry_at: retryAt });
+    expect(res.body.notice).toContain('PLATFORM_RATE_LIMITED');
+    expect(tweetsPosted()).toBe(1);
+
+    svc.clock.advance(60_000);
+    await pass();
+    expect(tweetsPosted()).toBe(1); // still waiting: X was not called again
+    svc.clock.advance(60_000);
+    expect((await pass()).published).toEqual([res.body.id]);
+    const after = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
+    expect(after.body).toMatchObject({ status: 'published', retry_at: null, notice: null });
+    expect(fake.tweets.size).toBe(1);
+  });
+
+  it('a platform error fails the post with the platform’s message, and it is not retried', async () => {
+    await startWithChannel();
+    fake.failNext('POST /2/tweets', {
+      kind: 'status',
+      status: 403,
+      message: 'You are not allowed to create a Tweet with duplicate content.',
+    });
+    const res = await post('Said before.');
+    expect(res.body.status).toBe('failed');
+    expect(res.body.failure).toContain('PLATFORM_FORBIDDEN');
+    expect(res.body.failure).toContain('You are not allowed to create a Tweet with duplicate content.');
+    svc.clock.advance(3_600_000);
+    await pass();
+    expect(tweetsPosted()).toBe(1);
+    expect(fake.tweets.size).toBe(0);
+  });
+
+  it('a 5xx on a call that changed nothing retries later with backoff; a 5xx on the post itself is unconfirmed', async () => {
+    await startWithChannel();
+    fake.failNext('GET /2/users/me', { kind: 'status', status: 503 });
+    const res = await post('Try again later.');
+    expect(res.body).toMatchObject({
+      status: 'scheduled',
+      retry_at: new Date(svc.clock.now().getTime() + 60_000).toISOString(),
+    });
+    expect(res.body.notice).toContain('PLATFORM_UNAVAILABLE');
+    expect(tweetsPosted()).toBe(0);
+    svc.clock.advance(60_000);
+    expect((await pass()).published).toEqual([res.body.id]);
+    expect(fake.tweets.size).toBe(1);
+
+    // X may store a post and still answer 5xx: never sent again by the service.
+    fake.failNext('POST /2/tweets', { kind: 'status', status: 503 });
+    const second = await post('Maybe out.');
+    expect(second.body.status).toBe('unconfirmed');
+    expect(second.body.notice).toContain(`POST /v1/posts/${second.body.id}/confirm`);
+    svc.clock.advance(24 * 3_600_000);
+    await pass();
+    expect(tweetsPosted()).toBe(2);
+  });
+
+  it('a timeout during publish makes the post unconfirmed: one tweet, never sent again, even after a restart', async () => {
+    await startWithChannel(1000);
+    fake.failNext('POST /2/tweets', { kind: 'hang', afterAccept: true });
+    const res = await post('Into the void.');
+    expect(res.status).toBe(201);
+    expect(res.body.status).toBe('unconfirmed');
+    expect(res.body.notice).toContain('PUBLISH_UNCONFIRMED');
+    expect(res.body.notice).toContain(`POST /v1/posts/${res.body.id}/confirm`);
+    expect(fake.tweets.size).toBe(1);
+
+    svc.clock.advance(24 * 3_600_000);
+    await pass();
+    svc = await svc.restart();
+    await pass();
+    const after = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
+    expect(after.body.status).toBe('unconfirmed');
+    expect(tweetsPosted()).toBe(1);
+    expect(fake.tweets.size).toBe(1);
+
+    // The person looked: it is there. With its id, X is asked, and metrics can be read from then on.
+    const [tweet] = [...fake.tweets.values()];
+    const wrong = await api(svc.url, 'POST', `/v1/posts/${res.body.id}/confirm`, {
+      body: { published: true, external_id: '1234' },
+    });
+    expect(wrong.status).toBe(409);
+    expect(wrong.body.error.code).toBe('PLATFORM_POST_NOT_FOUND');
+    // Ids that are no X post id never reach X as a path.
+    for (const [external_id, code] of [
+      ['../../2/users/me', 'PLATFORM_POST_NOT_FOUND'],
+      ['1%2F2', 'PLATFORM_POST_NOT_FOUND'],
+      ['9'.repeat(101), 'INVALID_REQUEST'],
+    ]) {
+      const bad = await api(svc.url, 'POST', `/v1/posts/${res.body.id}/confirm`, {
+        body: { published: true, external_id },
+      });
+      expect(bad.body.error.code, String(external_id)).toBe(code);
+    }
+    expect(fake.violations).toEqual([]);
+    const confirmed = await api(svc.url, 'POST', `/v1/posts/${res.body.id}/confirm`, {
+      body: { published: true, external_id: tweet?.id },
+    });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body).toMatchObject({ status: 'published', notice: null });
+    expect(tweetsPosted()).toBe(1);
+  });
+
+  it('an unconfirmed post the person says is not out goes back in the schedule and out once', async () => {
+    await startWithChannel(1000);
+    fake.failNext('POST /2/tweets', { kind: 'hang' });
+    const res = await post('Lost on the way.');
+    expect(res.body.status).toBe('unconfirmed');
+    expect(fake.tweets.size).toBe(0);
+    const again = await api(svc.url, 'POST', `/v1/posts/${res.body.id}/confirm`, {
+      body: { published: false },
+    });
+    expect(again.body).toMatchObject({ status: 'scheduled', notice: null });
+    expect((await pass()).published).toEqual([res.body.id]);
+    expect(fake.tweets.size).toBe(1);
+    const twice = await api(svc.url, 'POST', `/v1/posts/${res.body.id}/confirm`, {
+      body: { published: false },
+    });
+    expect(twice.status).toBe(409);
+    expect(twice.body.error.code).toBe('POST_NOT_UNCONFIRMED');
+  });
+
+  it('a thread cut off by a 429 after its first part sends only the rest, as replies, after Retry-After', async () => {
+    await startWithChannel();
+    fake.failNext(
+      'POST /2/tweets',
+      { kind: 'status', status: 429, headers: { 'retry-after': '60' } },
+      { after: 1 },
+    );
+    const res = await api(svc.url, 'POST', '/v1/posts', {
+      body: {
+        channel_id: channelId,
+        parts: [{ text: 'One of three.' }, { text: 'Two.' }, { text: 'Three.' }],
+      },
+    });
+    expect(res.body.status).toBe('scheduled');
+    expect(fake.tweets.size).toBe(1);
+    const edit = await api(svc.url, 'PATCH', `/v1/posts/${res.body.id}`, { body: { text: 'Rewritten.' } });
+    expect(edit.status).toBe(409);
+    expect(edit.body.error.code).toBe('POST_PARTLY_PUBLISHED');
+
+    svc.clock.advance(60_000);
+    expect((await pass()).published).toEqual([res.body.id]);
+    const tweets = [...fake.tweets.values()];
+    expect(tweets.map((t) => t.text)).toEqual(['One of three.', 'Two.', 'Three.']);
+    expect(tweets.map((t) => t.replyTo)).toEqual([null, tweets[0]?.id, tweets[1]?.id]);
+    const after = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
+    expect(after.body.permalink).toBe(`https://x.com/${fake.user.username}/status/${tweets[0]?.id}`);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('two passes over the same due post (the loop and a publish-now) send it once', async () => {
+    await startWithChannel();
+    const slot = new Date(svc.clock.now().getTime() + 3_600_000).toISOString();
+    const res = await post('Only once.', { scheduled_for: slot });
+    svc.clock.advance(3_600_000);
+    const ctx = ctxOf(svc);
+    const row = await postsStore(ctx.db).get(res.body.id);
+    const [a, b] = await Promise.all([
+      publishPosts(ctx, [row as PostRow]),
+      publishPosts(ctx, [row as PostRow]),
+    ]);
+    expect([...a.published, ...b.published]).toEqual([res.body.id]);
+    expect(fake.tweets.size).toBe(1);
+    expect(tweetsPosted()).toBe(1);
+  });
+
+  it('an approved proposal with media goes out at its slot', async () => {
+    await startWithChannel();
+    const assetId = await uploadImage();
+    const draft = await api(svc.url, 'POST', '/v1/drafts', {
+      body: { brand_id: brandId, platform: 'x', text: 'Approved, with a chart.' },
+    });
+    await api(svc.url, 'POST', `/v1/drafts/${draft.body.id}/media`, { body: { asset_id: assetId } });
+    const proposed = await api(svc.url, 'POST', '/v1/approvals', { body: { draft_id: draft.body.id } });
+    expect(proposed.status, JSON.stringify(proposed.body)).toBe(201);
+    const approved = await api(svc.url, 'POST', `/v1/approvals/${proposed.body.id}/approve`, { body: {} });
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    const slot = Date.parse(proposed.body.slot);
+    svc.clock.set(slot - 60_000);
+    await pass();
+    expect(fake.tweets.size).toBe(0);
+    svc.clock.set(slot);
+    await pass();
+    const [tweet] = [...fake.tweets.values()];
+    expect(tweet?.text).toBe('Approved, with a chart.');
+    expect(tweet?.mediaIds).toHaveLength(1);
+    const posts = await api(svc.url, 'GET', `/v1/posts?brand_id=${brandId}`);
+    expect(posts.body.posts[0]).toMatchObject({
+      status: 'published',
+      published_at: new Date(slot).toISOString(),
+    });
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('an expired token with a working refresh publishes after one refresh', async () => {
+    await startWithChannel();
+    const ctx = ctxOf(svc);
+    fake.expire(await accessTokenFor(ctx, channelId));
+    const res = await post('After a refresh.');
+    expect(res.body.status).toBe('published');
+    expect(fake.requests.filter((r) => r === 'POST /2/oauth2/token').length).toBeGreaterThanOrEqual(2);
+    expect(fake.tweets.size).toBe(1);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('an expired token whose refresh fails: the post fails with CHANNEL_NEEDS_RECONNECT, and so does one due later', async () => {
+    await startWithChannel();
+    const ctx = ctxOf(svc);
+    const [row] = ctx.db.raw
+      .prepare('SELECT refresh_token FROM channel_credentials WHERE channel_id = ?')
+      .all(channelId) as { refresh_token: string }[];
+    const refresh = secretBox(ctx).open(
+      row?.refresh_token as string,
+      `channel_credentials:${channelId}:refresh_token`,
+    );
+    // The grant is spent elsewhere: our refresh token no longer works.
+    await createXProvider({
+      clientId: fake.clientId,
+      clientSecret: X_CLIENT_SECRET,
+      apiUrl: fake.url,
+    }).refresh(refresh);
+    fake.expire(await accessTokenFor(ctx, channelId));
+    const res = await post('Needs the person.');
+    expect(res.body.status).toBe('failed');
+    expect(res.body.failure).toMatch(/^CHANNEL_NEEDS_RECONNECT: .*Settings → Channels/);
+    const slot = new Date(svc.clock.now().getTime() + 3_600_000).toISOString();
+    const later = await post('Scheduled before anyone noticed.', { scheduled_for: slot });
+    expect(later.body.status).toBe('scheduled'); // the person may reconnect before the slot
+    svc.clock.advance(3_600_000);
+    const requests = fake.requests.length;
+    expect((await pass()).failed).toEqual([later.body.id]);
+    expect(fake.requests).toHaveLength(requests); // refused without asking X again
+    const failed = await api(svc.url, 'GET', `/v1/posts/${later.body.id}`);
+    expect(failed.body.failure).toMatch(/^CHANNEL_NEEDS_RECONNECT: .*Settings → Channels/);
+    expect(tweetsPosted()).toBe(0);
+    expect(fake.tweets.size).toBe(0);
+  });
+});
+
+describe('live metrics', () => {
+  it('reads counts and replies from X on the snapshot schedule, computes the verdict, and settles at 72 h', async () => {
+    await startWithChannel();
+    const ids: string[] = [];
+    for (const text of ['One.', 'Two.', 'Three.', 'Four, the good one.'])
+      ids.push((await post(text)).body.id);
+    const tweets = [...fake.tweets.values()];
+    expect(tweets).toHaveLength(4);
+    for (const [i, t] of tweets.entries())
+      Object.assign(t.metrics, { impressions: 500, likes: i === 3 ? 40 : 10 });
+    const good4 = tweets[3]?.id as string;
+    fake.reply(good4, { username: 'maya', text: 'How long did this take to set up?' });
+    fake.reply(good4, { username: 'dev_tom', text: 'Love this, thanks for sharing!' });
+
+    svc.clock.advance(30 * 60_000);
+    expect((await pass()).snapshots).toBe(0); // nothing is due before 1 h
+    svc.clock.advance(30 * 60_000);
+    expect((await pass()).snapshots).toBe(4);
+    expect((await pass()).snapshots).toBe(0); // one read per age
+    const good = await api(svc.url, 'GET', `/v1/posts/${ids[3]}`);
+    expect(good.body.metrics).toMatchObject({
+      age_h: 1,
+      impressions: 500,
+      likes: 40,
+      comments: 2,
+      engagements: 42,
+    });
+    expect(good.body.verdict).toBe('outperforming');
+    expect(good.body.outcome).toMatchObject({ baseline_engagements: 10, compared_with: 3 });
+    const replies = async () =>
+      (await api(svc.url, 'GET', `/v1/posts/${ids[3]}/replies`)).body.replies
+        .map((r: { author: string; theme: string }) => `${r.author} ${r.theme}`)
+        .sort();
+    expect(await replies()).toEqual(['@dev_tom praise', '@maya question']);
+
+    for (const t of tweets) t.metrics.likes += 5;
+    fake.reply(good4, { username: 'ops_priya', text: 'Could you share a template for this?' });
+    svc.clock.advance(2 * 3_600_000);
+    await pass();
+    expect(await replies()).toEqual(['@dev_tom praise', '@maya question', '@ops_priya request']);
+    const grown = await api(svc.url, 'GET', `/v1/posts/${ids[0]}`);
+    expect(grown.body.growth.map((g: { age_h: number; likes: number }) => [g.age_h, g.likes])).toEqual([
+      [1, 10],
+      [3, 15],
+    ]);
+
+    svc.clock.advance(70 * 3_600_000);
+    const { settled } = await pass();
+    expect(settled.sort()).toEqual([...ids].sort());
+    const final = await api(svc.url, 'GET', `/v1/posts/${ids[3]}`);
+    expect(final.body.metrics.age_h).toBe(72);
+    expect(final.body.outcome.settled).toBe(true);
+    svc.clock.advance(24 * 3_600_000);
+    const reads = fake.requests.filter((r) => r.startsWith('GET /2/tweets/')).length;
+    await pass();
+    expect(fake.requests.filter((r) => r.startsWith('GET /2/tweets/')).length).toBe(reads);
+    expect(fake.violations).toEqual([]);
+  });
+});
