@@ -1,9 +1,9 @@
 import { client, type PostDetail, type Reply } from '../../api.js';
 import { useBrand } from '../../brand.js';
-import { useLoad } from '../../hooks.js';
+import { useAction, useLoad } from '../../hooks.js';
 import { formatTime } from '../../platforms.js';
 import { Link } from '../../router.js';
-import { PageFrame, ProblemNotice } from '../../ui.js';
+import { Notice, PageFrame, ProblemNotice } from '../../ui.js';
 import { GrowthChart, growthRows } from './growth-chart.js';
 import { channelOf, statusName, whenOf } from './posts.js';
 import { excerptOf, Figures, formatCount, OutLink, VerdictBadge } from './shared.js';
@@ -17,13 +17,14 @@ const THEME_NAMES: Record<Reply['theme'], string> = {
 
 /** One post: its text, verdict, growth curve against the brand's baseline, metrics and replies. */
 export function PostPage({ id }: { id: string }) {
-  const { data: post, problem } = useLoad(() => client.posts.retrieve(id), [id]);
+  const { data: post, problem, reload } = useLoad(() => client.posts.retrieve(id), [id]);
   return (
     <PageFrame
       title={post ? `Post: ${excerptOf(post.parts[0]?.text ?? post.id, 60)}` : 'Post'}
       problem={problem}
       loading={!post && 'the post'}
     >
+      {post?.status === 'unconfirmed' && <Unconfirmed post={post} onDone={reload} />}
       {post && <PostBody post={post} />}
       <p>
         <Link href="/posts">Back to all posts</Link>
@@ -39,6 +40,43 @@ function verdictWords(post: PostDetail): string {
     return `Fewer than 3 of the brand's other posts on this platform have reached ${o.age_h ?? 0} hours, so there is no median to compare with yet.`;
   const ratio = o.ratio === null ? '' : `${o.ratio.toFixed(2)}× `;
   return `${ratio}the brand's median at ${o.age_h} hours (${formatCount(o.engagements ?? 0)} engagements against ${formatCount(Math.round(o.baseline_engagements ?? 0))}, the median of ${o.compared_with} posts)${o.settled ? '; settled' : '; still growing, the verdict can change until 72 hours'}.`;
+}
+
+/**
+ * The platform got the post but its answer never came: it may be live. The service never sends
+ * it again on its own; the person looks at the account and says what they found
+ * (POST /v1/posts/{id}/confirm).
+ */
+function Unconfirmed({ post, onDone }: { post: PostDetail; onDone: () => Promise<void> }) {
+  const { busy, notice, problem, run } = useAction();
+  const say = (published: boolean) =>
+    run(
+      async () => {
+        await client.posts.confirm(post.id, { published });
+        await onDone();
+      },
+      published ? 'Marked as published.' : 'Put back in the schedule: it goes out on the next pass.',
+    );
+  return (
+    <section class="unconfirmed" aria-labelledby="unconfirmed-title">
+      <h2 id="unconfirmed-title">Did this post go out?</h2>
+      <p>
+        {post.notice ??
+          'The platform received this post but its answer never came, so it may be live. It will not be sent again on its own.'}
+      </p>
+      <p>Look at the account, then say what you found.</p>
+      <p class="actions">
+        <button type="button" disabled={busy} onClick={() => say(true)}>
+          It is published
+        </button>
+        <button type="button" disabled={busy} onClick={() => say(false)}>
+          It is not there: send it
+        </button>
+      </p>
+      <Notice text={notice} />
+      {problem && <ProblemNotice problem={problem} />}
+    </section>
+  );
 }
 
 function PostBody({ post }: { post: PostDetail }) {

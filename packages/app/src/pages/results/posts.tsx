@@ -6,10 +6,12 @@ import { Link, useLocation } from '../../router.js';
 import { Empty, Notice, PageFrame, ProblemNotice } from '../../ui.js';
 import { excerptOf, FilterSelect, formatCount, VerdictBadge, WithBrand } from './shared.js';
 
-const STATUSES = ['published', 'scheduled', 'failed'] as const;
+const STATUSES = ['published', 'scheduled', 'unconfirmed', 'failed'] as const;
 const STATUS_NAMES: Record<Post['status'], string> = {
   published: 'Published',
   scheduled: 'Scheduled',
+  publishing: 'Publishing',
+  unconfirmed: 'Unconfirmed: check the platform',
   failed: 'Failed',
 };
 export const statusName = (s: Post['status']) => STATUS_NAMES[s];
