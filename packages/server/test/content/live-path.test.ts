@@ -13,7 +13,8 @@ import type { LinkedInFakePost } from '../fakes/linkedin-fake.js';
 import type { MetaPost } from '../fakes/meta-fake.js';
 import type { ChatRequest } from '../fakes/openai-fake.js';
 import type { XFakeTweet } from '../fakes/x-fake.js';
-import { authorize, type LiveStack, startLive, visit } from '../helpers/live.js';
+import { type LiveStack, startLive } from '../helpers/live.js';
+import { connectViaProxy, PUBLIC_URL, viaProxy } from '../helpers/public-url.js';
 import { api } from '../helpers/start.js';
 
 /**
@@ -78,10 +79,6 @@ function respond(req: ChatRequest): string {
   return JSON.stringify({ parts: postFor(platform, title) });
 }
 
-const PUBLIC_URL = 'https://content.fieldnote.test';
-/** The reverse proxy in front of the server: the public address, forwarded to loopback. */
-const viaProxy = (u: string) => u.replace(PUBLIC_URL, live.svc.url);
-
 const clock = new ManualClock(Date.UTC(2026, 10, 23, 7, 0, 0));
 let live: LiveStack;
 
@@ -103,8 +100,7 @@ async function jpeg(): Promise<Buffer> {
 
 describe('the live path, end to end', () => {
   it('connects, plans with the real model, approves, publishes at each slot once, and reads metrics back into a verdict', async () => {
-    // Instagram and Threads fetch images by URL, so the server sits behind a public https address
-    // (CONTENT_PUBLIC_URL); `viaProxy` plays the reverse proxy that forwards it to loopback.
+    // Behind a public https address, as Instagram and Threads need (helpers/public-url.ts).
     live = await startLive({
       model: { respond },
       clock,
@@ -138,14 +134,7 @@ describe('the live path, end to end', () => {
     // 1. Connect each platform through its OAuth flow.
     const channels = {} as Record<Platform, string>;
     for (const p of PLATFORMS) {
-      const { callbackUrl } = await authorize(svc, brandId, p);
-      expect(callbackUrl.startsWith(`${PUBLIC_URL}/oauth/${p}/callback?`), callbackUrl).toBe(true);
-      const back = await visit(viaProxy(callbackUrl));
-      expect(back.status, JSON.stringify(back.body)).toBe(302);
-      const id = new URL(back.location as string, url).searchParams.get('connected') as string;
-      const ch = await api(url, 'GET', `/v1/channels/${id}`);
-      expect(ch.body).toMatchObject({ platform: p, status: 'connected' });
-      channels[p] = id;
+      channels[p] = await connectViaProxy(svc, brandId, p);
     }
 
     // 2. A weekly plan with the real model, on all four platforms.
@@ -260,7 +249,7 @@ describe('the live path, end to end', () => {
       // Meta fetched the library's image from the public address: a JPEG, as Instagram takes.
       expect(p.imageUrls).toHaveLength(1);
       expect(p.imageUrls[0]?.startsWith(`${PUBLIC_URL}/media/${assetId}/`)).toBe(true);
-      const image = await fetch(viaProxy(p.imageUrls[0] as string));
+      const image = await fetch(viaProxy(svc, p.imageUrls[0] as string));
       expect(image.headers.get('content-type')).toBe('image/jpeg');
       expect((await sharp(Buffer.from(await image.arrayBuffer())).metadata()).format).toBe('jpeg');
     }
@@ -278,7 +267,7 @@ describe('the live path, end to end', () => {
     for (const [id, { approval }] of posts) {
       const p = approval.draft.platform;
       const detail = await api(url, 'GET', `/v1/posts/${id}`);
-      expect(detail.body).toMatchObject({ status: 'published', sandbox: false });
+      expect(detail.body).toMatchObject({ status: 'published', sandbox: false, channel_id: channels[p] });
       expect(detail.body.published_at).toBe(new Date(publishedAt.get(id) as number).toISOString());
       if (p === 'linkedin') {
         expect(detail.body.growth).toEqual([]);
