@@ -25,13 +25,14 @@ export const PLATFORM_URLS: Record<Platform, { apiUrl: string; authUrl: string }
 /** SERVICE_X_CLIENT_ID, SERVICE_LINKEDIN_API_URL, …: one name per platform and setting. */
 export const platformVar = (
   platform: Platform,
-  setting: 'CLIENT_ID' | 'CLIENT_SECRET' | 'API_URL' | 'AUTH_URL',
+  setting: 'CLIENT_ID' | 'CLIENT_SECRET' | 'API_URL' | 'AUTH_URL' | 'EXTRA_SCOPES',
 ) => `SERVICE_${platform.toUpperCase()}_${setting}`;
 
 const platformVars = Object.fromEntries(
   PLATFORMS.flatMap((p) => [
     [platformVar(p, 'CLIENT_ID'), z.string().optional()],
     [platformVar(p, 'CLIENT_SECRET'), z.string().optional()],
+    [platformVar(p, 'EXTRA_SCOPES'), z.string().optional()],
     [
       platformVar(p, 'API_URL'),
       z
@@ -140,6 +141,8 @@ export interface PlatformClientConfig {
   client: { id: string; secret: string } | null;
   apiUrl: string;
   authUrl: string;
+  /** Scopes asked for besides the provider's own (SERVICE_<P>_EXTRA_SCOPES), e.g. one the platform granted on request. */
+  extraScopes?: string[];
 }
 
 export interface Config {
@@ -232,6 +235,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       client: id && secret ? { id, secret } : null,
       apiUrl: vars[platformVar(p, 'API_URL')] || PLATFORM_URLS[p].apiUrl,
       authUrl: vars[platformVar(p, 'AUTH_URL')] || PLATFORM_URLS[p].authUrl,
+      extraScopes: (vars[platformVar(p, 'EXTRA_SCOPES')] ?? '').split(/[\s,]+/).filter(Boolean),
     };
   }
   return {

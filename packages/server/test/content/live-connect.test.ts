@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createXProvider } from '../../src/content/publishers/x/index.js';
+import { loadConfig } from '../../src/config.js';
+import { createXProvider, X_SCOPES } from '../../src/content/publishers/x/index.js';
 import {
   accessTokenFor,
   refreshAccessToken,
@@ -418,5 +419,28 @@ describe('live connect without an OAuth app', () => {
     const cb = await visit(`${live.svc.url}/oauth/x/callback?code=a&state=b`);
     expect(cb.status).toBe(501);
     expect(rows('SELECT * FROM oauth_states')).toEqual([]);
+  });
+});
+
+describe('SERVICE_<P>_EXTRA_SCOPES', () => {
+  it('reads a space- or comma-separated list per platform', () => {
+    const config = loadConfig({ SERVICE_LINKEDIN_EXTRA_SCOPES: 'r_member_postAnalytics, email' });
+    expect(config.platforms.linkedin.extraScopes).toEqual(['r_member_postAnalytics', 'email']);
+    expect(config.platforms.x.extraScopes).toEqual([]);
+  });
+
+  it('asks for the extra scopes after the provider’s own, each once, and the token carries them', async () => {
+    live = await startLive({ extraScopes: { linkedin: ['r_member_postAnalytics', 'openid'] } });
+    const brand = await makeBrand(live.svc, { channels: [] });
+    const { authorizeUrl } = await authorize(live.svc, brand.id, 'linkedin');
+    expect(new URL(authorizeUrl).searchParams.get('scope')).toBe(
+      'openid profile w_member_social r_member_postAnalytics',
+    );
+    const x = await authorize(live.svc, brand.id, 'x');
+    expect(new URL(x.authorizeUrl).searchParams.get('scope')).toBe(X_SCOPES.join(' '));
+    const channel = await connectLive(live.svc, brand.id, 'linkedin');
+    const [row] = rows('SELECT scopes FROM channel_credentials WHERE channel_id = ?', channel.id);
+    expect(String(row?.scopes)).toContain('r_member_postAnalytics');
+    expect(live.linkedin.violations).toEqual([]);
   });
 });

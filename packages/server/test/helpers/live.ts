@@ -39,6 +39,8 @@ export async function startLive(
     x?: Omit<NonNullable<Parameters<typeof startXFake>[0]>, 'clientSecret'>;
     /** Options for the LinkedIn fake (e.g. `refreshTokens`, which LinkedIn gives only approved apps). */
     linkedin?: Omit<NonNullable<Parameters<typeof startLinkedInFake>[0]>, 'clientSecret'>;
+    /** SERVICE_<P>_EXTRA_SCOPES: scopes asked for besides the provider's own. */
+    extraScopes?: Partial<Record<Platform, string[]>>;
     /** Platforms left without an OAuth app (their connect answers 501). */
     unconfigured?: Platform[];
     /** Starts the OpenAI-compatible fake and runs the real-model adapter against it. */
@@ -74,7 +76,8 @@ export async function startLive(
     PLATFORMS.map((p) => {
       const fake = fakes[p];
       const configured = fake && !opts.unconfigured?.includes(p);
-      return [p, configured ? fake : { client: null, ...PLATFORM_URLS[p] }];
+      const extraScopes = opts.extraScopes?.[p] ?? [];
+      return [p, configured ? { ...fake, extraScopes } : { client: null, ...PLATFORM_URLS[p] }];
     }),
   ) as Record<Platform, PlatformClientConfig>;
 

@@ -57,7 +57,14 @@ export async function startConnect(
   });
   return {
     channel: null,
-    authorize_url: provider.authorizeUrl({ state, codeChallenge: pkce.challenge, redirectUri }),
+    authorize_url: provider.authorizeUrl({
+      state,
+      codeChallenge: pkce.challenge,
+      redirectUri,
+      scopes: [
+        ...new Set([...provider.defaultScopes, ...(ctx.config.platforms[platform].extraScopes ?? [])]),
+      ],
+    }),
   };
 }
 
