@@ -140,6 +140,18 @@ describe('the web app: planning pages in a real browser', () => {
       await status('to idea');
       expect((await get(`/v1/ideas/${ids.idea}`)).status).toBe('idea');
 
+      // A signal the person noticed, noted on the page; suggestions can then cite it.
+      await page.getByRole('button', { name: 'Note a signal' }).click();
+      const form = page.getByRole('form', { name: 'Note a signal' });
+      await form.getByLabel('Kind of signal').selectOption('question');
+      await form.getByLabel('What you noticed').fill('Do written standups work across time zones?');
+      await form.getByRole('button', { name: 'Save signal' }).click();
+      await status('Noted the signal');
+      const signals = (await get(`/v1/brands/${brandId}/signals`)).signals;
+      expect(signals).toContainEqual(
+        expect.objectContaining({ kind: 'question', title: 'Do written standups work across time zones?' }),
+      );
+
       await page.getByRole('button', { name: 'Suggest ideas' }).click();
       await status('Suggested ideas');
       const suggested = page.getByRole('region', { name: 'Suggested from your signals' });
