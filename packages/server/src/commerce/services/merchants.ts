@@ -11,6 +11,7 @@ import {
   SANDBOX_DISCOVERY_SUFFIX,
   SANDBOX_STORES,
 } from '../stores/registry.js';
+import { discoverUcpStore } from '../stores/ucp/discovery.js';
 
 const BY_ID = new Map([...REGISTRY, ...SANDBOX_STORES].map((m) => [m.id, m]));
 const BY_DOMAIN = new Map([...REGISTRY, ...SANDBOX_STORES].map((m) => [m.domain, m]));
@@ -150,6 +151,8 @@ export async function merchantForUrl(
     await stores.catalog.insertIfNew(m, ctx.clock.now().toISOString());
     return m;
   }
+  const ucp = env === 'live' ? await discoverUcpStore(ctx, env, url) : null;
+  if (ucp) return usable(ucp);
   throw new AppError(
     422,
     'MERCHANT_NOT_SUPPORTED',

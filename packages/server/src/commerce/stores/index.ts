@@ -1,22 +1,26 @@
-import type { Clock } from '../../platform/clock.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { AppError } from '../../platform/errors.js';
+import type { CommerceContext } from '../context.js';
 import type { CommerceEnv } from '../db/api-keys-store.js';
 import type { Merchant } from '../schemas/resources.js';
 import type { StoreAdapter } from './adapter.js';
 import { sandboxAdapter } from './sandbox-adapter.js';
+import { ucpAdapter } from './ucp/adapter.js';
 
-/** Whether this build has a route to the merchant in this environment (only sandbox stores today). */
+const liveRoute = (merchant: Merchant, env: CommerceEnv, route: Merchant['route']) =>
+  env === 'live' && merchant.sandbox !== true && merchant.route === route;
+
+/** Whether this build has a route to the merchant in this environment. */
 export const hasRoute = (merchant: Merchant, env: CommerceEnv): boolean =>
-  env === 'sandbox' && merchant.sandbox === true;
+  (env === 'sandbox' && merchant.sandbox === true) || liveRoute(merchant, env, 'ucp');
 
 /** The adapter that talks to a merchant over its route in this environment. */
 export function adapterFor(
-  deps: { db: SqlExecutor; clock: Clock },
+  deps: Pick<CommerceContext, 'db' | 'clock' | 'config' | 'logger'>,
   merchant: Merchant,
   env: CommerceEnv,
 ): StoreAdapter {
-  if (hasRoute(merchant, env)) return sandboxAdapter(deps);
+  if (env === 'sandbox' && merchant.sandbox === true) return sandboxAdapter(deps);
+  if (liveRoute(merchant, env, 'ucp')) return ucpAdapter(deps);
   throw new AppError(
     422,
     'MERCHANT_NOT_SUPPORTED',
