@@ -425,8 +425,14 @@ async function resumeConfirm(
 }
 
 /** Asks the store to place the order, then records the outcome. No transaction is held meanwhile. */
-async function place(ctx: CommerceContext, c: CheckoutRecord, merchant: Merchant): Promise<CheckoutRecord> {
-  const result = await adapterFor(ctx, merchant, c.env).placeOrder({
+async function place(
+  ctx: CommerceContext,
+  c: CheckoutRecord,
+  merchant: Merchant,
+  opts: { retry?: boolean } = {},
+): Promise<CheckoutRecord> {
+  const adapter = adapterFor(ctx, merchant, c.env);
+  let result = await adapter.placeOrder({
     merchant,
     url: c.product_url,
     checkout_id: c.id,
@@ -437,7 +443,19 @@ async function place(ctx: CommerceContext, c: CheckoutRecord, merchant: Merchant
     address: c.shipping_address,
     reprice_count: c.reprice_count,
   });
-  return inTransaction(ctx, (s) => recordPlacement(s, ctx, c.id, ownerOf(c), result));
+  if (opts.retry && result.ok === 'waiting' && !result.action) {
+    // A retried placement may be answered with the first answer ("in progress"): ask where it is now.
+    const now = await adapter.orderStatus({ ...storeRef(c, merchant), session: result.session });
+    if (now.state === 'placed') {
+      result = {
+        ok: true,
+        merchant_order_ref: now.merchant_order_ref,
+        messages: [...result.messages, `${merchant.name} reports order ${now.merchant_order_ref}.`],
+      };
+    }
+  }
+  const final = result;
+  return inTransaction(ctx, (s) => recordPlacement(s, ctx, c.id, ownerOf(c), final));
 }
 
 /**
@@ -450,7 +468,7 @@ async function finishFromStore(ctx: CommerceContext, c: CheckoutRecord): Promise
   const adapter = adapterFor(ctx, merchant, c.env);
   // A stateful store is asked again with the same Idempotency-Key: it places the order at most
   // once and answers the retry with the first outcome.
-  if (adapter.stateful) return place(ctx, c, merchant);
+  if (adapter.stateful) return place(ctx, c, merchant, { retry: true });
   const status = await adapter.orderStatus({
     merchant,
     url: c.product_url,
