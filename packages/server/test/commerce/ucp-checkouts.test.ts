@@ -286,6 +286,26 @@ describe('UCP stores: checkouts on checkout-sessions', () => {
   });
 });
 
+describe('UCP stores: answers that break the contract', () => {
+  let c: Commerce;
+  let user: Call;
+  const store = ucpStores();
+  beforeAll(async () => {
+    c = await startLiveCommerce();
+    user = (await liveUser(c)).call;
+  });
+  afterAll(() => c.close());
+
+  it('a checkout answer with amounts as strings is refused: 503 MERCHANT_UNAVAILABLE, not read as prices', async () => {
+    const s = await store({ corruptCheckouts: true });
+    const offer = await user('POST', '/v1/offers', { url: s.productUrl('mug') });
+    const res = await user('POST', '/v1/checkouts', { offer_id: offer.body.id, quantity: 1 });
+    expect(res.status).toBe(503);
+    expect(res.body.error.code).toBe('MERCHANT_UNAVAILABLE');
+    expect(res.body.error.message).toContain('readable checkout session');
+  });
+});
+
 describe('the fake UCP store', () => {
   const store = ucpStores();
 

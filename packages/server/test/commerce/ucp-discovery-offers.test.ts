@@ -77,6 +77,34 @@ describe('UCP stores: our profile, discovery and offers', () => {
     });
   }
 
+  it('a UCP store cannot be offered for connecting: no identity linking, guest checkout', async () => {
+    const s = await store();
+    const live = as(c.svc, c.liveKey);
+    await live('POST', '/v1/offers', { url: s.productUrl('mug') });
+    const id = `ucp_${new URL(s.origin).hostname}`;
+    for (const ids of [[id], ['glossier']]) {
+      const res = await live('POST', '/v1/approval_tokens', {
+        client_user_id: 'connect-ucp',
+        redirect_uri: 'https://app.example/callback',
+        merchant_ids: ids,
+      });
+      expect(res.status, ids[0]).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'MERCHANT_NOT_SUPPORTED', param: 'merchant_ids[0]' });
+      expect(res.body.error.message).toContain('UCP identity linking');
+    }
+  });
+
+  it('odd links: a trailing slash still finds the product; a malformed escape is a clear 422', async () => {
+    const s = await store();
+    const live = as(c.svc, c.liveKey);
+    const slash = await live('POST', '/v1/offers', { url: `${s.productUrl('mug')}/` });
+    expect(slash.status).toBe(201);
+    expect(slash.body.item_ref).toBe('var_mug_blue');
+    const bad = await live('POST', '/v1/offers', { url: `${s.origin}/products/mug%E0%A4%A` });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.code).toBe('PRODUCT_NOT_FOUND');
+  });
+
   it('selects the variant the URL names', async () => {
     const s = await store();
     const res = await as(c.svc, c.liveKey)('POST', '/v1/offers', {

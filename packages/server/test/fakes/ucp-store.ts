@@ -52,6 +52,11 @@ export interface UcpScript {
   noInstrument: boolean;
   /** This many completes are placed, then the connection is dropped before the answer. */
   dropCompleteAnswers: number;
+  /**
+   * Checkout answers break the contract on purpose: amounts as decimal strings. Not recorded as
+   * violations (the point is to see our adapter refuse them).
+   */
+  corruptCheckouts: boolean;
 }
 
 interface Session {
@@ -123,6 +128,7 @@ export async function startUcpStore(
     declineComplete: false,
     noInstrument: false,
     dropCompleteAnswers: 0,
+    corruptCheckouts: false,
     ...opts.script,
   };
   const products = structuredClone(opts.products ?? DEFAULT_PRODUCTS);
@@ -572,7 +578,10 @@ export async function startUcpStore(
           return send(res, earlier.status, earlier.body);
         }
         const out = handle(req.method ?? 'GET', path, body);
-        checkResponse(out.kind, out.status, out.body, what);
+        if (script.corruptCheckouts && out.kind === 'checkout' && out.status < 400) {
+          const c = out.body as { totals: { amount: unknown }[] };
+          for (const t of c.totals) t.amount = ((t.amount as number) / 100).toFixed(2);
+        } else checkResponse(out.kind, out.status, out.body, what);
         if (key) answered.set(key, { fingerprint, status: out.status, body: out.body });
         if (op.operationId === 'complete_checkout' && script.dropCompleteAnswers > 0) {
           script.dropCompleteAnswers--;

@@ -62,6 +62,9 @@ function notConnectable(m: Merchant, env: CommerceEnv): string | null {
   if (!m.sandbox && env === 'sandbox') {
     return `${m.name} is a real store; sandbox keys connect only sandbox stores (GET /v1/merchants lists them).`;
   }
+  if (env === 'live' && m.route === 'ucp') {
+    return `${m.name} cannot be connected: UCP stores are bought from as a guest, and linking the user's account at the store (UCP identity linking) is not available in this version of svc-server.`;
+  }
   if (hasRoute(m, env)) return null;
   return `${m.name} cannot be connected: live connections through the '${m.route}' route are not available in this version of svc-server.`;
 }

@@ -10,6 +10,8 @@ import {
   DESTINATION_ID,
   idempotencyKey,
   isErrorResponse,
+  isReadableCheckout,
+  MESSAGES_KEPT,
   messageText,
   safeLink,
   toLineItems,
@@ -109,16 +111,20 @@ function refusal(merchant: Merchant, messages: UcpMessage[]): AppError {
 
 function checkoutFrom(merchant: Merchant, res: { status: number; body: unknown }): UcpCheckout {
   if (isErrorResponse(res.body)) throw refusal(merchant, res.body.messages);
-  const c = res.body as UcpCheckout;
-  if (
-    res.status >= 400 ||
-    typeof c?.id !== 'string' ||
-    !Array.isArray(c.line_items) ||
-    !Array.isArray(c.totals)
-  ) {
-    throw unavailable(merchant, `it answered HTTP ${res.status} without a checkout session`);
+  const c = res.body;
+  if (res.status >= 400 || !isReadableCheckout(c)) {
+    throw unavailable(merchant, `it answered HTTP ${res.status} without a readable checkout session`);
   }
   return c;
+}
+
+/** A path segment as the store would name it; a malformed escape stays as written. */
+function decodedHandle(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 const sessionId = (s: StoreSession | null) => (s ? String(s.data.id) : null);
@@ -129,7 +135,7 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
   const quoteOf = (c: UcpCheckout, merchant: Merchant): Quote => ({
     line_items: toLineItems(c),
     totals: toTotals(c),
-    messages: (c.messages ?? []).map(messageText),
+    messages: (c.messages ?? []).slice(-MESSAGES_KEPT).map(messageText),
     session: toSession(c, merchant, http),
   });
 
@@ -202,13 +208,21 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
     const res = await call(deps, merchant, profile, {
       method: 'POST',
       path: '/catalog/lookup',
-      body: { ids: [url, ...(handle ? [decodeURIComponent(handle)] : [])] },
+      body: { ids: [url, ...(handle ? [decodedHandle(handle)] : [])] },
     });
     const body = res.body as { products?: UcpProduct[] };
     if (isErrorResponse(res.body) || res.status >= 400) return null;
-    const products = body.products ?? [];
+    const products = Array.isArray(body?.products) ? body.products : [];
     const product = products.find((p) => p.url === url) ?? products[0];
-    if (!product || product.variants.length === 0) return null;
+    const readable = (v: UcpProduct['variants'][number]) =>
+      typeof v?.id === 'string' &&
+      typeof v.title === 'string' &&
+      Number.isSafeInteger(v.price?.amount) &&
+      v.price.amount >= 0 &&
+      /^[A-Z]{3}$/.test(String(v.price.currency));
+    if (!product || typeof product.title !== 'string' || !Array.isArray(product.variants)) return null;
+    product.variants = product.variants.filter(readable);
+    if (product.variants.length === 0) return null;
     const wanted = u.searchParams.get('variant') ?? u.searchParams.get('sku');
     const chosen =
       (wanted &&

@@ -82,7 +82,48 @@ export const toUcpDestination = (a: ShippingAddress) => ({
 /** The `incomplete` messages that mean the store needs the buyer themselves. */
 const BUYER_SEVERITIES = new Set(['requires_buyer_input', 'requires_buyer_review']);
 
-export const messageText = (m: UcpMessage) => (m.code ? `[${m.code}] ${m.content}` : m.content);
+/** How much of one store message is kept, and how many messages of one answer. */
+const MESSAGE_MAX_CHARS = 500;
+export const MESSAGES_KEPT = 20;
+
+export const messageText = (m: UcpMessage) => {
+  const text = m.code ? `[${m.code}] ${m.content}` : m.content;
+  return text.length > MESSAGE_MAX_CHARS ? `${text.slice(0, MESSAGE_MAX_CHARS - 1)}…` : text;
+};
+
+const isMinor = (n: unknown) => Number.isSafeInteger(n);
+
+/**
+ * Whether a store's answer is a checkout this adapter can read: ids, integer minor-unit amounts,
+ * an ISO 4217 currency, exactly one subtotal and one total. A store is trusted for its prices,
+ * not for the shape of its JSON.
+ */
+export function isReadableCheckout(c: unknown): c is UcpCheckout {
+  const x = c as UcpCheckout;
+  return (
+    typeof x?.id === 'string' &&
+    x.id.length > 0 &&
+    typeof x.status === 'string' &&
+    typeof x.currency === 'string' &&
+    /^[A-Z]{3}$/.test(x.currency) &&
+    Array.isArray(x.line_items) &&
+    x.line_items.length > 0 &&
+    x.line_items.every(
+      (li) =>
+        typeof li?.id === 'string' &&
+        typeof li.item?.id === 'string' &&
+        typeof li.item.title === 'string' &&
+        isMinor(li.item.price) &&
+        isMinor(li.quantity),
+    ) &&
+    Array.isArray(x.totals) &&
+    x.totals.every((t) => typeof t?.type === 'string' && isMinor(t.amount)) &&
+    x.totals.filter((t) => t.type === 'subtotal').length === 1 &&
+    x.totals.filter((t) => t.type === 'total').length === 1 &&
+    (x.messages === undefined ||
+      (Array.isArray(x.messages) && x.messages.every((m) => typeof m?.content === 'string')))
+  );
+}
 
 function sum(c: UcpCheckout, type: string): number | null {
   const found = c.totals.filter((t) => t.type === type);
