@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config.js';
 import type { UcpStore } from '../fakes/ucp-store.js';
-import { ADDRESS, as, BUYER, type Call, type Commerce, deliveredEvents, startReceiver } from './helpers.js';
+import { startTestService } from '../helpers/start.js';
+import {
+  ADDRESS,
+  as,
+  BUYER,
+  type Call,
+  type Commerce,
+  deliveredEvents,
+  makeKey,
+  startReceiver,
+} from './helpers.js';
 import { liveUser, startLiveCommerce, ucpStores } from './ucp-helpers.js';
 
 const isMutation = (r: UcpStore['requests'][number]) =>
@@ -303,6 +314,49 @@ describe('UCP stores: answers that break the contract', () => {
     expect(res.status).toBe(503);
     expect(res.body.error.code).toBe('MERCHANT_UNAVAILABLE');
     expect(res.body.error.message).toContain('readable checkout session');
+  });
+});
+
+describe('UCP stores: a confirm interrupted by a restart', () => {
+  const store = ucpStores();
+
+  it('start-up recovery sends the complete again with the same Idempotency-Key: one order', async () => {
+    let svc = await startTestService('commerce', { config: { storesAllowPrivate: true } as Partial<Config> });
+    try {
+      const liveKey = await makeKey(svc, 'live');
+      const { userToken } = await liveUser({ svc, liveKey });
+      // Follows the service across the restart (it listens on a new port).
+      const call: Call = (...args) => as(svc, liveKey, userToken)(...args);
+      const s = await store({ dropCompleteAnswers: 1 });
+      const offer = await call('POST', '/v1/offers', { url: s.productUrl('mug') });
+      const ready = await call('POST', '/v1/checkouts', {
+        offer_id: offer.body.id,
+        quantity: 1,
+        buyer: BUYER,
+        shipping_address: ADDRESS,
+      });
+      expect(ready.body.status).toBe('ready_to_confirm');
+      const lost = await call('POST', `/v1/checkouts/${ready.body.id}/confirm`, undefined, {
+        'idempotency-key': 'k',
+      });
+      expect(lost.status).toBe(503);
+
+      svc = await svc.restart();
+      svc.handle.startBackground();
+      let c = (await call('GET', `/v1/checkouts/${ready.body.id}`)).body;
+      for (let i = 0; c.status === 'confirming' && i < 400; i++) {
+        await new Promise((r) => setTimeout(r, 5));
+        c = (await call('GET', `/v1/checkouts/${ready.body.id}`)).body;
+      }
+      expect(c.status).toBe('completed');
+      const completes = s.requests.filter((r) => r.path.endsWith('/complete'));
+      expect(completes).toHaveLength(2);
+      expect(completes[1]?.headers['idempotency-key']).toBe(completes[0]?.headers['idempotency-key']);
+      expect(s.orders).toHaveLength(1);
+      expect((await call('GET', `/v1/orders/${c.order_id}`)).body.merchant_order_ref).toBe(s.orders[0]?.id);
+    } finally {
+      await svc.close();
+    }
   });
 });
 

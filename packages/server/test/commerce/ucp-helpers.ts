@@ -11,9 +11,9 @@ export const startLiveCommerce = (config: Partial<Config> = {}) =>
 
 /** A user of the live key, approved through the hosted page as a person would. */
 export async function liveUser(
-  c: Commerce,
+  c: Pick<Commerce, 'svc' | 'liveKey'>,
   rules: Record<string, unknown> = { max_per_order: 100_000, max_per_day: 500_000, confirm_above: 50_000 },
-): Promise<{ call: Call; userId: string }> {
+): Promise<{ call: Call; userId: string; userToken: string }> {
   const app = as(c.svc, c.liveKey);
   const approval = await app('POST', '/v1/approval_tokens', {
     client_user_id: `u-${Math.random().toString(36).slice(2)}`,
@@ -29,7 +29,11 @@ export async function liveUser(
   const publicToken = new URL(res.headers.get('location') as string).searchParams.get('public_token');
   const ex = await app('POST', '/v1/approval_tokens/exchange', { public_token: publicToken });
   if (ex.status !== 200) throw new Error(`exchange: ${JSON.stringify(ex.body)}`);
-  return { call: as(c.svc, c.liveKey, ex.body.user_token), userId: ex.body.user_id };
+  return {
+    call: as(c.svc, c.liveKey, ex.body.user_token),
+    userId: ex.body.user_id,
+    userToken: ex.body.user_token,
+  };
 }
 
 /** Fake UCP stores started by a test; every one must end the test without a contract violation. */
