@@ -272,6 +272,22 @@ describe('UCP stores: checkouts on checkout-sessions', () => {
     expect(s.orders).toHaveLength(1);
   });
 
+  it('an update whose answer was lost, then a different update: the store takes the second (its own key)', async () => {
+    const s = await store();
+    const ready = await readyCheckout(s);
+    s.script.dropUpdateAnswers = 1;
+    const lost = await user('POST', `/v1/checkouts/${ready.id}/update`, {
+      buyer: { email: 'first@example.com' },
+    });
+    expect(lost.status).toBe(503);
+    const next = await user('POST', `/v1/checkouts/${ready.id}/update`, {
+      buyer: { email: 'second@example.com' },
+    });
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(next.body.buyer.email).toBe('second@example.com');
+    expect([...s.sessions.values()][0]?.buyer).toMatchObject({ email: 'second@example.com' });
+  });
+
   it('a store that is down: 503 MERCHANT_UNAVAILABLE with Retry-After, nothing changes, and it works once back', async () => {
     const s = await store();
     const offer = await user('POST', '/v1/offers', { url: s.productUrl('mug') });

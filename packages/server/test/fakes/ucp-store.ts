@@ -52,6 +52,8 @@ export interface UcpScript {
   noInstrument: boolean;
   /** This many completes are placed, then the connection is dropped before the answer. */
   dropCompleteAnswers: number;
+  /** The same for updates. */
+  dropUpdateAnswers: number;
   /**
    * Checkout answers break the contract on purpose: amounts as decimal strings. Not recorded as
    * violations (the point is to see our adapter refuse them).
@@ -128,6 +130,7 @@ export async function startUcpStore(
     declineComplete: false,
     noInstrument: false,
     dropCompleteAnswers: 0,
+    dropUpdateAnswers: 0,
     corruptCheckouts: false,
     ...opts.script,
   };
@@ -585,6 +588,11 @@ export async function startUcpStore(
         if (key) answered.set(key, { fingerprint, status: out.status, body: out.body });
         if (op.operationId === 'complete_checkout' && script.dropCompleteAnswers > 0) {
           script.dropCompleteAnswers--;
+          req.socket.destroy();
+          return;
+        }
+        if (op.operationId === 'update_checkout' && script.dropUpdateAnswers > 0) {
+          script.dropUpdateAnswers--;
           req.socket.destroy();
           return;
         }

@@ -178,11 +178,14 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
 
   async function update(input: QuoteInput, profile: UcpStoreProfile, c: UcpCheckout | null, seq: number) {
     const id = c?.id ?? sessionId(input.session);
+    const body = updateBody(input, c);
     const res = await call(deps, input.merchant, profile, {
       method: 'PUT',
       path: `/checkout-sessions/${encodeURIComponent(String(id))}`,
-      body: updateBody(input, c),
-      key: idempotencyKey(input.checkout_id, 'update', seq),
+      body,
+      // The same update retried reuses its key; a different one (the first answer was lost and the
+      // user changed their mind) gets its own, so the store does not refuse it as a key reused.
+      key: idempotencyKey(input.checkout_id, `update:${JSON.stringify(body)}`, seq),
     });
     return checkoutFrom(input.merchant, res);
   }

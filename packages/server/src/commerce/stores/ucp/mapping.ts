@@ -40,8 +40,9 @@ export const isErrorResponse = (b: unknown): b is UcpErrorResponse =>
 
 /**
  * The Idempotency-Key of one mutation of one of our checkouts: derived from the checkout id, the
- * operation and its sequence number (the checkout's reprice count for updates), so a retry, even
- * after a crash, sends the same key without anything kept beside the checkout. UUID-shaped (the
+ * operation (with its body, for updates) and its sequence number (the checkout's reprice count for
+ * updates), so a retry, even after a crash, sends the same key without anything kept beside the
+ * checkout. UUID-shaped (the
  * OpenAPI says `format: uuid`), version 8 (custom).
  */
 export function idempotencyKey(checkoutId: string, op: string, seq = 0): string {
