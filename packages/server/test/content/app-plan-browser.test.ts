@@ -458,9 +458,21 @@ describe('the web app: planning pages in a real browser', () => {
       await page.getByRole('button', { name: 'Previous month' }).click();
       await link.waitFor({ state: 'detached' });
       await page.goBack();
+      // Two hours on, the sandbox has taken its first snapshots of the post.
+      expect(
+        (await api(svc.url, 'POST', '/v1/sandbox/clock/advance', { body: { minutes: 120 } })).status,
+      ).toBe(200);
       await link.click();
       await page.waitForURL(`${svc.url}/posts/${ids.post}`);
       expect(post.status).toBe('published');
+      // The end of the flow: the post with its growth curve against the brand's baseline, and the
+      // same values in a table.
+      const opened = await get(`/v1/posts/${ids.post}`);
+      expect(opened.growth.length).toBeGreaterThan(0);
+      await page.locator('.growth-chart canvas').waitFor();
+      const rows = page.getByRole('table', { name: /Snapshots/ }).locator('tbody tr');
+      await rows.first().waitFor();
+      expect(await rows.first().locator('th').textContent()).toBe(String(opened.growth[0].age_h));
     },
     STEP,
   );
