@@ -1,7 +1,7 @@
 export { createCommerceApp, openCommerceDatabase } from './commerce/app.js';
 export { createCommerceApiKey } from './commerce/services/api-keys.js';
 export { type Config, ConfigError, loadConfig, testConfig } from './config.js';
-export { createContentApp, openContentDatabase } from './content/app.js';
+export { type ContentHandle, createContentApp, openContentDatabase } from './content/app.js';
 export { createContentApiKey } from './content/services/api-keys.js';
 export { type Clock, ManualClock, systemClock } from './platform/clock.js';
 export { type Ids, randomIds, sequentialIds } from './platform/ids.js';

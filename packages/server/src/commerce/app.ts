@@ -27,8 +27,9 @@ import { merchantRoutes } from './routes/merchants.js';
 import { offerRoutes } from './routes/offers.js';
 import { orderRoutes } from './routes/orders.js';
 import { sandboxRoutes } from './routes/sandbox.js';
+import { ucpProfileRoutes } from './routes/ucp-profile.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
-import { recoverConfirming } from './services/checkouts.js';
+import { pollStoreHandOffs, recoverConfirming } from './services/checkouts.js';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 
 export const openCommerceDatabase = (dataDir: string): SqlDatabase =>
@@ -88,6 +89,7 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
 
   const routes = [
     ...healthRoutes,
+    ...ucpProfileRoutes,
     ...merchantRoutes(ctx),
     ...approvalRoutes(ctx),
     ...offerRoutes(ctx),
@@ -130,9 +132,10 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
   let purge: NodeJS.Timeout | null = null;
   let recover: NodeJS.Timeout | null = null;
   const recoverStuck = (olderThanMs: number) =>
-    recoverConfirming(ctx, new Date(deps.clock.now().getTime() - olderThanMs)).catch((err) =>
-      deps.logger.error({ err }, 'confirm recovery failed'),
-    );
+    recoverConfirming(ctx, new Date(deps.clock.now().getTime() - olderThanMs))
+      // Hand-offs to the buyer at a UCP store are polled on the same beat.
+      .then(() => pollStoreHandOffs(ctx))
+      .catch((err) => deps.logger.error({ err }, 'confirm recovery failed'));
   return {
     name: 'commerce',
     app,

@@ -10,7 +10,8 @@ import type { Config } from '../config.js';
 export const APP_PAGES = {
   approvals: { title: 'Approvals', path: '/approvals' },
   apiKeys: { title: 'Settings → API keys', path: '/settings#api-keys' },
-  memory: { title: 'Memory', path: '/memory' },
+  memory: { title: 'Brand Memory', path: '/memory' },
+  signals: { title: 'Ideas → Note a signal', path: '/ideas' },
 } as const;
 export type AppPage = keyof typeof APP_PAGES;
 

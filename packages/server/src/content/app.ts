@@ -41,6 +41,7 @@ import { ideaRoutes } from './routes/ideas.js';
 import { insightRoutes } from './routes/insights.js';
 import { postRoutes } from './routes/posts.js';
 import { workspaceRoutes } from './routes/workspace.js';
+import type { AdvanceResultView } from './schemas/workspace.js';
 import { seedDemoWorkspace } from './seed/demo.js';
 import { automationEventHandler } from './services/automations.js';
 import { recoverInterruptedPublishes } from './services/posts.js';
@@ -77,6 +78,12 @@ export interface ContentHandle extends ServiceHandle {
   ctx: ContentContext;
   /** Settles once start-up work (the demo seed) is done; requests wait for it. */
   ready: Promise<void>;
+  /**
+   * One pass of the background loop, now: publish what is due, take due metric snapshots (read
+   * from the platforms in live mode), fire due automations. For embedding with a ManualClock
+   * (tests, examples/live-local): move the clock, then call this instead of waiting for the loop.
+   */
+  pass(): Promise<Omit<AdvanceResultView, 'now' | 'offset_ms'>>;
 }
 
 /** Builds the content service (REST under /v1; MCP at /mcp). Listening is the caller's job. */
@@ -173,6 +180,7 @@ export function createContentApp(
     openapi,
     ctx,
     ready,
+    pass: () => ready.then(() => tick(ctx)),
     startBackground() {
       if (timer) return;
       timer = setInterval(() => {

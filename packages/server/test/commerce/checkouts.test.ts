@@ -6,6 +6,7 @@ import {
   type Call,
   CORNER,
   type Commerce,
+  deliveredEvents,
   MAJOR,
   MEMBERS,
   PROTOCOL,
@@ -20,12 +21,7 @@ describe('checkouts: every state move and its events', () => {
   let user: Call;
 
   /** Event types delivered since the last call, for one object id. */
-  async function events(id: string): Promise<string[]> {
-    await c.handle.dispatcher.runDue();
-    const out = receiver.received.filter((r) => r.event.data.id === id).map((r) => r.event.type);
-    receiver.received.splice(0);
-    return out;
-  }
+  const events = (id: string) => deliveredEvents(c, receiver, id);
 
   beforeAll(async () => {
     c = await startCommerce({ webhookAllowPrivate: true });

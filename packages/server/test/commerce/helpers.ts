@@ -84,6 +84,18 @@ export const MAJOR = 'https://megamart.sandbox.test/products';
 export const CORNER = 'https://corner-store.sandbox.test/products';
 export const MEMBERS = 'https://members-club.sandbox.test/products';
 
+/** Event types delivered to `receiver` since the last call, for one object id (runs due deliveries first). */
+export async function deliveredEvents(
+  c: Commerce,
+  receiver: { received: Received[] },
+  id: string,
+): Promise<string[]> {
+  await c.handle.dispatcher.runDue();
+  const out = receiver.received.filter((r) => r.event.data.id === id).map((r) => r.event.type);
+  receiver.received.splice(0);
+  return out;
+}
+
 export interface Received {
   headers: IncomingMessage['headers'];
   body: string;

@@ -17,6 +17,7 @@ describe('commerce OpenAPI document', () => {
     );
     expect(ops.sort()).toEqual(
       [
+        'GET /.well-known/ucp',
         'GET /v1/health',
         'GET /v1/merchants',
         'GET /v1/merchants/{id}',

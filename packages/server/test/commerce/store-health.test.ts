@@ -26,16 +26,23 @@ describe('store health from real observations', () => {
     expect((await offer()).status).toBe(201);
     expect(await status()).toBe('healthy');
 
+    // One rule for every failure: 503 MERCHANT_UNAVAILABLE, a short Retry-After until the store is down.
     store.mode = 'error';
     const first = await offer();
-    expect(first.status).toBe(502);
-    expect(first.body.error.code).toBe('MERCHANT_UNREACHABLE');
+    expect(first.status).toBe(503);
+    expect(first.body.error.code).toBe('MERCHANT_UNAVAILABLE');
+    expect(first.headers.get('retry-after')).toBe('5');
     expect(await status()).toBe('degraded');
 
     store.mode = 'reset';
-    expect((await offer()).body.error.code).toBe('MERCHANT_UNREACHABLE');
+    const second = await offer();
+    expect([second.status, second.body.error.code]).toEqual([503, 'MERCHANT_UNAVAILABLE']);
+    expect(second.headers.get('retry-after')).toBe('5');
     expect(await status()).toBe('degraded');
-    expect((await offer()).body.error.code).toBe('MERCHANT_UNREACHABLE');
+    // The failure that makes it down already answers with the backoff.
+    const third = await offer();
+    expect([third.status, third.body.error.code]).toEqual([503, 'MERCHANT_UNAVAILABLE']);
+    expect(third.headers.get('retry-after')).toBe('30');
     expect(await status()).toBe('down');
 
     const asked = store.hits.length;
@@ -62,7 +69,9 @@ describe('store health from real observations', () => {
     const during = await Promise.race([offer(), store.held(2).then(() => null)]);
     store.release();
     expect(during?.status).toBe(503);
-    expect((await probe).status).toBe(502);
+    const failedProbe = await probe;
+    expect(failedProbe.status).toBe(503);
+    expect(failedProbe.headers.get('retry-after')).toBe('60');
     store.mode = 'error';
     const refused = await offer();
     expect(refused.status).toBe(503);

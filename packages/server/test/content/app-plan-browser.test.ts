@@ -140,6 +140,18 @@ describe('the web app: planning pages in a real browser', () => {
       await status('to idea');
       expect((await get(`/v1/ideas/${ids.idea}`)).status).toBe('idea');
 
+      // A signal the person noticed, noted on the page; suggestions can then cite it.
+      await page.getByRole('button', { name: 'Note a signal' }).click();
+      const form = page.getByRole('form', { name: 'Note a signal' });
+      await form.getByLabel('Kind of signal').selectOption('question');
+      await form.getByLabel('What you noticed').fill('Do written standups work across time zones?');
+      await form.getByRole('button', { name: 'Save signal' }).click();
+      await status('Noted the signal');
+      const signals = (await get(`/v1/brands/${brandId}/signals`)).signals;
+      expect(signals).toContainEqual(
+        expect.objectContaining({ kind: 'question', title: 'Do written standups work across time zones?' }),
+      );
+
       await page.getByRole('button', { name: 'Suggest ideas' }).click();
       await status('Suggested ideas');
       const suggested = page.getByRole('region', { name: 'Suggested from your signals' });
@@ -446,9 +458,21 @@ describe('the web app: planning pages in a real browser', () => {
       await page.getByRole('button', { name: 'Previous month' }).click();
       await link.waitFor({ state: 'detached' });
       await page.goBack();
+      // Two hours on, the sandbox has taken its first snapshots of the post.
+      expect(
+        (await api(svc.url, 'POST', '/v1/sandbox/clock/advance', { body: { minutes: 120 } })).status,
+      ).toBe(200);
       await link.click();
       await page.waitForURL(`${svc.url}/posts/${ids.post}`);
       expect(post.status).toBe('published');
+      // The end of the flow: the post with its growth curve against the brand's baseline, and the
+      // same values in a table.
+      const opened = await get(`/v1/posts/${ids.post}`);
+      expect(opened.growth.length).toBeGreaterThan(0);
+      await page.locator('.growth-chart canvas').waitFor();
+      const rows = page.getByRole('table', { name: /Snapshots/ }).locator('tbody tr');
+      await rows.first().waitFor();
+      expect(await rows.first().locator('th').textContent()).toBe(String(opened.growth[0].age_h));
     },
     STEP,
   );

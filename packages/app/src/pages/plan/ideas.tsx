@@ -77,14 +77,15 @@ function IdeasBoard({ brand }: { brand: Brand }) {
       }
     >
       <NewIdea brand={brand} busy={action.busy} change={change} />
+      <NoteSignal brand={brand} busy={action.busy} change={change} />
       {suggested && (
         <section class="suggested" aria-labelledby="suggested-title">
           <h2 id="suggested-title">Suggested from your signals</h2>
           {suggested.shortfall && <p>{suggested.shortfall}</p>}
           {suggested.ideas.length === 0 ? (
             <p>
-              No new suggestions: add signals (<code>POST /v1/brands/{'{id}'}/signals</code>) or wait for new
-              ones, then try again.
+              No new suggestions: note a signal below (or record one with{' '}
+              <code>POST /v1/brands/{'{id}'}/signals</code>), then try again.
             </p>
           ) : (
             <ul>
@@ -174,6 +175,90 @@ function NewIdea(props: { brand: Brand; busy: boolean; change: Change }) {
       </div>
       <button type="submit" class="primary" disabled={props.busy || !title.trim()}>
         Create idea
+      </button>
+    </form>
+  );
+}
+
+const SIGNAL_KINDS = [
+  { kind: 'trend', name: 'Trend' },
+  { kind: 'question', name: 'Question people ask' },
+  { kind: 'competitor', name: 'Competitor move' },
+  { kind: 'mention', name: 'Mention' },
+  { kind: 'news', name: 'News' },
+] as const;
+
+/**
+ * Notes a signal by hand (POST /v1/brands/{id}/signals): something the person saw that ideas
+ * should answer. "Suggest ideas" then turns it into ideas that cite it.
+ */
+function NoteSignal(props: { brand: Brand; busy: boolean; change: Change }) {
+  const [open, setOpen] = useState(false);
+  const [kind, setKind] = useState<(typeof SIGNAL_KINDS)[number]['kind']>('trend');
+  const [title, setTitle] = useState('');
+  const [summary, setSummary] = useState('');
+  const id = useId();
+  if (!open)
+    return (
+      <p>
+        <button type="button" onClick={() => setOpen(true)}>
+          Note a signal
+        </button>
+      </p>
+    );
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const body = { kind, title: title.trim(), summary: summary.trim() };
+    const ok = await props.change(
+      () => client.insights.signals.create(props.brand.id, body),
+      `Noted the signal “${body.title}”. Press “Suggest ideas” to turn it into ideas.`,
+    );
+    if (ok) {
+      setTitle('');
+      setSummary('');
+      setOpen(false);
+    }
+  };
+  return (
+    <form class="new-idea" onSubmit={save} aria-label="Note a signal">
+      <div>
+        <label for={`${id}-kind`}>Kind of signal</label>
+        <select
+          id={`${id}-kind`}
+          value={kind}
+          onChange={(e) => setKind(e.currentTarget.value as typeof kind)}
+        >
+          {SIGNAL_KINDS.map((k) => (
+            <option key={k.kind} value={k.kind}>
+              {k.name}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div>
+        <label for={`${id}-title`}>What you noticed</label>
+        <input
+          id={`${id}-title`}
+          required
+          maxLength={200}
+          value={title}
+          onInput={(e) => setTitle(e.currentTarget.value)}
+        />
+      </div>
+      <div>
+        <label for={`${id}-summary`}>Details (optional)</label>
+        <input
+          id={`${id}-summary`}
+          maxLength={2000}
+          value={summary}
+          onInput={(e) => setSummary(e.currentTarget.value)}
+        />
+      </div>
+      <button type="submit" class="primary" disabled={props.busy || !title.trim()}>
+        Save signal
+      </button>
+      <button type="button" onClick={() => setOpen(false)}>
+        Cancel
       </button>
     </form>
   );

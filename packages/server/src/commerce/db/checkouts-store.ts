@@ -10,6 +10,7 @@ import type {
   Totals,
 } from '../schemas/common.js';
 import type { ApprovalRules, NextAction } from '../schemas/resources.js';
+import type { StoreSession } from '../stores/adapter.js';
 import type { CommerceEnv } from './api-keys-store.js';
 
 export interface CheckoutRecord {
@@ -43,6 +44,8 @@ export interface CheckoutRecord {
   /** The Idempotency-Key the confirm ran under (JSON `[scope, key]`), or null. Never shown. */
   confirm_key: string | null;
   error: ApiErrorObject | null;
+  /** The checkout session a protocol store keeps for this checkout (route `ucp`), or null. Never shown. */
+  store_session: StoreSession | null;
   merchant_messages: string[];
   created_at: string;
   updated_at: string;
@@ -57,6 +60,7 @@ const JSON_COLUMNS = [
   'rules',
   'error',
   'merchant_messages',
+  'store_session',
 ] as const;
 const COLUMNS = [
   'id',
@@ -89,6 +93,7 @@ const COLUMNS = [
   'confirm_key',
   'error',
   'merchant_messages',
+  'store_session',
   'created_at',
   'updated_at',
 ] as const;
@@ -155,6 +160,14 @@ export function checkoutsStore(db: SqlExecutor) {
       return rows.map((r) => fromRow(r) as CheckoutRecord);
     },
     /** Totals of checkouts already handed to the store but not yet turned into orders. */
+    /** `ucp` checkouts waiting on the buyer at the store (a hand-off), least recently looked at first. */
+    async listWaitingAtStore(limit: number): Promise<CheckoutRecord[]> {
+      const rows = await db.all<Row>(
+        "SELECT * FROM checkouts WHERE route = 'ucp' AND status = 'requires_user_action' AND store_session IS NOT NULL ORDER BY updated_at LIMIT ?",
+        [limit],
+      );
+      return rows.map((r) => fromRow(r) as CheckoutRecord);
+    },
     async sumConfirmingSince(userId: string, since: string, currency: string): Promise<number> {
       const rows = await db.all<{ totals: string }>(
         "SELECT totals FROM checkouts WHERE user_id = ? AND status = 'confirming' AND confirmed_at > ?",

@@ -3,6 +3,7 @@ import { usersAndApprovals } from './migrations/002-users-and-approvals.js';
 import { commerceObjects } from './migrations/003-commerce-objects.js';
 import { idempotencyAndWebhooks } from './migrations/004-idempotency-and-webhooks.js';
 import { confirmRecovery } from './migrations/005-confirm-recovery.js';
+import { storeSessions } from './migrations/006-store-sessions.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -31,4 +32,5 @@ export const commerceMigrations: Migration[] = [
   commerceObjects,
   idempotencyAndWebhooks,
   confirmRecovery,
+  storeSessions,
 ];

@@ -33,7 +33,7 @@ export const checkoutRoutes = (ctx: CommerceContext) => [
     errors: {
       403: 'MERCHANT_NOT_ALLOWED',
       422: 'OFFER_EXPIRED, MERCHANT_NOT_SUPPORTED, SANDBOX_MERCHANT_REQUIRED',
-      503: 'MERCHANT_UNAVAILABLE: the store is down; Retry-After says when it is asked again.',
+      503: 'MERCHANT_UNAVAILABLE: the store failed, timed out or is down; Retry-After says when it is asked again.',
     },
     handler: async ({ auth, body, req }) =>
       reply(await createCheckout(ctx, actorOf(ctx, auth, req), body), { status: 201 }),

@@ -22,9 +22,7 @@ export const offerRoutes = (ctx: CommerceContext) => [
     errors: {
       400: 'URL_NOT_ALLOWED: the link is not a public https address (see SERVICE_STORES_ALLOW_PRIVATE).',
       422: 'MERCHANT_NOT_SUPPORTED: a major retailer, or no store at this link. Product pages: AMBIGUOUS_PRICE, NO_PRICE, UNREADABLE_PRICE, VARIANT_NOT_FOUND, PRODUCT_NOT_FOUND, PRODUCT_PAGE_UNREADABLE.',
-      502: 'MERCHANT_UNREACHABLE: the store failed to answer.',
-      503: 'MERCHANT_UNAVAILABLE: the store is down; Retry-After says when it is asked again.',
-      504: 'MERCHANT_TIMEOUT: the store did not answer in time.',
+      503: 'MERCHANT_UNAVAILABLE: the store failed, timed out or is down; Retry-After says when it is asked again.',
     },
     handler: async ({ auth, body }) => reply(await createOffer(ctx, auth, body.url), { status: 201 }),
   }),

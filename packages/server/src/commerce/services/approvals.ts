@@ -53,6 +53,15 @@ export async function normalizeRules(ctx: CommerceContext, tenant: Tenant, rules
 }
 
 /**
+ * Live routes that buy without the user's own account at the store, and why: connecting one would
+ * link nothing, so the hosted page never offers it.
+ */
+const NO_ACCOUNT_LINK: Partial<Record<Merchant['route'], string>> = {
+  browser: "its checkouts are handed to the user's browser, where they sign in to the store themselves",
+  ucp: "UCP stores are bought from as a guest, and linking the user's account at the store (UCP identity linking) is not available in this version of svc-server",
+};
+
+/**
  * Why this store cannot be connected with a key of this environment, or null when it can: the
  * server must have a route to the store in that environment, the same test `changeConnection`
  * meets when the user approves.
@@ -62,9 +71,8 @@ function notConnectable(m: Merchant, env: CommerceEnv): string | null {
   if (!m.sandbox && env === 'sandbox') {
     return `${m.name} is a real store; sandbox keys connect only sandbox stores (GET /v1/merchants lists them).`;
   }
-  if (env === 'live' && m.route === 'browser') {
-    return `${m.name} cannot be connected: its checkouts are handed to the user's browser, where they sign in to the store themselves.`;
-  }
+  const unlinked = env === 'live' ? NO_ACCOUNT_LINK[m.route] : undefined;
+  if (unlinked) return `${m.name} cannot be connected: ${unlinked}.`;
   if (hasRoute(m, env)) return null;
   return `${m.name} cannot be connected: live connections through the '${m.route}' route are not available in this version of svc-server.`;
 }

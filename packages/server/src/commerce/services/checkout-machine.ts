@@ -34,8 +34,9 @@ export function stateError(c: CheckoutRecord, operation: string, needs: string):
 
 /**
  * The gates an open checkout passes on its way to `ready_to_confirm`, in order: buyer and
- * address, the store connection, the route's own step (device or browser), the store's
- * one-time code, and the user's confirmation of a large total. The first gate not yet passed
+ * address, the store connection, the route's own step (device or browser), a stateful store's
+ * own verdict (its session must be ready; a hand-off to the buyer waits), the store's one-time
+ * code, and the user's confirmation of a large total (on the store's total). The first gate not yet passed
  * decides the status and the `next_action`. Called after every change to an open checkout.
  */
 export async function settle(
@@ -86,6 +87,11 @@ export async function settle(
       url: `https://${merchant.domain}/checkout/session/${c.id.replace(/^chk_/, '')}`,
     });
   }
+
+  // A stateful store (UCP) has the last word on whether it takes the order as it stands.
+  const session = c.store_session;
+  if (session?.state === 'action' && session.action) return waitFor(session.action);
+  if (session && session.state !== 'ready') return { ...c, status: 'building', next_action: null };
 
   const fields = adapter.challenge(merchant, c.product_url);
   if (fields && !c.code_done_at) {

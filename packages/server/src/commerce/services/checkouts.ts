@@ -6,8 +6,9 @@ import type { CommerceStores } from '../db/stores.js';
 import { commerceStores } from '../db/stores.js';
 import type { Buyer, ConnectionStatus, ShippingAddress } from '../schemas/common.js';
 import type { ApprovalRules, Checkout, Merchant, Variant } from '../schemas/resources.js';
-import type { PlaceResult } from '../stores/adapter.js';
+import type { PlaceResult, QuoteInput } from '../stores/adapter.js';
 import { adapterFor } from '../stores/index.js';
+import { configuredBaseUrl } from '../stores/ucp/profile.js';
 import { OPEN, ownerOf, persist, settle, stateError } from './checkout-machine.js';
 import { type Owner, setConnection } from './connections.js';
 import { getMerchant, merchantForUrl, parseProductUrl, requireUsable } from './merchants.js';
@@ -30,6 +31,17 @@ export interface CreateCheckoutInput {
 const MAX_MESSAGES = 20;
 const withMessages = (c: CheckoutRecord, messages: string[]) =>
   [...c.merchant_messages, ...messages].slice(-MAX_MESSAGES);
+
+/** The offer's own figures, for a checkout that fails as sold out without asking the store. */
+const soldOutQuote = (variant: Variant, quantity: number) => {
+  const subtotal = { amount: variant.price.amount * quantity, currency: variant.price.currency };
+  return {
+    line_items: [{ item_ref: variant.item_ref, title: variant.title, quantity, unit_price: variant.price }],
+    totals: { subtotal, shipping: null, tax: null, total: subtotal },
+    messages: [] as string[],
+    session: undefined,
+  };
+};
 
 const notFound = (id: string) => new AppError(404, 'NOT_FOUND', `No checkout with id '${id}'.`);
 
@@ -102,20 +114,26 @@ export async function createCheckout(
     );
   }
   const adapter = adapterFor(ctx, merchant, actor.env);
-  const quoteInput = {
+  const id = ctx.ids.make('chk');
+  const soldOut = variant.availability === 'out_of_stock';
+  const quoteInput: QuoteInput = {
     merchant,
     url,
+    checkout_id: id,
+    session: null,
+    buyer: input.buyer ?? null,
     item_ref: itemRef,
     quantity: input.quantity,
     address: input.shipping_address ?? null,
     reprice_count: 0,
   };
-  const quote = await adapter.quote(quoteInput);
+  // A sold-out variant opens no session at a stateful store: the checkout fails at once.
+  const quote =
+    soldOut && adapter.stateful ? soldOutQuote(variant, input.quantity) : await adapter.quote(quoteInput);
   const now = ctx.clock.now().toISOString();
-  const soldOut = variant.availability === 'out_of_stock';
   const handoff = soldOut ? null : await adapter.handoff?.(quoteInput);
   const draft: CheckoutRecord = {
-    id: ctx.ids.make('chk'),
+    id,
     account_id: actor.accountId,
     env: actor.env,
     user_id: actor.userId,
@@ -146,6 +164,7 @@ export async function createCheckout(
     error: soldOut
       ? { code: 'OUT_OF_STOCK', message: `${variant.title} is out of stock at ${merchant.name}.` }
       : null,
+    store_session: soldOut ? null : (quote.session ?? null),
     merchant_messages: quote.messages,
     created_at: now,
     updated_at: now,
@@ -168,8 +187,99 @@ export async function createCheckout(
   return toCheckout(saved);
 }
 
-export async function getCheckout(ctx: CommerceContext, owner: Owner, id: string): Promise<Checkout> {
-  return toCheckout(await load(commerceStores(ctx.db), owner, id));
+export async function getCheckout(
+  ctx: CommerceContext,
+  owner: Owner & { baseUrl?: string },
+  id: string,
+): Promise<Checkout> {
+  const c = await load(commerceStores(ctx.db), owner, id);
+  return toCheckout(waitingAtStore(c) ? await refreshFromStore(ctx, c, owner.baseUrl) : c);
+}
+
+const storeRef = (c: CheckoutRecord, merchant: Merchant) => ({
+  merchant,
+  url: c.product_url,
+  checkout_id: c.id,
+  session: c.store_session,
+});
+
+/** A checkout handed to the buyer at a stateful store (UCP `continue_url`): the store says when it moves on. */
+const waitingAtStore = (c: CheckoutRecord) =>
+  c.status === 'requires_user_action' && c.store_session?.state === 'action';
+
+/**
+ * Asks the store where a hand-off stands (polling; docs/commerce/live.md says why not webhooks)
+ * and records what it reports: the order once the buyer paid there, a cancellation, or the
+ * session as it now is. A store that cannot be asked leaves the checkout as it is.
+ */
+export async function refreshFromStore(
+  ctx: CommerceContext,
+  c: CheckoutRecord,
+  baseUrl = configuredBaseUrl(ctx.config),
+): Promise<CheckoutRecord> {
+  const merchant = await getMerchant(commerceStores(ctx.db), c.env, c.merchant_id);
+  const adapter = adapterFor(ctx, merchant, c.env);
+  if (!adapter.refresh) return c;
+  let seen: Awaited<ReturnType<NonNullable<typeof adapter.refresh>>>;
+  try {
+    seen = await adapter.refresh(storeRef(c, merchant));
+  } catch (err) {
+    ctx.logger.warn({ err, checkout: c.id }, 'could not ask the store about a hand-off');
+    return c;
+  }
+  const { session, quote, order_ref } = seen;
+  return inTransaction(ctx, async (s) => {
+    const before = await load(s, ownerOf(c), c.id);
+    if (!waitingAtStore(before)) return before;
+    const messages = quote?.messages ?? [];
+    if (order_ref) {
+      const priced = quote ? { ...before, line_items: quote.line_items, totals: quote.totals } : before;
+      await s.checkouts.save({ ...priced, updated_at: before.updated_at });
+      return recordPlacement(s, ctx, c.id, ownerOf(c), {
+        ok: true,
+        merchant_order_ref: order_ref,
+        messages: [...messages, `The buyer finished at ${merchant.name}: order ${order_ref}.`],
+      });
+    }
+    if (session.state === 'canceled') {
+      return persist(s, ctx, before, {
+        ...before,
+        status: 'canceled',
+        next_action: null,
+        store_session: session,
+        merchant_messages: withMessages(before, messages),
+      });
+    }
+    if (session.state === 'action' && JSON.stringify(session) === JSON.stringify(before.store_session)) {
+      return before;
+    }
+    const after: CheckoutRecord = {
+      ...before,
+      store_session: session,
+      ...(quote ? { line_items: quote.line_items, totals: quote.totals } : {}),
+      merchant_messages: withMessages(before, messages),
+    };
+    if (before.confirmed_at) {
+      // Handed over by a complete: the store places the order or asks again; nothing to re-check here.
+      return persist(s, ctx, before, {
+        ...after,
+        status: session.state === 'action' ? 'requires_user_action' : 'confirming',
+        next_action: session.state === 'action' ? session.action : null,
+      });
+    }
+    return persist(s, ctx, before, await settle(s, ctx, after, merchant, adapter, baseUrl));
+  });
+}
+
+/** Polls the stores of checkouts handed to the buyer; called periodically by the service. */
+export async function pollStoreHandOffs(ctx: CommerceContext): Promise<number> {
+  let moved = 0;
+  for (const c of await commerceStores(ctx.db).checkouts.listWaitingAtStore(50)) {
+    if (inProgress.has(c.id)) continue;
+    const after = await refreshFromStore(ctx, c);
+    if (after.status !== c.status) moved++;
+  }
+  return moved;
 }
 
 export async function updateCheckout(
@@ -187,7 +297,9 @@ export async function updateCheckout(
       `${merchant.name} is a major retailer: its cart is built on the user's device, so a checkout cannot be re-priced. Cancel it and create a new one.`,
     );
   }
-  if (!OPEN.has(current.status)) throw stateError(current, 'update', 'an open checkout');
+  if (!OPEN.has(current.status) || current.confirmed_at) {
+    throw stateError(current, 'update', 'an open checkout not yet handed to the store');
+  }
   const adapter = adapterFor(ctx, requireUsable(actor.env, merchant), actor.env);
   if (adapter.handoff) {
     throw new AppError(
@@ -200,6 +312,9 @@ export async function updateCheckout(
   const quote = await adapter.quote({
     merchant,
     url: current.product_url,
+    checkout_id: current.id,
+    session: current.store_session,
+    buyer: input.buyer ?? current.buyer,
     item_ref: current.item_ref,
     quantity: current.quantity,
     address,
@@ -218,6 +333,7 @@ export async function updateCheckout(
       line_items: quote.line_items,
       totals: quote.totals,
       reprice_count: before.reprice_count + 1,
+      store_session: quote.session ?? before.store_session,
       merchant_messages: withMessages(before, quote.messages),
       // The user confirmed an amount, not a checkout: a new total needs a new confirmation.
       ...(totalChanged ? { user_confirmed_at: null, confirm_token_hash: null, next_action: null } : {}),
@@ -328,17 +444,37 @@ async function resumeConfirm(
 }
 
 /** Asks the store to place the order, then records the outcome. No transaction is held meanwhile. */
-async function place(ctx: CommerceContext, c: CheckoutRecord, merchant: Merchant): Promise<CheckoutRecord> {
-  const result = await adapterFor(ctx, merchant, c.env).placeOrder({
+async function place(
+  ctx: CommerceContext,
+  c: CheckoutRecord,
+  merchant: Merchant,
+  opts: { retry?: boolean } = {},
+): Promise<CheckoutRecord> {
+  const adapter = adapterFor(ctx, merchant, c.env);
+  let result = await adapter.placeOrder({
     merchant,
     url: c.product_url,
+    checkout_id: c.id,
+    session: c.store_session,
+    buyer: c.buyer,
     item_ref: c.item_ref,
     quantity: c.quantity,
     address: c.shipping_address,
     reprice_count: c.reprice_count,
-    checkout_id: c.id,
   });
-  return inTransaction(ctx, (s) => recordPlacement(s, ctx, c.id, ownerOf(c), result));
+  if (opts.retry && result.ok === 'waiting' && !result.action) {
+    // A retried placement may be answered with the first answer ("in progress"): ask where it is now.
+    const now = await adapter.orderStatus({ ...storeRef(c, merchant), session: result.session });
+    if (now.state === 'placed') {
+      result = {
+        ok: true,
+        merchant_order_ref: now.merchant_order_ref,
+        messages: [...result.messages, `${merchant.name} reports order ${now.merchant_order_ref}.`],
+      };
+    }
+  }
+  const final = result;
+  return inTransaction(ctx, (s) => recordPlacement(s, ctx, c.id, ownerOf(c), final));
 }
 
 /**
@@ -348,7 +484,16 @@ async function place(ctx: CommerceContext, c: CheckoutRecord, merchant: Merchant
  */
 async function finishFromStore(ctx: CommerceContext, c: CheckoutRecord): Promise<CheckoutRecord> {
   const merchant = await getMerchant(commerceStores(ctx.db), c.env, c.merchant_id);
-  const status = await adapterFor(ctx, merchant, c.env).orderStatus(c.id);
+  const adapter = adapterFor(ctx, merchant, c.env);
+  // A stateful store is asked again with the same Idempotency-Key: it places the order at most
+  // once and answers the retry with the first outcome.
+  if (adapter.stateful) return place(ctx, c, merchant, { retry: true });
+  const status = await adapter.orderStatus({
+    merchant,
+    url: c.product_url,
+    checkout_id: c.id,
+    session: c.store_session,
+  });
   if (status.state === 'unknown') {
     ctx.logger.warn(
       { checkout: c.id, reason: status.reason },
@@ -404,9 +549,21 @@ async function recordPlacement(
   result: PlaceResult,
 ): Promise<CheckoutRecord> {
   const before = await load(s, owner, id);
-  if (before.status !== 'confirming') return before;
+  if (before.status !== 'confirming' && !waitingAtStore(before)) return before;
   const now = ctx.clock.now().toISOString();
   const messages = withMessages(before, result.messages);
+  if (result.ok === 'waiting') {
+    // The store took the complete but the buyer must act there first (or it is still placing).
+    const waiting = await persist(s, ctx, before, {
+      ...before,
+      status: result.action ? 'requires_user_action' : 'confirming',
+      next_action: result.action,
+      store_session: result.session,
+      merchant_messages: messages,
+    });
+    await answerConfirm(s, waiting);
+    return waiting;
+  }
   if (!result.ok) {
     const failed = await persist(s, ctx, before, {
       ...before,
@@ -437,7 +594,13 @@ async function recordPlacement(
     s,
     ctx,
     before,
-    { ...before, status: 'completed', order_id: order.id, merchant_messages: messages },
+    {
+      ...before,
+      status: 'completed',
+      next_action: null,
+      order_id: order.id,
+      merchant_messages: messages,
+    },
     [{ type: 'order.updated', data: toOrder(order) }],
   );
   await answerConfirm(s, completed);
@@ -487,6 +650,12 @@ export async function cancelCheckout(
   actor: CheckoutActor,
   id: string,
 ): Promise<Checkout> {
+  const current = await load(commerceStores(ctx.db), actor, id);
+  if (OPEN.has(current.status) && current.store_session) {
+    // The store's session goes first: if the store cannot be told, nothing changes here.
+    const merchant = await getMerchant(commerceStores(ctx.db), actor.env, current.merchant_id);
+    await adapterFor(ctx, merchant, actor.env).cancel?.(storeRef(current, merchant));
+  }
   const saved = await inTransaction(ctx, async (s) => {
     const before = await load(s, actor, id);
     if (!OPEN.has(before.status)) {

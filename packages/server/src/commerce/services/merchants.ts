@@ -12,6 +12,7 @@ import {
   SANDBOX_DISCOVERY_SUFFIX,
   SANDBOX_STORES,
 } from '../stores/registry.js';
+import { discoverUcpStore } from '../stores/ucp/discovery.js';
 
 const BY_ID = new Map([...REGISTRY, ...SANDBOX_STORES].map((m) => [m.id, m]));
 const BY_DOMAIN = new Map([...REGISTRY, ...SANDBOX_STORES].map((m) => [m.domain, m]));
@@ -151,6 +152,8 @@ export async function merchantForUrl(
     await stores.catalog.insertIfNew(m, ctx.clock.now().toISOString());
     return m;
   }
+  const ucp = env === 'live' ? await discoverUcpStore(ctx, env, url) : null;
+  if (ucp) return usable(ucp);
   const longTail = env === 'live' ? await joinLongTailStore(ctx, env, url) : null;
   if (longTail) return usable(longTail);
   throw new AppError(

@@ -1,5 +1,6 @@
-import type { ApiErrorObject, LineItem, ShippingAddress, Totals } from '../schemas/common.js';
+import type { ApiErrorObject, Buyer, LineItem, ShippingAddress, Totals } from '../schemas/common.js';
 import type { Merchant, NextAction, Variant } from '../schemas/resources.js';
+import type { ProductPageOffer } from './product-page/types.js';
 
 export interface Product {
   title: string;
@@ -8,15 +9,51 @@ export interface Product {
   variants: Variant[];
 }
 
+/** The product a product page's offer shows, the variant its link selects first. */
+export function productOfPageOffer(offer: ProductPageOffer): Product {
+  const selected: Variant = offer.variants.find((v) => v.item_ref === offer.item_ref) ?? {
+    item_ref: offer.item_ref,
+    title: offer.title,
+    price: offer.price,
+    availability: offer.availability,
+  };
+  return {
+    title: offer.title,
+    image_url: offer.image_url,
+    variants: [selected, ...offer.variants.filter((v) => v.item_ref !== offer.item_ref)],
+  };
+}
+
+/**
+ * Where a stateful store (a UCP checkout session) stands for one of our checkouts, kept on the
+ * checkout between requests. `state` is the store's status mapped onto what the checkout service
+ * needs: `incomplete` (the store still needs something the API can send), `action` (the buyer must
+ * act at the store: `action` says where), `ready` (the store takes the order), `confirming` (the
+ * store is placing it), `completed`, `canceled`. `data` is the adapter's own (ids, links, the
+ * payment instrument the store offered); the service stores it and never reads it.
+ */
+export interface StoreSession {
+  state: 'incomplete' | 'action' | 'ready' | 'confirming' | 'completed' | 'canceled';
+  action: NextAction | null;
+  data: Record<string, unknown>;
+}
+
 export interface Quote {
   line_items: LineItem[];
   totals: Totals;
   messages: string[];
+  /** Stateful stores: the session after this quote, saved with the checkout. */
+  session?: StoreSession;
 }
 
 export type PlaceResult =
   | { ok: true; merchant_order_ref: string; messages: string[] }
-  | { ok: false; error: ApiErrorObject; messages: string[] };
+  | { ok: false; error: ApiErrorObject; messages: string[] }
+  /**
+   * The store has not placed the order yet: the buyer must act at the store first (`action`, e.g.
+   * pay on the store's own page), or it is still placing it (`action` null). The checkout waits.
+   */
+  | { ok: 'waiting'; action: NextAction | null; session: StoreSession; messages: string[] };
 
 /**
  * What the store knows about the order for one of our checkouts, asked after a crash or a lost
@@ -30,6 +67,11 @@ export type OrderStatus =
 
 export interface QuoteInput {
   merchant: Merchant;
+  /** Our checkout: stateful stores derive their idempotency keys from it. */
+  checkout_id: string;
+  /** The store's session for this checkout so far (null before the first quote, and for stateless stores). */
+  session: StoreSession | null;
+  buyer: Buyer | null;
   url: string;
   item_ref: string;
   quantity: number;
@@ -38,11 +80,22 @@ export interface QuoteInput {
   reprice_count: number;
 }
 
+/** Our checkout as a store adapter needs it to ask the store about it. */
+export interface StoreCheckoutRef {
+  merchant: Merchant;
+  url: string;
+  checkout_id: string;
+  session: StoreSession | null;
+}
+
 /**
  * One merchant route (device session, UCP, browser), as the checkout service sees it. The
- * sandbox implements every route deterministically; live adapters plug in here later.
+ * sandbox implements every route deterministically; live adapters (commerce/stores/ucp/) keep a
+ * session at the store, returned with each quote and handed back on the next call.
  */
 export interface StoreAdapter {
+  /** The store keeps a session per checkout (UCP): `session`, `cancel` and `refresh` apply. */
+  readonly stateful?: boolean;
   product(merchant: Merchant, url: string): Promise<Product>;
   quote(input: QuoteInput): Promise<Quote>;
   /** Fields the store asks the user for before it will take the order (e.g. a one-time code), if any. */
@@ -53,9 +106,21 @@ export interface StoreAdapter {
    * Places the order. Keyed by our checkout id: asked twice for one checkout, a store places one
    * order and answers the second time with the same reference. Never called inside a transaction.
    */
-  placeOrder(input: QuoteInput & { checkout_id: string }): Promise<PlaceResult>;
-  /** The outcome of `placeOrder` for our checkout, looked up at the store. Never called inside a transaction. */
-  orderStatus(checkoutId: string): Promise<OrderStatus>;
+  placeOrder(input: QuoteInput): Promise<PlaceResult>;
+  /**
+   * The outcome of `placeOrder` for our checkout, looked up at the store. Never called inside a
+   * transaction. `unknown` also means "not decided yet" (the buyer is still paying at the store).
+   */
+  orderStatus(ref: StoreCheckoutRef): Promise<OrderStatus>;
+  /** Stateful stores: cancels the store's session. Never called inside a transaction. */
+  cancel?(ref: StoreCheckoutRef): Promise<void>;
+  /**
+   * Stateful stores: the session as the store has it now (the buyer may have acted at the store),
+   * with the store's messages. Never called inside a transaction.
+   */
+  refresh?(
+    ref: StoreCheckoutRef,
+  ): Promise<{ session: StoreSession; quote: Quote | null; order_ref: string | null }>;
   /**
    * Routes where the user finishes the purchase in their own browser (live long-tail stores): the
    * link they open (a prefilled cart, or the product page) and what to tell them. A non-null answer

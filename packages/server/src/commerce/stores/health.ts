@@ -64,14 +64,31 @@ export async function observe(
   return status;
 }
 
-export function merchantUnavailable(merchant: Merchant, retryAfterSeconds: number): AppError {
-  return new AppError(
-    503,
-    'MERCHANT_UNAVAILABLE',
-    `${merchant.name} is not answering right now (several requests in a row failed). Try again in ${retryAfterSeconds} s.`,
-    { headers: { 'Retry-After': String(retryAfterSeconds) } },
-  );
+/** Retry-After for a store that just failed but is not `down` yet (and for a listed store marked down). */
+export const RETRY_SOON_S = 5;
+
+/**
+ * The one answer for a store that is not answering: 503 MERCHANT_UNAVAILABLE with Retry-After,
+ * whether this request's call failed or timed out, or the store is down and not asked until its
+ * backoff has passed. `outcome` is what the call showed (what `withHealth` counts); the message
+ * says what happened.
+ */
+export class StoreUnavailable extends AppError {
+  constructor(
+    readonly outcome: Exclude<StoreOutcome, 'ok'>,
+    message: string,
+    retryAfterSeconds = RETRY_SOON_S,
+  ) {
+    super(503, 'MERCHANT_UNAVAILABLE', message, { headers: { 'Retry-After': String(retryAfterSeconds) } });
+  }
 }
+
+export const merchantUnavailable = (merchant: Merchant, retryAfterSeconds: number): AppError =>
+  new StoreUnavailable(
+    'failure',
+    `${merchant.name} is not answering right now (several requests in a row failed). Try again in ${retryAfterSeconds} s.`,
+    retryAfterSeconds,
+  );
 
 /**
  * Refuses a call to a store that is down until its backoff has passed; the first call after that
@@ -90,30 +107,36 @@ export function checkHealth(ctx: HealthCtx, merchant: Merchant): void {
 }
 
 /** The error an adapter throws when a store failed or timed out; `withHealth` counts it. */
-export function storeError(outcome: Exclude<StoreOutcome, 'ok'>, message: string): AppError {
-  return outcome === 'timeout'
-    ? new AppError(504, 'MERCHANT_TIMEOUT', message)
-    : new AppError(502, 'MERCHANT_UNREACHABLE', message);
-}
+export const storeError = (outcome: Exclude<StoreOutcome, 'ok'>, message: string): AppError =>
+  new StoreUnavailable(outcome, message);
 
 /** How a store call ended: its own failures count; anything else (a 404, a refusal to guess) is an answer. */
 export function outcomeOf(err: unknown): StoreOutcome {
-  if (err instanceof AppError) {
-    if (err.code === 'MERCHANT_TIMEOUT') return 'timeout';
-    if (err.code === 'MERCHANT_UNREACHABLE') return 'failure';
-    return 'ok';
-  }
-  return 'failure';
+  if (err instanceof StoreUnavailable) return err.outcome;
+  return err instanceof AppError ? 'ok' : 'failure';
 }
 
-/** Runs one call to a store behind its health gate and records what it showed. Never inside a transaction. */
+/**
+ * Runs one call to a store behind its health gate and records what it showed. A failure that
+ * leaves the store `down` answers with the backoff as Retry-After. Never inside a transaction.
+ */
 export async function withHealth<T>(ctx: HealthCtx, merchant: Merchant, fn: () => Promise<T>): Promise<T> {
   checkHealth(ctx, merchant);
   let result: T;
   try {
     result = await fn();
   } catch (err) {
-    await observe(ctx, merchant.id, outcomeOf(err));
+    const outcome = outcomeOf(err);
+    const status = await observe(ctx, merchant.id, outcome);
+    const retryAt = healthOf(ctx).get(merchant.id)?.retryAt;
+    if (err instanceof StoreUnavailable && status === 'down' && retryAt) {
+      const wait = Math.ceil((retryAt - ctx.clock.now().getTime()) / 1000);
+      throw new StoreUnavailable(
+        err.outcome,
+        `${err.message} ${merchant.name} is now marked down; it is asked again in ${wait} s.`,
+        wait,
+      );
+    }
     throw err;
   }
   await observe(ctx, merchant.id, 'ok');

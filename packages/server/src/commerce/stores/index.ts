@@ -5,9 +5,10 @@ import type { Merchant } from '../schemas/resources.js';
 import type { StoreAdapter } from './adapter.js';
 import { longTailAdapter } from './long-tail/adapter.js';
 import { sandboxAdapter } from './sandbox-adapter.js';
+import { ucpAdapter } from './ucp/adapter.js';
 
 /** Live routes this build has an adapter for (real stores, live keys). */
-const LIVE_ROUTES: ReadonlySet<Merchant['route']> = new Set(['browser']);
+const LIVE_ROUTES: ReadonlySet<Merchant['route']> = new Set(['ucp', 'browser']);
 
 /** Whether this build has a route to the merchant in this environment. */
 export const hasRoute = (merchant: Merchant, env: CommerceEnv): boolean =>
@@ -17,6 +18,7 @@ export const hasRoute = (merchant: Merchant, env: CommerceEnv): boolean =>
 export function adapterFor(ctx: CommerceContext, merchant: Merchant, env: CommerceEnv): StoreAdapter {
   if (hasRoute(merchant, env)) {
     if (env === 'sandbox') return sandboxAdapter(ctx);
+    if (merchant.route === 'ucp') return ucpAdapter(ctx);
     if (merchant.route === 'browser') return longTailAdapter(ctx);
   }
   if (env === 'live' && merchant.route === 'device_session') {

@@ -103,8 +103,8 @@ export const sandboxAdapter = (deps: { db: SqlExecutor; clock: Clock }): StoreAd
     return { ok: true, merchant_order_ref: ref, messages: [`Order ${ref} accepted by the store.`] };
   },
 
-  async orderStatus(checkoutId): Promise<OrderStatus> {
-    const placed = await sandboxOrdersStore(deps.db).find(checkoutId);
+  async orderStatus(ref): Promise<OrderStatus> {
+    const placed = await sandboxOrdersStore(deps.db).find(ref.checkout_id);
     return placed
       ? { state: 'placed', merchant_order_ref: placed.merchant_order_ref }
       : { state: 'not_placed' };

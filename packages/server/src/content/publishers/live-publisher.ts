@@ -71,7 +71,10 @@ async function readMedia(ctx: ContentContext, req: PublishRequest): Promise<Prov
         `Media asset '${m.assetId}' (${m.variant}) is no longer in the media library; attach another image.`,
       );
     const url = `${base}/media/${rec.id}/${file.file}`;
-    if (FETCHES_BY_URL.has(req.platform) && !/^https:\/\//.test(url))
+    // SERVICE_MEDIA_ALLOW_PRIVATE (local fakes only) lets a plain http loopback URL through, as
+    // the provider's own check does; a missing CONTENT_PUBLIC_URL is refused either way.
+    const fetchable = ctx.config.mediaAllowPrivate ? /^https?:\/\// : /^https:\/\//;
+    if (FETCHES_BY_URL.has(req.platform) && !fetchable.test(url))
       throw new PublishError(
         'failed',
         'MEDIA_NOT_PUBLIC',

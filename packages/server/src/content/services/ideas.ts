@@ -1,6 +1,7 @@
 import { DAY } from '../../platform/clock.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { notFound } from '../../platform/errors.js';
+import { inTheApp } from '../app-pages.js';
 import type { Caller, ContentContext } from '../context.js';
 import { campaignsStore } from '../db/stores/campaigns-store.js';
 import { type IdeaRow, ideasStore } from '../db/stores/ideas-store.js';
@@ -161,7 +162,7 @@ const SIGNAL_WINDOW_DAYS = 30;
 const signalsPhrase = (brandId: string, n: number) =>
   `brand '${brandId}' has ${n === 1 ? '1 signal' : `${n} signals`} from the last ${SIGNAL_WINDOW_DAYS} days`;
 const recordMore = (brandId: string, what = 'new signals') =>
-  `Record ${what} with POST /v1/brands/${brandId}/signals (or in the app)`;
+  `Record ${what} with POST /v1/brands/${brandId}/signals or in ${inTheApp('signals')}`;
 
 /** The one wording of "fewer ideas than asked", for the shortfall and for the 409 when none were made. */
 export function ideaShortfallMessage(brandId: string, made: number, requested: number, signals: number) {

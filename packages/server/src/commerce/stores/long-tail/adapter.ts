@@ -1,7 +1,7 @@
 import { AppError } from '../../../platform/errors.js';
 import type { CommerceContext } from '../../context.js';
-import type { Merchant, Variant } from '../../schemas/resources.js';
-import type { Product, StoreAdapter } from '../adapter.js';
+import type { Merchant } from '../../schemas/resources.js';
+import { type Product, productOfPageOffer, type StoreAdapter } from '../adapter.js';
 import { withHealth } from '../health.js';
 import { formatMoney } from '../product-page/money.js';
 import { readStorePage, type StorePage } from './read.js';
@@ -14,18 +14,7 @@ function refusal(result: Extract<StorePage['result'], { ok: false }>): AppError 
 /** The product a page shows, the variant its link selects first. */
 function productOf(page: StorePage): Product {
   if (!page.result.ok) throw refusal(page.result);
-  const offer = page.result.offer;
-  const selected: Variant = offer.variants.find((v) => v.item_ref === offer.item_ref) ?? {
-    item_ref: offer.item_ref,
-    title: offer.title,
-    price: offer.price,
-    availability: offer.availability,
-  };
-  return {
-    title: offer.title,
-    image_url: offer.image_url,
-    variants: [selected, ...offer.variants.filter((v) => v.item_ref !== offer.item_ref)],
-  };
+  return productOfPageOffer(page.result.offer);
 }
 
 /**

@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+// A live-key purchase from a UCP store, end to end, printing each step:
+//   1. a local UCP store starts (./store.mjs: the example brings its own store)
+//   2. the user approves the app on the hosted approval page; the app exchanges the public token
+//   3. an offer: the commerce service discovers the store from /.well-known/ucp and asks its catalog
+//   4. a checkout: a checkout session at the store, with the store's own totals
+//   5. confirm, with an idempotency key: the store completes its session
+//   6. the order, read back
+//
+// SERVICE_API_URL  the commerce service (default http://localhost:4000), started with
+//                  SERVICE_STORES_ALLOW_PRIVATE=1 so it may reach a store on this machine
+// SERVICE_API_KEY  a live key, svc_live_... (`svc-server keys create --service commerce --env live`)
+import { randomUUID } from 'node:crypto';
+import { CommerceApiError, CommerceClient, ConnectionError } from '@svc/commerce-client';
+import { startStore } from './store.mjs';
+
+const baseUrl = process.env.SERVICE_API_URL || 'http://localhost:4000';
+
+if (!process.env.SERVICE_API_KEY?.startsWith('svc_live_')) {
+  console.error(
+    'Set SERVICE_API_KEY to a live key (svc_live_...). Create one with:\n' +
+      '  node packages/server/dist/cli.js keys create --service commerce --env live --name "Live UCP example"',
+  );
+  process.exit(1);
+}
+
+const client = new CommerceClient({ baseUrl });
+const money = ({ amount, currency }) => `${(amount / 100).toFixed(2)} ${currency}`;
+const step = (n, text) => console.log(`${n}. ${text}`);
+
+/**
+ * What the user does on the hosted approval page, done here with fetch so the example runs
+ * unattended: open the page, press "Approve". In a real app the user's browser opens hosted_url
+ * and comes back to redirect_uri with ?public_token=….
+ */
+async function approveAsTheUser(hostedUrl) {
+  const page = await (await fetch(hostedUrl)).text();
+  const fromHtml = (s) =>
+    s
+      .replace(/&amp;/g, '&')
+      .replace(/&quot;/g, '"')
+      .replace(/&#39;/g, "'");
+  const fields = [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map((m) => [
+    m[1],
+    fromHtml(m[2]),
+  ]);
+  const action = /<form method="post" action="([^"]+)"/.exec(page)?.[1];
+  const res = await fetch(new URL(action, hostedUrl), {
+    method: 'POST',
+    redirect: 'manual',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams([...fields, ['decision', 'approve']]).toString(),
+  });
+  return new URL(res.headers.get('location')).searchParams.get('public_token');
+}
+
+async function main() {
+  const store = await startStore();
+  try {
+    step(1, `UCP store running at ${store.origin} (profile at ${store.origin}/.well-known/ucp)`);
+
+    const approval = await client.approvalTokens.create({
+      client_user_id: 'live-example-user',
+      redirect_uri: 'https://app.example/callback',
+      rules: { max_per_order: 20_000, max_per_day: 50_000, confirm_above: 10_000, currency: 'USD' },
+    });
+    const public_token = await approveAsTheUser(approval.hosted_url);
+    const { user_token, user_id } = await client.approvalTokens.exchange({ public_token });
+    const user = client.forUser(user_token);
+    step(2, `User ${user_id} approved on the hosted page; user token exchanged`);
+
+    const offer = await client.offers.create({ url: store.productUrl });
+    step(
+      3,
+      `Offer ${offer.id}: "${offer.title}" at ${money(offer.price)}, ${offer.availability}, from ${offer.merchant_id}`,
+    );
+
+    let checkout = await user.checkouts.create({
+      offer_id: offer.id,
+      buyer: { email: 'ada@example.com' },
+      shipping_address: {
+        name: 'Ada Lovelace',
+        line1: '1 Main St',
+        city: 'Springfield',
+        region: 'IL',
+        postal_code: '62701',
+        country: 'US',
+      },
+    });
+    step(
+      4,
+      `Checkout ${checkout.id} is ${checkout.status}: subtotal ${money(checkout.totals.subtotal)}, ` +
+        `shipping ${money(checkout.totals.shipping)}, tax ${money(checkout.totals.tax)}, total ${money(checkout.totals.total)}`,
+    );
+    if (checkout.status !== 'ready_to_confirm') {
+      throw new Error(`Checkout is ${checkout.status}: ${checkout.next_action?.description ?? ''}`);
+    }
+
+    // One key per purchase, kept before calling: a retry after a lost answer reuses it, and the
+    // service reuses its own key at the store, so the store places one order.
+    checkout = await user.checkouts.confirm(checkout.id, { idempotencyKey: `confirm-${randomUUID()}` });
+    step(5, `Confirmed: ${checkout.status}, order ${checkout.order_id}`);
+
+    const order = await user.orders.retrieve(checkout.order_id);
+    step(
+      6,
+      `Order ${order.id} is ${order.status} (store order ${order.merchant_order_ref}), total ${money(order.totals.total)}`,
+    );
+    console.log(`Done: the store placed ${store.orders.length} order(s).`);
+  } finally {
+    await store.close();
+  }
+}
+
+main().catch((error) => {
+  if (error instanceof ConnectionError) {
+    console.error(`Cannot reach the commerce service at ${baseUrl}: is it running? (npm start)`);
+  } else if (error instanceof CommerceApiError) {
+    console.error(`${error.message} (request ${error.requestId ?? 'n/a'})`);
+  } else {
+    console.error(error);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,649 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { headerProblems, operationFor, problems, type RequestOp, SCHEMA } from './ucp-schemas.js';
+
+/**
+ * A local, stateful UCP store (a "business" in UCP's words) on loopback. It follows the shared
+ * UCP 2026-04-08 contract (../shared/platform-specs/ucp-2026-04-08/): every request is checked
+ * against the REST OpenAPI's operation (required headers: UCP-Agent, Request-Id, and
+ * Idempotency-Key on mutations) and its body against the operation's request schema; every JSON
+ * answer it gives against the response schema. A request the contract does not allow is answered
+ * 400 with a UCP error response AND recorded in `violations`, so a test fails on it even when our
+ * adapter swallows the error; a response of its own that breaks the contract is recorded too.
+ *
+ * Discovery is served in either published shape (`shape`), the catalog capability can be turned
+ * off (then the product page is the only source), and `script` makes it escalate, change prices,
+ * decline, run out of stock, go down, answer slowly, or drop the answer to a complete it placed.
+ */
+
+export interface FakeVariant {
+  id: string;
+  sku: string;
+  title: string;
+  price: number;
+  status: 'in_stock' | 'out_of_stock' | 'preorder';
+}
+export interface FakeProduct {
+  id: string;
+  handle: string;
+  title: string;
+  variants: FakeVariant[];
+}
+
+export interface UcpScript {
+  /** Discovery shape: since 2026-01-23 (arrays, map) or 2026-01-11 (objects, array). */
+  shape: '2026-01-23' | '2026-01-11';
+  /** Offer the catalog lookup capability. */
+  catalog: boolean;
+  /** Every request fails: the socket is closed without an answer. */
+  down: boolean;
+  /** Every answer waits this long first. */
+  slowMs: number;
+  /** Complete asks for the buyer: `requires_escalation` with a continue_url to pay on the store's page. */
+  escalateOnComplete: boolean;
+  /** Create and update say the buyer must give something at the store (incomplete + requires_buyer_input). */
+  buyerInput: boolean;
+  /** Each update raises the unit price by 10% (a price change between quotes). */
+  priceChangeOnUpdate: boolean;
+  /** Complete is refused: the payment fails. */
+  declineComplete: boolean;
+  /** The store offers no payment instrument in its checkout (the buyer must pay at the store). */
+  noInstrument: boolean;
+  /** This many completes are placed, then the connection is dropped before the answer. */
+  dropCompleteAnswers: number;
+  /** The same for updates. */
+  dropUpdateAnswers: number;
+  /**
+   * Checkout answers break the contract on purpose: amounts as decimal strings. Not recorded as
+   * violations (the point is to see our adapter refuse them).
+   */
+  corruptCheckouts: boolean;
+}
+
+interface Session {
+  id: string;
+  status: string;
+  line_items: { id: string; item: { id: string; title: string; price: number }; quantity: number }[];
+  buyer?: Record<string, unknown>;
+  destination?: Record<string, unknown>;
+  selectedOption: string | null;
+  order?: { id: string; permalink_url: string };
+  messages: Record<string, unknown>[];
+  priceBump: number;
+}
+
+export interface UcpStore {
+  /** http://127.0.0.x:port */
+  origin: string;
+  /** The product page URL of a product (by handle). */
+  productUrl(handle: string, query?: string): string;
+  products: FakeProduct[];
+  script: UcpScript;
+  sessions: Map<string, Session>;
+  orders: { id: string; session: string }[];
+  /** Every request: method, path, headers and parsed body. */
+  requests: { method: string; path: string; headers: IncomingMessage['headers']; body: unknown }[];
+  violations: string[];
+  /** The buyer finishes paying on the store's page (the continue_url): the session completes. */
+  payAtStore(sessionId: string): void;
+  close(): Promise<void>;
+}
+
+const VERSION = '2026-04-08';
+const CURRENCY = 'USD';
+const OPTIONS = [
+  { id: 'standard', title: 'Standard shipping', amount: 500 },
+  { id: 'express', title: 'Express shipping', amount: 1500 },
+];
+
+export const DEFAULT_PRODUCTS: FakeProduct[] = [
+  {
+    id: 'prod_mug',
+    handle: 'mug',
+    title: 'Ceramic Mug',
+    variants: [
+      { id: 'var_mug_blue', sku: 'MUG-BLUE', title: 'Ceramic Mug, blue', price: 1800, status: 'in_stock' },
+      { id: 'var_mug_red', sku: 'MUG-RED', title: 'Ceramic Mug, red', price: 1900, status: 'out_of_stock' },
+    ],
+  },
+  {
+    id: 'prod_lamp',
+    handle: 'lamp',
+    title: 'Desk Lamp',
+    variants: [{ id: 'var_lamp', sku: 'LAMP', title: 'Desk Lamp', price: 12_000, status: 'in_stock' }],
+  },
+];
+
+export async function startUcpStore(
+  opts: { host?: string; script?: Partial<UcpScript>; products?: FakeProduct[] } = {},
+): Promise<UcpStore> {
+  const host = opts.host ?? '127.0.0.1';
+  const script: UcpScript = {
+    shape: '2026-01-23',
+    catalog: true,
+    down: false,
+    slowMs: 0,
+    escalateOnComplete: false,
+    buyerInput: false,
+    priceChangeOnUpdate: false,
+    declineComplete: false,
+    noInstrument: false,
+    dropCompleteAnswers: 0,
+    dropUpdateAnswers: 0,
+    corruptCheckouts: false,
+    ...opts.script,
+  };
+  const products = structuredClone(opts.products ?? DEFAULT_PRODUCTS);
+  const sessions = new Map<string, Session>();
+  const orders: { id: string; session: string }[] = [];
+  const requests: UcpStore['requests'] = [];
+  const violations: string[] = [];
+  /** Idempotency-Key → the body it was first sent with and the answer given. */
+  const answered = new Map<string, { fingerprint: string; status: number; body: unknown }>();
+  let origin = '';
+  let seq = 0;
+
+  const variantById = (id: string) => {
+    for (const p of products) {
+      const v = p.variants.find((x) => x.id === id);
+      if (v) return { product: p, variant: v };
+    }
+    return null;
+  };
+  const media = (p: FakeProduct) => [
+    { type: 'image', url: `${origin}/cdn/${p.handle}.jpg`, alt_text: p.title },
+  ];
+
+  function profile() {
+    const endpoint = `${origin}/ucp/v1`;
+    const capNames = [
+      'dev.ucp.shopping.checkout',
+      'dev.ucp.shopping.fulfillment',
+      ...(script.catalog ? ['dev.ucp.shopping.catalog.lookup'] : []),
+    ];
+    if (script.shape === '2026-01-11') {
+      return {
+        ucp: {
+          version: '2026-01-11',
+          services: {
+            'dev.ucp.shopping': {
+              version: '2026-01-11',
+              spec: 'https://ucp.dev/specification/overview',
+              rest: { schema: 'https://ucp.dev/services/shopping/rest.openapi.json', endpoint },
+            },
+          },
+          capabilities: capNames.map((name) => ({
+            name,
+            version: '2026-01-11',
+            ...(name === 'dev.ucp.shopping.fulfillment' ? { extends: 'dev.ucp.shopping.checkout' } : {}),
+          })),
+        },
+        payment: { handlers: [] },
+      };
+    }
+    return {
+      ucp: {
+        version: VERSION,
+        services: { 'dev.ucp.shopping': [{ version: VERSION, transport: 'rest', endpoint }] },
+        capabilities: Object.fromEntries(
+          capNames.map((name) => [
+            name,
+            [
+              {
+                version: VERSION,
+                ...(name === 'dev.ucp.shopping.fulfillment' ? { extends: 'dev.ucp.shopping.checkout' } : {}),
+              },
+            ],
+          ]),
+        ),
+        payment_handlers: { 'com.example.store_account': [{ id: 'store_account', version: VERSION }] },
+      },
+    };
+  }
+
+  const ucpMeta = () => ({
+    version: VERSION,
+    status: 'success',
+    capabilities: {
+      'dev.ucp.shopping.checkout': [{ version: VERSION }],
+      'dev.ucp.shopping.fulfillment': [{ version: VERSION, extends: 'dev.ucp.shopping.checkout' }],
+    },
+    payment_handlers: { 'com.example.store_account': [{ id: 'store_account', version: VERSION }] },
+  });
+
+  const errorResponse = (code: string, content: string, severity = 'unrecoverable') => ({
+    ucp: { version: VERSION, status: 'error' },
+    messages: [{ type: 'error', code, content, severity }],
+  });
+
+  function present(s: Session) {
+    const subtotal = s.line_items.reduce((sum, li) => sum + li.item.price * li.quantity, 0);
+    const option = OPTIONS.find((o) => o.id === s.selectedOption);
+    const tax = s.destination ? Math.round(subtotal * 0.08) : null;
+    const totals = [
+      { type: 'subtotal', amount: subtotal },
+      ...(option ? [{ type: 'fulfillment', display_text: option.title, amount: option.amount }] : []),
+      ...(tax === null ? [] : [{ type: 'tax', amount: tax }]),
+      { type: 'total', amount: subtotal + (option?.amount ?? 0) + (tax ?? 0) },
+    ];
+    const lineIds = s.line_items.map((li) => li.id);
+    return {
+      ucp: ucpMeta(),
+      id: s.id,
+      status: s.status,
+      currency: CURRENCY,
+      line_items: s.line_items.map((li) => ({
+        ...li,
+        item: { ...li.item, image_url: `${origin}/cdn/item.jpg` },
+        totals: [
+          { type: 'subtotal', amount: li.item.price * li.quantity },
+          { type: 'total', amount: li.item.price * li.quantity },
+        ],
+      })),
+      ...(s.buyer ? { buyer: s.buyer } : {}),
+      totals,
+      links: [{ type: 'terms_of_service', url: `${origin}/terms` }],
+      ...(s.messages.length ? { messages: s.messages } : {}),
+      ...(s.status === 'requires_escalation' || script.buyerInput || script.noInstrument
+        ? { continue_url: `${origin}/checkout/${s.id}` }
+        : {}),
+      ...(script.noInstrument
+        ? {}
+        : {
+            payment: {
+              instruments: [
+                { id: 'inst_account', handler_id: 'store_account', type: 'store_account', selected: true },
+              ],
+            },
+          }),
+      ...(s.destination
+        ? {
+            fulfillment: {
+              methods: [
+                {
+                  id: 'method_1',
+                  type: 'shipping',
+                  line_item_ids: lineIds,
+                  destinations: [s.destination],
+                  selected_destination_id: s.destination.id,
+                  groups: [
+                    {
+                      id: 'group_1',
+                      line_item_ids: lineIds,
+                      selected_option_id: s.selectedOption,
+                      options: OPTIONS.map((o) => ({
+                        id: o.id,
+                        title: o.title,
+                        totals: [{ type: 'total', amount: o.amount }],
+                      })),
+                    },
+                  ],
+                },
+              ],
+            },
+          }
+        : {}),
+      ...(s.order ? { order: s.order } : {}),
+    };
+  }
+
+  /** Where the session stands after a change: what is still missing decides. */
+  function settle(s: Session) {
+    s.messages = s.messages.filter((m) => m.type !== 'error');
+    if (script.buyerInput) {
+      s.status = 'incomplete';
+      s.messages.push({
+        type: 'error',
+        code: 'age_verification',
+        content: 'The buyer must confirm their age on the store page.',
+        severity: 'requires_buyer_input',
+      });
+      return;
+    }
+    const ready = Boolean(
+      (s.buyer as { email?: string } | undefined)?.email && s.destination && s.selectedOption,
+    );
+    s.status = ready ? 'ready_for_complete' : 'incomplete';
+  }
+
+  function applyChange(s: Session, body: Record<string, any>, op: RequestOp) {
+    if (body.buyer) s.buyer = body.buyer;
+    const method = body.fulfillment?.methods?.[0];
+    if (method?.destinations?.[0]) {
+      s.destination = method.destinations[0];
+    }
+    const chosen = method?.groups?.[0]?.selected_option_id;
+    if (chosen && OPTIONS.some((o) => o.id === chosen)) s.selectedOption = chosen;
+    if (op === 'update' && script.priceChangeOnUpdate) {
+      s.priceBump += 1;
+      for (const li of s.line_items) {
+        const before = li.item.price;
+        li.item.price = Math.round(
+          (variantById(li.item.id)?.variant.price ?? before) * (1 + 0.1 * s.priceBump),
+        );
+        if (li.item.price !== before) {
+          s.messages.push({
+            type: 'info',
+            code: 'price_changed',
+            content: `Price changed from ${before} to ${li.item.price}.`,
+          });
+        }
+      }
+    }
+    settle(s);
+  }
+
+  function handle(
+    method: string,
+    path: string,
+    body: any,
+  ): { status: number; body: unknown; kind: 'checkout' | 'lookup' | 'other' } {
+    if (method === 'POST' && path === '/catalog/lookup') {
+      const ids: string[] = body.ids;
+      const found = products.filter((p) =>
+        ids.some(
+          (id) =>
+            id === p.id ||
+            id === p.handle ||
+            id === `${origin}/products/${p.handle}` ||
+            p.variants.some((v) => v.id === id),
+        ),
+      );
+      return {
+        status: 200,
+        kind: 'lookup',
+        body: {
+          ucp: {
+            version: VERSION,
+            status: 'success',
+            capabilities: { 'dev.ucp.shopping.catalog.lookup': [{ version: VERSION }] },
+          },
+          products: found.map((p) => ({
+            id: p.id,
+            handle: p.handle,
+            title: p.title,
+            description: { plain: `${p.title} from the fake store.` },
+            url: `${origin}/products/${p.handle}`,
+            price_range: {
+              min: { amount: Math.min(...p.variants.map((v) => v.price)), currency: CURRENCY },
+              max: { amount: Math.max(...p.variants.map((v) => v.price)), currency: CURRENCY },
+            },
+            media: media(p),
+            variants: p.variants.map((v) => ({
+              id: v.id,
+              sku: v.sku,
+              title: v.title,
+              description: { plain: v.title },
+              price: { amount: v.price, currency: CURRENCY },
+              availability: { available: v.status !== 'out_of_stock', status: v.status },
+              inputs: [
+                {
+                  id: ids.find((i) => i === v.id) ?? ids[0],
+                  match: ids.includes(v.id) ? 'exact' : 'featured',
+                },
+              ],
+            })),
+          })),
+        },
+      };
+    }
+    if (method === 'POST' && path === '/checkout-sessions') {
+      const lines: Session['line_items'] = [];
+      for (const li of body.line_items as { item: { id: string }; quantity: number }[]) {
+        const found = variantById(li.item.id);
+        if (!found)
+          return {
+            status: 404,
+            kind: 'checkout',
+            body: errorResponse('not_found', `No item ${li.item.id}.`),
+          };
+        if (found.variant.status === 'out_of_stock') {
+          return {
+            status: 409,
+            kind: 'checkout',
+            body: errorResponse('out_of_stock', `${found.variant.title} is out of stock.`),
+          };
+        }
+        lines.push({
+          id: `li_${lines.length + 1}`,
+          item: { id: found.variant.id, title: found.variant.title, price: found.variant.price },
+          quantity: li.quantity,
+        });
+      }
+      const s: Session = {
+        id: `cs_${++seq}`,
+        status: 'incomplete',
+        line_items: lines,
+        selectedOption: null,
+        messages: [],
+        priceBump: 0,
+      };
+      sessions.set(s.id, s);
+      applyChange(s, body, 'create');
+      return { status: 201, kind: 'checkout', body: present(s) };
+    }
+    const m = /^\/checkout-sessions\/([^/]+)(\/complete|\/cancel)?$/.exec(path);
+    const s = m ? sessions.get(decodeURIComponent(m[1] as string)) : undefined;
+    if (m && !s)
+      return { status: 404, kind: 'checkout', body: errorResponse('not_found', 'No such checkout session.') };
+    if (s && method === 'GET' && !m?.[2]) return { status: 200, kind: 'checkout', body: present(s) };
+    if (s && method === 'PUT' && !m?.[2]) {
+      if (['completed', 'canceled'].includes(s.status)) {
+        return {
+          status: 409,
+          kind: 'checkout',
+          body: errorResponse('invalid_state', `The session is ${s.status}.`),
+        };
+      }
+      applyChange(s, body, 'update');
+      return { status: 200, kind: 'checkout', body: present(s) };
+    }
+    if (s && method === 'POST' && m?.[2] === '/cancel') {
+      if (s.status === 'completed')
+        return { status: 409, kind: 'checkout', body: errorResponse('invalid_state', 'Already completed.') };
+      s.status = 'canceled';
+      return { status: 200, kind: 'checkout', body: present(s) };
+    }
+    if (s && method === 'POST' && m?.[2] === '/complete') {
+      if (s.status !== 'ready_for_complete') {
+        return {
+          status: 409,
+          kind: 'checkout',
+          body: errorResponse('invalid_state', `The session is ${s.status}.`, 'recoverable'),
+        };
+      }
+      if (script.declineComplete) {
+        return {
+          status: 402,
+          kind: 'checkout',
+          body: errorResponse('payment_failed', 'The card on the account was declined.'),
+        };
+      }
+      if (script.escalateOnComplete) {
+        s.status = 'requires_escalation';
+        s.messages.push({
+          type: 'error',
+          code: 'payment_required',
+          content: 'The buyer pays on the store page.',
+          severity: 'requires_buyer_review',
+        });
+        return { status: 200, kind: 'checkout', body: present(s) };
+      }
+      placeOrder(s);
+      return { status: 200, kind: 'checkout', body: present(s) };
+    }
+    return { status: 404, kind: 'other', body: errorResponse('not_found', `No route ${method} ${path}.`) };
+  }
+
+  function placeOrder(s: Session) {
+    const id = `ord_${orders.length + 1}`;
+    orders.push({ id, session: s.id });
+    s.status = 'completed';
+    s.messages = [];
+    s.order = { id, permalink_url: `${origin}/orders/${id}` };
+  }
+
+  function send(res: ServerResponse, status: number, body: unknown, type = 'application/json') {
+    const text = typeof body === 'string' ? body : JSON.stringify(body);
+    res.writeHead(status, { 'content-type': type });
+    res.end(text);
+  }
+
+  function checkResponse(kind: string, status: number, body: unknown, what: string) {
+    const ref =
+      (body as { ucp?: { status?: string } })?.ucp?.status === 'error'
+        ? SCHEMA.errorResponse
+        : kind === 'checkout'
+          ? SCHEMA.checkoutResponse
+          : kind === 'lookup'
+            ? SCHEMA.lookupResponse
+            : null;
+    if (!ref) return;
+    const found = problems(ref, body);
+    if (found.length) violations.push(`response to ${what} (${status}): ${found.join('; ')}`);
+  }
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      void (async () => {
+        const url = new URL(req.url ?? '/', 'http://x');
+        const raw = Buffer.concat(chunks).toString('utf8');
+        let body: any = null;
+        try {
+          body = raw ? JSON.parse(raw) : null;
+        } catch {
+          body = raw;
+        }
+        requests.push({ method: req.method ?? 'GET', path: url.pathname, headers: req.headers, body });
+        if (script.down) {
+          req.socket.destroy();
+          return;
+        }
+        if (script.slowMs) await new Promise((r) => setTimeout(r, script.slowMs));
+        if (url.pathname === '/.well-known/ucp') {
+          const doc = profile();
+          // The 2026-01-11 shape predates the shared schemas (tag 2026-04-08): it is served as stores
+          // still serve it, and only the current shape is checked against the schema.
+          if (script.shape === '2026-01-23') {
+            const found = problems(SCHEMA.businessProfile, doc);
+            if (found.length) violations.push(`discovery profile: ${found.join('; ')}`);
+          }
+          return send(res, 200, doc);
+        }
+        const page = /^\/products\/([^/]+)$/.exec(url.pathname);
+        if (page && req.method === 'GET') {
+          const p = products.find((x) => x.handle === page[1]);
+          if (!p) return send(res, 404, 'not found', 'text/plain');
+          return send(res, 200, productPage(p), 'text/html; charset=utf-8');
+        }
+        if (!url.pathname.startsWith('/ucp/v1/')) return send(res, 404, 'not found', 'text/plain');
+        const path = url.pathname.slice('/ucp/v1'.length);
+        const what = `${req.method} ${path}`;
+        const op = operationFor(req.method ?? 'GET', path);
+        if (!op) {
+          violations.push(`${what}: no such operation in the UCP REST OpenAPI`);
+          return send(res, 404, errorResponse('not_found', `No operation ${what}.`));
+        }
+        const wrong = headerProblems(op.params, req.headers);
+        if (op.bodyRequired && (body === null || typeof body !== 'object'))
+          wrong.push('a JSON body is required');
+        const bodyRef =
+          op.operationId === 'create_checkout'
+            ? SCHEMA.checkoutRequest('create')
+            : op.operationId === 'update_checkout'
+              ? SCHEMA.checkoutRequest('update')
+              : op.operationId === 'complete_checkout'
+                ? SCHEMA.checkoutRequest('complete')
+                : op.operationId === 'lookup_catalog'
+                  ? SCHEMA.lookupRequest
+                  : null;
+        if (bodyRef && body && typeof body === 'object') wrong.push(...problems(bodyRef, body));
+        if (op.operationId === 'lookup_catalog' && !script.catalog)
+          wrong.push('the store offers no catalog capability');
+        if (wrong.length) {
+          violations.push(`${what}: ${wrong.join('; ')}`);
+          return send(res, 400, errorResponse('invalid_request', wrong.join('; ')));
+        }
+        const key = req.headers['idempotency-key'] as string | undefined;
+        const fingerprint = createHash('sha256').update(`${what}\n${raw}`).digest('hex');
+        const earlier = key ? answered.get(key) : undefined;
+        if (earlier) {
+          if (earlier.fingerprint !== fingerprint) {
+            return send(
+              res,
+              422,
+              errorResponse('idempotency_conflict', 'This Idempotency-Key was used for another request.'),
+            );
+          }
+          return send(res, earlier.status, earlier.body);
+        }
+        const out = handle(req.method ?? 'GET', path, body);
+        if (script.corruptCheckouts && out.kind === 'checkout' && out.status < 400) {
+          const c = out.body as { totals: { amount: unknown }[] };
+          for (const t of c.totals) t.amount = ((t.amount as number) / 100).toFixed(2);
+        } else checkResponse(out.kind, out.status, out.body, what);
+        if (key) answered.set(key, { fingerprint, status: out.status, body: out.body });
+        if (op.operationId === 'complete_checkout' && script.dropCompleteAnswers > 0) {
+          script.dropCompleteAnswers--;
+          req.socket.destroy();
+          return;
+        }
+        if (op.operationId === 'update_checkout' && script.dropUpdateAnswers > 0) {
+          script.dropUpdateAnswers--;
+          req.socket.destroy();
+          return;
+        }
+        send(res, out.status, out.body);
+      })().catch((err) => {
+        violations.push(`fake store crashed: ${(err as Error).stack}`);
+        res.destroy();
+      });
+    });
+  });
+
+  function productPage(p: FakeProduct) {
+    const ld = {
+      '@context': 'https://schema.org',
+      '@type': 'Product',
+      name: p.title,
+      image: `${origin}/cdn/${p.handle}.jpg`,
+      sku: p.variants[0]?.sku,
+      offers: p.variants.map((v) => ({
+        '@type': 'Offer',
+        sku: v.sku,
+        name: v.title,
+        price: (v.price / 100).toFixed(2),
+        priceCurrency: CURRENCY,
+        availability: `https://schema.org/${v.status === 'in_stock' ? 'InStock' : v.status === 'preorder' ? 'PreOrder' : 'OutOfStock'}`,
+      })),
+    };
+    return `<!doctype html><html><head><title>${p.title}</title><script type="application/ld+json">${JSON.stringify(ld)}</script></head><body><h1>${p.title}</h1></body></html>`;
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
+  const { port } = server.address() as AddressInfo;
+  origin = `http://${host}:${port}`;
+  return {
+    origin,
+    productUrl: (handle, query) => `${origin}/products/${handle}${query ? `?${query}` : ''}`,
+    products,
+    script,
+    sessions,
+    orders,
+    requests,
+    violations,
+    payAtStore(sessionId) {
+      const s = sessions.get(sessionId);
+      if (!s) throw new Error(`no session ${sessionId}`);
+      placeOrder(s);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
