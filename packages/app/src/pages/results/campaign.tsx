@@ -55,12 +55,25 @@ function CanvasBoard({ campaignId }: { campaignId: string }) {
   const [editing, setEditing] = useState<string | null>(null);
 
   const replace = (item: CanvasItem) => setItems((all) => all.map((i) => (i.id === item.id ? item : i)));
+  /**
+   * Changes go to the server one after another: two quick moves are two requests, and the answer
+   * to the first must not land after the second and put the note back where the first left it.
+   */
+  const queue = useRef<Promise<unknown>>(Promise.resolve());
   const save = (
     itemId: string,
     change: Partial<Pick<CanvasItem, 'text' | 'color' | 'x' | 'y'>>,
     done: string,
-  ) =>
-    act.run(async () => replace(await client.campaigns.canvas.updateItem(campaignId, itemId, change)), done);
+  ): Promise<boolean> => {
+    const next = queue.current.then(() =>
+      act.run(
+        async () => replace(await client.campaigns.canvas.updateItem(campaignId, itemId, change)),
+        done,
+      ),
+    );
+    queue.current = next;
+    return next;
+  };
   const add = (text: string, color: Colour) =>
     act.run(async () => {
       const note = await client.campaigns.canvas.addNote(campaignId, { text, color });
