@@ -348,5 +348,6 @@ describe('the web app: settings in live mode', () => {
     expect(await page.locator('#mode').textContent()).toContain('posts publish to the real platforms');
     await expectAccessible(page);
     expect(problems).toEqual([]);
+    await page.close();
   });
 });

@@ -50,7 +50,11 @@ export async function startTestService(
     config,
     dataDir,
     close: async () => {
-      await listening.stop();
+      const stopped = listening.stop();
+      // A browser left open by a test may still hold a busy keep-alive connection, which would keep
+      // close() waiting for it; at the end of a test nothing is owed to a client, so cut them all.
+      listening.server.closeAllConnections();
+      await stopped;
       rmSync(dataDir, { recursive: true, force: true });
     },
     restart: async () => {
