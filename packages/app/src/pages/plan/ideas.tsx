@@ -139,7 +139,6 @@ function Cites({ signal }: { signal: NonNullable<Idea['signal']> }) {
 function NewIdea(props: { brand: Brand; busy: boolean; change: Change }) {
   const [title, setTitle] = useState('');
   const [angle, setAngle] = useState('');
-  const id = useId();
   const create = async (e: Event) => {
     e.preventDefault();
     const body = {
@@ -154,29 +153,35 @@ function NewIdea(props: { brand: Brand; busy: boolean; change: Change }) {
   };
   return (
     <form class="new-idea" onSubmit={create}>
-      <div>
-        <label for={`${id}-title`}>Idea title</label>
-        <input
-          id={`${id}-title`}
-          required
-          maxLength={200}
-          value={title}
-          onInput={(e) => setTitle(e.currentTarget.value)}
-        />
-      </div>
-      <div>
-        <label for={`${id}-angle`}>Angle (optional)</label>
-        <input
-          id={`${id}-angle`}
-          maxLength={500}
-          value={angle}
-          onInput={(e) => setAngle(e.currentTarget.value)}
-        />
-      </div>
+      <TextInput label="Idea title" maxLength={200} required value={title} onInput={setTitle} />
+      <TextInput label="Angle (optional)" maxLength={500} value={angle} onInput={setAngle} />
       <button type="submit" class="primary" disabled={props.busy || !title.trim()}>
         Create idea
       </button>
     </form>
+  );
+}
+
+/** A labelled one-line text box, the fields of this page's small forms. */
+function TextInput(props: {
+  label: string;
+  value: string;
+  onInput: (value: string) => void;
+  maxLength: number;
+  required?: boolean;
+}) {
+  const id = useId();
+  return (
+    <div>
+      <label for={id}>{props.label}</label>
+      <input
+        id={id}
+        required={props.required}
+        maxLength={props.maxLength}
+        value={props.value}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+    </div>
   );
 }
 
@@ -235,25 +240,8 @@ function NoteSignal(props: { brand: Brand; busy: boolean; change: Change }) {
           ))}
         </select>
       </div>
-      <div>
-        <label for={`${id}-title`}>What you noticed</label>
-        <input
-          id={`${id}-title`}
-          required
-          maxLength={200}
-          value={title}
-          onInput={(e) => setTitle(e.currentTarget.value)}
-        />
-      </div>
-      <div>
-        <label for={`${id}-summary`}>Details (optional)</label>
-        <input
-          id={`${id}-summary`}
-          maxLength={2000}
-          value={summary}
-          onInput={(e) => setSummary(e.currentTarget.value)}
-        />
-      </div>
+      <TextInput label="What you noticed" maxLength={200} required value={title} onInput={setTitle} />
+      <TextInput label="Details (optional)" maxLength={2000} value={summary} onInput={setSummary} />
       <button type="submit" class="primary" disabled={props.busy || !title.trim()}>
         Save signal
       </button>
