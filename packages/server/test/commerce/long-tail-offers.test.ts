@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { storeFetch } from '../../src/commerce/stores/store-fetch.js';
+import { storeFetch } from '../../src/commerce/merchants/store-fetch.js';
 import { as, type Commerce, startCommerce } from './helpers.js';
 import { fixture, type LocalStore, shopifyPages, startLocalStore } from './long-tail-helpers.js';
 

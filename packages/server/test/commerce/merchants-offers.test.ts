@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REGISTRY, SANDBOX_STORES } from '../../src/commerce/stores/registry.js';
+import { REGISTRY, SANDBOX_STORES } from '../../src/commerce/merchants/registry.js';
 import { MINUTE } from '../../src/platform/clock.js';
 import { as, type Commerce, PROTOCOL, sandboxUser, startCommerce } from './helpers.js';
 

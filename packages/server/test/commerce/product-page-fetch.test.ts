@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchProductPage, readProductPage } from '../../src/commerce/stores/product-page/index.js';
+import { fetchProductPage, readProductPage } from '../../src/commerce/merchants/product-page/index.js';
 
 const tote = readFileSync(
   new URL('../fixtures/product-pages/json-ld-variants.html', import.meta.url),

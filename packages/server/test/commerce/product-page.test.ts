@@ -7,7 +7,7 @@ import {
   readProductPage,
   readShopifyProductJson,
   shopifyProductJsonUrl,
-} from '../../src/commerce/stores/product-page/index.js';
+} from '../../src/commerce/merchants/product-page/index.js';
 
 const fixture = (name: string) =>
   readFileSync(new URL(`../fixtures/product-pages/${name}`, import.meta.url), 'utf8');

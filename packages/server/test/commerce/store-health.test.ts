@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { observe } from '../../src/commerce/stores/health.js';
+import { observe } from '../../src/commerce/merchants/health.js';
 import { as, type Commerce, startCommerce } from './helpers.js';
 import { fixture, type LocalStore, liveUser, startLocalStore } from './long-tail-helpers.js';
 

@@ -1,5 +1,5 @@
 import { afterEach, expect } from 'vitest';
-import { forgetStoreProfiles } from '../../src/commerce/stores/ucp/discovery.js';
+import { forgetStoreProfiles } from '../../src/commerce/merchants/ucp/discovery.js';
 import type { Config } from '../../src/config.js';
 import { startUcpStore, type UcpScript, type UcpStore } from '../fakes/ucp-store.js';
 import { as, type Call, type Commerce, startCommerce } from './helpers.js';

@@ -68,7 +68,7 @@ export function catalogStore(db: SqlExecutor) {
       const row = await db.get<Row>('SELECT * FROM catalog_merchants WHERE domain = ?', [domain]);
       return row && toMerchant(row);
     },
-    /** A catalog store's observed health (stores/health.ts); registry stores have no row and keep theirs. */
+    /** A catalog store's observed health (merchants/health.ts); registry stores have no row and keep theirs. */
     async setStatus(id: string, status: Merchant['status']): Promise<void> {
       await db.run('UPDATE catalog_merchants SET status = ? WHERE id = ?', [status, id]);
     },

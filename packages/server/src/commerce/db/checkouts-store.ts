@@ -1,5 +1,6 @@
 import { fromJson, toJson } from '../../platform/db/json.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { StoreSession } from '../merchants/adapter.js';
 import type {
   ApiErrorObject,
   Buyer,
@@ -10,7 +11,6 @@ import type {
   Totals,
 } from '../schemas/common.js';
 import type { ApprovalRules, NextAction } from '../schemas/resources.js';
-import type { StoreSession } from '../stores/adapter.js';
 import type { CommerceEnv } from './api-keys-store.js';
 
 export interface CheckoutRecord {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { platformProfile, UCP_VERSION } from '../merchants/ucp/profile.js';
 import { defineRoute } from '../route.js';
 import { named } from '../schemas.js';
-import { platformProfile, UCP_VERSION } from '../stores/ucp/profile.js';
 
 const entity = z.object({
   version: z.string(),

@@ -1,7 +1,7 @@
 import type { CommerceContext } from '../context.js';
 import { commerceStores } from '../db/stores.js';
+import { adapterFor } from '../merchants/index.js';
 import type { Checkout, Merchant } from '../schemas/resources.js';
-import { adapterFor } from '../stores/index.js';
 import { persist, settle } from './checkout-machine.js';
 import { inTransaction } from './checkouts.js';
 import { getMerchant } from './merchants.js';

@@ -4,15 +4,15 @@ import { sandboxOnly } from '../auth.js';
 import type { CommerceContext } from '../context.js';
 import type { CommerceEnv } from '../db/api-keys-store.js';
 import { type CommerceStores, commerceStores } from '../db/stores.js';
-import type { Merchant } from '../schemas/resources.js';
-import { joinLongTailStore } from '../stores/long-tail/join.js';
+import { joinLongTailStore } from '../merchants/long-tail/join.js';
 import {
   discoveredSandboxStore,
   REGISTRY,
   SANDBOX_DISCOVERY_SUFFIX,
   SANDBOX_STORES,
-} from '../stores/registry.js';
-import { discoverUcpStore } from '../stores/ucp/discovery.js';
+} from '../merchants/registry.js';
+import { discoverUcpStore } from '../merchants/ucp/discovery.js';
+import type { Merchant } from '../schemas/resources.js';
 
 const BY_ID = new Map([...REGISTRY, ...SANDBOX_STORES].map((m) => [m.id, m]));
 const BY_DOMAIN = new Map([...REGISTRY, ...SANDBOX_STORES].map((m) => [m.domain, m]));
@@ -173,7 +173,7 @@ function checkEnv(env: CommerceEnv, m: Merchant): Merchant {
       `Sandbox keys buy only from sandbox stores; ${m.name} is a real store. Use a sandbox store (GET /v1/merchants) or a live key.`,
     );
   }
-  // A listed store's status is fixed here; a catalog store's is observed, and stores/health.ts
+  // A listed store's status is fixed here; a catalog store's is observed, and merchants/health.ts
   // gates it with its backoff (and lets the probe through once the backoff has passed).
   if (m.status === 'down' && BY_ID.has(m.id)) {
     throw new AppError(

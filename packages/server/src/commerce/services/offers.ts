@@ -1,8 +1,8 @@
 import { AppError } from '../../platform/errors.js';
 import type { CommerceContext, Tenant } from '../context.js';
 import { commerceStores } from '../db/stores.js';
+import { adapterFor } from '../merchants/index.js';
 import type { Offer } from '../schemas/resources.js';
-import { adapterFor } from '../stores/index.js';
 import { merchantForUrl, parseProductUrl } from './merchants.js';
 
 export const OFFER_TTL_MS = 15 * 60_000;

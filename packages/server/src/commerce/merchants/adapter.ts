@@ -90,7 +90,7 @@ export interface StoreCheckoutRef {
 
 /**
  * One merchant route (device session, UCP, browser), as the checkout service sees it. The
- * sandbox implements every route deterministically; live adapters (commerce/stores/ucp/) keep a
+ * sandbox implements every route deterministically; live adapters (commerce/merchants/ucp/) keep a
  * session at the store, returned with each quote and handed back on the next call.
  */
 export interface StoreAdapter {
