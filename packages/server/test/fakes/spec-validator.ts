@@ -1,17 +1,20 @@
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020.js';
+import { defaultLocations, ensurePlatformSpecs } from '../../../../scripts/platform-specs.mjs';
 
 /**
- * The published platform contracts live beside the repository, in ../shared/platform-specs/
- * (see its README for where each comes from). Fakes validate every request our adapters send,
- * and every response they give, against them, so a test fails when either side leaves the contract.
+ * The platforms' published contracts (see scripts/platform-specs.json for where each comes from).
+ * Fakes validate every request our adapters send, and every response they give, against them, so
+ * a test fails when either side leaves the contract. This is the one place tests locate them:
+ * the verified cache inside the clone, .cache/platform-specs/. The test run's globalSetup fills it
+ * from the local mirror (../shared/platform-specs) when needed; the check here is the same one,
+ * for the fakes' other users (examples/live-local), and throws one line naming `pnpm specs:fetch`
+ * when the documents are missing or changed.
  */
-export const PLATFORM_SPECS = join(
-  dirname(fileURLToPath(import.meta.url)),
-  '../../../../../shared/platform-specs',
-);
+const where = defaultLocations();
+ensurePlatformSpecs(where);
+export const PLATFORM_SPECS = where.cache;
 
 /**
  * Some documents still use OpenAPI 3.0's `nullable: true` inside 3.1 schemas. Read it as JSON
