@@ -7,6 +7,8 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'no
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { fetchPlatformSpecs, PlatformSpecsError } from './platform-specs.mjs';
+import { summarize } from './test-summary.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const [command, ...rest] = process.argv.slice(2);
@@ -106,6 +108,21 @@ function buildIsCurrent(closures) {
   return true;
 }
 
+/**
+ * The platforms' published documents the contract tests validate against, verified in
+ * .cache/platform-specs/: from the ../shared mirror when present, else downloaded once (what
+ * `pnpm specs:fetch` does). Without them, one line saying why, and no test run.
+ */
+async function platformSpecs() {
+  try {
+    await fetchPlatformSpecs();
+  } catch (err) {
+    if (!(err instanceof PlatformSpecsError)) throw err;
+    process.stderr.write(`${err.message}\n`);
+    process.exit(1);
+  }
+}
+
 const pnpm = pnpmCommand();
 ensureInstalled(pnpm);
 
@@ -134,21 +151,22 @@ if (command === 'start') {
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else if (command === 'test') {
   run(pnpm[0], [...pnpm.slice(1), 'run', 'build']);
+  await platformSpecs();
   const report = join(mkdtempSync(join(tmpdir(), 'svc-test-')), 'report.json');
   const result = spawnSync(
     join(root, 'node_modules/.bin/vitest'),
     ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...rest],
     { cwd: root, stdio: 'inherit' },
   );
-  // One plain closing line that any CI can read, whatever the runner prints above it.
-  if (existsSync(report)) {
-    const r = JSON.parse(readFileSync(report, 'utf8'));
-    const skipped = (r.numPendingTests ?? 0) + (r.numTodoTests ?? 0);
+  const { line, failed, broken } = summarize(
+    existsSync(report) ? JSON.parse(readFileSync(report, 'utf8')) : undefined,
+  );
+  for (const f of broken)
     process.stdout.write(
-      `\nTests: ${r.numPassedTests} passed, ${r.numFailedTests} failed${skipped ? `, ${skipped} skipped` : ''}\n`,
+      `\n${f.loaded ? 'Failed outside a test' : 'Failed to load'}: ${f.file}: ${f.reason}`,
     );
-  }
-  process.exit(result.status ?? 1);
+  process.stdout.write(`\n${line}\n`);
+  process.exit(result.status || (failed ? 1 : 0));
 } else {
   process.stderr.write('usage: node scripts/run.mjs start|test\n');
   process.exit(64);
