@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The README's two commands, `npm start` and `npm test`, must work on a machine that has only
 // Node.js and npm. This script installs the workspace with pnpm 10 (through npx when pnpm is
-// not on the PATH), builds what the command needs, and then runs it.
+// not on the PATH), builds what the command needs, and then runs it. `screenshots` is the third:
+// it refreshes docs/screenshots/ from the browser tests, which a plain test run never writes.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -167,7 +168,17 @@ if (command === 'start') {
     );
   process.stdout.write(`\n${line}\n`);
   process.exit(result.status || (failed ? 1 : 0));
+} else if (command === 'screenshots') {
+  // The browser tests with SVC_SCREENSHOTS=1 (test/helpers/app-pages.ts writes only then).
+  run(pnpm[0], [...pnpm.slice(1), '--filter', '@svc/server...', 'run', 'build'], {
+    stdio: ['inherit', 'ignore', 'inherit'],
+  });
+  await platformSpecs();
+  run(join(root, 'node_modules/.bin/vitest'), ['run', '--project', 'server', 'test/content/app-', ...rest], {
+    env: { ...quiet, SVC_SCREENSHOTS: '1' },
+  });
+  process.stdout.write('\nScreenshots written to docs/screenshots/ (review them with git diff --stat)\n');
 } else {
-  process.stderr.write('usage: node scripts/run.mjs start|test\n');
+  process.stderr.write('usage: node scripts/run.mjs start|test|screenshots\n');
   process.exit(64);
 }

@@ -8,7 +8,8 @@ import { expect } from 'vitest';
 /**
  * What every browser test of the web app checks on its pages: no script errors, no serious
  * or critical axe-core violations, no sideways scrolling at 390 px, and the screenshots in
- * docs/screenshots, taken by the tests so they always show the app as it is.
+ * docs/screenshots, taken by the tests so they always show the app as it is. They are written
+ * only by `pnpm screenshots` (SVC_SCREENSHOTS=1): a plain test run leaves the clone unchanged.
  */
 
 const SCREENSHOTS = join(dirname(fileURLToPath(import.meta.url)), '../../../../docs/screenshots');
@@ -57,8 +58,9 @@ export async function expectFitsPhone(page: Page, screenshotName?: string): Prom
   await page.setViewportSize(before);
 }
 
-/** Saves docs/screenshots/<name>.png. */
+/** Saves docs/screenshots/<name>.png, when SVC_SCREENSHOTS=1 (`pnpm screenshots`); else does nothing. */
 export async function screenshot(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<void> {
+  if (process.env.SVC_SCREENSHOTS !== '1') return;
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: opts.fullPage ?? true });
 }
