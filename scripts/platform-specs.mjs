@@ -32,7 +32,10 @@ export class PlatformSpecsError extends Error {
   name = 'PlatformSpecsError';
 }
 
-/** The cache and the mirror; SVC_PLATFORM_SPECS_CACHE and SVC_PLATFORM_SPECS_MIRROR move them. */
+/**
+ * The cache and the mirror; SVC_PLATFORM_SPECS_CACHE and SVC_PLATFORM_SPECS_MIRROR move them.
+ * The cache folder belongs to this script: files in it that the manifest does not list are removed.
+ */
 export function defaultLocations(env = process.env) {
   return {
     cache: env.SVC_PLATFORM_SPECS_CACHE || join(ROOT, '.cache', 'platform-specs'),
