@@ -1,24 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentContext } from '../../src/content/context.js';
-import { interleave, settledValue } from '../helpers/race.js';
-import { api, startTestService, type TestService } from '../helpers/start.js';
+import { interleave, settledValue, twoInstances } from '../helpers/race.js';
+import { api, type TestService } from '../helpers/start.js';
 import { makeBrand, makeIdea } from './helpers.js';
 
 /** Drafts under concurrent requests on two instances (two handles on one SQLite file). */
 describe('drafts under concurrent requests on two instances', () => {
   let a: TestService;
   let b: TestService;
+  let instances: Awaited<ReturnType<typeof twoInstances>>;
   let brand: { id: string; channels: Record<string, string> };
   const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: ContentContext }).ctx;
   beforeAll(async () => {
-    a = await startTestService('content');
-    b = await startTestService('content', { dataDir: a.dataDir, clock: a.clock });
+    instances = await twoInstances('content');
+    ({ a, b } = instances);
     brand = await makeBrand(a);
   });
-  afterAll(async () => {
-    await b.close();
-    await a.close();
-  });
+  afterAll(() => instances.close());
 
   it('two drafts created for one idea and platform at once: one draft, and the other request gets 409 DRAFT_EXISTS, not a 500', async () => {
     const idea = await makeIdea(a, brand.id, 'One draft per platform');

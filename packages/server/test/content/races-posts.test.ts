@@ -2,8 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentContext } from '../../src/content/context.js';
 import { postsStore } from '../../src/content/db/stores/posts-store.js';
 import { publishPosts } from '../../src/content/services/posts.js';
-import { interleave, settledValue } from '../helpers/race.js';
-import { api, startTestService, type TestService } from '../helpers/start.js';
+import { interleave, settledValue, twoInstances } from '../helpers/race.js';
+import { api, type TestService } from '../helpers/start.js';
 import { makeBrand, makeDraft } from './helpers.js';
 
 const HOUR = 3_600_000;
@@ -17,17 +17,15 @@ const HOUR = 3_600_000;
 describe('posts and approvals under concurrent requests on two instances', () => {
   let a: TestService;
   let b: TestService;
+  let instances: Awaited<ReturnType<typeof twoInstances>>;
   let brand: { id: string; channels: Record<string, string> };
   const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: ContentContext }).ctx;
   beforeAll(async () => {
-    a = await startTestService('content');
-    b = await startTestService('content', { dataDir: a.dataDir, clock: a.clock });
+    instances = await twoInstances('content');
+    ({ a, b } = instances);
     brand = await makeBrand(a);
   });
-  afterAll(async () => {
-    await b.close();
-    await a.close();
-  });
+  afterAll(() => instances.close());
 
   /** An hour on the hour, `hours` from now on the service's clock, plus `minutes`. */
   const hourFromNow = (hours: number, minutes = 0) => {

@@ -1,11 +1,13 @@
 import type { SqlDatabase, SqlExecutor, SqlParams } from '../../src/platform/db/sqlite.js';
+import { startTestService } from './start.js';
 
 type Tx = <T>(fn: (tx: SqlExecutor) => Promise<T>) => Promise<T>;
 
 /**
  * Two requests on two database handles (two instances, two connections to one SQLite file),
- * interleaved deterministically the way a race would do it: `second` runs until it is about to
- * open its transaction, then `first` runs its next transaction to the end, then `second` goes on.
+ * interleaved deterministically the way a race would do it: `second` runs until its first write
+ * (opening a transaction, or a statement outside one), then `first` runs its first write to the
+ * end (a whole transaction), then `second` goes on.
  *
  * So whatever `second` reads before its transaction is read before `first` writes, and its
  * transaction sees what `first` committed. A check made outside the transaction that acts on
@@ -42,17 +44,19 @@ export function interleave(first: SqlDatabase, second: SqlDatabase) {
     const tx: Tx = db.transaction.bind(db);
     const run = db.run.bind(db);
     let pending = true;
-    db.transaction = async <T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> => {
-      if (!pending) return exclusively(() => tx(fn));
+    // A side's first write (a transaction, or a statement outside one) is where it waits its turn.
+    const gated = async <T>(op: () => Promise<T>): Promise<T> => {
+      if (!pending) return exclusively(op);
       pending = false;
       await before();
       try {
-        return await exclusively(() => tx(fn));
+        return await exclusively(op);
       } finally {
         after();
       }
     };
-    db.run = (sql: string, params?: SqlParams) => exclusively(() => run(sql, params));
+    db.transaction = <T>(fn: (tx: SqlExecutor) => Promise<T>) => gated(() => tx(fn));
+    db.run = (sql: string, params?: SqlParams) => gated(() => run(sql, params));
     restore.push(() => {
       db.transaction = tx;
       db.run = run;
@@ -90,4 +94,22 @@ export function interleave(first: SqlDatabase, second: SqlDatabase) {
 export function settledValue<T>(r: PromiseSettledResult<T>): T {
   if (r.status === 'rejected') throw r.reason;
   return r.value;
+}
+
+/**
+ * Two instances of one service on one data directory and one clock: two database handles on the
+ * same SQLite file, each with its own gate, as two `svc-server start` processes would have.
+ */
+export async function twoInstances(name: 'content' | 'commerce') {
+  const a = await startTestService(name);
+  const b = await startTestService(name, { dataDir: a.dataDir, clock: a.clock });
+  return {
+    a,
+    b,
+    /** Closes the second first: closing the first removes the shared data directory. */
+    async close() {
+      await b.close();
+      await a.close();
+    },
+  };
 }
