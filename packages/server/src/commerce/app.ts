@@ -32,8 +32,9 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import { pollStoreHandOffs, recoverConfirming } from './services/checkouts.js';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 
-export const openCommerceDatabase = (dataDir: string): SqlDatabase =>
-  openDatabase(join(dataDir, 'commerce.sqlite'), commerceMigrations);
+/** `log` hears what a migration changed in existing data (see migration notes); stderr without one. */
+export const openCommerceDatabase = (dataDir: string, log?: (message: string) => void): SqlDatabase =>
+  openDatabase(join(dataDir, 'commerce.sqlite'), commerceMigrations, log ? { log } : {});
 
 export interface CommerceServiceHandle extends ServiceHandle {
   /** The webhook dispatcher; tests call `runDue()` after moving the clock. */
@@ -58,7 +59,7 @@ const RECOVER_AFTER_MS = 60_000;
 
 /** Builds the commerce API. Listening is the caller's job, so tests and embedders can mount it anywhere. */
 export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
-  const db = deps.db ?? openCommerceDatabase(deps.config.dataDir);
+  const db = deps.db ?? openCommerceDatabase(deps.config.dataDir, (message) => deps.logger.warn(message));
   if (deps.config.webhookAllowPrivate) {
     deps.logger.warn(
       'SERVICE_WEBHOOK_ALLOW_PRIVATE is on: webhook endpoints may point at localhost, private addresses and plain http. Use it for local development only.',

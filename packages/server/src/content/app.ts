@@ -48,8 +48,9 @@ import { recoverInterruptedPublishes } from './services/posts.js';
 import { tick } from './services/sandbox.js';
 import { webApp } from './web-app.js';
 
-export const openContentDatabase = (dataDir: string): SqlDatabase =>
-  openDatabase(join(dataDir, 'content.sqlite'), contentMigrations);
+/** `log` hears what a migration changed in existing data (see migration notes); stderr without one. */
+export const openContentDatabase = (dataDir: string, log?: (message: string) => void): SqlDatabase =>
+  openDatabase(join(dataDir, 'content.sqlite'), contentMigrations, log ? { log } : {});
 
 /**
  * Every REST route that acts as the workspace's person (auth `person`) is guarded: local
@@ -90,7 +91,7 @@ export interface ContentHandle extends ServiceHandle {
 export function createContentApp(
   deps: ServiceDeps & { db?: SqlDatabase; media?: Pick<MediaContext, 'mediaFetcher' | 'mediaLimits'> },
 ): ContentHandle {
-  const db = deps.db ?? openContentDatabase(deps.config.dataDir);
+  const db = deps.db ?? openContentDatabase(deps.config.dataDir, (message) => deps.logger.warn(message));
   const ctx = createContentContext({ ...deps, db });
   const mediaCtx: ContentContext & MediaContext = Object.assign(ctx, deps.media ?? {});
   ctx.media = mediaService(mediaCtx) as unknown as MediaPort;

@@ -15,6 +15,11 @@ import type { CommerceEnv } from './api-keys-store.js';
 
 export interface CheckoutRecord {
   id: string;
+  /**
+   * The row's version as read (migration 007); `save()` writes only on that version. Absent on a
+   * record not yet inserted.
+   */
+  version?: number;
   account_id: string;
   env: CommerceEnv;
   user_id: string;
@@ -124,10 +129,21 @@ export function checkoutsStore(db: SqlExecutor) {
         toParams(c),
       );
     },
-    async save(c: CheckoutRecord): Promise<void> {
+    /**
+     * Writes the whole checkout only if the row is still at the version `c` was read with, and
+     * moves it to the next version. False when another write landed since that read: nothing
+     * was written, and the caller says so (409) rather than putting the older state back.
+     */
+    async save(c: CheckoutRecord): Promise<boolean> {
+      if (c.version === undefined)
+        throw new Error(`checkout ${c.id}: save() needs the version it was read with`);
       const sets = COLUMNS.filter((col) => col !== 'id').map((col) => `${col} = ?`);
       const params = toParams(c);
-      await db.run(`UPDATE checkouts SET ${sets.join(', ')} WHERE id = ?`, [...params.slice(1), c.id]);
+      const r = await db.run(
+        `UPDATE checkouts SET ${sets.join(', ')}, version = version + 1 WHERE id = ? AND version = ?`,
+        [...params.slice(1), c.id, c.version],
+      );
+      return r.changes > 0;
     },
     /** The user's own checkout or nothing: another user's, account's or environment's is "not found". */
     async findForUser(

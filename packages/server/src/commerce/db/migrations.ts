@@ -4,6 +4,7 @@ import { commerceObjects } from './migrations/003-commerce-objects.js';
 import { idempotencyAndWebhooks } from './migrations/004-idempotency-and-webhooks.js';
 import { confirmRecovery } from './migrations/005-confirm-recovery.js';
 import { storeSessions } from './migrations/006-store-sessions.js';
+import { checkoutVersions } from './migrations/007-checkout-versions.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -33,4 +34,5 @@ export const commerceMigrations: Migration[] = [
   idempotencyAndWebhooks,
   confirmRecovery,
   storeSessions,
+  checkoutVersions,
 ];

@@ -155,7 +155,14 @@ export function webhooksStore(db: SqlExecutor) {
       for (const { rn, due_at: _due, ...r } of rows) {
         if (claimed.length >= opts.limit) break;
         if (rn > opts.perEndpoint - (opts.busy?.get(r.endpoint_id) ?? 0)) continue;
-        await db.run('UPDATE deliveries SET lease_until = ? WHERE id = ?', [leaseUntil, r.id]);
+        // The claim is one conditional statement: it takes the lease only if the delivery is still
+        // pending, due and unleased now, so two dispatchers that both selected it cannot both send it.
+        const took = await db.run(
+          `UPDATE deliveries SET lease_until = ?
+            WHERE id = ? AND status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`,
+          [leaseUntil, r.id, now, now],
+        );
+        if (took.changes === 0) continue;
         claimed.push({ ...r, event_data: fromJson(r.event_data) });
       }
       return claimed;

@@ -125,6 +125,21 @@ const actionKey = (c: CheckoutRecord | null) =>
     : null;
 
 /**
+ * Writes the whole checkout on the version it was read with, or 409 CHECKOUT_CHANGED when
+ * another request (or instance) wrote it since: the caller's decision was made on a state that
+ * is gone, so nothing is written. Returns the record at its new version.
+ */
+export async function saveChecked(s: CommerceStores, c: CheckoutRecord): Promise<CheckoutRecord> {
+  if (!(await s.checkouts.save(c)))
+    throw new AppError(
+      409,
+      'CHECKOUT_CHANGED',
+      `Checkout ${c.id} changed while this request ran; fetch it (GET /v1/checkouts/${c.id}) and try again.`,
+    );
+  return { ...c, version: (c.version ?? 0) + 1 };
+}
+
+/**
  * Writes the checkout and its events in the caller's transaction: `checkout.updated` for any
  * change, plus the specific event for entering `requires_user_action`, `completed` or `failed`.
  */
@@ -135,9 +150,9 @@ export async function persist(
   after: CheckoutRecord,
   extra: PendingEvent[] = [],
 ): Promise<CheckoutRecord> {
-  const saved = { ...after, updated_at: ctx.clock.now().toISOString() };
-  if (before) await s.checkouts.save(saved);
-  else await s.checkouts.insert(saved);
+  const stamped = { ...after, updated_at: ctx.clock.now().toISOString() };
+  const saved = before ? await saveChecked(s, { ...stamped, version: before.version }) : stamped;
+  if (!before) await s.checkouts.insert(saved);
   const data = toCheckout(saved);
   const events: PendingEvent[] = [{ type: 'checkout.updated', data }];
   const key = actionKey(saved);

@@ -9,7 +9,7 @@ import { adapterFor } from '../merchants/index.js';
 import { configuredBaseUrl } from '../merchants/ucp/profile.js';
 import type { Buyer, ConnectionStatus, ShippingAddress } from '../schemas/common.js';
 import type { ApprovalRules, Checkout, Merchant, Variant } from '../schemas/resources.js';
-import { OPEN, ownerOf, persist, settle, stateError } from './checkout-machine.js';
+import { OPEN, ownerOf, persist, saveChecked, settle, stateError } from './checkout-machine.js';
 import { type Owner, setConnection } from './connections.js';
 import { getMerchant, merchantForUrl, parseProductUrl, requireUsable } from './merchants.js';
 import { checkAllowedMerchant, checkSpendingLimits } from './rules.js';
@@ -234,7 +234,7 @@ export async function refreshFromStore(
     const messages = quote?.messages ?? [];
     if (order_ref) {
       const priced = quote ? { ...before, line_items: quote.line_items, totals: quote.totals } : before;
-      await s.checkouts.save({ ...priced, updated_at: before.updated_at });
+      await saveChecked(s, { ...priced, updated_at: before.updated_at });
       return recordPlacement(s, ctx, c.id, ownerOf(c), {
         ok: true,
         merchant_order_ref: order_ref,

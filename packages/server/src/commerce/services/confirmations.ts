@@ -1,4 +1,5 @@
 import type { CommerceContext } from '../context.js';
+import type { CheckoutRecord } from '../db/checkouts-store.js';
 import { commerceStores } from '../db/stores.js';
 import { adapterFor } from '../merchants/index.js';
 import type { Checkout, Merchant } from '../schemas/resources.js';
@@ -18,10 +19,18 @@ const waiting = (c: { status: string; next_action: { type: string } | null } | u
 /** The hosted confirm page for a total above `confirm_above`. Each render gets a fresh form token. */
 export async function viewConfirmation(ctx: CommerceContext, token: string): Promise<ConfirmationView> {
   const s = commerceStores(ctx.db);
-  const c = await s.checkouts.findByConfirmToken(tokenHash(token));
-  if (!c || !waiting(c)) return { state: 'done' };
-  const form = newToken('form', c.env);
-  await s.checkouts.save({ ...c, form_token_hash: form.hash });
+  // The form token is written on the version that was read: if the checkout moved meanwhile
+  // (confirmed, canceled, another render), the whole-row write would put the old state back, so
+  // it is refused and the page reads again. Two tries: a third concurrent render is not a person.
+  let c: CheckoutRecord | undefined;
+  let form: ReturnType<typeof newToken> | undefined;
+  for (let attempt = 0; attempt < 2 && !form; attempt++) {
+    c = await s.checkouts.findByConfirmToken(tokenHash(token));
+    if (!c || !waiting(c)) return { state: 'done' };
+    const fresh = newToken('form', c.env);
+    if (await s.checkouts.save({ ...c, form_token_hash: fresh.hash })) form = fresh;
+  }
+  if (!c || !form) return { state: 'done' };
   return {
     state: 'pending',
     checkout: toCheckout(c),

@@ -1,7 +1,7 @@
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
-import { type ApprovalWithChannel, approvalsStore } from '../db/stores/approvals-store.js';
+import { type ApprovalRow, type ApprovalWithChannel, approvalsStore } from '../db/stores/approvals-store.js';
 import { brandsStore } from '../db/stores/brands-store.js';
 import { channelsStore } from '../db/stores/channels-store.js';
 import { draftsStore } from '../db/stores/drafts-store.js';
@@ -14,7 +14,7 @@ import { isSlotTaken, nextFreeSlot } from './best-times.js';
 import { memoryOf, requireBrand } from './brands.js';
 import { needsReconnect } from './channel-credentials.js';
 import { requireConnectedChannel } from './channels.js';
-import { checkParts, partsFromInput } from './drafts.js';
+import { addDraftVersion, checkParts, partsFromInput } from './drafts.js';
 import { conflict, unprocessable } from './errors.js';
 import { moveIdeaBySystem } from './ideas.js';
 import { approvalChannel, partsView, type StoredPart } from './views.js';
@@ -89,68 +89,87 @@ export async function proposePost(
     throw conflict('DRAFT_LOCKED', `Draft '${draft.id}' is already ${draft.status}.`);
   const platform = draft.platform as Platform;
   const channel = await requireConnectedChannel(ctx, draft.brand_id, platform, input.channel_id);
-  let slot: string;
-  if (input.proposed_for) {
-    const when = new Date(input.proposed_for);
-    if (when.getTime() <= ctx.clock.now().getTime())
-      throw unprocessable(
-        'SLOT_IN_PAST',
-        `'proposed_for' (${when.toISOString()}) is not in the future.`,
-        'proposed_for',
-      );
-    if (await isSlotTaken(ctx.db, channel.id, when))
-      throw conflict(
-        'SLOT_TAKEN',
-        `The hour of ${when.toISOString()} on channel '${channel.id}' is already taken.`,
-      );
-    slot = when.toISOString();
-  } else {
-    const free = await nextFreeSlot(ctx, { brandId: draft.brand_id, channelId: channel.id, platform });
-    if (!free)
-      throw conflict(
-        'NO_FREE_SLOT',
-        `No free best-time slot on channel '${channel.id}' in the next 4 weeks.`,
-      );
-    slot = free.at;
-  }
+  const wanted = input.proposed_for ? new Date(input.proposed_for) : null;
+  if (wanted && wanted.getTime() <= ctx.clock.now().getTime())
+    throw unprocessable(
+      'SLOT_IN_PAST',
+      `'proposed_for' (${wanted.toISOString()}) is not in the future.`,
+      'proposed_for',
+    );
   const brand = await brandsStore(ctx.db).get(draft.brand_id);
   if (!brand) throw notFound('brand', draft.brand_id);
   const check = voiceCheck(memoryOf(brand), platform, fromJson<StoredPart[]>(draft.parts));
   const at = ctx.clock.now().toISOString();
   const id = ctx.ids.make('apr');
+  const alreadyProposed = () =>
+    conflict('ALREADY_PROPOSED', `Draft '${draft.id}' already has a pending approval.`);
+  // The slot is checked (or chosen) and the draft taken in the transaction that writes the
+  // approval: a concurrent proposal cannot take the same hour or the same draft in between.
   await ctx.db.transaction(async (tx) => {
-    const fresh = await draftsStore(tx).get(draft.id);
-    if (fresh?.status !== 'draft')
-      throw conflict('ALREADY_PROPOSED', `Draft '${draft.id}' already has a pending approval.`);
-    await approvalsStore(tx).insert({
-      id,
-      brand_id: draft.brand_id,
-      draft_id: draft.id,
-      draft_version: draft.current_version,
-      channel_id: channel.id,
-      slot,
-      reason: input.reason ?? null,
-      voice_check: toJson(check),
-      status: 'pending',
-      pending_rank: 1,
-      decided_at: null,
-      decided_by: null,
-      decision_reason: null,
-      post_id: null,
-      run_id: opts.runId ?? null,
-      source: caller.source,
-      key_id: caller.keyId ?? null,
-      person_id: caller.personId ?? null,
-      created_at: at,
-      updated_at: at,
-    });
-    await draftsStore(tx).setStatus(draft.id, 'proposed', at);
+    if (!(await draftsStore(tx).moveStatus(draft.id, 'draft', 'proposed', at))) throw alreadyProposed();
+    let slot: string;
+    if (wanted) {
+      if (await isSlotTaken(tx, channel.id, wanted))
+        throw conflict(
+          'SLOT_TAKEN',
+          `The hour of ${wanted.toISOString()} on channel '${channel.id}' is already taken.`,
+        );
+      slot = wanted.toISOString();
+    } else {
+      const free = await nextFreeSlot(ctx, {
+        brandId: draft.brand_id,
+        channelId: channel.id,
+        platform,
+        db: tx,
+      });
+      if (!free)
+        throw conflict(
+          'NO_FREE_SLOT',
+          `No free best-time slot on channel '${channel.id}' in the next 4 weeks.`,
+        );
+      slot = free.at;
+    }
+    await approvalsStore(tx).insert(
+      {
+        id,
+        brand_id: draft.brand_id,
+        draft_id: draft.id,
+        draft_version: draft.current_version,
+        channel_id: channel.id,
+        slot,
+        reason: input.reason ?? null,
+        voice_check: toJson(check),
+        status: 'pending',
+        pending_rank: 1,
+        decided_at: null,
+        decided_by: null,
+        decision_reason: null,
+        post_id: null,
+        run_id: opts.runId ?? null,
+        source: caller.source,
+        key_id: caller.keyId ?? null,
+        person_id: caller.personId ?? null,
+        created_at: at,
+        updated_at: at,
+      },
+      alreadyProposed,
+    );
   });
   return getApproval(ctx, id);
 }
 
 const decider = (caller: Caller) =>
   caller.personId ?? `${caller.source}${caller.keyId ? `:${caller.keyId}` : ''}`;
+
+/**
+ * Writes the decision or edit only while the approval is still pending. The caller checked
+ * `assertPending` on its read; this makes the write itself say so, so two decisions racing on two
+ * connections cannot both land (the second is the same 409 the check gives).
+ */
+async function decideIn(tx: SqlExecutor, a: ApprovalWithChannel, patch: Partial<ApprovalRow>, at: string) {
+  if (!(await approvalsStore(tx).updateIfPending(a.id, patch, at)))
+    assertPending({ ...a, status: (await approvalsStore(tx).get(a.id))?.status ?? 'gone' });
+}
 
 function assertPending(a: ApprovalWithChannel) {
   if (a.status !== 'pending')
@@ -230,9 +249,15 @@ async function approveIn(
     created_at: at,
     updated_at: at,
   };
-  await postsStore(tx).insert(post);
-  await approvalsStore(tx).update(
-    id,
+  await postsStore(tx).insert(post, () =>
+    conflict(
+      'SLOT_TAKEN',
+      `Channel '${a.channel_id}' already has a post scheduled in the hour of ${slot.toISOString()}.`,
+    ),
+  );
+  await decideIn(
+    tx,
+    a,
     {
       status: 'approved',
       pending_rank: 0,
@@ -258,8 +283,9 @@ async function rejectIn(
   const a = await requireApproval(tx, id);
   assertPending(a);
   const at = ctx.clock.now().toISOString();
-  await approvalsStore(tx).update(
-    id,
+  await decideIn(
+    tx,
+    a,
     {
       status: 'rejected',
       pending_rank: 0,
@@ -295,7 +321,7 @@ async function editIn(
     const platform = draft.platform as Platform;
     checkParts(platform, parts);
     const version = draft.current_version + 1;
-    await draftsStore(tx).addVersion({
+    await addDraftVersion(tx, {
       draft_id: draft.id,
       version,
       parts: toJson(parts),
@@ -322,7 +348,7 @@ async function editIn(
   }
   if (Object.keys(patch).length === 0)
     throw new AppError(400, 'INVALID_REQUEST', "An edit needs 'text', 'parts' or 'slot'.", { param: 'text' });
-  await approvalsStore(tx).update(id, patch, at);
+  await decideIn(tx, a, patch, at);
 }
 
 export async function approveApproval(

@@ -3,7 +3,7 @@ import { AppError, notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext, MediaAssetLike } from '../context.js';
 import { approvalsStore } from '../db/stores/approvals-store.js';
 import { type BrandRow, brandsStore } from '../db/stores/brands-store.js';
-import { type DraftWithParts, draftsStore } from '../db/stores/drafts-store.js';
+import { type DraftVersionRow, type DraftWithParts, draftsStore } from '../db/stores/drafts-store.js';
 import { ideasStore } from '../db/stores/ideas-store.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
 import { MAX_PARTS, PLATFORM_LIMITS, type Platform } from '../domain.js';
@@ -69,6 +69,25 @@ function assertEditable(draft: DraftWithParts) {
     );
 }
 
+/**
+ * Adds the next version of a draft, or 409 DRAFT_CHANGED when another version landed since the
+ * caller read `version - 1` (the store compares and sets `current_version`): no edit is lost
+ * and no version number is written twice.
+ */
+export async function addDraftVersion(tx: SqlExecutor, v: DraftVersionRow): Promise<void> {
+  if (!(await draftsStore(tx).addVersion(v)))
+    throw conflict(
+      'DRAFT_CHANGED',
+      `Draft '${v.draft_id}' got a new version while this request ran; fetch it and apply your change again.`,
+    );
+}
+
+const draftExists = (ideaId: string | null, platform: string) => () =>
+  conflict(
+    'DRAFT_EXISTS',
+    `Idea '${ideaId}' already has a ${platform} draft; one draft per platform. Edit it to add a version.`,
+  );
+
 /** A pending approval follows the draft's latest version, with a fresh voice check. */
 async function refreshPendingApproval(
   tx: SqlExecutor,
@@ -81,7 +100,7 @@ async function refreshPendingApproval(
   const store = approvalsStore(tx);
   const pending = await store.pendingForDraft(draft.id);
   if (!pending) return;
-  await store.update(
+  await store.updateIfPending(
     pending.id,
     {
       draft_version: version,
@@ -106,7 +125,7 @@ async function addVersion(
     assertEditable(current);
     const at = ctx.clock.now().toISOString();
     const version = current.current_version + 1;
-    await draftsStore(tx).addVersion({
+    await addDraftVersion(tx, {
       draft_id: draft.id,
       version,
       parts: toJson(parts),
@@ -136,17 +155,19 @@ async function insertDraft(
 ): Promise<string> {
   const at = ctx.clock.now().toISOString();
   const id = ctx.ids.make('drf');
-  await draftsStore(tx).insert({
-    id,
-    brand_id: input.brandId,
-    idea_id: input.ideaId,
-    platform: input.platform,
-    status: 'draft',
-    current_version: 1,
-    created_at: at,
-    updated_at: at,
-  });
-  await draftsStore(tx).addVersion({
+  await draftsStore(tx).insert(
+    {
+      id,
+      brand_id: input.brandId,
+      idea_id: input.ideaId,
+      platform: input.platform,
+      status: 'draft',
+      created_at: at,
+      updated_at: at,
+    },
+    draftExists(input.ideaId, input.platform),
+  );
+  await addDraftVersion(tx, {
     draft_id: id,
     version: 1,
     parts: toJson(input.parts),
@@ -214,23 +235,25 @@ export async function createDraft(
     if (!idea) throw notFound('idea', input.idea_id);
     if (idea.brand_id !== input.brand_id)
       throw unprocessable('BRAND_MISMATCH', `Idea '${input.idea_id}' belongs to another brand.`, 'idea_id');
-    const existing = await draftsStore(ctx.db).forIdea(input.idea_id, input.platform);
+  }
+  // Checked in the transaction that inserts, and backed by the unique index on (idea, platform):
+  // a concurrent create gets the same 409, never a 500.
+  const id = await ctx.db.transaction(async (tx) => {
+    const existing = input.idea_id ? await draftsStore(tx).forIdea(input.idea_id, input.platform) : undefined;
     if (existing)
       throw conflict(
         'DRAFT_EXISTS',
         `Idea '${input.idea_id}' already has a ${input.platform} draft ('${existing.id}'); one draft per platform. Edit it to add a version.`,
       );
-  }
-  const id = await ctx.db.transaction((tx) =>
-    insertDraft(tx, ctx, {
+    return insertDraft(tx, ctx, {
       brandId: input.brand_id,
       ideaId: input.idea_id ?? null,
       platform: input.platform,
       parts,
       action: 'create',
       caller,
-    }),
-  );
+    });
+  });
   return getDraft(ctx, id);
 }
 
@@ -273,6 +296,7 @@ export async function generateDrafts(
     const at = ctx.clock.now().toISOString();
     for (const platform of platforms) {
       const old = existing.get(platform);
+      if (old) assertEditable((await draftsStore(tx).get(old.id)) ?? old);
       const parts = withMedia(texts.get(platform) ?? [], old ? fromJson<StoredPart[]>(old.parts) : null);
       if (!old) {
         ids.push(
@@ -287,8 +311,10 @@ export async function generateDrafts(
         );
         continue;
       }
+      // Compared and set against the version read before the model ran: an edit made meanwhile
+      // is a 409, not silently replaced.
       const version = old.current_version + 1;
-      await draftsStore(tx).addVersion({
+      await addDraftVersion(tx, {
         draft_id: old.id,
         version,
         parts: toJson(parts),

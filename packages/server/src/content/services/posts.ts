@@ -5,7 +5,7 @@ import type { Caller, ContentContext } from '../context.js';
 import { channelsStore } from '../db/stores/channels-store.js';
 import { draftsStore } from '../db/stores/drafts-store.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
-import { type PostRow, postsStore } from '../db/stores/posts-store.js';
+import { type PostRow, postsStore, slotHourOf } from '../db/stores/posts-store.js';
 import { publishAttemptsStore } from '../db/stores/publish-attempts-store.js';
 import { type Platform, type PostStatus, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { type ContentEvent, emit } from '../events.js';
@@ -162,14 +162,7 @@ export async function createPost(
         },
       );
     draft = await draftsStore(ctx.db).get(input.draft_id);
-    if (!draft) throw notFound('draft', input.draft_id);
-    if (draft.status === 'scheduled' || draft.status === 'published')
-      throw conflict('DRAFT_LOCKED', `Draft '${draft.id}' is already ${draft.status}.`);
-    if (draft.status === 'proposed')
-      throw conflict(
-        'ALREADY_PROPOSED',
-        `Draft '${draft.id}' has a pending approval; approve or reject it instead.`,
-      );
+    assertDraftPostable(draft, input.draft_id);
     brandId = draft.brand_id;
     platform = draft.platform as Platform;
     parts = fromJson<StoredPart[]>(draft.parts);
@@ -188,10 +181,10 @@ export async function createPost(
   checkParts(platform, parts);
   ctx.publisher.assertCanPublish(platform);
   const when = input.scheduled_for ? checkFuture(ctx, input.scheduled_for, 'scheduled_for') : null;
-  if (when && (await isSlotTaken(ctx.db, channel.id, when, { postsOnly: true })))
-    throw conflict(
+  const slotTaken = () =>
+    conflict(
       'SLOT_TAKEN',
-      `Channel '${channel.id}' already has a post scheduled in the hour of ${when.toISOString()}.`,
+      `Channel '${channel.id}' already has a post scheduled in the hour of ${when?.toISOString()}.`,
     );
 
   const now = ctx.clock.now().toISOString();
@@ -215,10 +208,16 @@ export async function createPost(
     settled_at: null,
     created_at: now,
     updated_at: now,
+    // Published now: the post holds no hour, so a post scheduled later this hour is not in its way.
+    slot_hour: when ? slotHourOf(when.toISOString()) : null,
   };
+  // The checks that guard the write run in its transaction, and the schema backs them: a second
+  // request cannot take the draft or the hour between a check and the insert.
   await ctx.db.transaction(async (tx) => {
-    await postsStore(tx).insert(row);
-    if (draft) await draftsStore(tx).setStatus(draft.id, 'scheduled', now);
+    if (draft && !(await draftsStore(tx).moveStatus(draft.id, 'draft', 'scheduled', now)))
+      assertDraftPostable(await draftsStore(tx).get(draft.id), draft.id);
+    if (when && (await isSlotTaken(tx, channel.id, when, { postsOnly: true }))) throw slotTaken();
+    await postsStore(tx).insert(row, slotTaken);
     await moveIdeaBySystem(tx, row.idea_id, 'scheduled', now);
   });
   if (!when) await publishPosts(ctx, [row]);
@@ -226,6 +225,21 @@ export async function createPost(
     (await postsStore(ctx.db).get(id)) as PostRow,
     await postsStore(ctx.db).brandSnapshots(brandId),
   );
+}
+
+/** A post is made from a draft only while the draft is a plain draft (not proposed, not taken). */
+function assertDraftPostable<T extends { id: string; status: string }>(
+  draft: T | undefined,
+  id: string,
+): asserts draft is T {
+  if (!draft) throw notFound('draft', id);
+  if (draft.status === 'scheduled' || draft.status === 'published')
+    throw conflict('DRAFT_LOCKED', `Draft '${draft.id}' is already ${draft.status}.`);
+  if (draft.status === 'proposed')
+    throw conflict(
+      'ALREADY_PROPOSED',
+      `Draft '${draft.id}' has a pending approval; approve or reject it instead.`,
+    );
 }
 
 /** After this many 5xx retries in a row the post fails instead of waiting again. */
@@ -260,8 +274,16 @@ export async function publishPosts(
         channel?.status === 'needs_reconnect'
           ? `CHANNEL_NEEDS_RECONNECT: ${reconnectMessage(channel)}`
           : 'CHANNEL_DISCONNECTED: The channel was disconnected.';
-      await postsStore(ctx.db).update(post.id, { status: 'failed', failure, notice: null }, startedAt);
-      failed.push(post.id);
+      // Only if it is still waiting: another pass may have claimed it, or the person deleted it.
+      if (
+        await postsStore(ctx.db).updateIf(
+          post.id,
+          'scheduled',
+          { status: 'failed', failure, notice: null },
+          startedAt,
+        )
+      )
+        failed.push(post.id);
       continue;
     }
     const attemptId = ctx.ids.make('pat');
@@ -297,7 +319,7 @@ export async function publishPosts(
     // up with the timeline; a live post went out now.
     const when = ctx.publisher.kind === 'sandbox' ? (post.scheduled_for ?? startedAt) : startedAt;
     await ctx.db.transaction(async (tx) => {
-      await markPublished(ctx, tx, post, when, result);
+      await markPublished(ctx, tx, post, 'publishing', when, result);
       await publishAttemptsStore(tx).finish(attemptId, {
         outcome: 'published',
         finished_at: ctx.clock.now().toISOString(),
@@ -316,11 +338,13 @@ async function markPublished(
   ctx: ContentContext,
   tx: SqlExecutor,
   post: PostRow,
+  from: 'publishing' | 'unconfirmed',
   when: string,
   result: { externalId: string | null; externalIds: string[]; permalink: string | null },
 ) {
-  await postsStore(tx).update(
+  const moved = !(await postsStore(tx).updateIf(
     post.id,
+    from,
     {
       status: 'published',
       published_at: when,
@@ -333,7 +357,14 @@ async function markPublished(
       retry_at: null,
     },
     ctx.clock.now().toISOString(),
-  );
+  ));
+  if (moved && from === 'unconfirmed')
+    throw notUnconfirmed(post.id, (await postsStore(tx).get(post.id))?.status ?? 'deleted');
+  if (moved)
+    throw conflict(
+      'POST_CHANGED',
+      `Post '${post.id}' is no longer ${from}; it changed while this request ran. Fetch it and try again.`,
+    );
   if (post.draft_id) await draftsStore(tx).setStatus(post.draft_id, 'published', when);
   await moveIdeaBySystem(tx, post.idea_id, 'live', when);
 }
@@ -389,7 +420,8 @@ async function recordFailure(
         retry_at: null,
       });
     }
-    await postsStore(tx).update(post.id, patch, now.toISOString());
+    // The post is ours while it is `publishing`: this pass claimed it.
+    await postsStore(tx).updateIf(post.id, 'publishing', patch, now.toISOString());
     return fate;
   });
 }
@@ -410,8 +442,9 @@ export async function recoverInterruptedPublishes(ctx: ContentContext): Promise<
         external_ids: fromJson<string[]>(a.external_ids),
         error: why,
       });
-      await postsStore(tx).update(
+      await postsStore(tx).updateIf(
         a.post_id,
+        'publishing',
         { status: 'unconfirmed', notice: unconfirmedNotice(a.post_id, why) },
         at,
       );
@@ -419,6 +452,12 @@ export async function recoverInterruptedPublishes(ctx: ContentContext): Promise<
   }
   return open.map((a) => a.post_id);
 }
+
+const notUnconfirmed = (id: string, status: string) =>
+  conflict(
+    'POST_NOT_UNCONFIRMED',
+    `Post '${id}' is ${status}; only an unconfirmed post is confirmed by hand.`,
+  );
 
 /**
  * POST /v1/posts/:id/confirm: the person settles an `unconfirmed` post. `published: true` makes
@@ -431,11 +470,7 @@ export async function confirmPost(
   input: { published: boolean; external_id?: string | undefined; permalink?: string | undefined },
 ): Promise<PostView> {
   const post = await requirePost(ctx.db, id);
-  if (post.status !== 'unconfirmed')
-    throw conflict(
-      'POST_NOT_UNCONFIRMED',
-      `Post '${id}' is ${post.status}; only an unconfirmed post is confirmed by hand.`,
-    );
+  if (post.status !== 'unconfirmed') throw notUnconfirmed(id, post.status);
   const now = ctx.clock.now().toISOString();
   if (!input.published) {
     if (input.external_id || input.permalink)
@@ -444,11 +479,21 @@ export async function confirmPost(
         "'external_id' and 'permalink' only go with published: true.",
         'external_id',
       );
-    await postsStore(ctx.db).update(
+    // Back in the queue to go out now: it holds no hour, like a post published now.
+    const requeued = await postsStore(ctx.db).updateIf(
       id,
-      { status: 'scheduled', scheduled_for: now, sort_at: now, retry_at: null, notice: null },
+      'unconfirmed',
+      {
+        status: 'scheduled',
+        scheduled_for: now,
+        sort_at: now,
+        retry_at: null,
+        notice: null,
+        slot_hour: null,
+      },
       now,
     );
+    if (!requeued) throw notUnconfirmed(id, (await requirePost(ctx.db, id)).status);
     return listOne(ctx, id);
   }
   const earlier = fromJson<string[]>(post.external_ids ?? '[]');
@@ -468,7 +513,7 @@ export async function confirmPost(
   const attempts = await publishAttemptsStore(ctx.db).of(id);
   const when = attempts.at(-1)?.started_at ?? now;
   await ctx.db.transaction((tx) =>
-    markPublished(ctx, tx, post, when, {
+    markPublished(ctx, tx, post, 'unconfirmed', when, {
       externalId,
       externalIds: externalId ? [externalId, ...earlier.filter((e) => e !== externalId)] : earlier,
       permalink: input.permalink ?? null,
@@ -487,39 +532,45 @@ export async function updatePost(
     scheduled_for?: string | undefined;
   },
 ): Promise<PostView> {
-  const post = await requirePost(ctx.db, id);
-  if (post.status !== 'scheduled')
-    throw conflict(
-      'POST_NOT_EDITABLE',
-      `Post '${id}' is ${post.status}; only scheduled posts can be changed.`,
-    );
-  const patch: Partial<PostRow> = {};
-  if ((input.parts || input.text !== undefined) && fromJson<string[]>(post.external_ids ?? '[]').length)
-    throw conflict(
-      'POST_PARTLY_PUBLISHED',
-      `Post '${id}' already has parts on ${post.platform}; its text can no longer change.`,
-    );
-  if (input.parts || input.text !== undefined) {
-    const old = fromJson<StoredPart[]>(post.parts);
-    const parts = partsFromInput(input).map((text, i) => ({
-      text,
-      media: i === 0 ? (old[0]?.media ?? []) : [],
-    }));
-    checkParts(post.platform as Platform, parts);
-    patch.parts = toJson(parts);
-  }
-  if (input.scheduled_for) {
-    const when = checkFuture(ctx, input.scheduled_for, 'scheduled_for');
-    const sameHour =
-      Math.floor(when.getTime() / HOUR) === Math.floor(Date.parse(post.scheduled_for ?? '') / HOUR);
-    if (!sameHour && (await isSlotTaken(ctx.db, post.channel_id, when, { postsOnly: true })))
-      throw conflict('SLOT_TAKEN', `Channel '${post.channel_id}' already has a post scheduled in that hour.`);
-    patch.scheduled_for = when.toISOString();
-    patch.sort_at = when.toISOString();
-  }
-  await postsStore(ctx.db).update(id, patch, ctx.clock.now().toISOString());
+  const when = input.scheduled_for ? checkFuture(ctx, input.scheduled_for, 'scheduled_for') : null;
+  const slotTaken = (channelId: string) =>
+    conflict('SLOT_TAKEN', `Channel '${channelId}' already has a post scheduled in that hour.`);
+  // Read, check and write in one transaction, and the write only lands while the post is still
+  // scheduled: the publishing tick may claim it at any moment.
+  await ctx.db.transaction(async (tx) => {
+    const post = await requirePost(tx, id);
+    if (post.status !== 'scheduled') throw notEditable(id, post.status);
+    const patch: Partial<PostRow> = {};
+    if ((input.parts || input.text !== undefined) && fromJson<string[]>(post.external_ids ?? '[]').length)
+      throw conflict(
+        'POST_PARTLY_PUBLISHED',
+        `Post '${id}' already has parts on ${post.platform}; its text can no longer change.`,
+      );
+    if (input.parts || input.text !== undefined) {
+      const old = fromJson<StoredPart[]>(post.parts);
+      const parts = partsFromInput(input).map((text, i) => ({
+        text,
+        media: i === 0 ? (old[0]?.media ?? []) : [],
+      }));
+      checkParts(post.platform as Platform, parts);
+      patch.parts = toJson(parts);
+    }
+    if (when) {
+      const sameHour = post.slot_hour === slotHourOf(when.toISOString());
+      if (!sameHour && (await isSlotTaken(tx, post.channel_id, when, { postsOnly: true })))
+        throw slotTaken(post.channel_id);
+      patch.scheduled_for = when.toISOString();
+      patch.sort_at = when.toISOString();
+    }
+    const at = ctx.clock.now().toISOString();
+    if (!(await postsStore(tx).updateIf(id, 'scheduled', patch, at, () => slotTaken(post.channel_id))))
+      throw notEditable(id, (await requirePost(tx, id)).status);
+  });
   return (await listOne(ctx, id)) as PostView;
 }
+
+const notEditable = (id: string, status: string) =>
+  conflict('POST_NOT_EDITABLE', `Post '${id}' is ${status}; only scheduled posts can be changed.`);
 
 async function listOne(ctx: ContentContext, id: string) {
   const post = await requirePost(ctx.db, id);
@@ -531,20 +582,28 @@ async function listOne(ctx: ContentContext, id: string) {
  * cannot: the service has no way to take it down from the platform, and its numbers are history.
  */
 export async function deletePost(ctx: ContentContext, id: string): Promise<void> {
-  const post = await requirePost(ctx.db, id);
-  if (post.status === 'publishing')
-    throw conflict('POST_PUBLISHING', `Post '${id}' is being published right now; try again in a moment.`);
-  if (post.status === 'published')
-    throw conflict(
-      'POST_ALREADY_PUBLISHED',
-      `Post '${id}' is published; deleting it here would not remove it from ${post.platform}. Delete it on the platform.`,
-    );
+  // The status is read and the row deleted in one transaction, and the delete itself refuses a
+  // post on the platform: if the publishing tick claimed it after any earlier read, deleting it
+  // would leave a live post with no local record (and no publish attempt).
   await ctx.db.transaction(async (tx) => {
+    const post = await requirePost(tx, id);
     const at = ctx.clock.now().toISOString();
-    await postsStore(tx).remove(id);
+    if (!(await postsStore(tx).removeUnlessLive(id))) throw notDeletable(post);
     if (post.draft_id) await draftsStore(tx).setStatus(post.draft_id, 'draft', at);
     await moveIdeaBySystem(tx, post.idea_id, 'approved', at);
   });
+}
+
+function notDeletable(post: PostRow) {
+  if (post.status === 'publishing')
+    return conflict(
+      'POST_PUBLISHING',
+      `Post '${post.id}' is being published right now; try again in a moment.`,
+    );
+  return conflict(
+    'POST_ALREADY_PUBLISHED',
+    `Post '${post.id}' is published; deleting it here would not remove it from ${post.platform}. Delete it on the platform.`,
+  );
 }
 
 /**
@@ -590,15 +649,14 @@ export async function settle(
   posts: PostRow[],
   at?: (p: PostRow) => string,
 ): Promise<string[]> {
-  const fresh = posts.filter((p) => p.settled_at === null && p.status === 'published');
-  if (fresh.length === 0) return [];
+  const candidates = posts.filter((p) => p.settled_at === null && p.status === 'published');
+  if (candidates.length === 0) return [];
+  // Only the posts this call settled emit `post.metrics_settled`: a concurrent resolve (or the
+  // tick) that settled one first has already told the automations.
+  const fresh: PostRow[] = [];
   await ctx.db.transaction(async (tx) => {
-    for (const p of fresh)
-      await postsStore(tx).update(
-        p.id,
-        { settled_at: at ? at(p) : ctx.clock.now().toISOString() },
-        ctx.clock.now().toISOString(),
-      );
+    const now = ctx.clock.now().toISOString();
+    for (const p of candidates) if (await postsStore(tx).settleIf(p.id, at ? at(p) : now, now)) fresh.push(p);
   });
   await emit(
     ctx.events,

@@ -31,10 +31,22 @@ export interface SqlDatabase extends SqlExecutor {
 export interface Migration {
   id: number;
   name: string;
-  up: string | ((db: Database.Database) => void);
+  /**
+   * SQL, or a function for migrations that must look at the data first (for example to settle
+   * duplicates before a unique index). `log` tells the operator what a migration changed in their
+   * data; it goes to the service's logger when one is given.
+   */
+  up: string | ((db: Database.Database, log: (message: string) => void) => void);
 }
 
-export function openDatabase(file: string, migrations: readonly Migration[]): SqlDatabase {
+/** Where migration notes go when the caller has no logger (the CLI): one line on stderr each. */
+const stderrLog = (message: string) => process.stderr.write(`svc-server: ${message}\n`);
+
+export function openDatabase(
+  file: string,
+  migrations: readonly Migration[],
+  opts: { log?: (message: string) => void } = {},
+): SqlDatabase {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -42,11 +54,16 @@ export function openDatabase(file: string, migrations: readonly Migration[]): Sq
   // Lets `svc-server keys create` write while a running server holds the file.
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
-  migrate(db, migrations, file);
+  migrate(db, migrations, file, opts.log);
   return new GatedDatabase(db);
 }
 
-export function migrate(db: Database.Database, migrations: readonly Migration[], label = 'database'): void {
+export function migrate(
+  db: Database.Database,
+  migrations: readonly Migration[],
+  label = 'database',
+  log: (message: string) => void = stderrLog,
+): void {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
   const ids = migrations.map((m) => m.id);
@@ -64,7 +81,7 @@ export function migrate(db: Database.Database, migrations: readonly Migration[],
   for (const m of migrations.slice(current)) {
     db.transaction(() => {
       if (typeof m.up === 'string') db.exec(m.up);
-      else m.up(db);
+      else m.up(db, (message) => log(`${label}, migration ${m.id} (${m.name}): ${message}`));
       db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(
         m.id,
         m.name,

@@ -1,3 +1,4 @@
+import { onUniqueViolation } from '../../../platform/db/constraints.js';
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
 import { afterClause, placeholders, toPage } from './paging.js';
 
@@ -46,8 +47,9 @@ const COLS =
 
 export function approvalsStore(db: SqlExecutor) {
   return {
-    async insert(r: ApprovalRow) {
-      await db.run(`INSERT INTO approvals (${COLS}) VALUES (${placeholders(20)})`, [
+    /** Throws `alreadyPending()` when the draft has a pending approval (the unique index). */
+    async insert(r: ApprovalRow, alreadyPending: () => Error) {
+      const write = db.run(`INSERT INTO approvals (${COLS}) VALUES (${placeholders(20)})`, [
         r.id,
         r.brand_id,
         r.draft_id,
@@ -69,6 +71,7 @@ export function approvalsStore(db: SqlExecutor) {
         r.created_at,
         r.updated_at,
       ]);
+      await onUniqueViolation(write, 'approvals', ['draft_id'], alreadyPending);
     },
     get: (id: string) => db.get<ApprovalWithChannel>(`${SELECT} WHERE a.id = ?`, [id]),
     pendingForDraft: (draftId: string) =>
@@ -113,12 +116,17 @@ export function approvalsStore(db: SqlExecutor) {
             `SELECT * FROM approvals WHERE run_id IN (${placeholders(runIds.length)}) ORDER BY created_at, id`,
             runIds,
           ),
-    async update(id: string, patch: Partial<ApprovalRow>, at: string) {
+    /**
+     * Writes `patch` only while the approval is pending, so a decision or edit made on an
+     * earlier read cannot overwrite a decision taken meanwhile. False when it was decided.
+     */
+    async updateIfPending(id: string, patch: Partial<ApprovalRow>, at: string): Promise<boolean> {
       const entries = Object.entries(patch).filter(([k]) => k !== 'id');
-      await db.run(
-        `UPDATE approvals SET ${entries.map(([k]) => `${k} = ?`).join(', ')}, updated_at = ? WHERE id = ?`,
+      const r = await db.run(
+        `UPDATE approvals SET ${entries.map(([k]) => `${k} = ?, `).join('')}updated_at = ? WHERE id = ? AND status = 'pending'`,
         [...entries.map(([, v]) => v as string | number | null), at, id],
       );
+      return r.changes > 0;
     },
   };
 }

@@ -1,3 +1,4 @@
+import { onUniqueViolation } from '../../../platform/db/constraints.js';
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
 import { afterClause, placeholders, toPage } from './paging.js';
 
@@ -31,24 +32,35 @@ const SELECT = `SELECT d.*, v.parts FROM drafts d
 
 export function draftsStore(db: SqlExecutor) {
   return {
-    async insert(r: DraftRow) {
-      await db.run(
+    /**
+     * A new draft with no version yet (`current_version` 0); `addVersion` gives it version 1.
+     * Throws `exists()` when the idea already has a draft for the platform (the unique index).
+     */
+    async insert(r: Omit<DraftRow, 'current_version'>, exists: () => Error) {
+      const write = db.run(
         `INSERT INTO drafts (id, brand_id, idea_id, platform, status, current_version, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        [r.id, r.brand_id, r.idea_id, r.platform, r.status, r.current_version, r.created_at, r.updated_at],
+         VALUES (?, ?, ?, ?, ?, 0, ?, ?)`,
+        [r.id, r.brand_id, r.idea_id, r.platform, r.status, r.created_at, r.updated_at],
       );
+      await onUniqueViolation(write, 'drafts', ['idea_id', 'platform'], exists);
     },
-    async addVersion(v: DraftVersionRow) {
+    /**
+     * Adds version `v.version` only if the draft is still at `v.version - 1` (compare and set on
+     * `current_version`), so two edits that both read version n cannot both write n + 1: the
+     * second gets false and nothing is written.
+     */
+    async addVersion(v: DraftVersionRow): Promise<boolean> {
+      const moved = await db.run(
+        'UPDATE drafts SET current_version = ?, updated_at = ? WHERE id = ? AND current_version = ?',
+        [v.version, v.created_at, v.draft_id, v.version - 1],
+      );
+      if (moved.changes === 0) return false;
       await db.run(
         `INSERT INTO draft_versions (draft_id, version, parts, action, note, source, key_id, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         [v.draft_id, v.version, v.parts, v.action, v.note, v.source, v.key_id, v.created_at],
       );
-      await db.run('UPDATE drafts SET current_version = ?, updated_at = ? WHERE id = ?', [
-        v.version,
-        v.created_at,
-        v.draft_id,
-      ]);
+      return true;
     },
     get: (id: string) => db.get<DraftWithParts>(`${SELECT} WHERE d.id = ?`, [id]),
     forIdea: (ideaId: string, platform: string) =>
@@ -82,6 +94,16 @@ export function draftsStore(db: SqlExecutor) {
         [...params, ...a.params, limit + 1],
       );
       return toPage(rows, limit, (r) => [r.updated_at, r.id]);
+    },
+    /** Moves the draft from `from` to `to`; false when it was not in `from` (any more). */
+    async moveStatus(id: string, from: string, to: string, at: string): Promise<boolean> {
+      const r = await db.run('UPDATE drafts SET status = ?, updated_at = ? WHERE id = ? AND status = ?', [
+        to,
+        at,
+        id,
+        from,
+      ]);
+      return r.changes > 0;
     },
     async setStatus(id: string, status: string, at: string) {
       await db.run('UPDATE drafts SET status = ?, updated_at = ? WHERE id = ?', [status, at, id]);

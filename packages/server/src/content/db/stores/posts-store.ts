@@ -1,3 +1,4 @@
+import { onUniqueViolation } from '../../../platform/db/constraints.js';
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
 import { afterClause, placeholders, toPage } from './paging.js';
 
@@ -27,6 +28,12 @@ export interface PostRow {
   external_ids?: string;
   /** What the person should know about publishing (unconfirmed, waiting to retry). */
   notice?: string | null;
+  /**
+   * The hour the post holds on its channel (migration 007; unique per channel among scheduled and
+   * publishing posts). Left out on insert or with `scheduled_for` in an update, it follows
+   * `scheduled_for`; null for a post published "now" or put back in the queue by a person.
+   */
+  slot_hour?: string | null;
 }
 export interface MetricsRow {
   post_id: string;
@@ -49,12 +56,34 @@ export interface ReplyRow {
 }
 
 const COLS =
-  'id, brand_id, channel_id, platform, draft_id, draft_version, idea_id, status, parts, scheduled_for, published_at, sort_at, permalink, external_id, failure, settled_at, created_at, updated_at, retry_at, external_ids, notice';
+  'id, brand_id, channel_id, platform, draft_id, draft_version, idea_id, status, parts, scheduled_for, published_at, sort_at, permalink, external_id, failure, settled_at, created_at, updated_at, retry_at, external_ids, notice, slot_hour';
+
+const HOUR = 3_600_000;
+/** The hour a time falls in, as the ISO string `slot_hour` holds. */
+export const slotHourOf = (iso: string) => new Date(Math.floor(Date.parse(iso) / HOUR) * HOUR).toISOString();
+
+/** Statuses a post can be deleted or edited in; `publishing` and `published` are on the platform. */
+const NOT_LIVE = "('scheduled', 'failed', 'unconfirmed')";
+
+/** One post per channel per hour: the unique index of migration 007. */
+const SLOT_INDEX = ['channel_id', 'slot_hour'] as const;
+
+function withSlot(patch: Partial<PostRow>): Partial<PostRow> {
+  if (patch.scheduled_for && patch.slot_hour === undefined)
+    return { ...patch, slot_hour: slotHourOf(patch.scheduled_for) };
+  return patch;
+}
 
 export function postsStore(db: SqlExecutor) {
   return {
-    async insert(r: PostRow) {
-      await db.run(`INSERT INTO posts (${COLS}) VALUES (${placeholders(21)})`, [
+    /** Throws `slotTaken()` when another post already holds the hour on the channel. */
+    async insert(
+      r: PostRow,
+      slotTaken: () => Error = () => new Error(`post ${r.id}: one post per channel per hour`),
+    ) {
+      const slot =
+        r.slot_hour !== undefined ? r.slot_hour : r.scheduled_for ? slotHourOf(r.scheduled_for) : null;
+      const write = db.run(`INSERT INTO posts (${COLS}) VALUES (${placeholders(22)})`, [
         r.id,
         r.brand_id,
         r.channel_id,
@@ -76,7 +105,9 @@ export function postsStore(db: SqlExecutor) {
         r.retry_at ?? null,
         r.external_ids ?? '[]',
         r.notice ?? null,
+        slot,
       ]);
+      await onUniqueViolation(write, 'posts', SLOT_INDEX, slotTaken);
     },
     get: (id: string) => db.get<PostRow>('SELECT * FROM posts WHERE id = ?', [id]),
     /** Takes a scheduled post for publishing; false when someone else already did (or it changed). */
@@ -132,9 +163,11 @@ export function postsStore(db: SqlExecutor) {
         "SELECT * FROM posts WHERE status = 'published' AND settled_at IS NULL AND published_at <= ? ORDER BY published_at, id",
         [settleBefore],
       ),
+    /** Posts holding an hour on the channel (the rows the one-per-slot index covers). */
     scheduledOnChannel: (channelId: string, from: string, to: string) =>
       db.all<{ scheduled_for: string; id: string }>(
-        "SELECT id, scheduled_for FROM posts WHERE channel_id = ? AND status = 'scheduled' AND scheduled_for >= ? AND scheduled_for < ?",
+        `SELECT id, scheduled_for FROM posts WHERE channel_id = ? AND slot_hour IS NOT NULL
+            AND status IN ('scheduled', 'publishing') AND scheduled_for >= ? AND scheduled_for < ?`,
         [channelId, from, to],
       ),
     countScheduled: async (brandId: string | null) =>
@@ -144,16 +177,36 @@ export function postsStore(db: SqlExecutor) {
           brandId ? [brandId] : [],
         )
       )?.n ?? 0,
-    async update(id: string, patch: Partial<PostRow>, at: string) {
-      const entries = Object.entries(patch).filter(([k]) => k !== 'id');
-      if (entries.length === 0) return;
-      await db.run(
-        `UPDATE posts SET ${entries.map(([k]) => `${k} = ?`).join(', ')}, updated_at = ? WHERE id = ?`,
-        [...entries.map(([, v]) => v as string | number | null), at, id],
+    /**
+     * Writes `patch` only while the post is still in `status`, so a write decided on a status
+     * read earlier cannot land on a post that moved meanwhile (claimed for publishing, published,
+     * deleted). False when it had moved: the caller re-reads and says why.
+     */
+    async updateIf(
+      id: string,
+      status: string,
+      patch: Partial<PostRow>,
+      at: string,
+      slotTaken: () => Error = () => new Error(`post ${id}: one post per channel per hour`),
+    ): Promise<boolean> {
+      const entries = Object.entries(withSlot(patch)).filter(([k]) => k !== 'id');
+      const write = db.run(
+        `UPDATE posts SET ${entries.map(([k]) => `${k} = ?, `).join('')}updated_at = ? WHERE id = ? AND status = ?`,
+        [...entries.map(([, v]) => v as string | number | null), at, id, status],
       );
+      return (await onUniqueViolation(write, 'posts', SLOT_INDEX, slotTaken)).changes > 0;
     },
-    async remove(id: string) {
-      return (await db.run('DELETE FROM posts WHERE id = ?', [id])).changes > 0;
+    /** Settles the post once: false when it was settled already (or is not published). */
+    async settleIf(id: string, settledAt: string, at: string): Promise<boolean> {
+      const r = await db.run(
+        "UPDATE posts SET settled_at = ?, updated_at = ? WHERE id = ? AND status = 'published' AND settled_at IS NULL",
+        [settledAt, at, id],
+      );
+      return r.changes > 0;
+    },
+    /** Deletes the post unless it is on the platform (publishing or published) by now. */
+    async removeUnlessLive(id: string) {
+      return (await db.run(`DELETE FROM posts WHERE id = ? AND status IN ${NOT_LIVE}`, [id])).changes > 0;
     },
 
     async addSnapshot(m: MetricsRow) {

@@ -1,0 +1,115 @@
+import type { SqlDatabase, SqlExecutor, SqlParams } from '../../src/platform/db/sqlite.js';
+import { startTestService } from './start.js';
+
+type Tx = <T>(fn: (tx: SqlExecutor) => Promise<T>) => Promise<T>;
+
+/**
+ * Two requests on two database handles (two instances, two connections to one SQLite file),
+ * interleaved deterministically the way a race would do it: `second` runs until its first write
+ * (opening a transaction, or a statement outside one), then `first` runs its first write to the
+ * end (a whole transaction), then `second` goes on.
+ *
+ * So whatever `second` reads before its transaction is read before `first` writes, and its
+ * transaction sees what `first` committed. A check made outside the transaction that acts on
+ * it is fooled; a check inside it (or a write the schema guards) is not. Each handle keeps its own
+ * gate, as on two instances: nothing here puts the two requests through one gate.
+ *
+ * Two processes wait for SQLite's write lock in `busy_timeout`; two handles in one process cannot
+ * (better-sqlite3 waits synchronously, so the holder never gets to commit). While `run` runs, the
+ * handles' writes therefore take one asynchronous lock instead: the file lock, made awaitable.
+ *
+ * If either side ends without reaching a transaction, the other is let go, so a test never hangs.
+ */
+export function interleave(first: SqlDatabase, second: SqlDatabase) {
+  let secondReached!: () => void;
+  const reached = new Promise<void>((resolve) => {
+    secondReached = resolve;
+  });
+  let firstSettled!: () => void;
+  const settled = new Promise<void>((resolve) => {
+    firstSettled = resolve;
+  });
+
+  let lock: Promise<void> = Promise.resolve();
+  const exclusively = <T>(fn: () => Promise<T>): Promise<T> => {
+    const turn = lock.then(fn);
+    lock = turn.then(
+      () => undefined,
+      () => undefined,
+    );
+    return turn;
+  };
+  const restore: (() => void)[] = [];
+  const hook = (db: SqlDatabase, before: () => Promise<void>, after: () => void) => {
+    const tx: Tx = db.transaction.bind(db);
+    const run = db.run.bind(db);
+    let pending = true;
+    // A side's first write (a transaction, or a statement outside one) is where it waits its turn.
+    const gated = async <T>(op: () => Promise<T>): Promise<T> => {
+      if (!pending) return exclusively(op);
+      pending = false;
+      await before();
+      try {
+        return await exclusively(op);
+      } finally {
+        after();
+      }
+    };
+    db.transaction = <T>(fn: (tx: SqlExecutor) => Promise<T>) => gated(() => tx(fn));
+    db.run = (sql: string, params?: SqlParams) => gated(() => run(sql, params));
+    restore.push(() => {
+      db.transaction = tx;
+      db.run = run;
+    });
+  };
+  hook(first, () => reached, firstSettled);
+  hook(
+    second,
+    async () => {
+      secondReached();
+      await settled;
+    },
+    () => undefined,
+  );
+
+  return {
+    /** Runs both sides and waits for both; each result is settled as the request ended. */
+    async run<A, B>(
+      a: () => Promise<A>,
+      b: () => Promise<B>,
+    ): Promise<[PromiseSettledResult<A>, PromiseSettledResult<B>]> {
+      try {
+        return (await Promise.allSettled([a().finally(firstSettled), b().finally(secondReached)])) as [
+          PromiseSettledResult<A>,
+          PromiseSettledResult<B>,
+        ];
+      } finally {
+        for (const r of restore) r();
+      }
+    },
+  };
+}
+
+/** The value of a settled side, or the error it threw, rethrown so the test reports it. */
+export function settledValue<T>(r: PromiseSettledResult<T>): T {
+  if (r.status === 'rejected') throw r.reason;
+  return r.value;
+}
+
+/**
+ * Two instances of one service on one data directory and one clock: two database handles on the
+ * same SQLite file, each with its own gate, as two `svc-server start` processes would have.
+ */
+export async function twoInstances(name: 'content' | 'commerce') {
+  const a = await startTestService(name);
+  const b = await startTestService(name, { dataDir: a.dataDir, clock: a.clock });
+  return {
+    a,
+    b,
+    /** Closes the second first: closing the first removes the shared data directory. */
+    async close() {
+      await b.close();
+      await a.close();
+    },
+  };
+}
