@@ -4,6 +4,7 @@ import { commerceObjects } from './migrations/003-commerce-objects.js';
 import { idempotencyAndWebhooks } from './migrations/004-idempotency-and-webhooks.js';
 import { confirmRecovery } from './migrations/005-confirm-recovery.js';
 import { storeSessions } from './migrations/006-store-sessions.js';
+import { passkeys } from './migrations/007-passkeys.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -33,4 +34,5 @@ export const commerceMigrations: Migration[] = [
   idempotencyAndWebhooks,
   confirmRecovery,
   storeSessions,
+  passkeys,
 ];
