@@ -5,6 +5,7 @@ import { idempotencyAndWebhooks } from './migrations/004-idempotency-and-webhook
 import { confirmRecovery } from './migrations/005-confirm-recovery.js';
 import { storeSessions } from './migrations/006-store-sessions.js';
 import { passkeys } from './migrations/007-passkeys.js';
+import { confirmLinksHashed } from './migrations/008-confirm-links-hashed.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -35,4 +36,5 @@ export const commerceMigrations: Migration[] = [
   confirmRecovery,
   storeSessions,
   passkeys,
+  confirmLinksHashed,
 ];

@@ -127,9 +127,11 @@ export async function settle(
  */
 async function confirmationStep(s: CommerceStores, c: CheckoutRecord, baseUrl: string): Promise<string> {
   const above = 'The total is above what the user pre-approved: they must confirm it themselves on this page';
-  if (c.env !== 'live') return `${above}.`;
-  if (usableHere(await s.passkeys.forUser(c.user_id), baseUrl).length) return `${above}, with their passkey.`;
-  return `${above}, with a passkey, and they have not created one. Send them through the hosted approval flow again (POST /v1/approval_tokens with the same client_user_id), where they create a passkey on their device; then they confirm on this page.`;
+  const link = ` The page's link (next_action.url) is given once, in the answer that asked for this confirmation and in its checkout.requires_user_action event: the server keeps only a hash of its token. If it is lost, POST /v1/checkouts/${c.id}/update gives a new one (the old one stops working).`;
+  if (c.env !== 'live') return `${above}.${link}`;
+  if (usableHere(await s.passkeys.forUser(c.user_id), baseUrl).length)
+    return `${above}, with their passkey.${link}`;
+  return `${above}, with a passkey, and they have not created one. Send them through the hosted approval flow again (POST /v1/approval_tokens with the same client_user_id), where they create a passkey on their device; then they confirm on this page.${link}`;
 }
 
 const actionKey = (c: CheckoutRecord | null) =>
