@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADDRESS, as, BUYER, type Call, type Commerce } from './helpers.js';
+import { ADDRESS, as, BUYER, type Call, type Commerce, makeKey } from './helpers.js';
 import { fromHtml, openForm, submit } from './hosted-forms.js';
 import { passkeyOptions, SoftAuthenticator } from './soft-authenticator.js';
 import { startLiveCommerce, ucpStores } from './ucp-helpers.js';
@@ -271,5 +271,77 @@ describe('live confirmations above confirm_above need the user’s passkey', () 
     );
     expect(bad.res.status).toBe(403);
     expect(await bad.res.text()).toContain('Nothing was approved');
+  });
+});
+
+describe('the relying party comes from COMMERCE_PUBLIC_URL', () => {
+  let c: Commerce;
+  beforeAll(async () => {
+    c = await startLiveCommerce({ commerce: { port: 0, publicUrl: 'https://shop.example' } });
+  });
+  afterAll(async () => {
+    await c.close();
+  });
+
+  /** A hosted page at its public URL, fetched here directly, as the proxy in front of it would. */
+  const openHere = (publicLink: string) => {
+    const url = new URL(publicLink);
+    return openForm(`${c.svc.url}${url.pathname}${url.search}`);
+  };
+  /** The form as rendered, approving, with `passkey` in its passkey field. */
+  const approving = (form: Awaited<ReturnType<typeof openForm>>, passkey = '') => [
+    ...form.inputs.filter(([k]) => k !== 'passkey').map(([k, v]) => [k, fromHtml(v)] as [string, string]),
+    ['decision', 'approve'] as [string, string],
+    ['passkey', passkey] as [string, string],
+  ];
+
+  it('the page asks for a passkey of its public host, and one made for the address it was fetched at is refused', async () => {
+    const app = as(c.svc, c.liveKey);
+    const approval = await app('POST', '/v1/approval_tokens', {
+      client_user_id: 'grace',
+      redirect_uri: 'https://app.example/callback',
+    });
+    expect(approval.body.hosted_url).toMatch(/^https:\/\/shop\.example\/hosted\/approve\?/);
+    const form = await openHere(approval.body.hosted_url);
+    const options = passkeyOptions(form.page) as { challenge: string; rp: { id: string } };
+    expect(options.rp.id).toBe('shop.example');
+    const local = new SoftAuthenticator(new URL(c.svc.url).hostname, new URL(c.svc.url).origin);
+    const wrong = await submit(
+      c.svc.url,
+      '/hosted/approve',
+      approving(form, JSON.stringify(local.register(options))),
+    );
+    expect(wrong.status).toBe(403);
+    const again = await openHere(approval.body.hosted_url);
+    const right = new SoftAuthenticator('shop.example', 'https://shop.example');
+    const ok = await submit(
+      c.svc.url,
+      '/hosted/approve',
+      approving(again, JSON.stringify(right.register(passkeyOptions(again.page)))),
+    );
+    expect(ok.status).toBe(303);
+  });
+
+  it('a user token approved through one key works with another key of the same account and environment (docs: decisions)', async () => {
+    const app = as(c.svc, c.liveKey);
+    const approval = await app('POST', '/v1/approval_tokens', {
+      client_user_id: 'lin',
+      redirect_uri: 'https://app.example/callback',
+    });
+    const res = await submit(
+      c.svc.url,
+      '/hosted/approve',
+      approving(await openHere(approval.body.hosted_url)),
+    );
+    const publicToken = new URL(res.headers.get('location') as string).searchParams.get('public_token');
+    const rotated = await makeKey(c.svc, 'live', 'Acme Shopping Assistant (rotated)');
+    const ex = await as(c.svc, rotated)('POST', '/v1/approval_tokens/exchange', {
+      public_token: publicToken,
+    });
+    expect(ex.status).toBe(200);
+    expect((await as(c.svc, c.liveKey, ex.body.user_token)('GET', '/v1/orders')).status).toBe(200);
+    expect((await as(c.svc, rotated, ex.body.user_token)('GET', '/v1/orders')).status).toBe(200);
+    // Another environment's key is another world: the token is unknown there.
+    expect((await as(c.svc, c.sandboxKey, ex.body.user_token)('GET', '/v1/orders')).status).toBe(401);
   });
 });
