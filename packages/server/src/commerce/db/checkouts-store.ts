@@ -112,9 +112,17 @@ function fromRow(row: Row | undefined): CheckoutRecord | undefined {
   return out as unknown as CheckoutRecord;
 }
 
+/**
+ * The hosted confirm link carries a bearer token (`confirm-<env>-…`), so the row keeps only the
+ * token's hash (`confirm_token_hash`, what the page looks it up by), never the link: it is in
+ * the answer that asked for the confirmation and in its `checkout.requires_user_action` event.
+ */
+const storedAction = (a: NextAction | null): NextAction | null =>
+  a?.type === 'user_confirmation' ? { type: a.type, description: a.description } : a;
+
 function toParams(c: CheckoutRecord) {
   return COLUMNS.map((col) => {
-    const v = c[col];
+    const v = col === 'next_action' ? storedAction(c.next_action) : c[col];
     if ((JSON_COLUMNS as readonly string[]).includes(col)) return toJson(v);
     if (typeof v === 'boolean') return v ? 1 : 0;
     return v as string | number | null;

@@ -5,6 +5,8 @@ import { idempotencyAndWebhooks } from './migrations/004-idempotency-and-webhook
 import { confirmRecovery } from './migrations/005-confirm-recovery.js';
 import { storeSessions } from './migrations/006-store-sessions.js';
 import { checkoutVersions } from './migrations/007-checkout-versions.js';
+import { passkeys } from './migrations/008-passkeys.js';
+import { confirmLinksHashed } from './migrations/009-confirm-links-hashed.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -35,4 +37,6 @@ export const commerceMigrations: Migration[] = [
   confirmRecovery,
   storeSessions,
   checkoutVersions,
+  passkeys,
+  confirmLinksHashed,
 ];

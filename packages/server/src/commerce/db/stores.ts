@@ -7,6 +7,7 @@ import { checkoutsStore } from './checkouts-store.js';
 import { connectionsStore } from './connections-store.js';
 import { offersStore } from './offers-store.js';
 import { ordersStore } from './orders-store.js';
+import { passkeysStore } from './passkeys-store.js';
 import { usersStore } from './users-store.js';
 import { webhooksStore } from './webhooks-store.js';
 
@@ -21,6 +22,7 @@ export function commerceStores(db: SqlExecutor) {
     idempotency: idempotencyAnswers(db),
     offers: offersStore(db),
     orders: ordersStore(db),
+    passkeys: passkeysStore(db),
     users: usersStore(db),
     webhooks: webhooksStore(db),
   };

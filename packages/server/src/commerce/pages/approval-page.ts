@@ -1,5 +1,29 @@
 import type { ApprovalRules, Merchant } from '../schemas/resources.js';
+import type { PasskeyStep } from '../services/passkeys.js';
 import { formatMoney, type Html, html } from './html.js';
+
+/** The live page's passkey part: sign with the one the user has, or create one. */
+function passkeyPart(step: PasskeyStep, appName: string): Html {
+  if (step.kind === 'sign') {
+    return html`<input type="hidden" name="passkey" value="">
+      <p>You already have a passkey for these purchases: approving asks for it, so no one else can approve for you.</p>
+      <p role="status" data-passkey-status></p>`;
+  }
+  if (step.kind !== 'create') return html``;
+  return html`<fieldset><legend>Protect large orders with a passkey</legend>
+      <p>With a passkey, an order above the amount you confirm yourself goes through only when you
+        confirm it on this device (fingerprint, face or device PIN), never by ${appName} alone.
+        Without one, such orders cannot be confirmed.</p>
+      <input type="hidden" name="passkey" value="">
+      <button type="button" data-passkey-create>Create a passkey</button>
+      <p role="status" data-passkey-status></p>
+    </fieldset>`;
+}
+
+const passkeyForm = (step: PasskeyStep): Html =>
+  step.kind === 'sign' || step.kind === 'create'
+    ? html` data-passkey="${step.kind === 'sign' ? 'get' : 'create'}" data-passkey-options="${JSON.stringify(step.options)}"`
+    : html``;
 
 function ruleLines(rules: ApprovalRules, allowed: Merchant[]): Html[] {
   const currency = rules.currency ?? 'USD';
@@ -30,6 +54,7 @@ export function approvalPage(v: {
   token: string;
   formToken: string;
   expiresAt: string;
+  passkey: PasskeyStep;
 }): Html {
   const stores = v.stores.length
     ? html`<fieldset><legend>Connect your store accounts</legend>
@@ -46,10 +71,11 @@ export function approvalPage(v: {
       within these limits:</p>
     <h2 id="rules">Spending limits</h2>
     <ul aria-labelledby="rules">${ruleLines(v.rules, v.allowed)}</ul>
-    <form method="post" action="/hosted/approve">
+    <form method="post" action="/hosted/approve"${passkeyForm(v.passkey)}>
       <input type="hidden" name="token" value="${v.token}">
       <input type="hidden" name="form_token" value="${v.formToken}">
       ${stores}
+      ${passkeyPart(v.passkey, v.appName)}
       <div class="actions">
         <button class="primary" type="submit" name="decision" value="approve">Approve</button>
         <button type="submit" name="decision" value="decline">Decline</button>

@@ -1,15 +1,43 @@
 import type { CommerceEnv } from '../db/api-keys-store.js';
 import type { Checkout, Merchant } from '../schemas/resources.js';
+import type { PasskeyStep } from '../services/passkeys.js';
 import { formatMoney, type Html, html } from './html.js';
+
+/** The page's script, for pages whose form needs a passkey. */
+export const PASSKEY_SCRIPT_PATH = '/hosted/passkey.js';
+
+/** Whether a page runs the passkey script: only a live page that asks for or makes one. */
+export const needsScript = (passkey: PasskeyStep) => passkey.kind === 'sign' || passkey.kind === 'create';
+
+function confirmButtons(v: { passkey: PasskeyStep; total: string }): Html {
+  const decline = html`<button type="submit" name="decision" value="decline">Do not buy</button>`;
+  if (v.passkey.kind === 'missing') {
+    return html`<p id="passkey-missing">Confirming a total this large needs your passkey, and you have
+        not created one for these purchases yet. Go back to the app: it can send you through its approval
+        page again, where you create a passkey on this device. Then open this link again.</p>
+      <div class="actions">${decline}</div>`;
+  }
+  const approve = html`<button class="primary" type="submit" name="decision" value="approve">Confirm ${v.total}</button>`;
+  if (v.passkey.kind !== 'sign') return html`<div class="actions">${approve}${decline}</div>`;
+  return html`<input type="hidden" name="passkey" value="">
+    <p class="muted">Confirming asks for your passkey (your fingerprint, face or device PIN), so only you can approve this total.</p>
+    <div class="actions">${approve}${decline}</div>
+    <p role="status" data-passkey-status></p>`;
+}
 
 export function confirmPage(v: {
   checkout: Checkout;
   merchant: Merchant;
   token: string;
   formToken: string;
+  passkey: PasskeyStep;
 }): Html {
   const c = v.checkout;
   const t = c.totals;
+  const sign =
+    v.passkey.kind === 'sign'
+      ? html` data-passkey="get" data-passkey-options="${JSON.stringify(v.passkey.options)}"`
+      : html``;
   return html`<h1>Confirm your order at ${v.merchant.name}</h1>
     <p>The total is above the amount you asked to confirm yourself.</p>
     <table>
@@ -27,13 +55,10 @@ export function confirmPage(v: {
       <dt><strong>Total</strong></dt><dd><strong>${formatMoney(t.total)}</strong></dd>
     </dl>
     ${c.shipping_address ? html`<p>Ships to ${c.shipping_address.name}, ${c.shipping_address.city}, ${c.shipping_address.country}.</p>` : html``}
-    <form method="post" action="/hosted/confirm">
+    <form method="post" action="/hosted/confirm"${sign}>
       <input type="hidden" name="token" value="${v.token}">
       <input type="hidden" name="form_token" value="${v.formToken}">
-      <div class="actions">
-        <button class="primary" type="submit" name="decision" value="approve">Confirm ${formatMoney(t.total)}</button>
-        <button type="submit" name="decision" value="decline">Do not buy</button>
-      </div>
+      ${confirmButtons({ passkey: v.passkey, total: formatMoney(t.total) })}
     </form>`;
 }
 

@@ -7,8 +7,9 @@ import { decideApproval, viewApproval } from '../services/approvals.js';
 import { decideConfirmation, viewConfirmation } from '../services/confirmations.js';
 import { tokenEnv } from '../services/tokens.js';
 import { approvalPage } from './approval-page.js';
-import { confirmedPage, confirmPage, sandboxNote } from './confirm-page.js';
+import { confirmedPage, confirmPage, needsScript, PASSKEY_SCRIPT_PATH, sandboxNote } from './confirm-page.js';
 import { html, sendPage } from './html.js';
+import { PASSKEY_SCRIPT } from './passkey-script.js';
 
 const field = (req: Request, name: string): string => {
   const v = (req.body as Record<string, unknown> | undefined)?.[name];
@@ -121,7 +122,9 @@ export function hostedRouter(ctx: CommerceContext): Router {
   router.get('/hosted/approve', async (req, res, next) => {
     try {
       const token = query(req, 'token');
-      const view = token ? await viewApproval(ctx, token) : ({ state: 'missing' } as const);
+      const view = token
+        ? await viewApproval(ctx, token, publicBaseUrl(req, ctx.config))
+        : ({ state: 'missing' } as const);
       if (view.state !== 'pending') return gone(req, res, view.state);
       sendPage(
         res,
@@ -136,8 +139,12 @@ export function hostedRouter(ctx: CommerceContext): Router {
           token,
           formToken: view.formToken,
           expiresAt: view.approval.expires_at,
+          passkey: view.passkey,
         })}${sandboxNote(view.approval.env)}`,
-        { formTargets: [new URL(view.approval.redirect_uri).origin] },
+        {
+          formTargets: [new URL(view.approval.redirect_uri).origin],
+          ...(needsScript(view.passkey) ? { scripts: [PASSKEY_SCRIPT_PATH] } : {}),
+        },
       );
     } catch (err) {
       next(err);
@@ -161,8 +168,18 @@ export function hostedRouter(ctx: CommerceContext): Router {
         formToken: field(req, 'form_token'),
         approve: decision === 'approve',
         connect: fields(req, 'connect'),
+        passkey: field(req, 'passkey'),
         baseUrl: publicBaseUrl(req, ctx.config),
       });
+      if (out.state === 'passkey_refused') {
+        return shopperPage(
+          req,
+          res,
+          403,
+          'Your passkey was not accepted',
+          `${out.reason} Nothing was approved. Go back to the app and start again.`,
+        );
+      }
       if (out.state !== 'redirect') return gone(req, res, out.state);
       res.set('Cache-Control', 'no-store').redirect(303, out.location);
     } catch (err) {
@@ -170,10 +187,23 @@ export function hostedRouter(ctx: CommerceContext): Router {
     }
   });
 
+  // The hosted pages' one script, from this origin, so their CSP never names another.
+  router.get(PASSKEY_SCRIPT_PATH, (_req, res) => {
+    res
+      .set({
+        'Content-Type': 'text/javascript; charset=utf-8',
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'no-cache',
+      })
+      .send(PASSKEY_SCRIPT);
+  });
+
   router.get('/hosted/confirm', async (req, res, next) => {
     try {
       const token = query(req, 'token');
-      const view = token ? await viewConfirmation(ctx, token) : ({ state: 'done' } as const);
+      const view = token
+        ? await viewConfirmation(ctx, token, publicBaseUrl(req, ctx.config))
+        : ({ state: 'done' } as const);
       if (view.state !== 'pending') {
         return shopperPage(
           req,
@@ -188,6 +218,7 @@ export function hostedRouter(ctx: CommerceContext): Router {
         200,
         `Confirm your order at ${view.merchant.name}`,
         html`${confirmPage({ ...view, token })}${sandboxNote(pageEnv(req))}`,
+        needsScript(view.passkey) ? { scripts: [PASSKEY_SCRIPT_PATH] } : {},
       );
     } catch (err) {
       next(err);
@@ -210,8 +241,27 @@ export function hostedRouter(ctx: CommerceContext): Router {
         token: field(req, 'token'),
         formToken: field(req, 'form_token'),
         approve: decision === 'approve',
+        passkey: field(req, 'passkey'),
         baseUrl: publicBaseUrl(req, ctx.config),
       });
+      if (out.state === 'passkey_missing') {
+        return shopperPage(
+          req,
+          res,
+          403,
+          'A passkey is needed',
+          'Confirming a total this large needs your passkey, and you have not created one. Nothing was bought. Go back to the app: it can send you through its approval page again, where you create one.',
+        );
+      }
+      if (out.state === 'passkey_refused') {
+        return shopperPage(
+          req,
+          res,
+          403,
+          'Your passkey did not confirm this order',
+          `${out.reason} Nothing was bought. Open the link from the app again and confirm with your passkey.`,
+        );
+      }
       if (out.state === 'confirmed') {
         const page = confirmedPage({ ...out, env: pageEnv(req) });
         return sendPage(res, 200, page.title, page.body);

@@ -70,20 +70,28 @@ export function sendPage(
   status: number,
   title: string,
   body: Html,
-  opts: { formTargets?: string[]; wide?: boolean; referrerPolicy?: 'no-referrer' | 'same-origin' } = {},
+  opts: {
+    formTargets?: string[];
+    wide?: boolean;
+    referrerPolicy?: 'no-referrer' | 'same-origin';
+    /** Same-origin scripts the page loads (the passkey script); without them, no script runs at all. */
+    scripts?: string[];
+  } = {},
 ): void {
   const formAction = ["'self'", ...(opts.formTargets ?? [])].join(' ');
+  const scripts = opts.scripts ?? [];
+  const scriptSrc = scripts.length ? "; script-src 'self'" : '';
   res
     .status(status)
     .set({
       'Content-Type': 'text/html; charset=utf-8',
-      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
+      'Content-Security-Policy': `default-src 'none'; style-src 'unsafe-inline'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'${scriptSrc}`,
       'X-Frame-Options': 'DENY',
       'X-Content-Type-Options': 'nosniff',
       'Referrer-Policy': opts.referrerPolicy ?? 'no-referrer',
       'Cache-Control': 'no-store',
     })
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${STYLE}${opts.wide ? 'main{max-width:72rem}' : ''}</style></head><body><main>${body.value}</main></body></html>`,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${esc(title)}</title><style>${STYLE}${opts.wide ? 'main{max-width:72rem}' : ''}</style></head><body><main>${body.value}</main>${scripts.map((src) => `<script src="${esc(src)}"></script>`).join('')}</body></html>`,
     );
 }

@@ -2,11 +2,21 @@ import { AppError, invalidRequest } from '../../platform/errors.js';
 import type { CommerceContext, Tenant } from '../context.js';
 import type { CommerceEnv } from '../db/api-keys-store.js';
 import type { ApprovalRecord } from '../db/approvals-store.js';
+import type { PasskeyRecord } from '../db/passkeys-store.js';
 import { type CommerceStores, commerceStores } from '../db/stores.js';
 import { hasRoute } from '../merchants/index.js';
 import type { ApprovalRules, Merchant } from '../schemas/resources.js';
 import { changeConnection } from './checkouts.js';
 import { checkMerchantIds, getMerchant } from './merchants.js';
+import {
+  assertionOptions,
+  type PasskeyRefusal,
+  type PasskeyStep,
+  registrationOptions,
+  usableHere,
+  verifyAssertion,
+  verifyRegistration,
+} from './passkeys.js';
 import { newToken, tokenHash } from './tokens.js';
 import { ensureUser, issuePublicToken } from './users.js';
 
@@ -150,6 +160,7 @@ export type ApprovalView =
       stores: Merchant[];
       allowed: Merchant[];
       formToken: string;
+      passkey: PasskeyStep;
     };
 
 async function load(ctx: CommerceContext, token: string) {
@@ -160,8 +171,36 @@ async function load(ctx: CommerceContext, token: string) {
   return { state: 'pending' as const, approval };
 }
 
-/** What the hosted page shows. Each render issues a fresh one-time form token. */
-export async function viewApproval(ctx: CommerceContext, token: string): Promise<ApprovalView> {
+/**
+ * Live approvals and passkeys: a user who already has a passkey here signs with it to approve (so
+ * an app scripting this page cannot give itself new rules, or its own passkey, for that user);
+ * anyone else may create one, which later confirms totals above `confirm_above`.
+ */
+async function approvalPasskeyStep(
+  s: CommerceStores,
+  ctx: CommerceContext,
+  approval: ApprovalRecord,
+  baseUrl: string,
+): Promise<PasskeyStep> {
+  if (approval.env !== 'live') return { kind: 'none' };
+  const user = await s.users.findByClientId(
+    { accountId: approval.account_id, env: approval.env },
+    approval.client_user_id,
+  );
+  const existing = user ? await s.passkeys.forUser(user.id) : [];
+  const here = usableHere(existing, baseUrl);
+  if (here.length) {
+    return { kind: 'sign', options: await assertionOptions(s, ctx, 'approve', approval.id, here, baseUrl) };
+  }
+  return { kind: 'create', options: await registrationOptions(s, ctx, approval, existing, baseUrl) };
+}
+
+/** What the hosted page shows. Each render issues a fresh one-time form token (and passkey challenge). */
+export async function viewApproval(
+  ctx: CommerceContext,
+  token: string,
+  baseUrl: string,
+): Promise<ApprovalView> {
   const found = await load(ctx, token);
   if (found.state !== 'pending') return found;
   const { approval } = found;
@@ -169,6 +208,7 @@ export async function viewApproval(ctx: CommerceContext, token: string): Promise
   await commerceStores(ctx.db).approvals.setFormToken(approval.id, form.hash);
   const rules = approval.rules as ApprovalRules;
   const stores = commerceStores(ctx.db);
+  const passkey = await approvalPasskeyStep(stores, ctx, approval, baseUrl);
   const named = async (ids: string[]) => Promise.all(ids.map((id) => getMerchant(stores, approval.env, id)));
   return {
     state: 'pending',
@@ -177,6 +217,7 @@ export async function viewApproval(ctx: CommerceContext, token: string): Promise
     stores: await named(await connectableIds(stores, approval)),
     allowed: await named(rules.allowed_merchants ?? []),
     formToken: form.token,
+    passkey,
   };
 }
 
@@ -195,7 +236,33 @@ async function connectableIds(
 
 export type Decision =
   | { state: 'missing' | 'expired' | 'used' | 'stale_form' }
+  /** Live: the passkey sent with an approval was refused; nothing was decided. */
+  | { state: 'passkey_refused'; reason: string }
   | { state: 'redirect'; location: string };
+
+type NewPasskey = Omit<PasskeyRecord, 'user_id'>;
+
+/**
+ * The passkey part of a live approval: a user with a passkey here must sign this page's
+ * challenge; anyone else may send a new passkey, verified here and stored by the caller.
+ */
+async function approvalPasskey(
+  s: CommerceStores,
+  ctx: CommerceContext,
+  approval: ApprovalRecord,
+  raw: string,
+  baseUrl: string,
+): Promise<PasskeyRefusal | { ok: true; created?: NewPasskey }> {
+  const tenant = { accountId: approval.account_id, env: approval.env };
+  const user = await s.users.findByClientId(tenant, approval.client_user_id);
+  const existing = user ? usableHere(await s.passkeys.forUser(user.id), baseUrl) : [];
+  if (user && existing.length) {
+    return verifyAssertion(s, ctx, { purpose: 'approve', subjectId: approval.id, userId: user.id }, raw);
+  }
+  if (!raw) return { ok: true };
+  const made = await verifyRegistration(s, ctx, approval.id, raw);
+  return made.ok ? { ok: true, created: made.passkey } : made;
+}
 
 /**
  * Approve: make the user, connect the stores they ticked, and send them back with a public
@@ -203,7 +270,15 @@ export type Decision =
  */
 export async function decideApproval(
   ctx: CommerceContext,
-  input: { token: string; formToken: string; approve: boolean; connect: string[]; baseUrl: string },
+  input: {
+    token: string;
+    formToken: string;
+    approve: boolean;
+    connect: string[];
+    /** The browser's passkey answer (JSON), or empty. */
+    passkey: string;
+    baseUrl: string;
+  },
 ): Promise<Decision> {
   return ctx.db
     .transaction(async (tx): Promise<Decision> => {
@@ -216,6 +291,12 @@ export async function decideApproval(
       const tenant: Tenant = { accountId: approval.account_id, env: approval.env };
       const location = new URL(approval.redirect_uri);
       let userId: string | null = null;
+      let created: NewPasskey | undefined;
+      if (input.approve && approval.env === 'live') {
+        const passkey = await approvalPasskey(s, ctx, approval, input.passkey, input.baseUrl);
+        if (!passkey.ok) return { state: 'passkey_refused', reason: passkey.reason };
+        created = passkey.created;
+      }
       if (input.approve) {
         userId = await ensureUser(s, ctx, tenant, approval.client_user_id);
       }
@@ -225,6 +306,7 @@ export async function decideApproval(
         at: now,
       });
       if (!decided) return { state: 'stale_form' };
+      if (created && userId) await s.passkeys.insert({ ...created, user_id: userId });
       if (!input.approve || !userId) {
         location.searchParams.set('error', 'access_denied');
         return { state: 'redirect', location: location.href };

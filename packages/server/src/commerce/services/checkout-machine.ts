@@ -7,6 +7,7 @@ import type { CheckoutStatus } from '../schemas/common.js';
 import type { Merchant, NextAction } from '../schemas/resources.js';
 import { type Owner, setConnection } from './connections.js';
 import { type PendingEvent, writeEvents } from './events.js';
+import { usableHere } from './passkeys.js';
 import { needsUserConfirmation } from './rules.js';
 import { toCheckout } from './serialize.js';
 import { newToken } from './tokens.js';
@@ -103,20 +104,34 @@ export async function settle(
   }
 
   if (c.requires_user_confirmation && !c.user_confirmed_at) {
+    const description = await confirmationStep(s, c, baseUrl);
     const current =
       c.next_action?.type === 'user_confirmation' && c.confirm_token_hash ? c.next_action : null;
-    if (current) return waitFor(current);
+    if (current) return waitFor({ ...current, description });
     const { token, hash } = newToken('confirm', c.env);
     c = { ...c, confirm_token_hash: hash };
     return waitFor({
       type: 'user_confirmation',
-      description:
-        'The total is above what the user pre-approved: they must confirm it themselves on this page.',
+      description,
       url: `${baseUrl}/hosted/confirm?token=${encodeURIComponent(token)}`,
     });
   }
 
   return { ...c, status: 'ready_to_confirm', next_action: null, confirm_token_hash: null };
+}
+
+/**
+ * What the app is told to do for a total above `confirm_above`. In live mode the page needs the
+ * user's passkey; a user without one is told so here, with the way to make one, rather than
+ * meeting a refusal on the page.
+ */
+async function confirmationStep(s: CommerceStores, c: CheckoutRecord, baseUrl: string): Promise<string> {
+  const above = 'The total is above what the user pre-approved: they must confirm it themselves on this page';
+  const link = ` The page's link (next_action.url) is given once, in the answer that asked for this confirmation and in its checkout.requires_user_action event: the server keeps only a hash of its token. If it is lost, POST /v1/checkouts/${c.id}/update gives a new one (the old one stops working).`;
+  if (c.env !== 'live') return `${above}.${link}`;
+  if (usableHere(await s.passkeys.forUser(c.user_id), baseUrl).length)
+    return `${above}, with their passkey.${link}`;
+  return `${above}, with a passkey, and they have not created one. Send them through the hosted approval flow again (POST /v1/approval_tokens with the same client_user_id), where they create a passkey on their device; then they confirm on this page.${link}`;
 }
 
 const actionKey = (c: CheckoutRecord | null) =>

@@ -335,8 +335,12 @@ export async function updateCheckout(
       reprice_count: before.reprice_count + 1,
       store_session: quote.session ?? before.store_session,
       merchant_messages: withMessages(before, quote.messages),
-      // The user confirmed an amount, not a checkout: a new total needs a new confirmation.
-      ...(totalChanged ? { user_confirmed_at: null, confirm_token_hash: null, next_action: null } : {}),
+      // The user confirmed an amount, not a checkout: a new total needs a new confirmation. A
+      // checkout still waiting for it gets a new confirm link: the server cannot show the old one
+      // again (it keeps only its hash), so an update is how an app that lost it gets another.
+      ...(totalChanged || before.next_action?.type === 'user_confirmation'
+        ? { user_confirmed_at: null, confirm_token_hash: null, next_action: null }
+        : {}),
     };
     return persist(s, ctx, before, await settle(s, ctx, after, merchant, adapter, actor.baseUrl));
   });

@@ -6,18 +6,26 @@ import type { Checkout, Merchant } from '../schemas/resources.js';
 import { persist, settle } from './checkout-machine.js';
 import { inTransaction } from './checkouts.js';
 import { getMerchant } from './merchants.js';
+import { assertionOptions, type PasskeyStep, usableHere, verifyAssertion } from './passkeys.js';
 import { toCheckout } from './serialize.js';
 import { newToken, tokenHash } from './tokens.js';
 
 export type ConfirmationView =
   | { state: 'done' }
-  | { state: 'pending'; checkout: Checkout; merchant: Merchant; formToken: string };
+  | { state: 'pending'; checkout: Checkout; merchant: Merchant; formToken: string; passkey: PasskeyStep };
 
 const waiting = (c: { status: string; next_action: { type: string } | null } | undefined) =>
   c?.status === 'requires_user_action' && c.next_action?.type === 'user_confirmation';
 
-/** The hosted confirm page for a total above `confirm_above`. Each render gets a fresh form token. */
-export async function viewConfirmation(ctx: CommerceContext, token: string): Promise<ConfirmationView> {
+/**
+ * The hosted confirm page for a total above `confirm_above`. Each render gets a fresh form token
+ * and, in live mode, a fresh passkey challenge for this checkout (an older tab's stops working).
+ */
+export async function viewConfirmation(
+  ctx: CommerceContext,
+  token: string,
+  baseUrl: string,
+): Promise<ConfirmationView> {
   const s = commerceStores(ctx.db);
   // The form token is written on the version that was read: if the checkout moved meanwhile
   // (confirmed, canceled, another render), the whole-row write would put the old state back, so
@@ -31,23 +39,37 @@ export async function viewConfirmation(ctx: CommerceContext, token: string): Pro
     if (await s.checkouts.save({ ...c, form_token_hash: fresh.hash })) form = fresh;
   }
   if (!c || !form) return { state: 'done' };
+  let passkey: PasskeyStep = { kind: 'none' };
+  if (c.env === 'live') {
+    const mine = usableHere(await s.passkeys.forUser(c.user_id), baseUrl);
+    passkey = mine.length
+      ? { kind: 'sign', options: await assertionOptions(s, ctx, 'confirm', c.id, mine, baseUrl) }
+      : { kind: 'missing' };
+  }
   return {
     state: 'pending',
     checkout: toCheckout(c),
     merchant: await getMerchant(s, c.env, c.merchant_id),
     formToken: form.token,
+    passkey,
   };
 }
 
 export type ConfirmationOutcome =
-  | { state: 'declined' | 'done' | 'stale_form' }
+  | { state: 'declined' | 'done' | 'stale_form' | 'passkey_missing' }
+  /** Live: the form came without a valid passkey signature; nothing changed. */
+  | { state: 'passkey_refused'; reason: string }
   /** The user approved the total; `checkout` is where that left it (usually still ready_to_confirm). */
   | { state: 'confirmed'; checkout: Checkout; merchant: Merchant };
 
-/** Yes moves the checkout on to ready_to_confirm; no fails it with USER_DECLINED. */
+/**
+ * Yes moves the checkout on to ready_to_confirm; no fails it with USER_DECLINED. In live mode a
+ * yes also needs the checkout's user's passkey signature over this checkout's current challenge:
+ * the form alone can be fetched and posted by the app itself.
+ */
 export async function decideConfirmation(
   ctx: CommerceContext,
-  input: { token: string; formToken: string; approve: boolean; baseUrl: string },
+  input: { token: string; formToken: string; approve: boolean; passkey: string; baseUrl: string },
 ): Promise<ConfirmationOutcome> {
   return inTransaction(ctx, async (s) => {
     const before = await s.checkouts.findByConfirmToken(tokenHash(input.token));
@@ -69,6 +91,16 @@ export async function decideConfirmation(
         },
       });
       return { state: 'declined' };
+    }
+    if (before.env === 'live') {
+      if (!(await s.passkeys.forUser(before.user_id)).length) return { state: 'passkey_missing' };
+      const signed = await verifyAssertion(
+        s,
+        ctx,
+        { purpose: 'confirm', subjectId: before.id, userId: before.user_id },
+        input.passkey,
+      );
+      if (!signed.ok) return { state: 'passkey_refused', reason: signed.reason };
     }
     const merchant = await getMerchant(s, before.env, before.merchant_id);
     const after = { ...before, user_confirmed_at: now, confirm_token_hash: null, form_token_hash: null };
