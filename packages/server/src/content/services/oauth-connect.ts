@@ -7,6 +7,7 @@ import type { Platform } from '../domain.js';
 import { createPkcePair } from '../publishers/pkce.js';
 import { type ProviderAccount, ProviderError, type TokenSet } from '../publishers/provider.js';
 import { providerFor } from '../publishers/registry.js';
+import { checkedAccount } from './account-names.js';
 import { saveTokens, secretBox } from './channel-credentials.js';
 
 /**
@@ -158,7 +159,7 @@ export async function completeConnect(
   try {
     if (!provider.account)
       throw new ProviderError(platform, 'invalid', `The ${platform} provider cannot name the account.`);
-    account = await provider.account(tokens.accessToken);
+    account = checkedAccount(platform, await provider.account(tokens.accessToken));
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
     return fail('account_lookup_failed', err.message);
@@ -169,7 +170,7 @@ export async function completeConnect(
     const channels = channelsStore(tx);
     const at = ctx.clock.now().toISOString();
     const names = {
-      handle: account.handle.replace(/^@/, ''),
+      handle: account.handle,
       display_name: account.displayName,
       connected_at: at,
     };
