@@ -88,12 +88,15 @@ async function freePort() {
   return port;
 }
 
-/** The browser: follows the platform's authorise page (the fake says yes), then the callback. */
-async function authorizeInBrowser(authorizeUrl) {
+/**
+ * The browser: follows the platform's authorise page (the fake says yes), then the callback,
+ * carrying the cookie the connect set (the callback refuses a browser that did not start it).
+ */
+async function authorizeInBrowser(authorizeUrl, cookie) {
   const consent = await fetch(authorizeUrl, { redirect: 'manual' });
   const callback = consent.headers.get('location');
   if (consent.status !== 302 || !callback) throw new Error(`The authorise page answered ${consent.status}.`);
-  const back = await fetch(callback, { redirect: 'manual' });
+  const back = await fetch(callback, { redirect: 'manual', headers: { cookie } });
   const landing = new URL(back.headers.get('location') ?? '/', callback);
   const connected = landing.searchParams.get('connected');
   if (!connected) throw new Error(`The callback sent the browser to ${landing.pathname}${landing.search}.`);
@@ -215,8 +218,10 @@ async function story(client, url, handle, clock, fakes) {
 
   step('Connecting each platform through its OAuth flow (connect → authorise page → callback):');
   for (const platform of PLATFORMS) {
-    const started = await client.channels.connect(brand.id, { platform });
-    const channelId = await authorizeInBrowser(started.authorize_url);
+    const { data: started, response } = await client.channels.connect(brand.id, { platform }).withResponse();
+    // A browser keeps the connect's cookie by itself; here, its name=value is passed on by hand.
+    const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
+    const channelId = await authorizeInBrowser(started.authorize_url, cookie);
     const channel = await client.channels.retrieve(channelId);
     detail(`${platform}: ${channel.handle} (${channel.display_name}) is ${channel.status}`);
   }

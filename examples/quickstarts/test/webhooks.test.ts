@@ -1,6 +1,8 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 import { signPayload } from '@svc/webhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { freePort, runDoc, type Server, startServer } from './harness.js';
+import { cleanEnv, freePort, repoRoot, runDoc, type Server, startServer } from './harness.js';
 
 let server: Server;
 beforeAll(async () => {
@@ -44,4 +46,37 @@ it('docs/quickstarts/webhooks.md: registers, verifies, dedupes and reads back, a
   // Each event is handled once.
   expect(app?.stdout.match(/^checkout\.completed: /gm)).toHaveLength(1);
   expect(app?.stdout.match(/^checkout\.updated: chk_quickstart_twice$/gm)).toHaveLength(1);
+});
+
+it('docs/quickstarts/webhooks.md: against a server without SERVICE_WEBHOOK_ALLOW_PRIVATE, registering fails loudly and names the setting', async () => {
+  const strict = await startServer({ only: 'commerce' });
+  try {
+    // Step 2 of the doc, the key the register step needs.
+    const key = execFileSync(
+      process.execPath,
+      [
+        join(repoRoot, 'packages/server/dist/cli.js'),
+        'keys',
+        'create',
+        '--service',
+        'commerce',
+        '--env',
+        'sandbox',
+        '--name',
+        'strict',
+      ],
+      { env: cleanEnv({ SERVICE_DATA_DIR: strict.dataDir }), encoding: 'utf8' },
+    ).trim();
+    const run = runDoc('docs/quickstarts/webhooks.md', {
+      section: '3. Register your endpoint',
+      env: { SERVICE_API_URL: strict.urls.commerce as string, SERVICE_API_KEY: key },
+    });
+    // The step's shell line fails (so SVC_WEBHOOK_SECRET is never exported empty) with one line
+    // on stderr that says which setting fixes it.
+    await expect(run).rejects.toThrow(
+      /stderr:\nCould not register the endpoint: .*SERVICE_WEBHOOK_ALLOW_PRIVATE=1/,
+    );
+  } finally {
+    await strict.stop();
+  }
 });

@@ -272,9 +272,15 @@ export class ClientCore {
     const classify = (error: unknown): ApiError => {
       if (error instanceof ApiError) return error;
       if (signal?.aborted) return new APIUserAbortError(undefined, { cause: signal.reason });
-      if (timedOut) return new TimeoutError(`Request timed out after ${timeoutMs} ms.`, { cause: error });
-      const detail = error instanceof Error ? error.message : String(error);
-      return new ConnectionError(`Connection error: ${detail}`, { cause: error });
+      // The message names the URL: "fetch failed" alone does not say which server was
+      // down, and a wrong baseUrl or a server that is not running is the usual reason.
+      const where = `${init.method} ${withoutQuery(url)}`;
+      if (timedOut)
+        return new TimeoutError(`Request timed out after ${timeoutMs} ms: ${where}.`, { cause: error });
+      return new ConnectionError(
+        `Connection error: ${where} failed (${networkDetail(error)}). Is the server running at ${new URL(url).origin}, and is baseUrl right?`,
+        { cause: error },
+      );
     };
 
     const exchange = async (): Promise<Attempt> => {
@@ -301,4 +307,19 @@ export class ClientCore {
       signal?.removeEventListener('abort', onCallerAbort);
     }
   }
+}
+
+/** The query may carry values the caller would not want in a log line; the path is enough to act on. */
+const withoutQuery = (url: string) => url.split('?')[0] as string;
+
+/**
+ * Node's fetch says "fetch failed" and keeps the reason in `cause` (`connect ECONNREFUSED …`, or
+ * an AggregateError with only a code when both of localhost's addresses refused).
+ */
+function networkDetail(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
+  if (cause && typeof cause.message === 'string' && cause.message) return cause.message;
+  if (cause && typeof cause.code === 'string') return cause.code;
+  return error.message;
 }

@@ -18,8 +18,9 @@ import { SettingsPage } from './settings/index.js';
 /**
  * Every page of the app, in the order of the main navigation. `path` may hold `:params`
  * (`/posts/:id`); `nav` pages appear in the header. Each page lives in its own file in this
- * folder and is added here with one line. The server answers any lowercase page path with
- * index.html; a path that matches nothing here shows "Page not found".
+ * folder and is added here with one line. The server answers any well-formed page path (any
+ * letter case: ids have capitals) with index.html; a path that matches nothing here shows
+ * "Page not found" (main.tsx).
  */
 export interface PageDef {
   path: string;

@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * Where a platform returns after the person authorises: checks the state, stores the tokens encrypted, connects the channel and redirects to the app.
-         * @description Where a platform sends the person's browser back after they authorise (register `<CONTENT_PUBLIC_URL>/oauth/<platform>/callback` with the platform). Reachable through the local-only gate, because the platform redirects a browser that may be anywhere. A missing, unknown, expired or already used `state` is refused with 400 and nothing is written. Otherwise the state is spent and the person is redirected (302) to the app: `/settings?connected=<channel id>`, or `/settings?connect_error=<code>&platform=<platform>` with code `access_denied` (the person said no), `platform_error`, `token_exchange_failed`, `account_lookup_failed` or `channel_already_connected`.
+         * @description Where a platform sends the person's browser back after they authorise (register `<CONTENT_PUBLIC_URL>/oauth/<platform>/callback` with the platform). Reachable through the local-only gate, because the platform redirects a browser that may be anywhere. A missing, unknown, expired or already used `state`, or a browser without the cookie the connect set, is refused with 400 and nothing is written. Otherwise the state is spent and the person is redirected (302) to the app: `/settings?connected=<channel id>`, or `/settings?connect_error=<code>&platform=<platform>` with code `access_denied` (the person said no), `platform_error`, `token_exchange_failed`, `account_lookup_failed` or `channel_already_connected`.
          */
         get: operations["oauthCallback"];
         put?: never;
@@ -448,7 +448,7 @@ export interface paths {
         put?: never;
         /**
          * Start connecting an account. Sandbox: connected at once. Live: returns the authorise URL of the OAuth flow, which finishes at /oauth/{platform}/callback.
-         * @description Starts connecting a platform account to the brand. Sandbox: the channel is connected at once with a sandbox handle (`handle` and `display_name` may name it). Live: answers `{channel: null, authorize_url}`; send the person's browser to `authorize_url`. The platform returns them to `/oauth/{platform}/callback`, which connects the channel and sends them on to the app's Settings page. The link works once, for ten minutes. A channel marked `needs_reconnect` is reconnected the same way. 501 OAUTH_NOT_CONFIGURED, naming the variables to set, when the platform has no OAuth app configured.
+         * @description Starts connecting a platform account to the brand. Sandbox: the channel is connected at once with a sandbox handle (`handle` and `display_name` may name it). Live: answers `{channel: null, authorize_url}` and sets an HttpOnly cookie scoped to the callback path that binds the connect to this browser; send the same browser to `authorize_url`. The platform returns them to `/oauth/{platform}/callback`, which connects the channel and sends them on to the app's Settings page. The link works once, for ten minutes. A channel marked `needs_reconnect` is reconnected the same way. 501 OAUTH_NOT_CONFIGURED, naming the variables to set, when the platform has no OAuth app configured.
          */
         post: operations["connectChannel"];
         delete?: never;
@@ -2415,7 +2415,7 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
-            /** @description OAUTH_STATE_MISSING, OAUTH_STATE_INVALID, OAUTH_STATE_EXPIRED, OAUTH_STATE_USED; NOT_AN_OAUTH_FLOW in sandbox mode */
+            /** @description OAUTH_STATE_MISSING, OAUTH_STATE_INVALID, OAUTH_STATE_OTHER_BROWSER (the browser lacks the cookie the connect set), OAUTH_STATE_EXPIRED, OAUTH_STATE_USED; NOT_AN_OAUTH_FLOW in sandbox mode */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2491,7 +2491,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2540,7 +2540,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2598,7 +2598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2647,7 +2647,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2714,7 +2714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2799,7 +2799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2863,7 +2863,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -2943,7 +2943,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3011,7 +3011,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3071,7 +3071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3165,7 +3165,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3239,7 +3239,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3343,7 +3343,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3452,7 +3452,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3573,7 +3573,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3675,7 +3675,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3742,7 +3742,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3827,7 +3827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3885,7 +3885,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3956,7 +3956,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4032,7 +4032,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4133,7 +4133,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4187,7 +4187,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4263,7 +4263,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4321,7 +4321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4386,7 +4386,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4464,7 +4464,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4530,7 +4530,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4626,7 +4626,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4684,7 +4684,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4749,7 +4749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4845,7 +4845,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -4915,7 +4915,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5008,7 +5008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5102,7 +5102,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5161,7 +5161,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5229,7 +5229,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5318,7 +5318,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5407,7 +5407,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5503,7 +5503,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5598,7 +5598,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5669,7 +5669,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5762,7 +5762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5827,7 +5827,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5921,7 +5921,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -5979,7 +5979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6046,7 +6046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6131,7 +6131,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6190,7 +6190,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6261,7 +6261,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6348,7 +6348,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6441,7 +6441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6490,7 +6490,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6548,7 +6548,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6617,7 +6617,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6678,7 +6678,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6772,7 +6772,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6842,7 +6842,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -6944,7 +6944,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7045,7 +7045,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7149,7 +7149,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7214,7 +7214,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7327,7 +7327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7384,7 +7384,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7469,7 +7469,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7527,7 +7527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7596,7 +7596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7688,7 +7688,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7774,7 +7774,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7841,7 +7841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7890,7 +7890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -7952,7 +7952,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8018,7 +8018,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8094,7 +8094,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8166,7 +8166,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8215,7 +8215,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8273,7 +8273,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8358,7 +8358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8441,7 +8441,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8501,7 +8501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8568,7 +8568,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8671,7 +8671,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8729,7 +8729,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8812,7 +8812,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -8920,7 +8920,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9033,7 +9033,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9091,7 +9091,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9174,7 +9174,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -9234,7 +9234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;

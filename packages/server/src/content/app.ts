@@ -60,13 +60,14 @@ export const openContentDatabase = (dataDir: string, log?: (message: string) => 
  */
 export const guardContentRoutes = <R extends AnyRoute>(
   routes: readonly R[],
-  config: Pick<Config, 'localOnly'>,
+  config: Pick<Config, 'localOnly' | 'content'>,
 ) => guardRoutes(routes, 'person', personGuard(config));
 
 /** The one guard for what acts as the person: the REST routes and the reference that documents them. */
-const personGuard = (config: Pick<Config, 'localOnly'>) =>
+const personGuard = (config: Pick<Config, 'localOnly' | 'content'>) =>
   localTrustGuard({
     localOnly: config.localOnly,
+    publicUrl: config.content.publicUrl,
     message:
       'This endpoint answers only requests made on the machine the server runs on. Set SERVICE_PUBLIC_API=all to expose it behind your own authentication.',
   });

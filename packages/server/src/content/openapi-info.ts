@@ -83,7 +83,7 @@ export function contentOpenApiInfo(config: Config): OpenApiInfo {
     serviceErrors: (route): Record<number, string> =>
       route.auth === 'person'
         ? {
-            403: 'LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it).',
+            403: "LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it).",
           }
         : {},
   };

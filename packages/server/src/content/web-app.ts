@@ -41,18 +41,32 @@ const SERVER_PATHS = new Set(['v1', 'mcp', 'media', 'health', 'docs', 'oauth', '
 const firstSegment = (path: string) => (path.split('/').find((s) => s !== '') ?? '').toLowerCase();
 
 /**
- * The app's pages are spelt in lowercase words: `/`, `/approvals`, `/posts/post_abc`. Anything
- * else (`/Approvals`, `/approvals/`, `/%E0%A4%A`, `//approvals`) is not a page: the JSON 404, as
- * for every other path with one spelling per resource.
+ * A path the app can be asked to show: one or more non-empty segments of URL path characters
+ * (letters of either case, since ids such as `post_4fW9…` have capitals), with an optional
+ * trailing slash. The app decides what it shows, including its own "Page not found" for
+ * `/Approvals` or `/nope`. Not a page: an empty segment (`//approvals`, which a proxy may read
+ * as another path), a dot segment (`/./approvals`, `/x/..`), or a percent-escape that does not
+ * decode (`/%E0%A4%A`), which the app could not match without throwing. The character class
+ * excludes `/` and `%`, so the pattern cannot backtrack.
  */
-const APP_PAGE = /^(\/[a-z0-9][a-z0-9_-]*)+$/;
-const isAppPage = (path: string) => path === '/' || APP_PAGE.test(path);
+const APP_PAGE = /^(?:\/(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})+)+\/?$/;
+const DOT_SEGMENT = /\/\.{1,2}(?:\/|$)/;
+function isAppPage(path: string): boolean {
+  if (path === '/') return true;
+  if (!APP_PAGE.test(path) || DOT_SEGMENT.test(path)) return false;
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /**
  * `GET /`: the person's web app, behind the same guard as the REST API it uses. Its hashed
- * files are under `/assets/`; every other GET that asks for HTML by name, for a path spelt as an app
- * page outside the server's own paths, is one of the app's client-side pages (e.g.
- * `/approvals`) and gets index.html; the app says "Page not found" for one it does not know.
+ * files are under `/assets/`; every other GET that asks for HTML by name, for a well-formed path
+ * outside the server's own paths, is one of the app's client-side pages (e.g. `/approvals`,
+ * `/posts/post_4fW9…`) and gets index.html; the app says "Page not found" for one it does not know.
  * Mount it after the API routes: it only answers what they did not.
  */
 /**

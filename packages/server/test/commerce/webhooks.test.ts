@@ -73,6 +73,9 @@ describe('webhook endpoints: public https only', () => {
       const res = await app('POST', '/v1/webhook_endpoints', { url });
       expect(res.status, url).toBe(400);
       expect(res.body.error.code, url).toBe('URL_NOT_ALLOWED');
+      // The developer trying a local URL learns the switch exists; credentials it does not allow.
+      if (url.includes('user:pw')) expect(res.body.error.message, url).not.toContain('ALLOW_PRIVATE');
+      else expect(res.body.error.message, url).toContain('SERVICE_WEBHOOK_ALLOW_PRIVATE=1');
     }
     const bad = await app('POST', '/v1/webhook_endpoints', { url: 'not a url' });
     expect(bad.body.error.code).toBe('INVALID_URL');

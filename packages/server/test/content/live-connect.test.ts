@@ -9,6 +9,7 @@ import {
   refreshAccessToken,
   secretBox,
 } from '../../src/content/services/channel-credentials.js';
+import { browserCookieName } from '../../src/content/services/oauth-connect.js';
 import { AppError } from '../../src/platform/errors.js';
 import {
   authorize,
@@ -139,6 +140,38 @@ describe('live connect: OAuth end to end against the X fake', () => {
     expect((await visit(callbackUrl)).status).toBe(302);
   });
 
+  it('refuses a callback from a browser that did not start the connect (RFC 6749 §10.12), writing nothing', async () => {
+    const brand = await makeBrand(live.svc, { channels: [] });
+    const { callbackUrl } = await authorize(live.svc, brand.id, 'x');
+    const state = new URL(callbackUrl).searchParams.get('state') as string;
+    // Another connect started elsewhere: its cookie has another name, and its value is not this one's.
+    const other = await makeBrand(live.svc, { channels: [] });
+    const started = await api(live.svc.url, 'POST', `/v1/brands/${other.id}/channels/connect`, {
+      body: { platform: 'x' },
+    });
+    const otherCookie = (started.headers.get('set-cookie') ?? '').split(';')[0] as string;
+    const before = rows('SELECT * FROM oauth_states ORDER BY created_at, state_hash');
+
+    const name = otherCookie.slice(0, otherCookie.indexOf('=')).replace(/_[0-9a-f]{16}$/, '');
+    for (const cookie of [
+      null, // no cookie at all: a browser that never started a connect
+      otherCookie, // the cookie of another connect
+      `${name}_${'0'.repeat(16)}=${'A'.repeat(43)}`, // a made-up one
+      `${browserCookieName(state)}=${'A'.repeat(43)}`, // the right name, the wrong value
+    ]) {
+      const refused = await visit(callbackUrl, { cookie });
+      expect(refused.status, String(cookie)).toBe(400);
+      expect(refused.body.error).toMatchObject({ code: 'OAUTH_STATE_OTHER_BROWSER', param: 'state' });
+    }
+    expect(channelsOf(brand.id)).toEqual([]);
+    expect(rows('SELECT * FROM channel_credentials')).toEqual([]);
+    expect(rows('SELECT * FROM oauth_states ORDER BY created_at, state_hash')).toEqual(before);
+    // The browser that started it still can.
+    const back = await visit(callbackUrl);
+    expect(back.status).toBe(302);
+    expect(back.location).toMatch(/^\/settings\?connected=ch_/);
+  });
+
   it('refuses a replayed callback: the state works once', async () => {
     const brand = await makeBrand(live.svc, { channels: [] });
     const { callbackUrl } = await authorize(live.svc, brand.id, 'x');
@@ -198,18 +231,21 @@ describe('live connect: OAuth end to end against the X fake', () => {
       body: { platform: 'x' },
     });
     const state = new URL(started.body.authorize_url).searchParams.get('state') as string;
+    // The same browser comes back: it carries the cookie the connect set.
+    const cookie = (started.headers.get('set-cookie') ?? '').split(';')[0] as string;
     // What X sends back when the person cancels (RFC 6749 §4.1.2.1).
     const denied = await visit(
       `${live.svc.url}/oauth/x/callback?error=access_denied&error_description=The+user+denied&state=${state}`,
+      { cookie },
     );
     expect(denied.status).toBe(302);
     expect(denied.location).toBe('/settings?connect_error=access_denied&platform=x');
     expect(channelsOf(brand.id)).toEqual([]);
     expect(live.x.requests).not.toContain('POST /2/oauth2/token');
     // The refusal spent the state.
-    expect((await visit(`${live.svc.url}/oauth/x/callback?code=c&state=${state}`)).body.error.code).toBe(
-      'OAUTH_STATE_USED',
-    );
+    expect(
+      (await visit(`${live.svc.url}/oauth/x/callback?code=c&state=${state}`, { cookie })).body.error.code,
+    ).toBe('OAUTH_STATE_USED');
   });
 
   it('sends the person back with token_exchange_failed when the platform refuses the code', async () => {

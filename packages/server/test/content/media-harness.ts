@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Config, testConfig } from '../../src/config.js';
 import { guardContentRoutes } from '../../src/content/app.js';
@@ -19,6 +17,7 @@ import { openDatabase, type SqlDatabase } from '../../src/platform/db/sqlite.js'
 import { createHttpApp, finishHttpApp, mountRoutes } from '../../src/platform/http/index.js';
 import { randomIds } from '../../src/platform/ids.js';
 import { silentLogger } from '../../src/platform/logger.js';
+import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
 
 /**
  * Until app.ts wires the media module in, this builds the content app the way
@@ -39,7 +38,7 @@ export interface MediaTestService {
 export async function startMediaService(
   opts: { mediaFetcher?: MediaFetcher; mediaLimits?: Partial<MediaLimits>; config?: Partial<Config> } = {},
 ): Promise<MediaTestService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-media-'));
+  const dataDir = tempDataDir('svc-media-');
   const { config: overrides, ...seams } = opts;
   const config = testConfig({ dataDir, ...overrides });
   const clock = new ManualClock();
@@ -89,7 +88,7 @@ export async function startMediaService(
         server.closeIdleConnections();
       });
       db.close();
-      rmSync(dataDir, { recursive: true, force: true });
+      removeTempDataDir(dataDir);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -155,6 +155,40 @@ describe('media upload, crops and serving', () => {
       `/media/${asset.id}/../../content.sqlite`,
       `/media/${asset.id}/source.png`,
       '/media/med_nope/original.jpg',
+    ]) {
+      const got = await rawGet(svc.url, path);
+      expect(got.status, path).toBe(404);
+      expect(got.headers['content-security-policy'], path).toBe("default-src 'none'; sandbox");
+    }
+  });
+
+  it('serves files from a data folder under a dot-folder, and still nothing but the files the row names', async () => {
+    // The README's default data folder is ./.data; the harness mirrors it, so this is the user's case.
+    expect(svc.dataDir.split(/[\\/]/)).toContain('.data');
+    const res = await fetch(`${svc.url}${asset.variants.square.url}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('image/jpeg');
+
+    // Files that exist on disk but that no row names: a dotfile inside the asset's own directory,
+    // and the work areas beside the asset directories.
+    const dir = join(svc.dataDir, 'media', asset.id);
+    writeFileSync(join(dir, '.secret'), 'nope');
+    mkdirSync(join(svc.dataDir, 'media', '.staging', 'med_x'), { recursive: true });
+    writeFileSync(join(svc.dataDir, 'media', '.staging', 'med_x', 'original.jpg'), 'nope');
+    for (const path of [
+      `/media/${asset.id}/.secret`,
+      `/media/${asset.id}/%2esecret`,
+      `/media/${asset.id}/%2Esecret`,
+      `/media/${asset.id}/%2e%2e%2f%2e%2e%2fcontent.sqlite`,
+      `/media/${asset.id}/%2E%2E%2F%2E%2E%2Fcontent.sqlite`,
+      `/media/${asset.id}/..%5c..%5ccontent.sqlite`,
+      `/media/${asset.id}/%252e%252e%252fcontent.sqlite`,
+      `/media/${asset.id}/..`,
+      `/media/${asset.id}/%2e%2e`,
+      '/media/.staging/med_x',
+      '/media/%2estaging/med_x/original.jpg',
+      '/media/med_x/original.jpg',
+      `/media/${asset.id}%2f..%2f..%2fcontent.sqlite/original.jpg`,
     ]) {
       const got = await rawGet(svc.url, path);
       expect(got.status, path).toBe(404);

@@ -76,6 +76,31 @@ describe('the web app at /', () => {
     expect(JSON.parse(plain.body).error.code).toBe('ROUTE_NOT_FOUND');
   });
 
+  it('loads the app for every page it can show opened directly (ids have capitals), and for unknown pages', async () => {
+    const brand = await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Paths' } });
+    const draft = await api(svc.url, 'POST', '/v1/drafts', {
+      body: { brand_id: brand.body.id, platform: 'x', text: 'Reload me' },
+    });
+    expect(draft.status).toBe(201);
+    expect(draft.body.id).toMatch(/[A-Z]/);
+    for (const path of [
+      `/drafts/${draft.body.id}`,
+      '/posts/post_4fW9kQ2ZxY7bN1mR8sT3uV5w',
+      '/agents/runs/run_Qm8xR2pL9sK4tN7vB1cZ3dF6',
+      '/campaigns/cmp_Zz9YxW8vU7tS6rQ5pO4nM3lK',
+      // Unknown to the app: it answers with its own "Page not found", not the server's JSON.
+      '/Approvals',
+      '/approvals/',
+      '/nope',
+      '/approvals%2Fx',
+    ]) {
+      const res = await raw(svc.url, path, BROWSER);
+      expect(res.status, path).toBe(200);
+      expect(res.body, path).toContain('<div id="app"></div>');
+      expect(res.headers['content-security-policy'], path).toContain("script-src 'self'");
+    }
+  });
+
   it('serves the built files, and an unknown one is a JSON 404', async () => {
     const entry = Object.values(manifest()).find((c) => c.isEntry);
     const res = await raw(svc.url, `/${entry?.file}`);
@@ -102,13 +127,12 @@ describe('the web app at /', () => {
       '/media/x',
       '/.well-known/x',
       '/Assets/x.js',
-      // Not spelt as an app page: one spelling per resource, and no HTML for a broken path.
-      '/Approvals',
-      '/approvals/',
+      // Not a path the app could match: an empty or dot segment, a percent-escape that does not decode.
       '//approvals',
       '/%E0%A4%A',
-      '/approvals%2Fx',
+      '/posts/%E0%A4%A',
       '/./approvals',
+      '/posts/..',
     ]) {
       const res = await raw(svc.url, path, BROWSER);
       expect(res.status, path).toBe(404);

@@ -119,14 +119,33 @@ export async function authorize(svc: TestService, brandId: string, platform: Pla
   expect(started.status, JSON.stringify(started.body)).toBe(201);
   expect(started.body.channel).toBeNull();
   const authorizeUrl = started.body.authorize_url as string;
+  // The browser keeps the cookie that binds this connect to it, for the callback.
+  const setCookie = started.headers.get('set-cookie') ?? '';
+  expect(setCookie).toMatch(
+    new RegExp(
+      `^svc_oauth_[0-9a-f]{16}=[\\w-]{43}; Max-Age=600; Path=/oauth/${platform}/callback; HttpOnly; SameSite=Lax`,
+    ),
+  );
+  jar.set(new URL(authorizeUrl).searchParams.get('state') as string, setCookie.split(';')[0] as string);
   const page = await fetch(authorizeUrl, { redirect: 'manual' });
   expect(page.status).toBe(302);
   return { authorizeUrl, callbackUrl: page.headers.get('location') as string };
 }
 
-/** The browser's visit to the callback: its status and where it sends the person. */
-export async function visit(url: string) {
-  const res = await fetch(url, { redirect: 'manual' });
+/**
+ * The test's browser: the binding cookie each started connect set, by its state. A callback URL
+ * names its state, so `visit` sends the cookie that connect set, as the person's browser would.
+ */
+const jar = new Map<string, string>();
+
+/**
+ * The browser's visit to the callback: its status and where it sends the person. `cookie`
+ * overrides the jar: null sends none (another browser), a string sends that.
+ */
+export async function visit(url: string, opts: { cookie?: string | null } = {}) {
+  const state = new URL(url).searchParams.get('state') ?? '';
+  const cookie = opts.cookie === undefined ? jar.get(state) : opts.cookie;
+  const res = await fetch(url, { redirect: 'manual', headers: cookie ? { cookie } : {} });
   const text = await res.text();
   return {
     status: res.status,

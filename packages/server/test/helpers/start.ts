@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { createCommerceApp } from '../../src/commerce/app.js';
 import { type Config, testConfig } from '../../src/config.js';
 import { createContentApp } from '../../src/content/app.js';
@@ -22,6 +22,22 @@ export interface TestService {
 }
 
 /**
+ * A fresh data directory shaped like the README's default, `./.data`: `<temp>/.data`. Tests run
+ * under a dot-folder so anything that refuses dot-folders in a path (as the media file sender
+ * once did) fails here, not only for users. Remove it with removeTempDataDir.
+ */
+export function tempDataDir(prefix: string): string {
+  const dir = join(mkdtempSync(join(tmpdir(), prefix)), '.data');
+  mkdirSync(dir);
+  return dir;
+}
+
+/** Removes a data directory, and the temporary folder around it when tempDataDir made it. */
+export function removeTempDataDir(dataDir: string): void {
+  rmSync(basename(dataDir) === '.data' ? dirname(dataDir) : dataDir, { recursive: true, force: true });
+}
+
+/**
  * A real service on a random loopback port and a fresh temporary data directory, with a
  * manual clock. Every integration test talks to it over HTTP.
  */
@@ -36,7 +52,7 @@ export async function startTestService(
     ids?: Ids;
   } = {},
 ): Promise<TestService> {
-  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), `svc-${name}-`));
+  const dataDir = opts.dataDir ?? tempDataDir(`svc-${name}-`);
   const config = testConfig({ dataDir, ...opts.config });
   const clock = opts.clock ?? new ManualClock();
   const deps = { config, clock, ids: opts.ids ?? randomIds, logger: silentLogger() };
@@ -55,7 +71,7 @@ export async function startTestService(
       // close() waiting for it; at the end of a test nothing is owed to a client, so cut them all.
       listening.server.closeAllConnections();
       await stopped;
-      rmSync(dataDir, { recursive: true, force: true });
+      removeTempDataDir(dataDir);
     },
     restart: async () => {
       await listening.stop();

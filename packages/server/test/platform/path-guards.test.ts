@@ -185,7 +185,9 @@ describe('content: the guards cover exactly what the router routes to the person
   });
 
   it('with SERVICE_PUBLIC_API=all opens the REST API to other hosts but keeps the CSRF check', async () => {
-    const all = await startTestService('content', { config: { localOnly: false } });
+    const all = await startTestService('content', {
+      config: { localOnly: false, content: { port: 3000, publicUrl: 'http://svc.example.com' } },
+    });
     try {
       expect((await raw(all.url, 'GET', '/v1/api-keys', REMOTE['a public Host'])).status).toBe(200);
       const csrf = await raw(

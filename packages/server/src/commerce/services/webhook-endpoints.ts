@@ -17,7 +17,11 @@ export async function createEndpoint(
   tenant: Tenant,
   rawUrl: string,
 ): Promise<EndpointRecord> {
-  const url = checkPublicUrl(rawUrl, { allowPrivate: ctx.config.webhookAllowPrivate, requireHttps: true });
+  const url = checkPublicUrl(rawUrl, {
+    allowPrivate: ctx.config.webhookAllowPrivate,
+    requireHttps: true,
+    allowPrivateSetting: 'SERVICE_WEBHOOK_ALLOW_PRIVATE',
+  });
   const s = commerceStores(ctx.db);
   if ((await s.webhooks.countEndpoints(tenant.accountId, tenant.env)) >= MAX_ENDPOINTS_PER_ENV) {
     throw new AppError(

@@ -29,9 +29,18 @@ export function mountMediaFiles(app: Express, media: MediaService): void {
       const found = await media.resolveFile(assetId, file);
       if (!found) return sendError(req, res, missing());
       res.type(found.mime);
+      // `root` confines the sender to the asset's directory (it refuses `..` and judges dotfiles
+      // only below the root), so the data folder's own path, often `./.data`, never matters.
       res.sendFile(
-        found.path,
-        { dotfiles: 'deny', acceptRanges: true, maxAge: '365d', immutable: true, lastModified: true },
+        found.file,
+        {
+          root: found.dir,
+          dotfiles: 'deny',
+          acceptRanges: true,
+          maxAge: '365d',
+          immutable: true,
+          lastModified: true,
+        },
         (err) => {
           if (err && !res.headersSent) sendError(req, res, missing());
         },

@@ -261,17 +261,22 @@ export function createMediaService(ctx: MediaContext) {
     /**
      * For the public /media route: a file the asset's row names, or an earlier render (or a
      * deleted asset's file) that a draft or post still refers to. Never a path built from
-     * anything else.
+     * anything else. The answer is the asset's own directory and a bare file name, so the sender
+     * can be confined to that directory and judge only the name (the data folder itself may sit
+     * under a dot-folder such as the default `./.data`).
      */
-    async resolveFile(assetId: string, file: string): Promise<{ path: string; mime: string } | null> {
+    async resolveFile(
+      assetId: string,
+      file: string,
+    ): Promise<{ dir: string; file: string; mime: string } | null> {
       const rec = await store.get(assetId);
       const match = rec
         ? Object.values(JSON.parse(rec.variants) as Record<string, VariantFile>).find((v) => v.file === file)
         : undefined;
-      if (match) return { path: join(assetDir(root, assetId), match.file), mime: match.mime };
+      if (match) return { dir: assetDir(root, assetId), file: match.file, mime: match.mime };
       const mime = FILE_MIME[file.slice(file.lastIndexOf('.') + 1)];
       if (!mime || !(await store.referencedFiles(assetId)).has(file)) return null;
-      return { path: join(assetDir(root, assetId), file), mime };
+      return { dir: assetDir(root, assetId), file, mime };
     },
 
     /**

@@ -10,6 +10,7 @@ import { connectChannel, disconnectChannel, getChannel, listChannels } from '../
 import { completeConnect } from '../services/oauth-connect.js';
 import { createSignal, listSignals } from '../services/signals.js';
 import { listBody, NOT_FOUND } from './helpers.js';
+import { bindingCookie, readCookie } from './oauth-cookie.js';
 
 const tags = ['Channels'];
 
@@ -61,7 +62,7 @@ export function channelRoutes(ctx: ContentContext) {
       auth: 'person',
       operationId: 'connectChannel',
       description:
-        "Starts connecting a platform account to the brand. Sandbox: the channel is connected at once with a sandbox handle (`handle` and `display_name` may name it). Live: answers `{channel: null, authorize_url}`; send the person's browser to `authorize_url`. The platform returns them to `/oauth/{platform}/callback`, which connects the channel and sends them on to the app's Settings page. The link works once, for ten minutes. A channel marked `needs_reconnect` is reconnected the same way. 501 OAUTH_NOT_CONFIGURED, naming the variables to set, when the platform has no OAuth app configured.",
+        "Starts connecting a platform account to the brand. Sandbox: the channel is connected at once with a sandbox handle (`handle` and `display_name` may name it). Live: answers `{channel: null, authorize_url}` and sets an HttpOnly cookie scoped to the callback path that binds the connect to this browser; send the same browser to `authorize_url`. The platform returns them to `/oauth/{platform}/callback`, which connects the channel and sends them on to the app's Settings page. The link works once, for ten minutes. A channel marked `needs_reconnect` is reconnected the same way. 501 OAUTH_NOT_CONFIGURED, naming the variables to set, when the platform has no OAuth app configured.",
       summary:
         'Start connecting an account. Sandbox: connected at once. Live: returns the authorise URL of the OAuth flow, which finishes at /oauth/{platform}/callback.',
       tags,
@@ -74,13 +75,15 @@ export function channelRoutes(ctx: ContentContext) {
         409: 'CHANNEL_ALREADY_CONNECTED',
         501: 'OAUTH_NOT_CONFIGURED (live mode, the platform has no OAuth app configured)',
       },
-      handler: ({ params, body, req }) =>
-        connectChannel(
-          ctx,
-          params.id,
-          body,
-          publicBaseUrl(req, ctx.config.content.publicUrl, ctx.config.content.port),
-        ),
+      handler: async ({ params, body, req }) => {
+        const baseUrl = publicBaseUrl(req, ctx.config.content.publicUrl, ctx.config.content.port);
+        const { browser, ...result } = await connectChannel(ctx, params.id, body, baseUrl);
+        // Live: the browser that started the connect carries the cookie the callback asks for.
+        const headers: Record<string, string> = browser
+          ? { 'set-cookie': bindingCookie(browser, body.platform, baseUrl) }
+          : {};
+        return reply(result, { status: 201, headers });
+      },
     }),
     defineRoute({
       method: 'get',
@@ -88,7 +91,7 @@ export function channelRoutes(ctx: ContentContext) {
       auth: 'public',
       operationId: 'oauthCallback',
       description:
-        "Where a platform sends the person's browser back after they authorise (register `<CONTENT_PUBLIC_URL>/oauth/<platform>/callback` with the platform). Reachable through the local-only gate, because the platform redirects a browser that may be anywhere. A missing, unknown, expired or already used `state` is refused with 400 and nothing is written. Otherwise the state is spent and the person is redirected (302) to the app: `/settings?connected=<channel id>`, or `/settings?connect_error=<code>&platform=<platform>` with code `access_denied` (the person said no), `platform_error`, `token_exchange_failed`, `account_lookup_failed` or `channel_already_connected`.",
+        "Where a platform sends the person's browser back after they authorise (register `<CONTENT_PUBLIC_URL>/oauth/<platform>/callback` with the platform). Reachable through the local-only gate, because the platform redirects a browser that may be anywhere. A missing, unknown, expired or already used `state`, or a browser without the cookie the connect set, is refused with 400 and nothing is written. Otherwise the state is spent and the person is redirected (302) to the app: `/settings?connected=<channel id>`, or `/settings?connect_error=<code>&platform=<platform>` with code `access_denied` (the person said no), `platform_error`, `token_exchange_failed`, `account_lookup_failed` or `channel_already_connected`.",
       summary:
         'Where a platform returns after the person authorises: checks the state, stores the tokens encrypted, connects the channel and redirects to the app.',
       tags,
@@ -97,17 +100,19 @@ export function channelRoutes(ctx: ContentContext) {
       query: z.record(z.string(), z.string()),
       response: z.object({}),
       errors: {
-        400: 'OAUTH_STATE_MISSING, OAUTH_STATE_INVALID, OAUTH_STATE_EXPIRED, OAUTH_STATE_USED; NOT_AN_OAUTH_FLOW in sandbox mode',
+        400: 'OAUTH_STATE_MISSING, OAUTH_STATE_INVALID, OAUTH_STATE_OTHER_BROWSER (the browser lacks the cookie the connect set), OAUTH_STATE_EXPIRED, OAUTH_STATE_USED; NOT_AN_OAUTH_FLOW in sandbox mode',
         501: 'OAUTH_NOT_CONFIGURED',
       },
-      handler: async ({ params, query }) => {
+      handler: async ({ params, query, req }) => {
         if (ctx.config.mode === 'sandbox')
           throw new AppError(
             400,
             'NOT_AN_OAUTH_FLOW',
             'Sandbox channels connect at once with POST /v1/brands/:id/channels/connect; there is no OAuth callback to complete.',
           );
-        const { location } = await completeConnect(ctx, params.platform, query);
+        const { location } = await completeConnect(ctx, params.platform, query, (name) =>
+          readCookie(req, name),
+        );
         return reply({}, { status: 302, headers: { location } });
       },
     }),

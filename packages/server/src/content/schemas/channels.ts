@@ -30,16 +30,23 @@ export const Channel = named(
 );
 export type ChannelView = z.output<typeof Channel>;
 
+/**
+ * What a handle may be, sandbox or live: every platform's real handles fit (X, Instagram and
+ * Threads usernames; LinkedIn's member id), and nothing in it can read as markup or a new line.
+ */
+export const HANDLE_RULE = { pattern: /^[A-Za-z0-9_.-]+$/, max: 60 } as const;
+export const DISPLAY_NAME_MAX = 120;
+
 export const ConnectChannelBody = z.strictObject({
   platform: Platform,
   handle: z
     .string()
     .trim()
     .min(1)
-    .max(60)
+    .max(HANDLE_RULE.max)
     .regex(/^@?[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
     .optional(),
-  display_name: Text(120).optional(),
+  display_name: Text(DISPLAY_NAME_MAX).optional(),
 });
 
 export const ConnectResult = named(

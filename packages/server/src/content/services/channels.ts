@@ -6,7 +6,7 @@ import type { ChannelView } from '../schemas/channels.js';
 import type { Page } from '../schemas/common.js';
 import { requireBrand } from './brands.js';
 import { conflict } from './errors.js';
-import { startConnect } from './oauth-connect.js';
+import { type BrowserBinding, startConnect } from './oauth-connect.js';
 import { channelView } from './views.js';
 
 /**
@@ -19,7 +19,7 @@ export async function connectChannel(
   brandId: string,
   input: { platform: Platform; handle?: string | undefined; display_name?: string | undefined },
   baseUrl = ctx.config.content.publicUrl ?? `http://127.0.0.1:${ctx.config.content.port}`,
-): Promise<{ channel: ChannelView | null; authorize_url: string | null }> {
+): Promise<{ channel: ChannelView | null; authorize_url: string | null; browser?: BrowserBinding }> {
   const brand = await requireBrand(ctx, brandId);
   const store = channelsStore(ctx.db);
   const existing = await store.connectedFor(brandId, input.platform);

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
 import { oauthStatesStore } from '../db/stores/channel-credentials-store.js';
@@ -7,6 +7,7 @@ import type { Platform } from '../domain.js';
 import { createPkcePair } from '../publishers/pkce.js';
 import { type ProviderAccount, ProviderError, type TokenSet } from '../publishers/provider.js';
 import { providerFor } from '../publishers/registry.js';
+import { checkedAccount } from './account-names.js';
 import { saveTokens, secretBox } from './channel-credentials.js';
 
 /**
@@ -15,6 +16,12 @@ import { saveTokens, secretBox } from './channel-credentials.js';
  * platform's authorise URL; the platform sends the person's browser to
  * /oauth/<platform>/callback, where `completeConnect` checks the state, exchanges the code,
  * asks the platform which account it is, stores the tokens sealed and connects the channel.
+ *
+ * The state is also bound to the browser that started the connect (RFC 6749 §10.12): the start
+ * hands back a random value for an HttpOnly cookie and keeps only its hash with the state, and
+ * the callback refuses a browser that does not present it. Without that, someone could start a
+ * connect, authorise their own account, and send the person's browser the callback link, so the
+ * person's brand would publish to the attacker's account (login CSRF).
  */
 
 /** Where a live platform sends the person back after authorising; public through the gate. */
@@ -28,6 +35,24 @@ const STATE_KEEP_MS = 24 * 60 * 60_000;
 export const SETTINGS_PATH = '/settings';
 
 const hashState = (state: string) => createHash('sha256').update(state, 'utf8').digest('hex');
+
+/**
+ * The cookie that binds one connect to the browser: one per started connect (named from the
+ * state's hash, so two connects in two tabs do not overwrite each other), gone with the state.
+ */
+export interface BrowserBinding {
+  cookie: string;
+  value: string;
+  maxAgeSeconds: number;
+}
+export const browserCookieName = (state: string) => `svc_oauth_${hashState(state).slice(0, 16)}`;
+
+function sameBrowser(presented: string | undefined, storedHash: string | null): boolean {
+  if (!presented || !storedHash) return false;
+  const got = Buffer.from(hashState(presented), 'hex');
+  const want = Buffer.from(storedHash, 'hex');
+  return got.length === want.length && timingSafeEqual(got, want);
+}
 const verifierContext = (stateHash: string) => `oauth_states:${stateHash}:code_verifier`;
 
 export async function startConnect(
@@ -35,12 +60,13 @@ export async function startConnect(
   brandId: string,
   platform: Platform,
   baseUrl: string,
-): Promise<{ channel: null; authorize_url: string }> {
+): Promise<{ channel: null; authorize_url: string; browser: BrowserBinding }> {
   const provider = providerFor(ctx.config, platform);
   const box = secretBox(ctx);
   const now = ctx.clock.now();
   const state = randomBytes(32).toString('base64url');
   const stateHash = hashState(state);
+  const browserKey = randomBytes(32).toString('base64url');
   const pkce = createPkcePair();
   const redirectUri = `${baseUrl}${oauthCallbackPath(platform)}`;
   const states = oauthStatesStore(ctx.db);
@@ -54,9 +80,15 @@ export async function startConnect(
     created_at: now.toISOString(),
     expires_at: new Date(now.getTime() + OAUTH_STATE_TTL_MS).toISOString(),
     used_at: null,
+    browser_hash: hashState(browserKey),
   });
   return {
     channel: null,
+    browser: {
+      cookie: browserCookieName(state),
+      value: browserKey,
+      maxAgeSeconds: OAUTH_STATE_TTL_MS / 1000,
+    },
     authorize_url: provider.authorizeUrl({
       state,
       codeChallenge: pkce.challenge,
@@ -86,7 +118,8 @@ export type ConnectErrorCode =
   | 'channel_already_connected';
 
 /**
- * Finishes a connect. A missing, unknown, expired or used `state` is refused with 400 and
+ * Finishes a connect. A missing, unknown, expired or used `state`, or one this browser did not
+ * start (`cookie` is how the route reads the browser's cookies), is refused with 400 and
  * nothing is written. Once the state is valid it is spent, and every outcome sends the person
  * back to the app: `/settings?connected=<channel id>` or `/settings?connect_error=<code>`.
  */
@@ -94,6 +127,7 @@ export async function completeConnect(
   ctx: ContentContext,
   platform: Platform,
   query: Record<string, string>,
+  cookie: (name: string) => string | undefined,
 ): Promise<{ location: string }> {
   const provider = providerFor(ctx.config, platform, { now: () => ctx.clock.now() });
   const state = query.state;
@@ -111,6 +145,12 @@ export async function completeConnect(
     throw badState(
       'OAUTH_STATE_INVALID',
       `This ${platform} callback's state matches no connect started here. Start again from Settings → Channels.`,
+    );
+  }
+  if (!sameBrowser(cookie(browserCookieName(state)), row.browser_hash)) {
+    throw badState(
+      'OAUTH_STATE_OTHER_BROWSER',
+      'This callback did not come from the browser that started the connect (its cookie is missing or does not match), so it was refused. Start again from Settings → Channels, in the browser you sign in to the platform with.',
     );
   }
   if (row.used_at) {
@@ -158,7 +198,7 @@ export async function completeConnect(
   try {
     if (!provider.account)
       throw new ProviderError(platform, 'invalid', `The ${platform} provider cannot name the account.`);
-    account = await provider.account(tokens.accessToken);
+    account = checkedAccount(platform, await provider.account(tokens.accessToken));
   } catch (err) {
     if (!(err instanceof ProviderError)) throw err;
     return fail('account_lookup_failed', err.message);
@@ -169,7 +209,7 @@ export async function completeConnect(
     const channels = channelsStore(tx);
     const at = ctx.clock.now().toISOString();
     const names = {
-      handle: account.handle.replace(/^@/, ''),
+      handle: account.handle,
       display_name: account.displayName,
       connected_at: at,
     };

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,6 +8,24 @@ import { createRouter } from './app.js';
 import { sendError } from './errors-middleware.js';
 
 const RENDERER = 'redoc.standalone.js';
+
+/**
+ * Redoc's sidebar footer ("API docs by Redocly") loads its logo from Redocly's CDN, which has no
+ * option to turn off and which this page's own CSP refuses: a console error on every load, and a
+ * request that would leave the machine if the CSP allowed it. The renderer is served with that one
+ * URL pointing at a small mark of our own instead, so the page stays on its origin.
+ */
+const CDN_LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+const LOGO_PATH = '/docs/logo-mini.svg';
+const LOGO_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16" width="16" height="16"><path fill="#5f6b7a" d="M3 1h7l3 3v11H3z"/><path fill="#fff" d="M5 7h6v1H5zm0 2h6v1H5zm0 2h4v1H5z"/></svg>';
+
+/**
+ * The renderer's text, read once, with the CDN logo swapped for ours. A Redoc upgrade that
+ * moved the URL would bring the CDN request back; the browser test of /docs
+ * (test/platform/api-reference-browser.test.ts) fails then.
+ */
+const loadRenderer = (path: string) => readFileSync(path, 'utf8').replaceAll(CDN_LOGO, LOGO_PATH);
 
 /**
  * Where Redoc's standalone bundle is: `dist/assets` in the published package (copied at build
@@ -54,9 +72,11 @@ const escapeHtml = (s: string) =>
  */
 export function apiReference(opts: { title: string; specPath: string; guard?: RequestHandler }): Router {
   const router = createRouter();
-  const script = rendererPath();
+  const scriptPath = rendererPath();
+  let script: string | null = null;
   const guard = opts.guard ? [opts.guard] : [];
 
+  // The empty icon keeps the browser from asking for /favicon.ico, a 404 in the console.
   router.get('/docs', ...guard, (_req, res) => {
     res
       .status(200)
@@ -73,6 +93,7 @@ export function apiReference(opts: { title: string; specPath: string; guard?: Re
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(opts.title)}</title>
+<link rel="icon" href="data:,">
 </head>
 <body style="margin:0">
 <redoc spec-url="${escapeHtml(opts.specPath)}" hide-download-button="false" path-in-middle-panel="true"></redoc>
@@ -83,7 +104,7 @@ export function apiReference(opts: { title: string; specPath: string; guard?: Re
   });
 
   router.get(`/docs/${RENDERER}`, ...guard, (req, res) => {
-    if (!script) {
+    if (!scriptPath) {
       return sendError(
         req,
         res,
@@ -94,9 +115,21 @@ export function apiReference(opts: { title: string; specPath: string; guard?: Re
         ),
       );
     }
+    script ??= loadRenderer(scriptPath);
     res.set({ 'X-Content-Type-Options': 'nosniff', 'Cache-Control': 'public, max-age=86400' });
-    // The dev dependency lives under node_modules/.pnpm, which send() treats as a dotfile path.
-    res.type('application/javascript').sendFile(script, { dotfiles: 'allow' });
+    res.type('application/javascript').send(script);
+  });
+
+  router.get(LOGO_PATH, ...guard, (_req, res) => {
+    res
+      .set({
+        'Content-Type': 'image/svg+xml',
+        // Opened on its own, an SVG is a document: this one may run and load nothing.
+        'Content-Security-Policy': "default-src 'none'",
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'public, max-age=86400',
+      })
+      .send(LOGO_SVG);
   });
   return router;
 }

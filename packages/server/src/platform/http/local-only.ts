@@ -64,6 +64,39 @@ export interface LocalTrustOptions {
   localOnly: boolean;
   /** The LOCAL_ONLY message: each gate tells the person how to reach it. */
   message: string;
+  /**
+   * With `localOnly` off, the one public address clients use (CONTENT_PUBLIC_URL). Only its Host
+   * and the loopback names are accepted then, so a DNS-rebound name cannot pass the same-origin
+   * check below by sending an Origin that matches its own Host.
+   */
+  publicUrl?: string | undefined;
+}
+
+/** `Host` values a request may carry when the gate is off: the public URL's, with and without its default port. */
+function allowedHosts(publicUrl: string | undefined): Set<string> {
+  if (!publicUrl) return new Set();
+  const url = new URL(publicUrl);
+  const hosts = new Set([url.host.toLowerCase()]);
+  if (url.port === '') hosts.add(`${url.hostname.toLowerCase()}:${url.protocol === 'https:' ? 443 : 80}`);
+  return hosts;
+}
+
+/**
+ * DNS rebinding: a page on `evil.example` whose name later resolves to this server sends
+ * requests with `Host: evil.example` and `Origin: http://evil.example`, which look same-origin.
+ * Naming the Hosts this server answers to closes that: the attacker cannot choose the Host.
+ */
+function hostRefusal(req: Request, allowed: ReadonlySet<string>): AppError | null {
+  const host = (req.headers.host ?? '').trim().toLowerCase();
+  const name = hostnameOf(host);
+  if ((name && LOCAL_HOSTNAMES.has(name)) || allowed.has(host)) return null;
+  return new AppError(
+    403,
+    'HOST_NOT_ALLOWED',
+    allowed.size > 0
+      ? `This API answers only at ${[...allowed][0]} (CONTENT_PUBLIC_URL) and on localhost; the request named Host '${host.slice(0, 100)}'.`
+      : `This API answers only on localhost until CONTENT_PUBLIC_URL names its public address (SERVICE_PUBLIC_API=all); the request named Host '${host.slice(0, 100)}'.`,
+  );
 }
 
 /**
@@ -73,11 +106,13 @@ export interface LocalTrustOptions {
  * cannot disagree with the router about which paths it covers.
  */
 export function localTrustGuard(opts: LocalTrustOptions): RequestHandler {
+  const hosts = allowedHosts(opts.publicUrl);
   return (req, res, next) => {
-    const refusal =
-      opts.localOnly && !isLocalRequest(req)
-        ? new AppError(403, 'LOCAL_ONLY', opts.message)
-        : crossOriginRefusal(req);
+    const refusal = opts.localOnly
+      ? isLocalRequest(req)
+        ? crossOriginRefusal(req)
+        : new AppError(403, 'LOCAL_ONLY', opts.message)
+      : (hostRefusal(req, hosts) ?? crossOriginRefusal(req));
     if (refusal) return sendError(req, res, refusal);
     trusted.add(req);
     next();

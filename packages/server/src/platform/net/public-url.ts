@@ -21,15 +21,23 @@ export interface PublicUrlOptions {
   /** Operator escape hatch for local development (SERVICE_WEBHOOK_ALLOW_PRIVATE=1). */
   allowPrivate: boolean;
   requireHttps?: boolean;
+  /**
+   * The setting that turns `allowPrivate` on (`SERVICE_WEBHOOK_ALLOW_PRIVATE`): a refusal names it,
+   * since a developer trying a local URL otherwise cannot tell that a switch exists.
+   */
+  allowPrivateSetting?: string;
 }
-
-const notAllowed = (message: string) => new AppError(400, 'URL_NOT_ALLOWED', message, { param: 'url' });
 
 /**
  * The static half of the SSRF guard: scheme, credentials, internal names and literal IPs.
  * Names that resolve to private space are caught at connect time by `publicFetch`.
  */
 export function checkPublicUrl(raw: string, opts: PublicUrlOptions): URL {
+  const hint = opts.allowPrivateSetting
+    ? ` For local development, start the server with ${opts.allowPrivateSetting}=1 to allow http:// and private addresses (never in production).`
+    : '';
+  const notAllowed = (message: string, fixedBy = hint) =>
+    new AppError(400, 'URL_NOT_ALLOWED', `${message}${fixedBy}`, { param: 'url' });
   let url: URL;
   try {
     url = new URL(raw);
@@ -42,7 +50,7 @@ export function checkPublicUrl(raw: string, opts: PublicUrlOptions): URL {
   if (url.protocol !== 'https:' && (httpsOnly || url.protocol !== 'http:')) {
     throw notAllowed(httpsOnly ? 'The URL must use https.' : 'The URL must use http or https.');
   }
-  if (url.username || url.password) throw notAllowed('URLs with credentials are not accepted.');
+  if (url.username || url.password) throw notAllowed('URLs with credentials are not accepted.', '');
   if (opts.allowPrivate) return url;
 
   const host = url.hostname.toLowerCase().replace(/\.$/, '');

@@ -6,6 +6,7 @@ import { idempotencyMigration } from './004-idempotency.js';
 import { liveChannelsMigration } from './005-live-channels.js';
 import { publishAttemptsMigration } from './006-publish-attempts.js';
 import { invariantsMigration } from './007-invariants.js';
+import { oauthBrowserBindingMigration } from './008-oauth-browser-binding.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -19,4 +20,5 @@ export const contentMigrations: Migration[] = [
   liveChannelsMigration,
   publishAttemptsMigration,
   invariantsMigration,
+  oauthBrowserBindingMigration,
 ];

@@ -21,6 +21,8 @@ export interface OAuthStateRow {
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** SHA-256 of the value in the starting browser's cookie; null for states from before it existed. */
+  browser_hash: string | null;
 }
 
 export function channelCredentialsStore(db: SqlExecutor) {
@@ -50,8 +52,8 @@ export function oauthStatesStore(db: SqlExecutor) {
   return {
     async insert(r: OAuthStateRow) {
       await db.run(
-        `INSERT INTO oauth_states (state_hash, brand_id, platform, code_verifier, redirect_uri, created_at, expires_at, used_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO oauth_states (state_hash, brand_id, platform, code_verifier, redirect_uri, created_at, expires_at, used_at, browser_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           r.state_hash,
           r.brand_id,
@@ -61,6 +63,7 @@ export function oauthStatesStore(db: SqlExecutor) {
           r.created_at,
           r.expires_at,
           r.used_at,
+          r.browser_hash,
         ],
       );
     },
