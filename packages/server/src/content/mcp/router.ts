@@ -2,6 +2,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { AppError } from '../../platform/errors.js';
 import { closeAfterResponse, readJsonBody } from '../../platform/http/body.js';
+import { foreignOriginRefusal } from '../../platform/http/local-only.js';
 import type { ContentContext } from '../context.js';
 import { authenticate } from './auth.js';
 import type { McpSession } from './call-tool.js';
@@ -86,6 +87,14 @@ export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLi
         `${req.method} is not supported: this MCP endpoint is stateless Streamable HTTP and takes POST only (no server-to-client stream, no sessions).`,
         { allow: 'POST' },
       );
+      return;
+    }
+    // MCP 2025-11-25, transports, security warning 1: a page on another origin (or a rebound
+    // name) must not reach /mcp through the person's browser. Checked before the key, so such a
+    // page cannot even learn whether a key it guessed is valid.
+    const foreign = foreignOriginRefusal(req, ctx.config.content.publicUrl);
+    if (foreign) {
+      refuse(res, 403, foreign.message);
       return;
     }
     const auth = await authenticate(ctx, req.headers.authorization);
