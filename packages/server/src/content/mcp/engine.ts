@@ -5,6 +5,7 @@ import type { ContentContext } from '../context.js';
 import { modeLabel } from '../services/mode.js';
 import { callTool, type McpSession, record } from './call-tool.js';
 import { compileCatalog } from './catalog.js';
+import { CompletionError, complete } from './completions.js';
 import {
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -13,6 +14,7 @@ import {
   rpcError,
   rpcResult,
 } from './jsonrpc.js';
+import { getPrompt, PromptError, promptsListResult } from './prompts.js';
 import { listResources, ResourceError, readResource, templatesResult } from './resources.js';
 import { TOOLS } from './tools/index.js';
 
@@ -45,9 +47,13 @@ export function createMcpEngine(ctx: ContentContext) {
   const label = modeLabel(ctx.config);
   const { tools, listResult } = compileCatalog(TOOLS);
   const listJson = new RawJson(JSON.stringify(listResult));
+  // Only what is implemented. No `logging`: a stateless server keeps no per-client level and has
+  // no stream outside a request to send notifications on, so it sends none (docs/content/mcp.md).
   const capabilities = {
     tools: { listChanged: false },
     resources: { subscribe: false, listChanged: false },
+    prompts: { listChanged: false },
+    completions: {},
   };
 
   function initialize(params: Record<string, unknown>) {
@@ -116,6 +122,22 @@ export function createMcpEngine(ctx: ContentContext) {
           throw err;
         }
       }
+      case 'prompts/list':
+        return rpcResult(id, promptsListResult);
+      case 'prompts/get':
+        try {
+          return rpcResult(id, getPrompt(params.name, params.arguments));
+        } catch (err) {
+          if (err instanceof PromptError) return rpcError(id, err.code, err.message);
+          throw err;
+        }
+      case 'completion/complete':
+        try {
+          return rpcResult(id, await complete(ctx, params, session));
+        } catch (err) {
+          if (err instanceof CompletionError) return rpcError(id, err.code, err.message);
+          throw err;
+        }
       default:
         return rpcError(id, RpcError.MethodNotFound, `Method '${method}' is not supported by this server.`);
     }
