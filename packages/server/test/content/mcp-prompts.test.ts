@@ -74,7 +74,7 @@ describe('prompts', () => {
       );
       const got = await client.getPrompt({ name: p.name, arguments: args });
       expect(got.messages).toHaveLength(1);
-      const text = (got.messages[0]?.content as { text: string }).text;
+      const text = (got.messages[0]?.content as { text?: string } | undefined)?.text ?? '';
       for (const v of Object.values(args)) expect(text, `${p.name} uses ${v}`).toContain(v);
       const tools = /Uses ([a-z_, ]+)\./.exec(p.description ?? '')?.[1]?.split(', ') ?? [];
       for (const t of tools) expect(text, `${p.name} brief names ${t}`).toContain(t);
