@@ -6,6 +6,7 @@ import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import type { ApiKeyView } from '../services/api-keys.js';
 import { recordToolCall } from '../services/mcp-calls.js';
+import { rateLimitMessage, takeKeyCall } from '../services/rate-limits.js';
 import type { CompiledTool } from './catalog.js';
 import { RawJson } from './jsonrpc.js';
 import type { AnyTool } from './tool.js';
@@ -130,6 +131,8 @@ export async function callTool(
   let result: CallToolResult | RawJson;
   let failure: { code: string; message: string } | null = null;
   try {
+    const rate = await takeKeyCall(ctx, session.key.id);
+    if (!rate.ok) throw new ToolFailure('RATE_LIMITED', rateLimitMessage(rate, session.key.prefix));
     const denied = scopeFailure(tool, session.key, ctx.config);
     if (denied) throw denied;
     const parsed = tool.spec.input.safeParse(rawArgs);

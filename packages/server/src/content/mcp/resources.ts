@@ -2,6 +2,7 @@ import { AppError } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
 import { PAGE } from '../domain.js';
 import { getBrandMemory, listBrands } from '../services/brands.js';
+import { rateLimitMessage, takeKeyCall } from '../services/rate-limits.js';
 import { type McpSession, record } from './call-tool.js';
 import { RpcError } from './jsonrpc.js';
 
@@ -92,6 +93,16 @@ export async function readResource(ctx: ContentContext, label: string, uri: stri
   const started = ctx.stopwatch();
   try {
     const brandId = brandIdOf(uri);
+    const rate = await takeKeyCall(ctx, session.key.id);
+    if (!rate.ok)
+      throw new ResourceError(
+        RpcError.ServerError,
+        'RATE_LIMITED',
+        rateLimitMessage(rate, session.key.prefix),
+        {
+          retry_after_seconds: rate.retryAfterSeconds,
+        },
+      );
     if (!session.key.scopes.includes('read'))
       throw new ResourceError(
         RpcError.Forbidden,

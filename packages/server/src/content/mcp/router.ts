@@ -170,6 +170,8 @@ export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLi
       // Notifications (initialized, cancelled) and stray responses need no answer in a stateless server.
       if (incoming.kind !== 'request') continue;
       replies.push(await engine.answer(incoming.message, session));
+      // Let other requests (health checks, the app, other agents) run between two calls.
+      if (batch) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     if (replies.length === 0) {
       res.status(202).end();

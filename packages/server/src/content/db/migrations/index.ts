@@ -5,6 +5,7 @@ import { mediaMigration } from './003-media.js';
 import { idempotencyMigration } from './004-idempotency.js';
 import { liveChannelsMigration } from './005-live-channels.js';
 import { publishAttemptsMigration } from './006-publish-attempts.js';
+import { keyRateLimitsMigration } from './007-key-rate-limits.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -17,4 +18,5 @@ export const contentMigrations: Migration[] = [
   idempotencyMigration,
   liveChannelsMigration,
   publishAttemptsMigration,
+  keyRateLimitsMigration,
 ];
