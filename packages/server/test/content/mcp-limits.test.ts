@@ -134,6 +134,23 @@ describe('per-key rate limit', () => {
         },
       });
       expect(read.body.error).toMatchObject({ code: -32000, data: { retry_after_seconds: 59 } });
+      for (const [method, params] of [
+        ['resources/list', {}],
+        [
+          'completion/complete',
+          { ref: { type: 'ref/prompt', name: 'plan_week' }, argument: { name: 'brandId', value: '' } },
+        ],
+      ] as const) {
+        const res = await rawMcp(svc, { key, body: { jsonrpc: '2.0', id: 2, method, params } });
+        expect(res.body.error, method).toMatchObject({
+          code: -32000,
+          message: expect.stringContaining('per-key limit'),
+        });
+      }
+      // Listing what exists costs nothing and stays open.
+      expect(
+        (await rawMcp(svc, { key, body: { jsonrpc: '2.0', id: 3, method: 'tools/list' } })).body.result.tools,
+      ).toHaveLength(23);
 
       // Another key has its own allowance.
       const other = await connect(svc, (await makeKey(svc, ['read'])).key);

@@ -3,6 +3,7 @@ import { VERSION } from '../../version.js';
 import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import { modeLabel } from '../services/mode.js';
+import { rateLimitMessage, takeKeyCall } from '../services/rate-limits.js';
 import { callTool, type McpSession, record } from './call-tool.js';
 import { compileCatalog } from './catalog.js';
 import { CompletionError, complete } from './completions.js';
@@ -70,6 +71,18 @@ export function createMcpEngine(ctx: ContentContext) {
     };
   }
 
+  /**
+   * The per-key limit for the methods that read data but are not recorded calls (tools/call and
+   * resources/read count inside callTool and readResource, so the refusal is logged with them).
+   */
+  async function overLimit(id: JsonRpcRequest['id'], session: McpSession): Promise<JsonRpcResponse | null> {
+    const rate = await takeKeyCall(ctx, session.key.id);
+    if (rate.ok) return null;
+    return rpcError(id, RpcError.ServerError, rateLimitMessage(rate, session.key.prefix), {
+      retry_after_seconds: rate.retryAfterSeconds,
+    });
+  }
+
   async function handle(request: JsonRpcRequest, session: McpSession): Promise<JsonRpcResponse> {
     const { id, method } = request;
     const params = request.params ?? {};
@@ -111,7 +124,7 @@ export function createMcpEngine(ctx: ContentContext) {
       case 'resources/templates/list':
         return rpcResult(id, templatesResult);
       case 'resources/list':
-        return rpcResult(id, await listResources(ctx, session));
+        return (await overLimit(id, session)) ?? rpcResult(id, await listResources(ctx, session));
       case 'resources/read': {
         if (typeof params.uri !== 'string')
           return rpcError(id, RpcError.InvalidParams, 'resources/read needs params.uri.');
@@ -133,6 +146,8 @@ export function createMcpEngine(ctx: ContentContext) {
         }
       case 'completion/complete':
         try {
+          const refused = await overLimit(id, session);
+          if (refused) return refused;
           return rpcResult(id, await complete(ctx, params, session));
         } catch (err) {
           if (err instanceof CompletionError) return rpcError(id, err.code, err.message);
