@@ -1,8 +1,13 @@
 // Issue 18, item 10: a write-scope key must not be able to grow Brand Memory without bound or
 // flood the server. Over real HTTP: the same memory caps over MCP and REST, a byte bound on the
 // whole memory, a bounded batch, and a per-key rate limit counted in the database.
+import type { AddressInfo } from 'node:net';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import express from 'express';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContentHandle } from '../../src/content/app.js';
+import type { McpEngine } from '../../src/content/mcp/engine.js';
+import { mcpRouter } from '../../src/content/mcp/router.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { connect, fails, makeKey, ok, rawMcp } from './mcp-helpers.js';
 
@@ -207,6 +212,39 @@ describe('per-key rate limit', () => {
     } finally {
       // Last in this file: closing the second instance removes the data directory both share.
       await second.close();
+    }
+  });
+});
+
+describe('a batch yields to other work between its calls', () => {
+  it('a callback queued during the first call runs before the second call starts', async () => {
+    const svc = await startTestService('content');
+    const marks: string[] = [];
+    // The real router over HTTP, with an engine that answers at once (no I/O), so only the
+    // router's own yield can let the queued callback in between two calls.
+    const engine = {
+      answer: async (req: { id: number }) => {
+        marks.push(`call ${req.id}`);
+        if (req.id === 1) setImmediate(() => marks.push('other work'));
+        return { jsonrpc: '2.0' as const, id: req.id, result: {} };
+      },
+    } as unknown as McpEngine;
+    const app = express();
+    app.use(mcpRouter((svc.handle as ContentHandle).ctx, engine, { bodyLimitBytes: 1 << 20 }));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const key = (await makeKey(svc, ['read'])).key;
+      const res = await rawMcp({ url: `http://127.0.0.1:${port}` } as TestService, {
+        key,
+        body: [1, 2, 3].map((id) => ({ jsonrpc: '2.0', id, method: 'ping' })),
+      });
+      expect(res.body).toHaveLength(3);
+      expect(marks).toEqual(['call 1', 'other work', 'call 2', 'call 3']);
+    } finally {
+      server.close();
+      await svc.close();
     }
   });
 });
