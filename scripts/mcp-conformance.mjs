@@ -44,15 +44,18 @@ function node24() {
 }
 
 function suiteEntry() {
+  let pkg;
   try {
-    const pkg = createRequire(join(root, 'package.json')).resolve(
-      '@modelcontextprotocol/conformance/package.json',
-    );
-    const { bin } = JSON.parse(readFileSync(pkg, 'utf8'));
-    return join(dirname(pkg), typeof bin === 'string' ? bin : bin.conformance);
+    pkg = createRequire(join(root, 'package.json')).resolve('@modelcontextprotocol/conformance/package.json');
   } catch {
     fail('@modelcontextprotocol/conformance is not installed; run `pnpm install`.');
   }
+  const { bin, version } = JSON.parse(readFileSync(pkg, 'utf8'));
+  // The reasons were checked against one version's scenarios; another version needs a new look.
+  const listed = JSON.parse(readFileSync(listFile, 'utf8')).suite;
+  if (listed !== `@modelcontextprotocol/conformance ${version}`)
+    fail(`${listFile} was written for ${listed}, but ${version} is installed; review it and update "suite".`);
+  return join(dirname(pkg), typeof bin === 'string' ? bin : bin.conformance);
 }
 
 function startServer(dataDir) {
