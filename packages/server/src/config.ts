@@ -111,6 +111,21 @@ const envSchema = z.object({
       return n;
     }),
   CONTENT_PUBLIC_URL: z.string().url('CONTENT_PUBLIC_URL must be an absolute URL').optional(),
+  SERVICE_KEY_RATE_LIMIT: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return 120;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < 1) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `SERVICE_KEY_RATE_LIMIT must be a whole number of calls per minute, at least 1 (got '${v}')`,
+        });
+        return z.NEVER;
+      }
+      return n;
+    }),
   COMMERCE_PUBLIC_URL: z.string().url('COMMERCE_PUBLIC_URL must be an absolute URL').optional(),
   // SERVICE_MODEL=real: any OpenAI-compatible chat completions server (see docs/content/model.md).
   SERVICE_MODEL_BASE_URL: z
@@ -171,6 +186,8 @@ export interface Config {
    */
   mediaAllowPrivate: boolean;
   maxBodyBytes: number;
+  /** SERVICE_KEY_RATE_LIMIT: MCP tool calls and resource reads one API key may make per minute. */
+  keyRateLimit: number;
   logLevel: string;
   content: { port: number; publicUrl: string | undefined };
   commerce: { port: number; publicUrl: string | undefined };
@@ -258,6 +275,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storesAllowPrivate: e.SERVICE_STORES_ALLOW_PRIVATE,
     mediaAllowPrivate: e.SERVICE_MEDIA_ALLOW_PRIVATE,
     maxBodyBytes: e.SERVICE_MAX_BODY_BYTES,
+    keyRateLimit: e.SERVICE_KEY_RATE_LIMIT,
     logLevel: e.LOG_LEVEL,
     content: { port: e.CONTENT_PORT, publicUrl: e.CONTENT_PUBLIC_URL },
     commerce: { port: e.COMMERCE_PORT, publicUrl: e.COMMERCE_PUBLIC_URL },

@@ -114,7 +114,7 @@ describe('the transport', () => {
     const noVersion = await rawMcp(svc, { key, body: { id: 1, method: 'ping' } });
     expect(noVersion.status).toBe(400);
     expect(noVersion.body.error.code).toBe(-32600);
-    const unknown = await rawMcp(svc, { key, body: { ...ping, method: 'prompts/get' } });
+    const unknown = await rawMcp(svc, { key, body: { ...ping, method: 'logging/setLevel' } });
     expect(unknown.body.error.code).toBe(-32601);
     const badVersion = await rawMcp(svc, {
       key,

@@ -6,6 +6,7 @@ import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import type { ApiKeyView } from '../services/api-keys.js';
 import { recordToolCall } from '../services/mcp-calls.js';
+import { rateLimitMessage, takeKeyCall } from '../services/rate-limits.js';
 import type { CompiledTool } from './catalog.js';
 import { RawJson } from './jsonrpc.js';
 import type { AnyTool } from './tool.js';
@@ -47,16 +48,34 @@ function scopeFailure(tool: CompiledTool, key: ApiKeyView, config: Config): Tool
   );
 }
 
-function describeIssue(issue: z.core.$ZodIssue): string {
+/** The value at an issue's path in what the client sent; zod 4 issues do not carry the input. */
+function sentAt(args: unknown, path: readonly PropertyKey[]): unknown {
+  let node = args;
+  for (const key of path) {
+    if (!node || typeof node !== 'object') return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
+}
+
+const article = (word: string) => `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;
+const kindOf = (v: unknown) => (v === null ? 'null' : article(Array.isArray(v) ? 'array' : typeof v));
+
+function describeIssue(issue: z.core.$ZodIssue, args: Record<string, unknown>): string {
   const field = issue.path.map(String).join('.');
   if (issue.code === 'unrecognized_keys')
     return `unknown argument${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((k) => `'${field ? `${field}.` : ''}${k}'`).join(', ')}`;
-  if (issue.code === 'invalid_type' && issue.input === undefined) return `'${field}' is required`;
+  if (issue.code === 'invalid_type') {
+    const sent = sentAt(args, issue.path);
+    // Missing and wrong are different mistakes: "required" for `7` sends a model looking for a typo.
+    if (sent === undefined) return `'${field}' is required`;
+    return `'${field || 'arguments'}' must be ${article(issue.expected)}, not ${kindOf(sent)}`;
+  }
   return `'${field || 'arguments'}' is invalid: ${issue.message}`;
 }
 
-function argumentsFailure(tool: CompiledTool, error: z.ZodError): ToolFailure {
-  const issues = error.issues.slice(0, 3).map(describeIssue);
+function argumentsFailure(tool: CompiledTool, error: z.ZodError, args: Record<string, unknown>): ToolFailure {
+  const issues = error.issues.slice(0, 3).map((i) => describeIssue(i, args));
   const more = error.issues.length - issues.length;
   const params = Object.keys(tool.spec.input.shape);
   return new ToolFailure(
@@ -112,10 +131,12 @@ export async function callTool(
   let result: CallToolResult | RawJson;
   let failure: { code: string; message: string } | null = null;
   try {
+    const rate = await takeKeyCall(ctx, session.key.id);
+    if (!rate.ok) throw new ToolFailure('RATE_LIMITED', rateLimitMessage(rate, session.key.prefix));
     const denied = scopeFailure(tool, session.key, ctx.config);
     if (denied) throw denied;
     const parsed = tool.spec.input.safeParse(rawArgs);
-    if (!parsed.success) throw argumentsFailure(tool, parsed.error);
+    if (!parsed.success) throw argumentsFailure(tool, parsed.error, rawArgs);
     const { summary, data } = await tool.spec.run(ctx, parsed.data, { source: 'mcp', keyId: session.key.id });
     // Serialised once: the same JSON is the second text block and the structuredContent.
     const json = JSON.stringify({ mode_label: label, ...data });

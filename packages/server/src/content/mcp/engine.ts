@@ -3,8 +3,10 @@ import { VERSION } from '../../version.js';
 import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import { modeLabel } from '../services/mode.js';
+import { rateLimitMessage, takeKeyCall } from '../services/rate-limits.js';
 import { callTool, type McpSession, record } from './call-tool.js';
 import { compileCatalog } from './catalog.js';
+import { CompletionError, complete } from './completions.js';
 import {
   type JsonRpcRequest,
   type JsonRpcResponse,
@@ -13,6 +15,7 @@ import {
   rpcError,
   rpcResult,
 } from './jsonrpc.js';
+import { getPrompt, PromptError, promptsListResult } from './prompts.js';
 import { listResources, ResourceError, readResource, templatesResult } from './resources.js';
 import { TOOLS } from './tools/index.js';
 
@@ -45,9 +48,13 @@ export function createMcpEngine(ctx: ContentContext) {
   const label = modeLabel(ctx.config);
   const { tools, listResult } = compileCatalog(TOOLS);
   const listJson = new RawJson(JSON.stringify(listResult));
+  // Only what is implemented. No `logging`: a stateless server keeps no per-client level and has
+  // no stream outside a request to send notifications on, so it sends none (docs/content/mcp.md).
   const capabilities = {
     tools: { listChanged: false },
     resources: { subscribe: false, listChanged: false },
+    prompts: { listChanged: false },
+    completions: {},
   };
 
   function initialize(params: Record<string, unknown>) {
@@ -62,6 +69,18 @@ export function createMcpEngine(ctx: ContentContext) {
       serverInfo: { name: SERVER_NAME, title: 'svc content planning', version: VERSION },
       instructions: INSTRUCTIONS,
     };
+  }
+
+  /**
+   * The per-key limit for the methods that read data but are not recorded calls (tools/call and
+   * resources/read count inside callTool and readResource, so the refusal is logged with them).
+   */
+  async function overLimit(id: JsonRpcRequest['id'], session: McpSession): Promise<JsonRpcResponse | null> {
+    const rate = await takeKeyCall(ctx, session.key.id);
+    if (rate.ok) return null;
+    return rpcError(id, RpcError.ServerError, rateLimitMessage(rate, session.key.prefix), {
+      retry_after_seconds: rate.retryAfterSeconds,
+    });
   }
 
   async function handle(request: JsonRpcRequest, session: McpSession): Promise<JsonRpcResponse> {
@@ -105,7 +124,7 @@ export function createMcpEngine(ctx: ContentContext) {
       case 'resources/templates/list':
         return rpcResult(id, templatesResult);
       case 'resources/list':
-        return rpcResult(id, await listResources(ctx, session));
+        return (await overLimit(id, session)) ?? rpcResult(id, await listResources(ctx, session));
       case 'resources/read': {
         if (typeof params.uri !== 'string')
           return rpcError(id, RpcError.InvalidParams, 'resources/read needs params.uri.');
@@ -116,6 +135,24 @@ export function createMcpEngine(ctx: ContentContext) {
           throw err;
         }
       }
+      case 'prompts/list':
+        return rpcResult(id, promptsListResult);
+      case 'prompts/get':
+        try {
+          return rpcResult(id, getPrompt(params.name, params.arguments));
+        } catch (err) {
+          if (err instanceof PromptError) return rpcError(id, err.code, err.message);
+          throw err;
+        }
+      case 'completion/complete':
+        try {
+          const refused = await overLimit(id, session);
+          if (refused) return refused;
+          return rpcResult(id, await complete(ctx, params, session));
+        } catch (err) {
+          if (err instanceof CompletionError) return rpcError(id, err.code, err.message);
+          throw err;
+        }
       default:
         return rpcError(id, RpcError.MethodNotFound, `Method '${method}' is not supported by this server.`);
     }

@@ -2,6 +2,7 @@ import { AppError } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
 import { PAGE } from '../domain.js';
 import { getBrandMemory, listBrands } from '../services/brands.js';
+import { rateLimitMessage, takeKeyCall } from '../services/rate-limits.js';
 import { type McpSession, record } from './call-tool.js';
 import { RpcError } from './jsonrpc.js';
 
@@ -57,16 +58,50 @@ export async function listResources(ctx: ContentContext, session: McpSession) {
   };
 }
 
+/**
+ * The one rule for a resource that does not exist, whether the URI matches no template or names
+ * a brand that is not there: `-32002` with the URI in `data`, as the resources page of every
+ * revision this server negotiates (2024-11-05 to 2025-11-25) says. SEP-2164 moves it to `-32602`
+ * from revision 2026-07-28 on; this is the one place to change when that revision is offered.
+ */
+const resourceNotFound = (uri: string, message: string) =>
+  new ResourceError(RpcError.ResourceNotFound, 'NOT_FOUND', message, { uri });
+
+/** The brand id in a memory URI, or why the URI names no resource of this server. */
+function brandIdOf(uri: string): string {
+  const match = MEMORY_URI.exec(uri);
+  if (!match?.[1])
+    throw resourceNotFound(
+      uri,
+      `Unknown resource '${uri.slice(0, 200)}'. This server has one resource template: ${MEMORY_TEMPLATE}.`,
+    );
+  try {
+    return decodeURIComponent(match[1]);
+  } catch {
+    // A malformed percent-escape is the client's mistake in the params, not a missing resource.
+    throw new ResourceError(
+      RpcError.InvalidParams,
+      'INVALID_URI',
+      `The resource URI '${uri.slice(0, 200)}' has a malformed percent-escape; encode the brand id with encodeURIComponent.`,
+      { uri },
+    );
+  }
+}
+
 /** `resources/read` of `service://brands/{brandId}/memory`; recorded in the call log like a tool. */
 export async function readResource(ctx: ContentContext, label: string, uri: string, session: McpSession) {
   const started = ctx.stopwatch();
   try {
-    const match = MEMORY_URI.exec(uri);
-    if (!match?.[1])
+    const brandId = brandIdOf(uri);
+    const rate = await takeKeyCall(ctx, session.key.id);
+    if (!rate.ok)
       throw new ResourceError(
-        RpcError.InvalidParams,
-        'UNKNOWN_RESOURCE',
-        `Unknown resource '${uri}'. This server has one resource template: ${MEMORY_TEMPLATE}.`,
+        RpcError.ServerError,
+        'RATE_LIMITED',
+        rateLimitMessage(rate, session.key.prefix),
+        {
+          retry_after_seconds: rate.retryAfterSeconds,
+        },
       );
     if (!session.key.scopes.includes('read'))
       throw new ResourceError(
@@ -75,18 +110,12 @@ export async function readResource(ctx: ContentContext, label: string, uri: stri
         `Reading Brand Memory needs the 'read' scope; this key (${session.key.prefix}…) has ${session.key.scopes.map((s) => `'${s}'`).join(' and ') || 'no scopes'}.`,
         { required_scope: 'read', key_scopes: session.key.scopes },
       );
-    const brandId = decodeURIComponent(match[1]);
     let memory: Awaited<ReturnType<typeof getBrandMemory>>;
     try {
       memory = await getBrandMemory(ctx, brandId);
     } catch (err) {
       if (err instanceof AppError && err.code === 'NOT_FOUND')
-        throw new ResourceError(
-          RpcError.ResourceNotFound,
-          'NOT_FOUND',
-          `${err.message} list_brands gives brand ids.`,
-          { uri },
-        );
+        throw resourceNotFound(uri, `${err.message} list_brands gives brand ids.`);
       throw err;
     }
     await record(ctx, {

@@ -2,6 +2,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js'
 import { type Request, type RequestHandler, type Response, Router } from 'express';
 import { AppError } from '../../platform/errors.js';
 import { closeAfterResponse, readJsonBody } from '../../platform/http/body.js';
+import { foreignOriginRefusal } from '../../platform/http/local-only.js';
 import type { ContentContext } from '../context.js';
 import { authenticate } from './auth.js';
 import type { McpSession } from './call-tool.js';
@@ -88,6 +89,14 @@ export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLi
       );
       return;
     }
+    // MCP 2025-11-25, transports, security warning 1: a page on another origin (or a rebound
+    // name) must not reach /mcp through the person's browser. Checked before the key, so such a
+    // page cannot even learn whether a key it guessed is valid.
+    const foreign = foreignOriginRefusal(req, ctx.config.content.publicUrl);
+    if (foreign) {
+      refuse(res, 403, foreign.message);
+      return;
+    }
     const auth = await authenticate(ctx, req.headers.authorization);
     if (!auth.ok) {
       refuse(res, 401, auth.message, { 'www-authenticate': auth.wwwAuthenticate });
@@ -161,6 +170,8 @@ export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLi
       // Notifications (initialized, cancelled) and stray responses need no answer in a stateless server.
       if (incoming.kind !== 'request') continue;
       replies.push(await engine.answer(incoming.message, session));
+      // Let other requests (health checks, the app, other agents) run between two calls.
+      if (batch) await new Promise<void>((resolve) => setImmediate(resolve));
     }
     if (replies.length === 0) {
       res.status(202).end();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { named } from '../schemas.js';
+import { MEMORY_LIMITS } from '../services/memory-limits.js';
 import { Id, Platform, Text, Timestamp } from './common.js';
 
 export const EVIDENCE_KINDS = ['post', 'reply', 'reply_theme', 'signal', 'draft'] as const;
@@ -99,7 +100,7 @@ export const Brand = named('Brand', BrandSummary.extend({ memory: BrandMemory })
 export type BrandView = z.output<typeof Brand>;
 export type BrandSummaryView = z.output<typeof BrandSummary>;
 
-const ruleList = z.array(Text(500)).max(50);
+const ruleList = z.array(Text(500)).max(MEMORY_LIMITS.rules);
 
 /** Every list given replaces the stored list; rules whose text is unchanged keep their id and evidence. */
 export const MemoryInput = named(
@@ -110,12 +111,12 @@ export const MemoryInput = named(
         summary: z.string().trim().max(2000).optional(),
         do: ruleList.optional(),
         avoid: ruleList.optional(),
-        banned_words: z.array(Text(60)).max(200).optional(),
+        banned_words: z.array(Text(60)).max(MEMORY_LIMITS.banned_words).optional(),
       })
       .optional(),
     audiences: z
       .array(z.strictObject({ name: Text(120), description: z.string().trim().max(1000).default('') }))
-      .max(30)
+      .max(MEMORY_LIMITS.audiences)
       .optional(),
     products: z
       .array(
@@ -125,16 +126,16 @@ export const MemoryInput = named(
           url: z.url().max(2000).nullable().optional(),
         }),
       )
-      .max(50)
+      .max(MEMORY_LIMITS.products)
       .optional(),
     knowledge: z
       .array(z.strictObject({ title: Text(200), body: Text(10_000) }))
-      .max(200)
+      .max(MEMORY_LIMITS.knowledge)
       .optional(),
     style_rules: ruleList.optional(),
     example_posts: z
       .array(z.strictObject({ platform: Platform.nullable().optional(), text: Text(3000) }))
-      .max(50)
+      .max(MEMORY_LIMITS.example_posts)
       .optional(),
   }),
 );

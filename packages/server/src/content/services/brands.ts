@@ -2,11 +2,12 @@ import { notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
 import { type BrandRow, brandsStore } from '../db/stores/brands-store.js';
 import { type ChannelRow, channelsStore } from '../db/stores/channels-store.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
+import { fromJson } from '../db/stores/paging.js';
 import type { Platform } from '../domain.js';
 import type { BrandMemory, BrandSummaryView, BrandView, MemoryInput } from '../schemas/brands.js';
 import type { Page } from '../schemas/common.js';
 import { applyMemoryInput, emptyMemory, removeMemoryItem } from './memory.js';
+import { checkedMemoryJson } from './memory-limits.js';
 
 const summary = (b: BrandRow, channels: ChannelRow[]): BrandSummaryView => ({
   id: b.id,
@@ -61,7 +62,7 @@ export async function createBrand(
   const row: BrandRow = {
     id: ctx.ids.make('brd'),
     name: input.name,
-    memory: toJson(memory),
+    memory: checkedMemoryJson(memory),
     created_at: at,
     updated_at: at,
   };
@@ -80,7 +81,11 @@ export async function updateBrand(
     if (!brand) throw notFound('brand', brandId);
     const at = ctx.clock.now().toISOString();
     const memory = input.memory ? applyMemoryInput(memoryOf(brand), input.memory, ctx.ids, at) : undefined;
-    await store.update(brandId, { name: input.name, memory: memory ? toJson(memory) : undefined }, at);
+    await store.update(
+      brandId,
+      { name: input.name, memory: memory ? checkedMemoryJson(memory) : undefined },
+      at,
+    );
   });
   return getBrand(ctx, brandId);
 }
@@ -101,7 +106,7 @@ export async function writeMemory(
     if (!brand) throw notFound('brand', brandId);
     const at = ctx.clock.now().toISOString();
     const next = change(memoryOf(brand), at);
-    await store.update(brandId, { memory: toJson(next) }, at);
+    await store.update(brandId, { memory: checkedMemoryJson(next) }, at);
     return next;
   });
 }

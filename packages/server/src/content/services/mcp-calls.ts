@@ -3,15 +3,7 @@ import { type McpCallRow, mcpCallsStore } from '../db/stores/misc-stores.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
 import type { Page } from '../schemas/common.js';
 import type { McpCallView } from '../schemas/workspace.js';
-
-const SECRET_KEYS = /^(authorization|api_?key|token|secret|password)$/i;
-
-/** Arguments are stored for the person reading the log; anything that looks like a secret is not. */
-function redact(args: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(
-    Object.entries(args).map(([k, v]) => [k, SECRET_KEYS.test(k) ? '[redacted]' : v]),
-  );
-}
+import { redactSecrets } from './redact.js';
 
 /**
  * The MCP server calls this once per tool call, success or failure, so a person can see what
@@ -33,7 +25,7 @@ export async function recordToolCall(
     id: ctx.ids.make('mcpc'),
     key_id: call.keyId,
     tool: call.tool,
-    args: toJson(redact(call.args)),
+    args: toJson(redactSecrets(call.args)),
     outcome: call.outcome,
     error_code: call.errorCode ?? null,
     error_message: call.errorMessage ?? null,

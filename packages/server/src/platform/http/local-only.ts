@@ -151,7 +151,7 @@ export function guardRoutes<R extends AnyRoute>(
  * nothing, so it passes only when the browser itself says `Sec-Fetch-Site: same-origin`.
  * Requests with neither header come from programs, not from a page.
  */
-function crossOriginRefusal(req: Request): AppError | null {
+export function crossOriginRefusal(req: Request): AppError | null {
   const site = req.headers['sec-fetch-site'];
   if (site === 'cross-site' || site === 'same-site') return crossOrigin(`Sec-Fetch-Site: ${site}`);
   const origin = req.headers.origin;
@@ -168,9 +168,28 @@ function crossOriginRefusal(req: Request): AppError | null {
   return originHost === (req.headers.host ?? '').toLowerCase() ? null : crossOrigin(`Origin: ${origin}`);
 }
 
-const crossOrigin = (what: string) =>
+/**
+ * For endpoints that anyone may reach with a credential (`/mcp`), where a browser has no business
+ * unless it is on this server's own origin. The CSRF rules above first; then, when an `Origin` is
+ * sent, it must be this server's own: `publicUrl` (CONTENT_PUBLIC_URL) or a loopback origin the
+ * request's `Host` names. Matching `Host` alone is not enough here, because DNS rebinding makes a
+ * page on `evil.example` send `Host: evil.example` to this machine. `Origin: null` is never this
+ * server's origin. No `Origin` at all is a program (an MCP client), not a page, and passes.
+ */
+export function foreignOriginRefusal(req: Request, publicUrl: string | undefined): AppError | null {
+  const refusal = crossOriginRefusal(req);
+  const origin = req.headers.origin;
+  if (refusal || origin === undefined) return refusal;
+  if (publicUrl && origin.toLowerCase() === new URL(publicUrl).origin) return null;
+  // crossOriginRefusal has already required Origin's host to equal Host (unless Origin is null).
+  const host = hostnameOf(req.headers.host);
+  if (origin !== 'null' && host && LOCAL_HOSTNAMES.has(host)) return null;
+  return crossOrigin(`Origin: ${origin}`, publicUrl);
+}
+
+const crossOrigin = (what: string, publicUrl?: string) =>
   new AppError(
     403,
     'CROSS_ORIGIN_REQUEST',
-    `Cross-origin requests are refused (${what}). Call this API from the same origin or from a server.`,
+    `Cross-origin requests are refused (${what}). Call this API from ${publicUrl ? `${new URL(publicUrl).origin} ` : 'the same origin '}or from a server.`,
   );

@@ -7,6 +7,7 @@ import { liveChannelsMigration } from './005-live-channels.js';
 import { publishAttemptsMigration } from './006-publish-attempts.js';
 import { invariantsMigration } from './007-invariants.js';
 import { oauthBrowserBindingMigration } from './008-oauth-browser-binding.js';
+import { keyRateLimitsMigration } from './009-key-rate-limits.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -21,4 +22,5 @@ export const contentMigrations: Migration[] = [
   publishAttemptsMigration,
   invariantsMigration,
   oauthBrowserBindingMigration,
+  keyRateLimitsMigration,
 ];
