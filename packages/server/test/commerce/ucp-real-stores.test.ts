@@ -141,6 +141,38 @@ describe('UCP stores as they really are', () => {
     });
   });
 
+  it('5. a ready store whose only payment handlers this server does not support: the hand-off at continue_url, else failed with MERCHANT_CHECKOUT_STALLED', async () => {
+    const withPage = await store({ noInstrument: true });
+    const handedOff = await readyCheckout(withPage);
+    expect(handedOff).toMatchObject({
+      status: 'requires_user_action',
+      next_action: { type: 'browser', url: expect.stringContaining(`${withPage.origin}/checkout/`) },
+    });
+    const noPage = await store({ noInstrument: true, noContinueUrl: true });
+    const stalled = await readyCheckout(noPage);
+    expect(stalled).toMatchObject({
+      status: 'failed',
+      error: {
+        code: 'MERCHANT_CHECKOUT_STALLED',
+        message: expect.stringContaining('offers no payment instrument this platform can use'),
+      },
+    });
+  });
+
+  it('3. a 429 is not an outage: 503 with Retry-After, nothing changes, and the store stays healthy', async () => {
+    const s = await store();
+    const offer = await user('POST', '/v1/offers', { url: s.productUrl('mug') });
+    s.script.busy = true;
+    for (let i = 0; i < 3; i++) {
+      const res = await user('POST', '/v1/checkouts', { offer_id: offer.body.id, quantity: 1 });
+      expect([res.status, res.body.error.code]).toEqual([503, 'MERCHANT_UNAVAILABLE']);
+      expect(res.headers.get('retry-after')).toBe('5');
+    }
+    expect(await merchantStatus(s)).toBe('healthy');
+    s.script.busy = false;
+    expect((await user('POST', '/v1/checkouts', { offer_id: offer.body.id, quantity: 1 })).status).toBe(201);
+  });
+
   it('4. a headless store (no catalog, no product page): product_url on its origin plus item_ref opens the session, and the store prices it', async () => {
     const s = await store({ catalog: false, productPages: false });
     const offer = await user('POST', '/v1/offers', { url: s.productUrl('lamp') });

@@ -72,6 +72,10 @@ export interface UcpScript {
   productPages: boolean;
   /** Every session stays `incomplete` whatever is sent, with no continue_url and no instrument. */
   stuckIncomplete: boolean;
+  /** Never hand out a continue_url (with `noInstrument`: only unsupported payment handlers, no page). */
+  noContinueUrl: boolean;
+  /** Every operation is answered 429 (the store is up, and rate-limits us). */
+  busy: boolean;
   /** The `ucp.version` the profile declares (default: the shape's own). */
   version: string | null;
   /** The instrument the store offers carries its credential (a token), as some stores send it. */
@@ -169,6 +173,8 @@ export async function startUcpStore(
     orderIdOnly: false,
     productPages: true,
     stuckIncomplete: false,
+    noContinueUrl: false,
+    busy: false,
     version: null,
     instrumentCredential: false,
     lookupMatchedOnly: false,
@@ -300,7 +306,8 @@ export async function startUcpStore(
       links: [{ type: 'terms_of_service', url: `${origin}/terms` }],
       ...(s.messages.length ? { messages: s.messages } : {}),
       ...((s.status === 'requires_escalation' || script.buyerInput || script.noInstrument) &&
-      !script.stuckIncomplete
+      !script.stuckIncomplete &&
+      !script.noContinueUrl
         ? { continue_url: `${origin}/checkout/${s.id}` }
         : {}),
       ...(script.noInstrument || script.stuckIncomplete
@@ -661,6 +668,7 @@ export async function startUcpStore(
           violations.push(`${what}: ${wrong.join('; ')}`);
           return send(res, 400, errorResponse('invalid_request', wrong.join('; ')));
         }
+        if (script.busy) return send(res, 429, errorResponse('rate_limited', 'Slow down.', 'recoverable'));
         const key = req.headers['idempotency-key'] as string | undefined;
         const fingerprint = createHash('sha256').update(`${what}\n${raw}`).digest('hex');
         const earlier = key ? answered.get(key) : undefined;
