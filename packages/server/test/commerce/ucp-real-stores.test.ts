@@ -63,6 +63,23 @@ describe('UCP stores as they really are', () => {
     expect(s.orders).toHaveLength(1);
   });
 
+  it('2. a store that completes a hand-off with neither order object nor totals: the order is still recorded when it is polled', async () => {
+    const s = await store({
+      shape: '2026-01-11',
+      escalateOnComplete: true,
+      orderIdOnly: true,
+      completedBare: true,
+    });
+    const ready = await readyCheckout(s);
+    const handed = await user('POST', `/v1/checkouts/${ready.id}/confirm`);
+    expect(handed.body.status).toBe('requires_user_action');
+    s.payAtStore([...s.sessions.keys()][0] as string);
+    const done = await user('GET', `/v1/checkouts/${ready.id}`);
+    expect(done.body.status).toBe('completed');
+    expect(done.body.totals).toEqual(ready.totals);
+    expect((await user('GET', `/v1/orders/${done.body.order_id}`)).body.merchant_order_ref).toBe('ord_1');
+  });
+
   it('3. {"detail"} 400/409 and text/plain 422 are the store answers: mapped, quoted, never 503, never held against its health', async () => {
     const s = await store({ refusalStyle: 'detail' });
     const offer = await user('POST', '/v1/offers', { url: s.productUrl('mug') });

@@ -76,6 +76,8 @@ export interface UcpScript {
   noContinueUrl: boolean;
   /** Every operation is answered 429 (the store is up, and rate-limits us). */
   busy: boolean;
+  /** A completed session is answered without line items and totals (seen from 2026-01-11 stores). */
+  completedBare: boolean;
   /** The `ucp.version` the profile declares (default: the shape's own). */
   version: string | null;
   /** The instrument the store offers carries its credential (a token), as some stores send it. */
@@ -175,6 +177,7 @@ export async function startUcpStore(
     stuckIncomplete: false,
     noContinueUrl: false,
     busy: false,
+    completedBare: false,
     version: null,
     instrumentCredential: false,
     lookupMatchedOnly: false,
@@ -278,6 +281,13 @@ export async function startUcpStore(
         : { status, kind: 'checkout', body: errorResponse(code, content, severity) };
 
   function present(s: Session) {
+    const whole = presentWhole(s);
+    if (!(script.completedBare && s.status === 'completed')) return whole;
+    const { line_items: _l, totals: _t, ...bare } = whole;
+    return bare;
+  }
+
+  function presentWhole(s: Session) {
     const subtotal = s.line_items.reduce((sum, li) => sum + li.item.price * li.quantity, 0);
     const option = OPTIONS.find((o) => o.id === s.selectedOption);
     const tax = s.destination ? Math.round(subtotal * 0.08) : null;

@@ -283,12 +283,23 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
       (m.groups ?? []).some((g) => !g.selected_option_id && (g.options?.length ?? 0) > 0),
     );
 
-  async function getSession(ref: StoreCheckoutRef, profile: Speakable): Promise<UcpCheckout> {
+  /**
+   * The store's session as it is now. A session the store reports `completed` names its order
+   * (`placed`) even when the rest of the answer cannot be read (some 2026-01-11 stores drop line
+   * items and totals once completed): an order the store placed is never lost for a missing total.
+   */
+  async function readSession(
+    ref: StoreCheckoutRef,
+    profile: Speakable,
+  ): Promise<{ c: UcpCheckout | null; placed: string | null }> {
     const res = await call(deps, ref.merchant, profile, {
       method: 'GET',
       path: `/checkout-sessions/${encodeURIComponent(String(sessionId(ref.session)))}`,
     });
-    return checkoutFrom(ref.merchant, res);
+    const done = res.status < 400 ? completedOrder(res.body, ref.merchant) : null;
+    const placed = done?.ok === true ? done.merchant_order_ref : null;
+    if (placed && !isReadableCheckout(res.body)) return { c: null, placed };
+    return { c: checkoutFrom(ref.merchant, res), placed };
   }
 
   /** `POST /catalog/product`: the product with all its variants; null when the store will not say. */
@@ -440,8 +451,7 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
         // A 409 may mean the session is already completed (an earlier complete placed the order):
         // ask before calling it a refusal, so an order the store placed is never lost.
         if (res.status === 409) {
-          const now = await getSession(input, profile).catch(() => null);
-          const ref = now?.status === 'completed' ? (orderRefOf(now) ?? now.id) : null;
+          const ref = (await readSession(input, profile).catch(() => null))?.placed;
           if (ref) {
             return {
               ok: true,
@@ -482,10 +492,10 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
 
     async orderStatus(ref) {
       if (!ref.session) return { state: 'not_placed' };
-      const c = await getSession(ref, await profileOf(deps, ref.merchant, ref.url));
-      if (c.status === 'completed') return { state: 'placed', merchant_order_ref: orderRefOf(c) ?? c.id };
-      if (c.status === 'canceled') return { state: 'not_placed' };
-      return { state: 'unknown', reason: `the store's checkout is ${c.status}` };
+      const { c, placed } = await readSession(ref, await profileOf(deps, ref.merchant, ref.url));
+      if (placed) return { state: 'placed', merchant_order_ref: placed };
+      if (c?.status === 'canceled') return { state: 'not_placed' };
+      return { state: 'unknown', reason: `the store's checkout is ${c?.status}` };
     },
 
     async cancel(ref) {
@@ -500,13 +510,14 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
     },
 
     async refresh(ref) {
-      const c = await getSession(ref, await profileOf(deps, ref.merchant, ref.url));
+      const { c, placed } = await readSession(ref, await profileOf(deps, ref.merchant, ref.url));
+      if (!c) {
+        // Completed, with an answer too thin to re-price from: our figures stand, the order is recorded.
+        const data = { ...(ref.session?.data ?? {}), status: 'completed', order_ref: placed };
+        return { session: { state: 'completed', action: null, data }, quote: null, order_ref: placed };
+      }
       const quote = quoteOf(c, ref.merchant);
-      return {
-        session: quote.session as StoreSession,
-        quote,
-        order_ref: c.status === 'completed' ? (orderRefOf(c) ?? c.id) : null,
-      };
+      return { session: quote.session as StoreSession, quote, order_ref: placed };
     },
   };
 }
