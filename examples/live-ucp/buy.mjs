@@ -6,6 +6,9 @@
 //   4. a checkout: a checkout session at the store, with the store's own totals
 //   5. confirm, with an idempotency key: the store completes its session
 //   6. the order, read back
+//   7. a headless store (no catalog, no product pages): a checkout from its address and item id,
+//      priced by the store
+//   8. confirm, and the order
 //
 // SERVICE_API_URL  the commerce service (default http://localhost:4000), started with
 //                  SERVICE_STORES_ALLOW_PRIVATE=1 so it may reach a store on this machine
@@ -106,7 +109,28 @@ async function main() {
       6,
       `Order ${order.id} is ${order.status} (store order ${order.merchant_order_ref}), total ${money(order.totals.total)}`,
     );
-    console.log(`Done: the store placed ${store.orders.length} order(s).`);
+
+    // A store with no catalog and no product pages: name its item, and the store prices it.
+    const headless = await startStore({ host: '127.0.0.2', headless: true });
+    try {
+      let bare = await user.checkouts.create({
+        product_url: `${headless.origin}/`,
+        item_ref: headless.itemRef,
+        buyer: { email: 'ada@example.com' },
+        shipping_address: checkout.shipping_address,
+      });
+      step(
+        7,
+        `Headless store ${headless.origin}: checkout ${bare.id} for ${bare.line_items[0].title} is ${bare.status}, total ${money(bare.totals.total)}`,
+      );
+      if (bare.status !== 'ready_to_confirm') throw new Error(`Checkout is ${bare.status}`);
+      bare = await user.checkouts.confirm(bare.id, { idempotencyKey: `confirm-${randomUUID()}` });
+      const second = await user.orders.retrieve(bare.order_id);
+      step(8, `Confirmed: ${bare.status}, order ${second.id} (store order ${second.merchant_order_ref})`);
+    } finally {
+      await headless.close();
+    }
+    console.log(`Done: the stores placed ${store.orders.length + 1} order(s).`);
   } finally {
     await store.close();
   }

@@ -2,6 +2,8 @@
 // with shipping and tax, and the buyer's payment method on their store account as the instrument
 // it offers. It answers in the shapes of UCP 2026-04-08 (the shared schemas); the server's tests
 // use a stricter fake that validates every request and response against them.
+// `headless: true` makes it a store with no catalog and no product pages (both are optional in
+// UCP): it can only be bought from by naming its item id.
 import { createServer } from 'node:http';
 
 const VERSION = '2026-04-08';
@@ -14,7 +16,7 @@ const PRODUCT = {
 const SHIPPING = { id: 'standard', title: 'Standard shipping', amount: 600 };
 const TAX_RATE = 0.08;
 
-export async function startStore({ host = '127.0.0.1' } = {}) {
+export async function startStore({ host = '127.0.0.1', headless = false } = {}) {
   const sessions = new Map();
   const answers = new Map(); // Idempotency-Key → answer, so a retried complete places one order
   const orders = [];
@@ -103,6 +105,14 @@ export async function startStore({ host = '127.0.0.1' } = {}) {
     if (destination) s.address = destination;
   };
 
+  const notFound = (content) => [
+    404,
+    {
+      ucp: { version: VERSION, status: 'error' },
+      messages: [{ type: 'error', code: 'not_found', content, severity: 'unrecoverable' }],
+    },
+  ];
+
   function route(method, path, body) {
     if (method === 'GET' && path === '/.well-known/ucp') {
       return [
@@ -113,12 +123,14 @@ export async function startStore({ host = '127.0.0.1' } = {}) {
             services: {
               'dev.ucp.shopping': [{ version: VERSION, transport: 'rest', endpoint: `${origin}/ucp` }],
             },
-            capabilities: { ...meta.capabilities, 'dev.ucp.shopping.catalog.lookup': [{ version: VERSION }] },
+            capabilities: headless
+              ? meta.capabilities
+              : { ...meta.capabilities, 'dev.ucp.shopping.catalog.lookup': [{ version: VERSION }] },
           },
         },
       ];
     }
-    if (method === 'POST' && path === '/ucp/catalog/lookup') {
+    if (method === 'POST' && path === '/ucp/catalog/lookup' && !headless) {
       const v = PRODUCT.variant;
       return [
         200,
@@ -153,6 +165,8 @@ export async function startStore({ host = '127.0.0.1' } = {}) {
       ];
     }
     if (method === 'POST' && path === '/ucp/checkout-sessions') {
+      if (body.line_items?.[0]?.item?.id !== PRODUCT.variant.id)
+        return notFound(`No item ${body.line_items?.[0]?.item?.id}.`);
       const s = {
         id: `cs_${sessions.size + 1}`,
         status: 'incomplete',
@@ -164,16 +178,7 @@ export async function startStore({ host = '127.0.0.1' } = {}) {
     }
     const m = /^\/ucp\/checkout-sessions\/([^/]+)(\/complete|\/cancel)?$/.exec(path);
     const s = m && sessions.get(m[1]);
-    if (!s)
-      return [
-        404,
-        {
-          ucp: { version: VERSION, status: 'error' },
-          messages: [
-            { type: 'error', code: 'not_found', content: 'No such checkout.', severity: 'unrecoverable' },
-          ],
-        },
-      ];
+    if (!s) return notFound(m ? 'No such checkout.' : `Nothing at ${path}.`);
     if (method === 'GET') return [200, view(s)];
     if (method === 'PUT') {
       take(s, body);
@@ -208,6 +213,7 @@ export async function startStore({ host = '127.0.0.1' } = {}) {
   return {
     origin,
     productUrl: `${origin}/products/${PRODUCT.handle}`,
+    itemRef: PRODUCT.variant.id,
     orders,
     close: () =>
       new Promise((resolve) => {

@@ -53,7 +53,7 @@ it('buys from a local UCP store with a live key and prints every step', async ()
     env: env({ SERVICE_API_URL: listening.url, SERVICE_API_KEY: key }),
   });
   expect(stderr).toBe('');
-  for (let n = 1; n <= 6; n++) expect(stdout).toMatch(new RegExp(`^${n}\\. `, 'm'));
+  for (let n = 1; n <= 8; n++) expect(stdout).toMatch(new RegExp(`^${n}\\. `, 'm'));
   expect(stdout).toMatch(
     /^3\. Offer ofr_\w+: "Cast Iron Teapot" at 42\.00 USD, in_stock, from ucp_127\.0\.0\.1$/m,
   );
@@ -62,7 +62,12 @@ it('buys from a local UCP store with a live key and prints every step', async ()
   );
   expect(stdout).toMatch(/^5\. Confirmed: completed, order ord_\w+$/m);
   expect(stdout).toMatch(/^6\. Order ord_\w+ is placed \(store order ORD-1001\), total 51\.36 USD$/m);
-  expect(stdout).toMatch(/^Done: the store placed 1 order\(s\)\.$/m);
+  // The headless store: no catalog, no product page; the checkout names its item and it prices it.
+  expect(stdout).toMatch(
+    /^7\. Headless store http:\/\/127\.0\.0\.2:\d+: checkout chk_\w+ for Cast Iron Teapot, black is ready_to_confirm, total 51\.36 USD$/m,
+  );
+  expect(stdout).toMatch(/^8\. Confirmed: completed, order ord_\w+ \(store order ORD-1001\)$/m);
+  expect(stdout).toMatch(/^Done: the stores placed 2 order\(s\)\.$/m);
 });
 
 it('asks for a live key when none is set', async () => {

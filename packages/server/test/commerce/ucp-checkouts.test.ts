@@ -12,7 +12,13 @@ import {
   makeKey,
   startReceiver,
 } from './helpers.js';
-import { liveUser, startLiveCommerce, ucpStores } from './ucp-helpers.js';
+import {
+  liveServiceAndUser,
+  liveUser,
+  offerAndCheckout,
+  startLiveCommerce,
+  ucpStores,
+} from './ucp-helpers.js';
 
 const isMutation = (r: UcpStore['requests'][number]) =>
   r.path.startsWith('/ucp/v1/checkout-sessions') && r.method !== 'GET';
@@ -40,19 +46,7 @@ describe('UCP stores: checkouts on checkout-sessions', () => {
     await c.close();
   });
 
-  /** An offer, then a checkout from it with the buyer and address: ready at the store. */
-  async function readyCheckout(s: UcpStore, handle = 'mug') {
-    const offer = await user('POST', '/v1/offers', { url: s.productUrl(handle) });
-    expect(offer.status, JSON.stringify(offer.body)).toBe(201);
-    const created = await user('POST', '/v1/checkouts', {
-      offer_id: offer.body.id,
-      quantity: 1,
-      buyer: BUYER,
-      shipping_address: ADDRESS,
-    });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
-    return created.body;
-  }
+  const readyCheckout = (s: UcpStore, handle = 'mug') => offerAndCheckout(user, s, handle);
 
   it('create → update → confirm: the store completes, the order is ours, with the store totals and the headers UCP asks for', async () => {
     const s = await store();
@@ -133,7 +127,9 @@ describe('UCP stores: checkouts on checkout-sessions', () => {
 
     const ops = s.requests.filter((r) => r.path.startsWith('/ucp/v1'));
     for (const r of ops) {
-      expect(r.headers['ucp-agent']).toMatch(/^profile="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/ucp"$/);
+      expect(r.headers['ucp-agent']).toMatch(
+        /^profile="http:\/\/127\.0\.0\.1:\d+\/\.well-known\/ucp", version="2026-04-08"$/,
+      );
       expect(r.headers['request-id']).toMatch(/^[0-9a-f-]{36}$/);
       if (isMutation(r)) expect(r.headers['idempotency-key']).toMatch(/^[0-9a-f-]{36}$/);
     }
@@ -230,7 +226,7 @@ describe('UCP stores: checkouts on checkout-sessions', () => {
     const ready = await readyCheckout(s);
     const res = await user('POST', `/v1/checkouts/${ready.id}/confirm`);
     expect(res.body.status).toBe('failed');
-    expect(res.body.error.code).toBe('MERCHANT_DECLINED');
+    expect(res.body.error.code).toBe('PAYMENT_DECLINED');
     expect(res.body.error.message).toContain('The card on the account was declined.');
     expect(s.orders).toEqual([]);
     expect(await events(ready.id)).toEqual(expect.arrayContaining(['checkout.failed']));
@@ -314,14 +310,9 @@ describe('UCP stores: checkouts on checkout-sessions', () => {
 });
 
 describe('UCP stores: answers that break the contract', () => {
-  let c: Commerce;
-  let user: Call;
+  const live = liveServiceAndUser();
+  const user: Call = (...args) => live.user(...args);
   const store = ucpStores();
-  beforeAll(async () => {
-    c = await startLiveCommerce();
-    user = (await liveUser(c)).call;
-  });
-  afterAll(() => c.close());
 
   it('a checkout answer with amounts as strings is refused: 503 MERCHANT_UNAVAILABLE, not read as prices', async () => {
     const s = await store({ corruptCheckouts: true });

@@ -26,7 +26,9 @@ describe('UCP stores: our profile, discovery and offers', () => {
     const offer = await as(c.svc, c.liveKey)('POST', '/v1/offers', { url: s.productUrl('mug') });
     expect(offer.status).toBe(201);
     const agents = new Set(s.requests.map((r) => r.headers['ucp-agent']));
-    expect([...agents]).toEqual([`profile="http://127.0.0.1:${c.svc.config.commerce.port}/.well-known/ucp"`]);
+    // The profile is asked without a version (none is known yet); every operation names the store's.
+    const profile = `profile="http://127.0.0.1:${c.svc.config.commerce.port}/.well-known/ucp"`;
+    expect([...agents]).toEqual([profile, `${profile}, version="2026-04-08"`]);
   });
 
   for (const shape of ['2026-01-23', '2026-01-11'] as const) {

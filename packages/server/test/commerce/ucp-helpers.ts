@@ -1,8 +1,8 @@
-import { afterEach, expect } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { forgetStoreProfiles } from '../../src/commerce/merchants/ucp/discovery.js';
 import type { Config } from '../../src/config.js';
 import { startUcpStore, type UcpScript, type UcpStore } from '../fakes/ucp-store.js';
-import { as, type Call, type Commerce, startCommerce } from './helpers.js';
+import { ADDRESS, as, BUYER, type Call, type Commerce, startCommerce } from './helpers.js';
 import { fromHtml, openForm, submit } from './hosted-forms.js';
 
 /** A commerce service whose store adapters may reach loopback stores (SERVICE_STORES_ALLOW_PRIVATE). */
@@ -56,4 +56,29 @@ export function ucpStores() {
     started.push(store);
     return store;
   };
+}
+
+/** An offer, then a checkout from it with the buyer and address: ready at the store. */
+export async function offerAndCheckout(user: Call, s: UcpStore, handle = 'mug') {
+  const offer = await user('POST', '/v1/offers', { url: s.productUrl(handle) });
+  expect(offer.status, JSON.stringify(offer.body)).toBe(201);
+  const created = await user('POST', '/v1/checkouts', {
+    offer_id: offer.body.id,
+    quantity: 1,
+    buyer: BUYER,
+    shipping_address: ADDRESS,
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body;
+}
+
+/** A live commerce service and one approved user for a describe block (started before, closed after). */
+export function liveServiceAndUser(config: Partial<Config> = {}) {
+  const env = {} as { c: Commerce; user: Call };
+  beforeAll(async () => {
+    env.c = await startLiveCommerce(config);
+    env.user = (await liveUser(env.c)).call;
+  });
+  afterAll(() => env.c.close());
+  return env;
 }

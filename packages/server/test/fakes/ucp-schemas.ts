@@ -107,6 +107,8 @@ export const SCHEMA = {
   errorResponse: `${SCHEMAS_BASE}shopping/types/error_response.json`,
   lookupRequest: `${SCHEMAS_BASE}shopping/catalog_lookup.json#/$defs/lookup_request`,
   lookupResponse: `${SCHEMAS_BASE}shopping/catalog_lookup.json#/$defs/lookup_response`,
+  productRequest: `${SCHEMAS_BASE}shopping/catalog_lookup.json#/$defs/get_product_request`,
+  productResponse: `${SCHEMAS_BASE}shopping/catalog_lookup.json#/$defs/get_product_response`,
   businessProfile: 'https://ucp.dev/discovery/profile.json#/$defs/business_profile',
   platformProfile: 'https://ucp.dev/discovery/profile.json#/$defs/platform_profile',
 };

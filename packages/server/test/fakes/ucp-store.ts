@@ -59,6 +59,34 @@ export interface UcpScript {
    * violations (the point is to see our adapter refuse them).
    */
   corruptCheckouts: boolean;
+  /**
+   * How the store says no (to a decline, a sold-out item, an unknown item, `refuseNext`): the UCP
+   * error envelope, `{"detail": "…"}` JSON (what many real stores send), or text/plain.
+   */
+  refusalStyle: 'ucp' | 'detail' | 'text';
+  /** The next create or update is refused with this status and message (in `refusalStyle`). */
+  refuseNext: { op: 'create' | 'update'; status: number; message: string } | null;
+  /** A completed checkout carries a top-level `order_id` and no `order` object (the 2026-01-11 shape). */
+  orderIdOnly: boolean;
+  /** Serve product pages (off with `catalog: false`: a headless store with nothing to read). */
+  productPages: boolean;
+  /** Every session stays `incomplete` whatever is sent, with no continue_url and no instrument. */
+  stuckIncomplete: boolean;
+  /** Never hand out a continue_url (with `noInstrument`: only unsupported payment handlers, no page). */
+  noContinueUrl: boolean;
+  /** Every operation is answered 429 (the store is up, and rate-limits us). */
+  busy: boolean;
+  /** A completed session is answered without line items and totals (seen from 2026-01-11 stores). */
+  completedBare: boolean;
+  /** The `ucp.version` the profile declares (default: the shape's own). */
+  version: string | null;
+  /** The instrument the store offers carries its credential (a token), as some stores send it. */
+  instrumentCredential: boolean;
+  /**
+   * Catalog lookup answers each product with only the variants the ids matched (the featured one
+   * for a product URL); `POST /catalog/product` answers them all.
+   */
+  lookupMatchedOnly: boolean;
 }
 
 interface Session {
@@ -91,6 +119,16 @@ export interface UcpStore {
 }
 
 const VERSION = '2026-04-08';
+/** The credential a store may put on the instrument it offers: svc must never keep or log it. */
+export const STORE_CREDENTIAL = 'tok_store_secret_4242424242424242';
+
+/** One answer of the store: JSON unless `type` says otherwise (a text/plain refusal). */
+interface Answer {
+  status: number;
+  body: unknown;
+  kind: 'checkout' | 'lookup' | 'product' | 'other';
+  type?: string;
+}
 const CURRENCY = 'USD';
 const OPTIONS = [
   { id: 'standard', title: 'Standard shipping', amount: 500 },
@@ -132,6 +170,17 @@ export async function startUcpStore(
     dropCompleteAnswers: 0,
     dropUpdateAnswers: 0,
     corruptCheckouts: false,
+    refusalStyle: 'ucp',
+    refuseNext: null,
+    orderIdOnly: false,
+    productPages: true,
+    stuckIncomplete: false,
+    noContinueUrl: false,
+    busy: false,
+    completedBare: false,
+    version: null,
+    instrumentCredential: false,
+    lookupMatchedOnly: false,
     ...opts.script,
   };
   const products = structuredClone(opts.products ?? DEFAULT_PRODUCTS);
@@ -140,7 +189,10 @@ export async function startUcpStore(
   const requests: UcpStore['requests'] = [];
   const violations: string[] = [];
   /** Idempotency-Key → the body it was first sent with and the answer given. */
-  const answered = new Map<string, { fingerprint: string; status: number; body: unknown }>();
+  const answered = new Map<
+    string,
+    { fingerprint: string; status: number; body: unknown; type: string | undefined }
+  >();
   let origin = '';
   let seq = 0;
 
@@ -151,6 +203,9 @@ export async function startUcpStore(
     }
     return null;
   };
+  /** The UCP version this store speaks: what its profile declares. */
+  const speaks = () => script.version ?? (script.shape === '2026-01-11' ? '2026-01-11' : VERSION);
+  const speaksOld = () => speaks() === '2026-01-11';
   const media = (p: FakeProduct) => [
     { type: 'image', url: `${origin}/cdn/${p.handle}.jpg`, alt_text: p.title },
   ];
@@ -165,17 +220,17 @@ export async function startUcpStore(
     if (script.shape === '2026-01-11') {
       return {
         ucp: {
-          version: '2026-01-11',
+          version: speaks(),
           services: {
             'dev.ucp.shopping': {
-              version: '2026-01-11',
+              version: speaks(),
               spec: 'https://ucp.dev/specification/overview',
               rest: { schema: 'https://ucp.dev/services/shopping/rest.openapi.json', endpoint },
             },
           },
           capabilities: capNames.map((name) => ({
             name,
-            version: '2026-01-11',
+            version: speaks(),
             ...(name === 'dev.ucp.shopping.fulfillment' ? { extends: 'dev.ucp.shopping.checkout' } : {}),
           })),
         },
@@ -184,8 +239,8 @@ export async function startUcpStore(
     }
     return {
       ucp: {
-        version: VERSION,
-        services: { 'dev.ucp.shopping': [{ version: VERSION, transport: 'rest', endpoint }] },
+        version: speaks(),
+        services: { 'dev.ucp.shopping': [{ version: speaks(), transport: 'rest', endpoint }] },
         capabilities: Object.fromEntries(
           capNames.map((name) => [
             name,
@@ -203,7 +258,7 @@ export async function startUcpStore(
   }
 
   const ucpMeta = () => ({
-    version: VERSION,
+    version: speaks(),
     status: 'success',
     capabilities: {
       'dev.ucp.shopping.checkout': [{ version: VERSION }],
@@ -213,11 +268,26 @@ export async function startUcpStore(
   });
 
   const errorResponse = (code: string, content: string, severity = 'unrecoverable') => ({
-    ucp: { version: VERSION, status: 'error' },
+    ucp: { version: speaks(), status: 'error' },
     messages: [{ type: 'error', code, content, severity }],
   });
 
+  /** A refusal in the store's `refusalStyle`: the UCP envelope, `{"detail"}` JSON, or text/plain. */
+  const refusal = (status: number, code: string, content: string, severity?: string): Answer =>
+    script.refusalStyle === 'detail'
+      ? { status, kind: 'other', body: { detail: content } }
+      : script.refusalStyle === 'text'
+        ? { status, kind: 'other', body: content, type: 'text/plain; charset=utf-8' }
+        : { status, kind: 'checkout', body: errorResponse(code, content, severity) };
+
   function present(s: Session) {
+    const whole = presentWhole(s);
+    if (!(script.completedBare && s.status === 'completed')) return whole;
+    const { line_items: _l, totals: _t, ...bare } = whole;
+    return bare;
+  }
+
+  function presentWhole(s: Session) {
     const subtotal = s.line_items.reduce((sum, li) => sum + li.item.price * li.quantity, 0);
     const option = OPTIONS.find((o) => o.id === s.selectedOption);
     const tax = s.destination ? Math.round(subtotal * 0.08) : null;
@@ -245,15 +315,28 @@ export async function startUcpStore(
       totals,
       links: [{ type: 'terms_of_service', url: `${origin}/terms` }],
       ...(s.messages.length ? { messages: s.messages } : {}),
-      ...(s.status === 'requires_escalation' || script.buyerInput || script.noInstrument
+      ...((s.status === 'requires_escalation' || script.buyerInput || script.noInstrument) &&
+      !script.stuckIncomplete &&
+      !script.noContinueUrl
         ? { continue_url: `${origin}/checkout/${s.id}` }
         : {}),
-      ...(script.noInstrument
-        ? {}
+      ...(script.noInstrument || script.stuckIncomplete
+        ? speaksOld()
+          ? { payment: { handlers: [], instruments: [] } }
+          : {}
         : {
             payment: {
+              ...(speaksOld() ? { handlers: [] } : {}),
               instruments: [
-                { id: 'inst_account', handler_id: 'store_account', type: 'store_account', selected: true },
+                {
+                  id: 'inst_account',
+                  handler_id: 'store_account',
+                  type: 'store_account',
+                  selected: true,
+                  ...(script.instrumentCredential
+                    ? { credential: { type: 'token', token: STORE_CREDENTIAL } }
+                    : {}),
+                },
               ],
             },
           }),
@@ -284,13 +367,17 @@ export async function startUcpStore(
             },
           }
         : {}),
-      ...(s.order ? { order: s.order } : {}),
+      ...(s.order ? (script.orderIdOnly ? { order_id: s.order.id } : { order: s.order }) : {}),
     };
   }
 
   /** Where the session stands after a change: what is still missing decides. */
   function settle(s: Session) {
     s.messages = s.messages.filter((m) => m.type !== 'error');
+    if (script.stuckIncomplete) {
+      s.status = 'incomplete';
+      return;
+    }
     if (script.buyerInput) {
       s.status = 'incomplete';
       s.messages.push({
@@ -334,76 +421,90 @@ export async function startUcpStore(
     settle(s);
   }
 
-  function handle(
-    method: string,
-    path: string,
-    body: any,
-  ): { status: number; body: unknown; kind: 'checkout' | 'lookup' | 'other' } {
+  /** A product as the catalog shows it, with the variants given (each correlated to the ids asked). */
+  const catalogProduct = (p: FakeProduct, variants: FakeVariant[], ids: string[]) => ({
+    id: p.id,
+    handle: p.handle,
+    title: p.title,
+    description: { plain: `${p.title} from the fake store.` },
+    url: `${origin}/products/${p.handle}`,
+    price_range: {
+      min: { amount: Math.min(...p.variants.map((v) => v.price)), currency: CURRENCY },
+      max: { amount: Math.max(...p.variants.map((v) => v.price)), currency: CURRENCY },
+    },
+    media: media(p),
+    variants: variants.map((v) => ({
+      id: v.id,
+      sku: v.sku,
+      title: v.title,
+      description: { plain: v.title },
+      price: { amount: v.price, currency: CURRENCY },
+      availability: { available: v.status !== 'out_of_stock', status: v.status },
+      inputs: [
+        {
+          id: ids.find((i) => i === v.id) ?? ids[0],
+          match: ids.includes(v.id) ? 'exact' : 'featured',
+        },
+      ],
+    })),
+  });
+
+  function handle(method: string, path: string, body: any): Answer {
+    if (method === 'POST' && path === '/catalog/product') {
+      const p = products.find((x) => x.id === body.id || x.variants.some((v) => v.id === body.id));
+      if (!p) return refusal(404, 'not_found', `No product ${body.id}.`);
+      const whole = catalogProduct(p, p.variants, [body.id]);
+      return {
+        status: 200,
+        kind: 'product',
+        body: {
+          ucp: {
+            version: speaks(),
+            status: 'success',
+            capabilities: { 'dev.ucp.shopping.catalog.lookup': [{ version: speaks() }] },
+          },
+          product: { ...whole, variants: whole.variants.map(({ inputs: _in, ...v }) => v) },
+        },
+      };
+    }
     if (method === 'POST' && path === '/catalog/lookup') {
       const ids: string[] = body.ids;
+      const matches = (p: FakeProduct, id: string) =>
+        id === p.id || id === p.handle || id === `${origin}/products/${p.handle}`;
       const found = products.filter((p) =>
-        ids.some(
-          (id) =>
-            id === p.id ||
-            id === p.handle ||
-            id === `${origin}/products/${p.handle}` ||
-            p.variants.some((v) => v.id === id),
-        ),
+        ids.some((id) => matches(p, id) || p.variants.some((v) => v.id === id)),
       );
       return {
         status: 200,
         kind: 'lookup',
         body: {
           ucp: {
-            version: VERSION,
+            version: speaks(),
             status: 'success',
-            capabilities: { 'dev.ucp.shopping.catalog.lookup': [{ version: VERSION }] },
+            capabilities: { 'dev.ucp.shopping.catalog.lookup': [{ version: speaks() }] },
           },
-          products: found.map((p) => ({
-            id: p.id,
-            handle: p.handle,
-            title: p.title,
-            description: { plain: `${p.title} from the fake store.` },
-            url: `${origin}/products/${p.handle}`,
-            price_range: {
-              min: { amount: Math.min(...p.variants.map((v) => v.price)), currency: CURRENCY },
-              max: { amount: Math.max(...p.variants.map((v) => v.price)), currency: CURRENCY },
-            },
-            media: media(p),
-            variants: p.variants.map((v) => ({
-              id: v.id,
-              sku: v.sku,
-              title: v.title,
-              description: { plain: v.title },
-              price: { amount: v.price, currency: CURRENCY },
-              availability: { available: v.status !== 'out_of_stock', status: v.status },
-              inputs: [
-                {
-                  id: ids.find((i) => i === v.id) ?? ids[0],
-                  match: ids.includes(v.id) ? 'exact' : 'featured',
-                },
-              ],
-            })),
-          })),
+          products: found.map((p) => {
+            if (!script.lookupMatchedOnly) return catalogProduct(p, p.variants, ids);
+            const exact = p.variants.filter((v) => ids.includes(v.id));
+            return catalogProduct(p, exact.length ? exact : p.variants.slice(0, 1), ids);
+          }),
         },
       };
+    }
+    const refused = script.refuseNext;
+    const op =
+      method === 'POST' && path === '/checkout-sessions' ? 'create' : method === 'PUT' ? 'update' : null;
+    if (refused && refused.op === op) {
+      script.refuseNext = null;
+      return refusal(refused.status, 'invalid', refused.message);
     }
     if (method === 'POST' && path === '/checkout-sessions') {
       const lines: Session['line_items'] = [];
       for (const li of body.line_items as { item: { id: string }; quantity: number }[]) {
         const found = variantById(li.item.id);
-        if (!found)
-          return {
-            status: 404,
-            kind: 'checkout',
-            body: errorResponse('not_found', `No item ${li.item.id}.`),
-          };
+        if (!found) return refusal(404, 'not_found', `No item ${li.item.id}.`);
         if (found.variant.status === 'out_of_stock') {
-          return {
-            status: 409,
-            kind: 'checkout',
-            body: errorResponse('out_of_stock', `${found.variant.title} is out of stock.`),
-          };
+          return refusal(409, 'out_of_stock', `${found.variant.title} is out of stock.`);
         }
         lines.push({
           id: `li_${lines.length + 1}`,
@@ -454,11 +555,13 @@ export async function startUcpStore(
         };
       }
       if (script.declineComplete) {
-        return {
-          status: 402,
-          kind: 'checkout',
-          body: errorResponse('payment_failed', 'The card on the account was declined.'),
-        };
+        return refusal(
+          402,
+          'payment_failed',
+          script.refusalStyle === 'ucp'
+            ? 'The card on the account was declined.'
+            : 'Payment Failed: Insufficient Funds',
+        );
       }
       if (script.escalateOnComplete) {
         s.status = 'requires_escalation';
@@ -498,7 +601,9 @@ export async function startUcpStore(
           ? SCHEMA.checkoutResponse
           : kind === 'lookup'
             ? SCHEMA.lookupResponse
-            : null;
+            : kind === 'product'
+              ? SCHEMA.productResponse
+              : null;
     if (!ref) return;
     const found = problems(ref, body);
     if (found.length) violations.push(`response to ${what} (${status}): ${found.join('; ')}`);
@@ -534,7 +639,7 @@ export async function startUcpStore(
           return send(res, 200, doc);
         }
         const page = /^\/products\/([^/]+)$/.exec(url.pathname);
-        if (page && req.method === 'GET') {
+        if (page && req.method === 'GET' && script.productPages) {
           const p = products.find((x) => x.handle === page[1]);
           if (!p) return send(res, 404, 'not found', 'text/plain');
           return send(res, 200, productPage(p), 'text/html; charset=utf-8');
@@ -560,13 +665,20 @@ export async function startUcpStore(
                 : op.operationId === 'lookup_catalog'
                   ? SCHEMA.lookupRequest
                   : null;
-        if (bodyRef && body && typeof body === 'object') wrong.push(...problems(bodyRef, body));
-        if (op.operationId === 'lookup_catalog' && !script.catalog)
+        if (bodyRef && body && typeof body === 'object') {
+          wrong.push(
+            ...(speaksOld() ? oldShapeProblems(op.operationId, path, body) : problems(bodyRef, body)),
+          );
+        }
+        if (op.operationId === 'get_product') wrong.push(...problems(SCHEMA.productRequest, body));
+        if ((op.operationId === 'lookup_catalog' || op.operationId === 'get_product') && !script.catalog)
           wrong.push('the store offers no catalog capability');
+        wrong.push(...versionProblems(req.headers['ucp-agent']));
         if (wrong.length) {
           violations.push(`${what}: ${wrong.join('; ')}`);
           return send(res, 400, errorResponse('invalid_request', wrong.join('; ')));
         }
+        if (script.busy) return send(res, 429, errorResponse('rate_limited', 'Slow down.', 'recoverable'));
         const key = req.headers['idempotency-key'] as string | undefined;
         const fingerprint = createHash('sha256').update(`${what}\n${raw}`).digest('hex');
         const earlier = key ? answered.get(key) : undefined;
@@ -578,14 +690,14 @@ export async function startUcpStore(
               errorResponse('idempotency_conflict', 'This Idempotency-Key was used for another request.'),
             );
           }
-          return send(res, earlier.status, earlier.body);
+          return send(res, earlier.status, earlier.body, earlier.type);
         }
         const out = handle(req.method ?? 'GET', path, body);
         if (script.corruptCheckouts && out.kind === 'checkout' && out.status < 400) {
           const c = out.body as { totals: { amount: unknown }[] };
           for (const t of c.totals) t.amount = ((t.amount as number) / 100).toFixed(2);
-        } else checkResponse(out.kind, out.status, out.body, what);
-        if (key) answered.set(key, { fingerprint, status: out.status, body: out.body });
+        } else if (!speaksOld()) checkResponse(out.kind, out.status, out.body, what);
+        if (key) answered.set(key, { fingerprint, status: out.status, body: out.body, type: out.type });
         if (op.operationId === 'complete_checkout' && script.dropCompleteAnswers > 0) {
           script.dropCompleteAnswers--;
           req.socket.destroy();
@@ -596,13 +708,52 @@ export async function startUcpStore(
           req.socket.destroy();
           return;
         }
-        send(res, out.status, out.body);
+        send(res, out.status, out.body, out.type);
       })().catch((err) => {
         violations.push(`fake store crashed: ${(err as Error).stack}`);
         res.destroy();
       });
     });
   });
+
+  /**
+   * A request body as a 2026-01-11 store checks it. That version's schemas are not in the shared
+   * contract (tag 2026-04-08); its checkout page (ucp.dev/2026-01-11/specification/checkout) makes
+   * `currency` and `payment` required on create and update, and `id` on update, fields 2026-04-08
+   * no longer takes. The rest of the body is checked against the 2026-04-08 request schema, which
+   * has the same shape for it.
+   */
+  function oldShapeProblems(operationId: string, path: string, body: Record<string, unknown>): string[] {
+    const out: string[] = [];
+    const { currency, id, ...rest } = body;
+    const opName: RequestOp | null =
+      operationId === 'create_checkout'
+        ? 'create'
+        : operationId === 'update_checkout'
+          ? 'update'
+          : operationId === 'complete_checkout'
+            ? 'complete'
+            : null;
+    if (opName === 'create' || opName === 'update') {
+      if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency))
+        out.push('2026-01-11: currency (ISO 4217) is required');
+      if (!body.payment || typeof body.payment !== 'object') out.push('2026-01-11: payment is required');
+    } else if (currency !== undefined) out.push('2026-01-11: currency is not sent on complete');
+    if (opName === 'update' && id !== decodeURIComponent(path.split('/')[2] ?? ''))
+      out.push("2026-01-11: update needs the session's id in the body");
+    if (opName !== 'update' && id !== undefined) out.push('2026-01-11: id is only sent on update');
+    if (opName) out.push(...problems(SCHEMA.checkoutRequest(opName), rest));
+    else if (operationId === 'lookup_catalog') out.push(...problems(SCHEMA.lookupRequest, body));
+    return out;
+  }
+
+  /** UCP-Agent must name the version this store speaks (a platform never sends one it did not declare). */
+  function versionProblems(header: string | string[] | undefined): string[] {
+    const text = Array.isArray(header) ? header.join(',') : (header ?? '');
+    const sent = /(?:^|,\s*)version="([^"]*)"/.exec(text)?.[1];
+    if (sent === undefined) return ['UCP-Agent names no version'];
+    return sent === speaks() ? [] : [`UCP-Agent speaks version ${sent}; this store declared ${speaks()}`];
+  }
 
   function productPage(p: FakeProduct) {
     const ld = {

@@ -6,7 +6,7 @@ import { type Config, testConfig } from '../../src/config.js';
 import { createContentApp } from '../../src/content/app.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { type Ids, randomIds } from '../../src/platform/ids.js';
-import { silentLogger } from '../../src/platform/logger.js';
+import { type Logger, silentLogger } from '../../src/platform/logger.js';
 import { type Listening, listen, type ServiceHandle } from '../../src/platform/service.js';
 
 export interface TestService {
@@ -50,12 +50,14 @@ export async function startTestService(
     background?: boolean;
     /** Predictable ids (`sequentialIds()`) make simulated metrics, which follow from ids, the same every run. */
     ids?: Ids;
+    /** Where the service logs (silent by default); a test that checks what is logged passes its own. */
+    logger?: Logger;
   } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDataDir(`svc-${name}-`);
   const config = testConfig({ dataDir, ...opts.config });
   const clock = opts.clock ?? new ManualClock();
-  const deps = { config, clock, ids: opts.ids ?? randomIds, logger: silentLogger() };
+  const deps = { config, clock, ids: opts.ids ?? randomIds, logger: opts.logger ?? silentLogger() };
   const handle = name === 'content' ? createContentApp(deps) : createCommerceApp(deps);
   const listening: Listening = await listen(handle, '127.0.0.1', 0);
   if (opts.background) handle.startBackground();

@@ -1181,8 +1181,10 @@ export interface operations {
             content: {
                 "application/json": {
                     buyer?: components["schemas"]["Buyer"];
+                    /** @description The variant to buy (one of the offer's variants). With product_url at a headless UCP store: the store's own item id; the store prices it. */
                     item_ref?: string;
                     offer_id?: string;
+                    /** @description A product page, or for a headless UCP store (no catalog, no product page) any URL on the store's origin together with item_ref. */
                     product_url?: string;
                     /** @default 1 */
                     quantity?: number;

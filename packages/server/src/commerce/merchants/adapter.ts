@@ -33,9 +33,14 @@ export function productOfPageOffer(offer: ProductPageOffer): Product {
  * payment instrument the store offered); the service stores it and never reads it.
  */
 export interface StoreSession {
-  state: 'incomplete' | 'action' | 'ready' | 'confirming' | 'completed' | 'canceled';
+  state: 'incomplete' | 'action' | 'ready' | 'confirming' | 'completed' | 'canceled' | 'stalled';
   action: NextAction | null;
   data: Record<string, unknown>;
+  /**
+   * `stalled`: the store will not move on although the app has sent everything it can, and gives
+   * the buyer no page to finish on. The checkout fails with this error rather than wait forever.
+   */
+  problem?: ApiErrorObject;
 }
 
 export interface Quote {
@@ -78,6 +83,8 @@ export interface QuoteInput {
   address: ShippingAddress | null;
   /** How many times this checkout was priced before; stores may move prices between quotes. */
   reprice_count: number;
+  /** The currency the offer was priced in, where known (stores speaking UCP 2026-01-11 ask for it). */
+  currency?: string | null;
 }
 
 /** Our checkout as a store adapter needs it to ask the store about it. */

@@ -75,7 +75,8 @@ export const RETRY_SOON_S = 5;
  */
 export class StoreUnavailable extends AppError {
   constructor(
-    readonly outcome: Exclude<StoreOutcome, 'ok'>,
+    /** `busy`: the store answered 429 (it is up, and asks us to slow down): not held against its health. */
+    readonly outcome: Exclude<StoreOutcome, 'ok'> | 'busy',
     message: string,
     retryAfterSeconds = RETRY_SOON_S,
   ) {
@@ -107,12 +108,15 @@ export function checkHealth(ctx: HealthCtx, merchant: Merchant): void {
 }
 
 /** The error an adapter throws when a store failed or timed out; `withHealth` counts it. */
-export const storeError = (outcome: Exclude<StoreOutcome, 'ok'>, message: string): AppError =>
+export const storeError = (outcome: Exclude<StoreOutcome, 'ok'> | 'busy', message: string): AppError =>
   new StoreUnavailable(outcome, message);
 
-/** How a store call ended: its own failures count; anything else (a 404, a refusal to guess) is an answer. */
+/**
+ * How a store call ended: only its own failures count (no answer, a timeout, a 5xx); anything
+ * else (a 4xx refusal, a 429, a refusal to guess) is the store's answer.
+ */
 export function outcomeOf(err: unknown): StoreOutcome {
-  if (err instanceof StoreUnavailable) return err.outcome;
+  if (err instanceof StoreUnavailable) return err.outcome === 'busy' ? 'ok' : err.outcome;
   return err instanceof AppError ? 'ok' : 'failure';
 }
 

@@ -29,8 +29,19 @@ export const CreateOfferBody = z.strictObject({ url: z.string().min(1).max(2000)
 
 export const CreateCheckoutBody = z.strictObject({
   offer_id: id.optional(),
-  product_url: z.string().min(1).max(2000).optional(),
-  item_ref: id.optional(),
+  product_url: z
+    .string()
+    .min(1)
+    .max(2000)
+    .optional()
+    .describe(
+      "A product page, or for a headless UCP store (no catalog, no product page) any URL on the store's origin together with item_ref.",
+    ),
+  item_ref: id
+    .optional()
+    .describe(
+      "The variant to buy (one of the offer's variants). With product_url at a headless UCP store: the store's own item id; the store prices it.",
+    ),
   quantity: z.int().min(1).max(20).default(1),
   buyer: Buyer.optional(),
   shipping_address: ShippingAddress.optional(),

@@ -92,6 +92,19 @@ export async function settle(
   // A stateful store (UCP) has the last word on whether it takes the order as it stands.
   const session = c.store_session;
   if (session?.state === 'action' && session.action) return waitFor(session.action);
+  if (session?.state === 'stalled') {
+    // The store will not move on and gives the buyer no page to finish on: say so, never wait silently.
+    return {
+      ...c,
+      status: 'failed',
+      next_action: null,
+      confirm_token_hash: null,
+      error: session.problem ?? {
+        code: 'MERCHANT_CHECKOUT_STALLED',
+        message: `${merchant.name} does not move this checkout on, and offers no page for the buyer.`,
+      },
+    };
+  }
   if (session && session.state !== 'ready') return { ...c, status: 'building', next_action: null };
 
   const fields = adapter.challenge(merchant, c.product_url);

@@ -4,7 +4,8 @@ import type { Actor, CommerceContext } from '../context.js';
 import type { CheckoutRecord } from '../db/checkouts-store.js';
 import type { CommerceStores } from '../db/stores.js';
 import { commerceStores } from '../db/stores.js';
-import type { PlaceResult, QuoteInput } from '../merchants/adapter.js';
+import type { PlaceResult, Product, QuoteInput } from '../merchants/adapter.js';
+import { StoreUnavailable } from '../merchants/health.js';
 import { adapterFor } from '../merchants/index.js';
 import { configuredBaseUrl } from '../merchants/ucp/profile.js';
 import type { Buyer, ConnectionStatus, ShippingAddress } from '../schemas/common.js';
@@ -91,7 +92,23 @@ async function productFor(ctx: CommerceContext, actor: CheckoutActor, input: Cre
   }
   const url = parseProductUrl(input.product_url, 'product_url');
   const merchant = await merchantForUrl(ctx, actor.env, url);
-  const product = await adapterFor(ctx, merchant, actor.env).product(merchant, url.href);
+  const adapter = adapterFor(ctx, merchant, actor.env);
+  let product: Product;
+  try {
+    product = await adapter.product(merchant, url.href);
+  } catch (err) {
+    // A headless store (no catalog capability, no product page) is bought from by naming its item:
+    // the session opens on `item_ref` and the store prices it (docs/commerce/live.md).
+    const named = input.item_ref && adapter.stateful;
+    if (!named || !(err instanceof AppError) || err.code !== 'PRODUCT_NOT_FOUND') throw err;
+    const item: Variant = {
+      item_ref: input.item_ref as string,
+      title: input.item_ref as string,
+      price: { amount: 0, currency: '' },
+      availability: 'unknown',
+    };
+    return { merchant, url: url.href, offerId: null, variants: [item], defaultRef: item.item_ref };
+  }
   const first = product.variants[0];
   if (!first)
     throw new AppError(422, 'PRODUCT_NOT_FOUND', 'The store has no purchasable variant at this link.');
@@ -126,6 +143,7 @@ export async function createCheckout(
     quantity: input.quantity,
     address: input.shipping_address ?? null,
     reprice_count: 0,
+    currency: variant.price.currency || null,
   };
   // A sold-out variant opens no session at a stateful store: the checkout fails at once.
   const quote =
@@ -455,17 +473,26 @@ async function place(
   opts: { retry?: boolean } = {},
 ): Promise<CheckoutRecord> {
   const adapter = adapterFor(ctx, merchant, c.env);
-  let result = await adapter.placeOrder({
-    merchant,
-    url: c.product_url,
-    checkout_id: c.id,
-    session: c.store_session,
-    buyer: c.buyer,
-    item_ref: c.item_ref,
-    quantity: c.quantity,
-    address: c.shipping_address,
-    reprice_count: c.reprice_count,
-  });
+  let result: PlaceResult;
+  try {
+    result = await adapter.placeOrder({
+      merchant,
+      url: c.product_url,
+      checkout_id: c.id,
+      session: c.store_session,
+      buyer: c.buyer,
+      item_ref: c.item_ref,
+      quantity: c.quantity,
+      address: c.shipping_address,
+      reprice_count: c.reprice_count,
+    });
+  } catch (err) {
+    // Only "the store did not answer" leaves the checkout confirming (a retry or recovery asks
+    // again). A definite answer (a refusal, a store we will not speak to) ends it here: recovery
+    // never re-sends a request the store refused.
+    if (!(err instanceof AppError) || err instanceof StoreUnavailable || err.status >= 500) throw err;
+    result = { ok: false, error: { code: err.code, message: err.message }, messages: [] };
+  }
   if (opts.retry && result.ok === 'waiting' && !result.action) {
     // A retried placement may be answered with the first answer ("in progress"): ask where it is now.
     const now = await adapter.orderStatus({ ...storeRef(c, merchant), session: result.session });

@@ -3,6 +3,7 @@ import { AppError } from '../../../platform/errors.js';
 import type { CommerceContext } from '../../context.js';
 import type { Merchant } from '../../schemas/resources.js';
 import {
+  type PlaceResult,
   type Product,
   productOfPageOffer,
   type Quote,
@@ -14,15 +15,18 @@ import {
 import { storeError, withHealth } from '../health.js';
 import { fetchProductPage, readProductPage } from '../product-page/index.js';
 import { storeFetchOptions } from '../store-fetch.js';
+import { messageLines, refusalOf, type StoreAnswer } from './answers.js';
 import { cachedStoreProfile, storeProfile, type UcpStoreProfile } from './discovery.js';
 import { ucpFetch } from './fetch.js';
 import {
   DESTINATION_ID,
   idempotencyKey,
+  instrumentRef,
   isErrorResponse,
   isReadableCheckout,
   MESSAGES_KEPT,
   messageText,
+  orderRefOf,
   safeLink,
   toLineItems,
   toSession,
@@ -31,10 +35,16 @@ import {
   toUcpDestination,
   toVariant,
   type UcpCheckout,
-  type UcpMessage,
   type UcpProduct,
 } from './mapping.js';
-import { CATALOG_CAPABILITY, CATALOG_LOOKUP_CAPABILITY, ucpAgentHeader } from './profile.js';
+import {
+  CATALOG_CAPABILITY,
+  CATALOG_LOOKUP_CAPABILITY,
+  isSupportedVersion,
+  SUPPORTED_VERSIONS,
+  type UcpVersion,
+  ucpAgentHeader,
+} from './profile.js';
 
 type Deps = Pick<CommerceContext, 'db' | 'config' | 'clock' | 'logger'>;
 type UcpMethods = NonNullable<NonNullable<UcpCheckout['fulfillment']>['methods']>;
@@ -46,17 +56,31 @@ const STORE_MAX_BYTES = 1024 * 1024;
 const unavailable = (m: Merchant, why: string, outcome: 'failure' | 'timeout' = 'failure') =>
   storeError(outcome, `${m.name} is not answering right now (${why}). Try again later.`);
 
-/** The store's profile: from the cache (no request, nothing observed), else asked behind the health gate. */
-async function profileOf(deps: Deps, merchant: Merchant, url: string): Promise<UcpStoreProfile> {
+/** A store profile whose version this platform speaks. */
+type Speakable = UcpStoreProfile & { version: UcpVersion };
+
+/**
+ * The store's profile: from the cache (no request, nothing observed), else asked behind the health
+ * gate. A store that declares a version this platform does not speak is refused before anything is
+ * sent to it: UCP's negotiation says a platform never speaks a version the business did not declare.
+ */
+async function profileOf(deps: Deps, merchant: Merchant, url: string): Promise<Speakable> {
   const origin = new URL(url).origin;
-  return (
+  const profile =
     cachedStoreProfile(deps, origin) ??
-    withHealth(deps, merchant, async () => {
-      const profile = await storeProfile(deps, origin);
-      if (!profile) throw unavailable(merchant, 'its UCP profile could not be read');
-      return profile;
-    })
-  );
+    (await withHealth(deps, merchant, async () => {
+      const found = await storeProfile(deps, origin);
+      if (!found) throw unavailable(merchant, 'its UCP profile could not be read');
+      return found;
+    }));
+  if (!isSupportedVersion(profile.version)) {
+    throw new AppError(
+      422,
+      'MERCHANT_NOT_SUPPORTED',
+      `${merchant.name} speaks UCP version ${profile.version ? `'${profile.version}'` : '(none declared)'}; this server speaks ${SUPPORTED_VERSIONS.join(' and ')}, and never a version the store did not declare. Nothing was sent to the store.`,
+    );
+  }
+  return profile as Speakable;
 }
 
 /** One REST operation at the store; mutations carry their Idempotency-Key. */
@@ -69,28 +93,24 @@ type StoreOp = { method: string; path: string; body?: unknown; key?: string };
  * unavailable (503 with Retry-After) and counts against its health (`withHealth`); any other
  * answer is returned for the caller to read.
  */
-async function call(
-  deps: Deps,
-  merchant: Merchant,
-  profile: UcpStoreProfile,
-  op: StoreOp,
-): Promise<{ status: number; body: unknown }> {
+async function call(deps: Deps, merchant: Merchant, profile: Speakable, op: StoreOp): Promise<StoreAnswer> {
   return withHealth(deps, merchant, () => send(deps, merchant, profile, op));
 }
 
-async function send(
-  deps: Deps,
-  merchant: Merchant,
-  profile: UcpStoreProfile,
-  op: StoreOp,
-): Promise<{ status: number; body: unknown }> {
+/**
+ * Sends one request and reads the answer. Only the store's own failures are `unavailable` and
+ * counted against its health: no connection, a timeout, a 5xx. A 429 is unavailable too, but the
+ * store is up (`busy`, not counted). Every 4xx is returned as the store's answer, JSON or not
+ * (`{"detail"}`, text/plain): the caller reads what it means (`refusalOf`).
+ */
+async function send(deps: Deps, merchant: Merchant, profile: Speakable, op: StoreOp): Promise<StoreAnswer> {
   let res: Response;
   try {
     res = await ucpFetch(deps, `${profile.endpoint}${op.path}`, {
       method: op.method,
       headers: {
         accept: 'application/json',
-        'ucp-agent': ucpAgentHeader(deps.config),
+        'ucp-agent': ucpAgentHeader(deps.config, profile.version),
         'request-id': randomUUID(),
         ...(op.key ? { 'idempotency-key': op.key } : {}),
         ...(op.body === undefined ? {} : { 'content-type': 'application/json' }),
@@ -106,33 +126,30 @@ async function send(
       ? unavailable(merchant, 'it timed out', 'timeout')
       : unavailable(merchant, 'it could not be reached');
   }
-  if (res.status >= 500 || res.status === 429) {
+  if (res.status === 429) {
+    await res.body?.cancel().catch(() => undefined);
+    throw storeError('busy', `${merchant.name} asks us to slow down (HTTP 429). Try again later.`);
+  }
+  if (res.status >= 500) {
     await res.body?.cancel().catch(() => undefined);
     throw unavailable(merchant, `it answered HTTP ${res.status}`);
   }
+  const text = await res.text();
+  let body: unknown = null;
   try {
-    return { status: res.status, body: JSON.parse(await res.text()) };
+    body = JSON.parse(text);
   } catch {
-    throw unavailable(merchant, `it answered HTTP ${res.status} without UCP JSON`);
+    // A 4xx in text/plain is still an answer; a 2xx that is not JSON is not one we can read.
+    if (res.status < 400) throw unavailable(merchant, `it answered HTTP ${res.status} without UCP JSON`);
   }
+  return { status: res.status, body, text };
 }
 
-/** The store refused the request with UCP messages: the API error that says what it said. */
-function refusal(merchant: Merchant, messages: UcpMessage[]): AppError {
-  const first = messages.find((m) => m.type === 'error') ?? messages[0];
-  const text = first ? messageText(first) : 'no reason given';
-  if (first?.code === 'out_of_stock' || first?.code === 'item_unavailable') {
-    return new AppError(422, 'OUT_OF_STOCK', `${merchant.name}: ${first.content}`);
-  }
-  if (first?.code === 'not_found')
-    return new AppError(422, 'PRODUCT_NOT_FOUND', `${merchant.name}: ${first.content}`);
-  return new AppError(422, 'MERCHANT_DECLINED', `${merchant.name} refused the request: ${text}`);
-}
-
-function checkoutFrom(merchant: Merchant, res: { status: number; body: unknown }): UcpCheckout {
-  if (isErrorResponse(res.body)) throw refusal(merchant, res.body.messages);
+/** A checkout session from a 2xx; a 4xx is the store's refusal (what it means, in its words). */
+function checkoutFrom(merchant: Merchant, res: StoreAnswer): UcpCheckout {
+  if (res.status >= 400 || isErrorResponse(res.body)) throw refusalOf(merchant, res);
   const c = res.body;
-  if (res.status >= 400 || !isReadableCheckout(c)) {
+  if (!isReadableCheckout(c)) {
     throw unavailable(merchant, `it answered HTTP ${res.status} without a readable checkout session`);
   }
   return c;
@@ -149,15 +166,64 @@ function decodedHandle(segment: string): string {
 
 const sessionId = (s: StoreSession | null) => (s ? String(s.data.id) : null);
 
+/**
+ * A complete the store answered `completed`: the order is recorded whatever else the answer lacks
+ * (a 2026-01-11 store names it in a top-level `order_id`, some send no totals), and what was
+ * missing is said in the messages. Without any order id, the store's session id stands for it.
+ * Null when the answer is not a completed checkout.
+ */
+function completedOrder(body: unknown, merchant: Merchant): PlaceResult | null {
+  const c = body as Partial<UcpCheckout> | null;
+  if (c?.status !== 'completed') return null;
+  const ref = orderRefOf(c as UcpCheckout);
+  const session = typeof c.id === 'string' ? c.id : null;
+  const missing = [
+    ...(c.order ? [] : ['no order object']),
+    ...(ref ? [] : ['no order id']),
+    ...(isReadableCheckout(c) ? [] : ['no readable line items or totals (ours are kept)']),
+  ];
+  const id = ref ?? session ?? 'unknown';
+  return {
+    ok: true,
+    merchant_order_ref: id,
+    messages: [
+      ...messageLines(Array.isArray(c.messages) ? c.messages : []),
+      `Order ${id} placed at ${merchant.name}.`,
+      ...(missing.length
+        ? [
+            `${merchant.name} answered completed with ${missing.join(', ')}${ref ? '' : `; its checkout session id ${id} stands for the order`}.`,
+          ]
+        : []),
+    ],
+  };
+}
+
 export function ucpAdapter(deps: Deps): StoreAdapter {
   const http = storeFetchOptions(deps.config).allowPrivate;
 
-  const quoteOf = (c: UcpCheckout, merchant: Merchant): Quote => ({
+  const quoteOf = (c: UcpCheckout, merchant: Merchant, everythingSent = false): Quote => ({
     line_items: toLineItems(c),
     totals: toTotals(c),
     messages: (c.messages ?? []).slice(-MESSAGES_KEPT).map(messageText),
-    session: toSession(c, merchant, http),
+    session: toSession(c, merchant, http, everythingSent),
   });
+
+  /**
+   * What a 2026-01-11 store also needs on create and update: the currency and a payment object
+   * (and, on update, the session's id); 2026-04-08 takes none of them.
+   */
+  function versionFields(input: QuoteInput, profile: Speakable, c: UcpCheckout | null, id?: string) {
+    if (profile.version !== '2026-01-11') return {};
+    const currency = c?.currency ?? (input.session?.data.currency as string | undefined) ?? input.currency;
+    if (!currency) {
+      throw new AppError(
+        422,
+        'MERCHANT_NOT_SUPPORTED',
+        `${input.merchant.name} speaks UCP 2026-01-11, which needs the currency on every checkout, and the item's price is not known here. Create the checkout from an offer (POST /v1/offers) instead.`,
+      );
+    }
+    return { ...(id ? { id } : {}), currency, payment: {} };
+  }
 
   /** A body for PUT /checkout-sessions/{id}: the whole checkout as we want it (update semantics). */
   function updateBody(input: QuoteInput, c: UcpCheckout | null) {
@@ -196,9 +262,9 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
     };
   }
 
-  async function update(input: QuoteInput, profile: UcpStoreProfile, c: UcpCheckout | null, seq: number) {
+  async function update(input: QuoteInput, profile: Speakable, c: UcpCheckout | null, seq: number) {
     const id = c?.id ?? sessionId(input.session);
-    const body = updateBody(input, c);
+    const body = { ...updateBody(input, c), ...versionFields(input, profile, c, String(id)) };
     const res = await call(deps, input.merchant, profile, {
       method: 'PUT',
       path: `/checkout-sessions/${encodeURIComponent(String(id))}`,
@@ -217,15 +283,41 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
       (m.groups ?? []).some((g) => !g.selected_option_id && (g.options?.length ?? 0) > 0),
     );
 
-  async function getSession(ref: StoreCheckoutRef, profile: UcpStoreProfile): Promise<UcpCheckout> {
+  /**
+   * The store's session as it is now. A session the store reports `completed` names its order
+   * (`placed`) even when the rest of the answer cannot be read (some 2026-01-11 stores drop line
+   * items and totals once completed): an order the store placed is never lost for a missing total.
+   */
+  async function readSession(
+    ref: StoreCheckoutRef,
+    profile: Speakable,
+  ): Promise<{ c: UcpCheckout | null; placed: string | null }> {
     const res = await call(deps, ref.merchant, profile, {
       method: 'GET',
       path: `/checkout-sessions/${encodeURIComponent(String(sessionId(ref.session)))}`,
     });
-    return checkoutFrom(ref.merchant, res);
+    const done = res.status < 400 ? completedOrder(res.body, ref.merchant) : null;
+    const placed = done?.ok === true ? done.merchant_order_ref : null;
+    if (placed && !isReadableCheckout(res.body)) return { c: null, placed };
+    return { c: checkoutFrom(ref.merchant, res), placed };
   }
 
-  async function lookup(merchant: Merchant, url: string, profile: UcpStoreProfile): Promise<Product | null> {
+  /** `POST /catalog/product`: the product with all its variants; null when the store will not say. */
+  async function wholeProduct(
+    merchant: Merchant,
+    profile: Speakable,
+    id: string,
+  ): Promise<UcpProduct | null> {
+    const res = await call(deps, merchant, profile, {
+      method: 'POST',
+      path: '/catalog/product',
+      body: { id },
+    });
+    const body = res.body as { product?: UcpProduct } | null;
+    return res.status < 400 && body?.product && typeof body.product === 'object' ? body.product : null;
+  }
+
+  async function lookup(merchant: Merchant, url: string, profile: Speakable): Promise<Product | null> {
     const u = new URL(url);
     const handle = u.pathname.split('/').filter(Boolean).pop();
     const res = await call(deps, merchant, profile, {
@@ -244,6 +336,14 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
       v.price.amount >= 0 &&
       /^[A-Z]{3}$/.test(String(v.price.currency));
     if (!product || typeof product.title !== 'string' || !Array.isArray(product.variants)) return null;
+    if (product.variants.length === 1 && typeof product.id === 'string') {
+      // Lookup answers the variants the ids matched (often only the featured one); the product's
+      // own page in the catalog lists them all, so the offer's `variants` are the store's choices.
+      const whole = await wholeProduct(merchant, profile, product.id);
+      if (whole && whole.id === product.id && Array.isArray(whole.variants) && whole.variants.length > 1) {
+        product.variants = whole.variants;
+      }
+    }
     product.variants = product.variants.filter(readable);
     if (product.variants.length === 0) return null;
     const wanted = u.searchParams.get('variant') ?? u.searchParams.get('sku');
@@ -277,8 +377,14 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
       const page = await withHealth(deps, merchant, async () => {
         const fetched = await fetchProductPage(url, storeFetchOptions(deps.config));
         if (fetched.ok) return fetched;
-        if (fetched.reason === 'HTTP_STATUS' && fetched.status === 404) {
-          throw new AppError(422, 'PRODUCT_NOT_FOUND', `${merchant.name} has no product at this link.`);
+        // A 4xx is the store's answer about this link, not an outage (only 5xx, timeouts and
+        // network errors count against its health).
+        if (fetched.reason === 'HTTP_STATUS' && fetched.status !== undefined && fetched.status < 500) {
+          throw new AppError(
+            422,
+            'PRODUCT_NOT_FOUND',
+            `${merchant.name} has no product page at this link (HTTP ${fetched.status}) and no catalog entry for it. If it is a headless store, create the checkout with product_url and the store's item id as item_ref.`,
+          );
         }
         throw unavailable(merchant, fetched.message, fetched.reason === 'TIMEOUT' ? 'timeout' : 'failure');
       });
@@ -297,6 +403,7 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
           path: '/checkout-sessions',
           body: {
             line_items: [{ item: { id: input.item_ref }, quantity: input.quantity }],
+            ...versionFields(input, profile, null),
             ...(buyer ? { buyer } : {}),
             ...(input.address
               ? {
@@ -320,7 +427,7 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
       }
       // A store that lists shipping options without choosing one: take its first (cheapest by its order).
       if (needsOptionChoice(c)) c = await update(input, profile, c, input.reprice_count * 2 + 1_000_001);
-      return quoteOf(c, input.merchant);
+      return quoteOf(c, input.merchant, Boolean(input.buyer?.email && input.address));
     },
 
     challenge() {
@@ -333,31 +440,42 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
 
     async placeOrder(input) {
       const profile = await profileOf(deps, input.merchant, input.url);
-      const instrument = input.session?.data.instrument ?? null;
+      const instrument = instrumentRef(input.session?.data.instrument);
       const res = await call(deps, input.merchant, profile, {
         method: 'POST',
         path: `/checkout-sessions/${encodeURIComponent(String(sessionId(input.session)))}/complete`,
-        body: { payment: { instruments: instrument ? [instrument] : [] } },
+        body: { payment: { instruments: instrument ? [{ ...instrument, selected: true }] : [] } },
         key: idempotencyKey(input.checkout_id, 'complete'),
       });
-      if (isErrorResponse(res.body)) {
-        const err = refusal(input.merchant, res.body.messages);
+      if (res.status >= 400 || isErrorResponse(res.body)) {
+        // A 409 may mean the session is already completed (an earlier complete placed the order):
+        // ask before calling it a refusal, so an order the store placed is never lost.
+        if (res.status === 409) {
+          const ref = (await readSession(input, profile).catch(() => null))?.placed;
+          if (ref) {
+            return {
+              ok: true,
+              merchant_order_ref: ref,
+              messages: [`${input.merchant.name} reports order ${ref} for this checkout.`],
+            };
+          }
+        }
+        const err = refusalOf(input.merchant, res);
         return {
           ok: false,
-          error: { code: err.code, message: err.message },
-          messages: res.body.messages.map(messageText),
+          // No item at a complete means the session is gone, not the product.
+          error: {
+            code: err.code === 'PRODUCT_NOT_FOUND' ? 'MERCHANT_DECLINED' : err.code,
+            message: err.message,
+          },
+          messages: isErrorResponse(res.body) ? messageLines(res.body.messages) : [],
         };
       }
+      const placed = completedOrder(res.body, input.merchant);
+      if (placed) return placed;
       const c = checkoutFrom(input.merchant, res);
       const session = toSession(c, input.merchant, http);
-      const messages = (c.messages ?? []).map(messageText);
-      if (session.state === 'completed' && c.order) {
-        return {
-          ok: true,
-          merchant_order_ref: c.order.id,
-          messages: [...messages, `Order ${c.order.id} placed at ${input.merchant.name}.`],
-        };
-      }
+      const messages = messageLines(c.messages);
       if (session.state === 'action' || session.state === 'confirming') {
         return { ok: 'waiting', action: session.action, session, messages };
       }
@@ -374,10 +492,10 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
 
     async orderStatus(ref) {
       if (!ref.session) return { state: 'not_placed' };
-      const c = await getSession(ref, await profileOf(deps, ref.merchant, ref.url));
-      if (c.status === 'completed' && c.order) return { state: 'placed', merchant_order_ref: c.order.id };
-      if (c.status === 'canceled') return { state: 'not_placed' };
-      return { state: 'unknown', reason: `the store's checkout is ${c.status}` };
+      const { c, placed } = await readSession(ref, await profileOf(deps, ref.merchant, ref.url));
+      if (placed) return { state: 'placed', merchant_order_ref: placed };
+      if (c?.status === 'canceled') return { state: 'not_placed' };
+      return { state: 'unknown', reason: `the store's checkout is ${c?.status}` };
     },
 
     async cancel(ref) {
@@ -388,17 +506,18 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
         path: `/checkout-sessions/${encodeURIComponent(String(sessionId(ref.session)))}/cancel`,
         key: idempotencyKey(ref.checkout_id, 'cancel'),
       });
-      if (isErrorResponse(res.body)) throw refusal(ref.merchant, res.body.messages);
+      if (res.status >= 400 || isErrorResponse(res.body)) throw refusalOf(ref.merchant, res);
     },
 
     async refresh(ref) {
-      const c = await getSession(ref, await profileOf(deps, ref.merchant, ref.url));
+      const { c, placed } = await readSession(ref, await profileOf(deps, ref.merchant, ref.url));
+      if (!c) {
+        // Completed, with an answer too thin to re-price from: our figures stand, the order is recorded.
+        const data = { ...(ref.session?.data ?? {}), status: 'completed', order_ref: placed };
+        return { session: { state: 'completed', action: null, data }, quote: null, order_ref: placed };
+      }
       const quote = quoteOf(c, ref.merchant);
-      return {
-        session: quote.session as StoreSession,
-        quote,
-        order_ref: c.status === 'completed' && c.order ? c.order.id : null,
-      };
+      return { session: quote.session as StoreSession, quote, order_ref: placed };
     },
   };
 }

@@ -28,6 +28,8 @@ export interface UcpCheckout {
     }[];
   };
   order?: { id: string; permalink_url: string; label?: string };
+  /** UCP 2026-01-11 stores may name the order at the top level instead of in `order`. */
+  order_id?: string;
 }
 export interface UcpErrorResponse {
   ucp: { status: 'error' };
@@ -93,6 +95,28 @@ export const messageText = (m: UcpMessage) => {
 };
 
 const isMinor = (n: unknown) => Number.isSafeInteger(n);
+
+/** The store's id of the order a checkout placed, in either shape (`order.id`, or 2026-01-11's `order_id`). */
+export function orderRefOf(c: { order?: { id?: unknown }; order_id?: unknown } | null): string | null {
+  const id = c?.order?.id ?? c?.order_id;
+  return typeof id === 'string' && id.length > 0
+    ? id.slice(0, 200)
+    : typeof id === 'number'
+      ? String(id)
+      : null;
+}
+
+/**
+ * What is kept of a payment instrument the store offered: the reference that names it at
+ * `complete` (`id`, `handler_id`, `type`). Never its `credential` (a token or card data), display
+ * data or billing address: no credential is ever written to disk or logs.
+ */
+export function instrumentRef(i: unknown): { id: string; handler_id: string; type: string } | null {
+  const x = i as Record<string, unknown> | null;
+  if (typeof x?.id !== 'string' || typeof x.handler_id !== 'string' || typeof x.type !== 'string')
+    return null;
+  return { id: x.id, handler_id: x.handler_id, type: x.type };
+}
 
 /**
  * Whether a store's answer is a checkout this adapter can read: ids, integer minor-unit amounts,
@@ -169,19 +193,37 @@ export function safeLink(raw: string | undefined, allowHttp: boolean): string | 
  * the buyer pays at the store when it offers no instrument this platform can hand back);
  * `complete_in_progress` → confirming; `completed`; `canceled`.
  */
-export function toSession(c: UcpCheckout, merchant: Merchant, allowHttp: boolean): StoreSession {
+export function toSession(
+  c: UcpCheckout,
+  merchant: Merchant,
+  allowHttp: boolean,
+  /** The app has sent everything it can (buyer and address): an `incomplete` store is stuck. */
+  everythingSent = false,
+): StoreSession {
   const continueUrl = safeLink(c.continue_url, allowHttp);
-  const instruments = c.payment?.instruments ?? [];
-  const instrument = instruments.find((i) => i.selected === true) ?? instruments[0] ?? null;
+  const instruments = Array.isArray(c.payment?.instruments) ? c.payment.instruments : [];
+  const offered = instruments.find((i) => i?.selected === true) ?? instruments[0] ?? null;
+  const instrument = instrumentRef(offered);
   const data = {
     id: c.id,
     status: c.status,
+    currency: c.currency,
     continue_url: continueUrl,
     instrument,
-    order: c.order ?? null,
+    order_ref: orderRefOf(c),
     line_item_ids: c.line_items.map((li) => li.id),
     methods: c.fulfillment?.methods ?? [],
   };
+  const said = (c.messages ?? []).map(messageText).join(' ');
+  const stalled = (why: string): StoreSession => ({
+    state: 'stalled',
+    action: null,
+    data,
+    problem: {
+      code: 'MERCHANT_CHECKOUT_STALLED',
+      message: `${merchant.name} ${why}, and gives no page (continue_url) for the buyer to finish on${said ? `. The store says: ${said}` : '; it gave no reason'}. Nothing was ordered; create a new checkout or try another store.`,
+    },
+  });
   const buyerMessage = (c.messages ?? []).find((m) => m.severity && BUYER_SEVERITIES.has(m.severity));
   const handOff = (why: string): StoreSession =>
     continueUrl
@@ -197,13 +239,20 @@ export function toSession(c: UcpCheckout, merchant: Merchant, allowHttp: boolean
       : { state: 'incomplete', action: null, data };
   switch (c.status) {
     case 'incomplete':
-      return buyerMessage ? handOff(buyerMessage.content) : { state: 'incomplete', action: null, data };
+      if (buyerMessage) return continueUrl ? handOff(buyerMessage.content) : stalled('needs the buyer');
+      if (!everythingSent) return { state: 'incomplete', action: null, data };
+      return continueUrl
+        ? handOff(said || 'it keeps the checkout incomplete after everything this API can send.')
+        : stalled('keeps the checkout incomplete after everything this API can send');
     case 'requires_escalation':
-      return handOff(buyerMessage?.content ?? c.messages?.[0]?.content ?? 'the store asks for the buyer.');
+      return continueUrl
+        ? handOff(buyerMessage?.content ?? c.messages?.[0]?.content ?? 'the store asks for the buyer.')
+        : stalled('asks for the buyer (requires_escalation)');
     case 'ready_for_complete':
-      return instrument
-        ? { state: 'ready', action: null, data }
-        : handOff('it offers no payment method this platform can hand back, so the buyer pays there.');
+      if (instrument) return { state: 'ready', action: null, data };
+      return continueUrl
+        ? handOff('it offers no payment method this platform can hand back, so the buyer pays there.')
+        : stalled('offers no payment instrument this platform can use');
     case 'complete_in_progress':
       return { state: 'confirming', action: null, data };
     case 'completed':

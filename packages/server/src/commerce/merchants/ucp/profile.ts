@@ -2,6 +2,16 @@ import type { Config } from '../../../config.js';
 
 /** The UCP version this platform speaks (the shared schemas' tag). */
 export const UCP_VERSION = '2026-04-08';
+/**
+ * The versions a store may declare and be spoken to in: its own, never one it did not declare
+ * (UCP's negotiation: the business selects the version). 2026-01-11 differs in the checkout
+ * bodies (`currency`, `payment` and, on update, `id` are sent) and in the completed answer
+ * (`order_id` at the top level); see docs/commerce/live.md.
+ */
+export const SUPPORTED_VERSIONS = ['2026-04-08', '2026-01-11'] as const;
+export type UcpVersion = (typeof SUPPORTED_VERSIONS)[number];
+export const isSupportedVersion = (v: string): v is UcpVersion =>
+  (SUPPORTED_VERSIONS as readonly string[]).includes(v);
 export const SHOPPING_SERVICE = 'dev.ucp.shopping';
 export const CHECKOUT_CAPABILITY = 'dev.ucp.shopping.checkout';
 export const FULFILLMENT_CAPABILITY = 'dev.ucp.shopping.fulfillment';
@@ -20,8 +30,12 @@ export const configuredBaseUrl = (config: Config): string =>
 /** Where our platform profile is served: the commerce service's public URL. */
 export const platformProfileUrl = (config: Config): string => `${configuredBaseUrl(config)}/.well-known/ucp`;
 
-/** The `UCP-Agent` header every store request carries (an RFC 8941 dictionary naming our profile). */
-export const ucpAgentHeader = (config: Config): string => `profile="${platformProfileUrl(config)}"`;
+/**
+ * The `UCP-Agent` header every store request carries: an RFC 8941 dictionary naming our profile
+ * and, once the store's profile is known, the version this request speaks.
+ */
+export const ucpAgentHeader = (config: Config, version?: UcpVersion): string =>
+  `profile="${platformProfileUrl(config)}"${version ? `, version="${version}"` : ''}`;
 
 /**
  * Our platform profile: the shopping service over REST, the checkout capability with the
