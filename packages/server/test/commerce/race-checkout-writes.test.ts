@@ -42,4 +42,33 @@ describe('checkout writes under concurrent requests on two instances', () => {
     const after = await onA('GET', `/v1/checkouts/${chk.id}`);
     expect(after.body.status).toBe('canceled');
   });
+
+  it('two confirms for one user at once on two instances: the second sees the first under max_per_day, no spending is lost', async () => {
+    // price-1000 ships for 5.99 and is taxed 8.25% in the US: 1682 per order; two would be 3364.
+    const { userToken } = await sandboxUser(instances.a, key, { rules: { max_per_day: 3000 } });
+    const onA = as(instances.a, key, userToken);
+    const onB = as(instances.b, key, userToken);
+    const checkout = async () =>
+      (
+        await onA('POST', '/v1/checkouts', {
+          product_url: `${PROTOCOL}/price-1000-book`,
+          buyer: BUYER,
+          shipping_address: ADDRESS,
+        })
+      ).body.id as string;
+    const [one, two] = [await checkout(), await checkout()];
+
+    // b gets as far as its confirm transaction before a confirms. The spending check is inside that
+    // transaction, so it sees a's confirm: this held before issue 19 too (SQLite serialises writers)
+    // and guards against the sum ever moving out of the transaction that acts on it.
+    const race = interleave(dbOf('a'), dbOf('b'));
+    const [first, second] = await race.run(
+      () => onA('POST', `/v1/checkouts/${one}/confirm`),
+      () => onB('POST', `/v1/checkouts/${two}/confirm`),
+    );
+    expect(settledValue(first).body.status).toBe('completed');
+    expect(settledValue(second).status).toBe(422);
+    expect(settledValue(second).body.error.code).toBe('MAX_PER_DAY_EXCEEDED');
+    expect((await onA('GET', '/v1/orders')).body.orders).toHaveLength(1);
+  });
 });

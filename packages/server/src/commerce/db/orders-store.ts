@@ -86,8 +86,15 @@ export function ordersStore(db: SqlExecutor) {
       );
       return rows.map(fromRow);
     },
-    async setStatus(id: string, status: OrderStatus, at: string): Promise<void> {
-      await db.run('UPDATE orders SET status = ?, updated_at = ? WHERE id = ?', [status, at, id]);
+    /** Moves the order from `from` to `to`; false when it was no longer `from` (nothing written). */
+    async moveStatus(id: string, from: OrderStatus, to: OrderStatus, at: string): Promise<boolean> {
+      const r = await db.run('UPDATE orders SET status = ?, updated_at = ? WHERE id = ? AND status = ?', [
+        to,
+        at,
+        id,
+        from,
+      ]);
+      return r.changes > 0;
     },
     /** What the user spent since `since` in one currency; canceled orders do not count. */
     async spentSince(userId: string, since: string, currency: string): Promise<number> {

@@ -30,9 +30,11 @@ export function usersStore(db: SqlExecutor) {
         [scope.accountId, scope.env, clientUserId],
       );
     },
-    async insert(user: UserRecord): Promise<void> {
+    /** Inserts the user unless one with the same (account, env, client_user_id) exists. */
+    async insertIfMissing(user: UserRecord): Promise<void> {
       await db.run(
-        'INSERT INTO users (id, account_id, env, client_user_id, created_at) VALUES (?, ?, ?, ?, ?)',
+        `INSERT INTO users (id, account_id, env, client_user_id, created_at) VALUES (?, ?, ?, ?, ?)
+         ON CONFLICT (account_id, env, client_user_id) DO NOTHING`,
         [user.id, user.account_id, user.env, user.client_user_id, user.created_at],
       );
     },

@@ -54,7 +54,13 @@ export async function advanceOrder(
       );
     }
     const now = ctx.clock.now().toISOString();
-    await s.orders.setStatus(current.id, next, now);
+    // The transition was checked on `current`; the write holds only if no other moved it since.
+    if (!(await s.orders.moveStatus(current.id, current.status, next, now)))
+      throw new AppError(
+        409,
+        'ORDER_STATE_INVALID',
+        `Order ${current.id} changed while this request ran; fetch it and try again.`,
+      );
     const updated = toOrder({ ...current, status: next, updated_at: now });
     await writeEvents(s, ctx, owner, [{ type: 'order.updated', data: updated }]);
     return updated;

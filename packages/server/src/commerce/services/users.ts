@@ -22,15 +22,17 @@ export async function ensureUser(
 ): Promise<string> {
   const existing = await s.users.findByClientId(tenant, clientUserId);
   if (existing) return existing.id;
-  const id = ctx.ids.make('usr');
-  await s.users.insert({
-    id,
+  // ON CONFLICT: a concurrent request may have made the same user since the read; then it is used.
+  await s.users.insertIfMissing({
+    id: ctx.ids.make('usr'),
     account_id: tenant.accountId,
     env: tenant.env,
     client_user_id: clientUserId,
     created_at: ctx.clock.now().toISOString(),
   });
-  return id;
+  const user = await s.users.findByClientId(tenant, clientUserId);
+  if (!user) throw new Error(`user ${clientUserId} missing right after it was written`);
+  return user.id;
 }
 
 export async function issuePublicToken(

@@ -6,6 +6,7 @@ import { fromJson } from '../db/stores/paging.js';
 import type { Platform } from '../domain.js';
 import type { BrandMemory, BrandSummaryView, BrandView, MemoryInput } from '../schemas/brands.js';
 import type { Page } from '../schemas/common.js';
+import { conflict } from './errors.js';
 import { applyMemoryInput, emptyMemory, removeMemoryItem } from './memory.js';
 import { checkedMemoryJson } from './memory-limits.js';
 
@@ -70,6 +71,13 @@ export async function createBrand(
   return { ...summary(row, []), memory };
 }
 
+/** The memory read for a change was overwritten before the change was written. */
+const memoryChanged = (brandId: string) =>
+  conflict(
+    'MEMORY_CHANGED',
+    `Brand '${brandId}' memory changed while this request ran; read it again (GET /v1/brands/${brandId}) and apply your change to it.`,
+  );
+
 export async function updateBrand(
   ctx: ContentContext,
   brandId: string,
@@ -81,11 +89,13 @@ export async function updateBrand(
     if (!brand) throw notFound('brand', brandId);
     const at = ctx.clock.now().toISOString();
     const memory = input.memory ? applyMemoryInput(memoryOf(brand), input.memory, ctx.ids, at) : undefined;
-    await store.update(
+    const written = await store.update(
       brandId,
       { name: input.name, memory: memory ? checkedMemoryJson(memory) : undefined },
       at,
+      brand.memory,
     );
+    if (!written) throw memoryChanged(brandId);
   });
   return getBrand(ctx, brandId);
 }
@@ -106,7 +116,8 @@ export async function writeMemory(
     if (!brand) throw notFound('brand', brandId);
     const at = ctx.clock.now().toISOString();
     const next = change(memoryOf(brand), at);
-    await store.update(brandId, { memory: checkedMemoryJson(next) }, at);
+    if (!(await store.update(brandId, { memory: checkedMemoryJson(next) }, at, brand.memory)))
+      throw memoryChanged(brandId);
     return next;
   });
 }

@@ -69,7 +69,9 @@ export async function moveIdeaBySystem(
     (to === 'scheduled' && from !== 'live' && from !== 'scheduled') ||
     (to === 'live' && from !== 'live') ||
     (to === 'approved' && from === 'scheduled');
-  if (ok) await store.setStatus(ideaId, to, at);
+  // Written only from the status the rule was checked on: a move that raced it (the person's,
+  // or another post's) is not overwritten; the system's move is then simply not made.
+  if (ok) await store.setStatus(ideaId, to, at, from);
 }
 
 export async function requireIdea(ctx: ContentContext, id: string) {

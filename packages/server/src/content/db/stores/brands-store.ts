@@ -33,11 +33,18 @@ export function brandsStore(db: SqlExecutor) {
       return toPage(rows, limit, (r) => [r.created_at, r.id]);
     },
     all: () => db.all<BrandRow>('SELECT * FROM brands ORDER BY created_at, id'),
-    async update(id: string, patch: { name?: string; memory?: string }, at: string) {
-      await db.run(
-        'UPDATE brands SET name = COALESCE(?, name), memory = COALESCE(?, memory), updated_at = ? WHERE id = ?',
-        [patch.name ?? null, patch.memory ?? null, at, id],
+    /**
+     * With `readMemory` (the memory JSON the change was computed from), writes only if the memory
+     * is still exactly that: a read-modify-write of Brand Memory cannot overwrite another one that
+     * landed in between. False when it had changed (or the brand is gone); nothing was written.
+     */
+    async update(id: string, patch: { name?: string; memory?: string }, at: string, readMemory?: string) {
+      const r = await db.run(
+        `UPDATE brands SET name = COALESCE(?, name), memory = COALESCE(?, memory), updated_at = ?
+          WHERE id = ?${readMemory === undefined ? '' : ' AND memory = ?'}`,
+        [patch.name ?? null, patch.memory ?? null, at, id, ...(readMemory === undefined ? [] : [readMemory])],
       );
+      return r.changes > 0;
     },
     async remove(id: string) {
       return (await db.run('DELETE FROM brands WHERE id = ?', [id])).changes > 0;

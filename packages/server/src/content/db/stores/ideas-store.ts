@@ -70,8 +70,13 @@ export function ideasStore(db: SqlExecutor) {
         [r.campaign_id, r.title, r.angle, r.notes, r.status, r.updated_at, id],
       );
     },
-    async setStatus(id: string, status: string, at: string) {
-      await db.run('UPDATE ideas SET status = ?, updated_at = ? WHERE id = ?', [status, at, id]);
+    /** With `from`, moves the idea only if it is still there (false, nothing written, otherwise). */
+    async setStatus(id: string, status: string, at: string, from?: string): Promise<boolean> {
+      const r = await db.run(
+        `UPDATE ideas SET status = ?, updated_at = ? WHERE id = ?${from === undefined ? '' : ' AND status = ?'}`,
+        [status, at, id, ...(from === undefined ? [] : [from])],
+      );
+      return r.changes > 0;
     },
     async remove(id: string) {
       return (await db.run('DELETE FROM ideas WHERE id = ?', [id])).changes > 0;
