@@ -14,6 +14,7 @@ import {
 import { storeError, withHealth } from '../health.js';
 import { fetchProductPage, readProductPage } from '../product-page/index.js';
 import { storeFetchOptions } from '../store-fetch.js';
+import { parseStoreJson } from '../store-json.js';
 import { cachedStoreProfile, storeProfile, type UcpStoreProfile } from './discovery.js';
 import { ucpFetch } from './fetch.js';
 import {
@@ -111,7 +112,7 @@ async function send(
     throw unavailable(merchant, `it answered HTTP ${res.status}`);
   }
   try {
-    return { status: res.status, body: JSON.parse(await res.text()) };
+    return { status: res.status, body: parseStoreJson(await res.text()) };
   } catch {
     throw unavailable(merchant, `it answered HTTP ${res.status} without UCP JSON`);
   }
