@@ -89,6 +89,7 @@ export function normalizeBaseUrl(baseUrl: unknown): string {
   if (url.search || url.hash || baseUrl.includes('?') || baseUrl.includes('#')) {
     throw new TypeError(`baseUrl must not carry a query or fragment: "${baseUrl}"`);
   }
+  // eslint-disable-next-line regexp/no-super-linear-move -- the caller's own baseUrl, not outside input
   const path = url.pathname.replace(/\/+$/, '');
   const root = path.endsWith(API_VERSION_PATH) ? path : `${path}${API_VERSION_PATH}`;
   return `${url.origin}${root}/`;

@@ -69,6 +69,7 @@ function serviceRoot(serverUrl: string): string {
   }
   if (url.search || url.hash)
     throw new TypeError(`mcpConfig: serverUrl must not carry a query: "${serverUrl}"`);
+  // eslint-disable-next-line regexp/no-super-linear-move -- the developer's own serverUrl, not outside input
   return url.href.replace(/\/+$/, '').replace(/\/(mcp|v1)$/, '');
 }
 

@@ -27,6 +27,7 @@ export function relayConfig(env: Record<string, string | undefined>): RelayConfi
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw new RelayConfigError(`SERVICE_API_URL must be http(s): "${rawUrl}".`);
+  // eslint-disable-next-line regexp/no-super-linear-move -- SERVICE_API_URL, the user's own setting, not outside input
   const root = `${url.origin}${url.pathname}`.replace(/\/+$/, '').replace(/\/(mcp|v1)$/, '');
   return { endpoint: `${root}/mcp`, apiKey: apiKey as string };
 }

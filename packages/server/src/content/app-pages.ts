@@ -1,4 +1,5 @@
 import type { Config } from '../config.js';
+import { trimTrailingSlashes } from '../platform/trim-end.js';
 
 /**
  * The pages of the web app (packages/app) that the server's own words send people to: error
@@ -17,7 +18,7 @@ export type AppPage = keyof typeof APP_PAGES;
 
 /** Where a person on this machine opens the app: CONTENT_PUBLIC_URL, else the address it listens on. */
 export function appBaseUrl(config: Config): string {
-  if (config.content.publicUrl) return config.content.publicUrl.replace(/\/+$/, '');
+  if (config.content.publicUrl) return trimTrailingSlashes(config.content.publicUrl);
   const host = ['0.0.0.0', '::', ''].includes(config.host) ? '127.0.0.1' : config.host;
   return `http://${host.includes(':') ? `[${host}]` : host}:${config.content.port}`;
 }

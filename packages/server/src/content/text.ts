@@ -26,10 +26,14 @@ export function removeBannedWords(text: string, banned: readonly string[]): stri
     if (!w) continue;
     out = out.replace(new RegExp(`(^|[^\\p{L}\\p{N}])${escapeRe(w)}(?=$|[^\\p{L}\\p{N}])`, 'giu'), '$1');
   }
-  return out
-    .replace(/[ \t]{2,}/g, ' ')
-    .replace(/ +([,.!?])/g, '$1')
-    .trim();
+  return (
+    out
+      .replace(/[ \t]{2,}/g, ' ')
+      // One space, not ` +`: the line above left no longer run, and ` +` would be retried from every
+      // space of a long run (quadratic).
+      .replace(/ ([,.!?])/g, '$1')
+      .trim()
+  );
 }
 
 /** Cuts at a word boundary and marks the cut, so a fitted text never ends mid-word. */

@@ -1,6 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { invalidRequest, notFound } from '../../platform/errors.js';
+import { trimTrailingSlashes } from '../../platform/trim-end.js';
 import { PAGE, type Platform } from '../domain.js';
 import { buildAssetFiles } from './build.js';
 import type { MediaContext } from './context.js';
@@ -56,7 +57,7 @@ export function createMediaService(ctx: MediaContext) {
   const fetcher = ctx.mediaFetcher ?? publicMediaFetcher;
   const root = mediaRoot(ctx.config.dataDir);
   const store = mediaStore(ctx.db);
-  const base = (ctx.config.content.publicUrl ?? '').replace(/\/+$/, '');
+  const base = trimTrailingSlashes(ctx.config.content.publicUrl ?? '');
   const now = () => ctx.clock.now().toISOString();
 
   const withLock = assetLocks();

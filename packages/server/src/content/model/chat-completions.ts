@@ -1,4 +1,5 @@
 import { AppError } from '../../platform/errors.js';
+import { trimTrailingSlashes } from '../../platform/trim-end.js';
 
 /**
  * A thin client for one endpoint of the OpenAI-compatible API: `POST {baseUrl}/chat/completions`.
@@ -87,7 +88,7 @@ async function errorMessage(res: Response): Promise<{ message: string; param: st
 }
 
 export function chatTransport(opts: ChatTransportOptions) {
-  const url = `${opts.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const url = `${trimTrailingSlashes(opts.baseUrl)}/chat/completions`;
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const maxRetries = opts.maxRetries ?? 2;
   const base = opts.retryBaseMs ?? 500;

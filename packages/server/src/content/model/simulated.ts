@@ -1,3 +1,4 @@
+import { trimEnd } from '../../platform/trim-end.js';
 import { fitToPlatform, hash32, pick, truncate } from '../text.js';
 import { replaceBannedWords } from './copywriter/banned-words.js';
 import { compose } from './copywriter/compose.js';
@@ -33,7 +34,7 @@ export const simulatedModel: ContentModel = {
       const seed = hash32(`${signal.id}:${i}`);
       const angle = pick(ANGLES, seed);
       const product = voice.products.length ? pick(voice.products, seed >> 3) : voice.brandName;
-      const base = signal.title.replace(/[.?!]+$/, '');
+      const base = trimEnd(signal.title, (c) => c === '.' || c === '?' || c === '!');
       const title = replaceBannedWords(
         i < signals.length ? `${base}: ${angle}` : `${base}, through ${product}`,
         voice.bannedWords,

@@ -115,11 +115,21 @@ export function structuredCaller(complete: ChatComplete) {
   };
 }
 
+/**
+ * The answer without the Markdown fence some servers wrap JSON mode answers in. Sliced, not
+ * matched: `/^```(?:json)?\s*([\s\S]*?)\s*```$/` lets its three quantifiers trade the same
+ * whitespace, which costs polynomial time on a long answer from the model's server.
+ */
+function unfence(text: string): string {
+  const t = text.trim();
+  if (t.length < 6 || !t.startsWith('```') || !t.endsWith('```')) return t;
+  const inner = t.slice(3, -3);
+  return (inner.startsWith('json') ? inner.slice(4) : inner).trim();
+}
+
 function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  // Some servers wrap JSON mode answers in a Markdown fence.
-  const trimmed = text.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, '$1');
   try {
-    return { ok: true, value: JSON.parse(trimmed) };
+    return { ok: true, value: JSON.parse(unfence(text)) };
   } catch {
     return { ok: false, error: 'the answer is not JSON' };
   }

@@ -1,3 +1,4 @@
+import { trimTrailingSlashes } from '../../platform/trim-end.js';
 import type { Platform } from '../domain.js';
 import { ProviderError, type ProviderErrorKind } from './provider.js';
 
@@ -79,7 +80,7 @@ function encode(c: ProviderCall): { headers: Record<string, string>; body?: stri
 }
 
 export function providerHttp(opts: ProviderHttpOptions) {
-  const apiUrl = opts.apiUrl.replace(/\/+$/, '');
+  const apiUrl = trimTrailingSlashes(opts.apiUrl);
   const timeoutMs = opts.timeoutMs ?? 30_000;
   const doFetch = opts.fetch ?? ((...a: Parameters<typeof fetch>) => fetch(...a));
   const now = opts.now ?? (() => new Date());

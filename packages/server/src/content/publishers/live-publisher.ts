@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AppError } from '../../platform/errors.js';
+import { trimTrailingSlashes } from '../../platform/trim-end.js';
 import type { ContentContext } from '../context.js';
 import { assetDir, mediaRoot } from '../media/files.js';
 import type { VariantFile } from '../media/render.js';
@@ -58,7 +59,7 @@ function classify(ctx: ContentContext, err: unknown, earlier: string[]): Publish
 /** The post's images from the media library: bytes for X and LinkedIn, public URLs for the others. */
 async function readMedia(ctx: ContentContext, req: PublishRequest): Promise<ProviderMedia[]> {
   const out: ProviderMedia[] = [];
-  const base = (ctx.config.content.publicUrl ?? '').replace(/\/+$/, '');
+  const base = trimTrailingSlashes(ctx.config.content.publicUrl ?? '');
   for (const m of req.media) {
     const rec = await mediaStore(ctx.db).get(m.assetId);
     const file = rec

@@ -41,7 +41,7 @@ export function parseSecretKey(value: string): { key: Buffer } | { problem: stri
   const v = value.trim();
   let key: Buffer;
   if (/^[0-9a-fA-F]+$/.test(v) && v.length % 2 === 0 && v.length >= 64) key = Buffer.from(v, 'hex');
-  else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(v)) key = Buffer.from(v.replace(/=+$/, ''), 'base64url');
+  else if (/^[A-Za-z0-9+/_-]+={0,2}$/.test(v)) key = Buffer.from(v.replace(/={1,2}$/, ''), 'base64url');
   else return { problem: 'must be base64 or hex (generate one with `openssl rand -base64 32`)' };
   if (key.length < 32) {
     return {

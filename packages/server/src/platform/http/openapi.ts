@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { trimTrailingSlashes } from '../trim-end.js';
 import type { AnyRoute } from './route.js';
 
 type JsonSchema = Record<string, unknown>;
@@ -42,7 +43,7 @@ export function serviceServer(opts: {
   publicUrlSetting: string;
 }): { url: string; description: string } {
   return opts.publicUrl
-    ? { url: opts.publicUrl.replace(/\/+$/, ''), description: opts.publicUrlSetting }
+    ? { url: trimTrailingSlashes(opts.publicUrl), description: opts.publicUrlSetting }
     : {
         url: `http://127.0.0.1:${opts.port || opts.defaultPort}`,
         description: 'The default local address of `svc-server start`',

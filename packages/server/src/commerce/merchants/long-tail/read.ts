@@ -7,13 +7,14 @@ import {
   type FetchPageResult,
   fetchProductPage,
   type ProductPageResult,
-  readProductPage,
+  readProductSources,
   readShopifyProductJson,
   shopifyProductJsonUrl,
 } from '../product-page/index.js';
 import { findProductNodes } from '../product-page/json-ld.js';
 import { formatMoney, normalizeCurrency, sameMoney } from '../product-page/money.js';
 import { storeFetchOptions } from '../store-fetch.js';
+import { parseStoreJson } from '../store-json.js';
 
 /** What a long-tail store's product link shows, read once. */
 export interface StorePage {
@@ -73,7 +74,7 @@ async function fetchJson(url: string, deps: FetchPageDeps): Promise<Record<strin
   const res = await fetchProductPage(url, deps);
   if (!res.ok) return null;
   try {
-    const json: unknown = JSON.parse(res.body);
+    const json: unknown = parseStoreJson(res.body);
     return typeof json === 'object' && json !== null && !Array.isArray(json)
       ? (json as Record<string, unknown>)
       : null;
@@ -143,8 +144,9 @@ export async function readStorePage(ctx: Pick<CommerceContext, 'config'>, url: s
   const deps: FetchPageDeps = storeFetchOptions(ctx.config);
   const page = await fetchProductPage(url, deps);
   if (!page.ok) throw fetchError(page);
+  // The page is walked once; the reader and the checks below share what it found.
   const sources = readPageSources(page.body);
-  const fromPage = readProductPage(page.body, page.url);
+  const fromPage = readProductSources(sources, page.url);
   const shopify = await readShopify(page.url, fromPage, sources, deps);
   const siteName = meta(sources, 'og:site_name', 'application-name');
   return {

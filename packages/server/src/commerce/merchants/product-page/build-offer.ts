@@ -1,8 +1,17 @@
 import type { Money } from '../../schemas/common.js';
 import type { Variant } from '../../schemas/resources.js';
-import { formatMoney, sameMoney } from './money.js';
+import { formatMoney, moneyKey } from './money.js';
 import type { ProductPageResult, ProductPageSource, ProductReading } from './types.js';
 import { groupOffers, selectorFromUrl, selectVariant, type VariantGroup } from './variant-selection.js';
+import { countWork } from './work.js';
+
+/** How many of the conflicting prices a refusal names; the rest are counted. */
+const PRICES_NAMED = 5;
+
+const listPrices = (prices: Money[]) =>
+  prices.length <= PRICES_NAMED
+    ? prices.map(formatMoney).join(', ')
+    : `${prices.slice(0, PRICES_NAMED).map(formatMoney).join(', ')} and ${prices.length - PRICES_NAMED} more`;
 
 /** The page URL without its fragment: the item_ref of a product that names no id at all. */
 function pageRef(pageUrl: string): string {
@@ -66,12 +75,18 @@ export function buildOffer(input: BuildInput): ProductPageResult {
   let prices = selected.prices;
   if (groups.length === 1 && input.pagePrices?.length) {
     prices = [...prices];
-    for (const p of input.pagePrices) if (!prices.some((q) => sameMoney(p, q))) prices.push(p);
+    const seen = new Set(prices.map(moneyKey));
+    for (const p of input.pagePrices) {
+      countWork();
+      if (seen.has(moneyKey(p))) continue;
+      seen.add(moneyKey(p));
+      prices.push(p);
+    }
   }
   if (prices.length > 1) {
     return refusal(
       'AMBIGUOUS_PRICE',
-      `The page shows ${prices.length} different prices for the selected variant (${prices.map(formatMoney).join(', ')}); ` +
+      `The page shows ${prices.length} different prices for the selected variant (${listPrices(prices)}); ` +
         "open the variant's own URL (?variant= or ?sku=) or check the store.",
     );
   }
@@ -80,6 +95,7 @@ export function buildOffer(input: BuildInput): ProductPageResult {
 
   const title = product.title ?? input.fallbackTitle ?? selected.title;
   const variants: Variant[] = groups.flatMap((g) => {
+    countWork();
     const only = g === selected ? price : g.prices.length === 1 ? g.prices[0] : undefined;
     if (!only) return [];
     return [

@@ -1,56 +1,132 @@
-import { Parser } from 'htmlparser2';
+import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
+import { countWork } from './work.js';
 
 /** What the reader needs from a page's HTML: JSON-LD blocks, meta tags and the title. */
 export interface PageSources {
-  /** The text of each `<script type="application/ld+json">`, in page order. */
+  /** The text of each `<script type="application/ld+json">`, in page order (the first `MAX_JSON_LD_BLOCKS`). */
   jsonLd: string[];
   /** `<meta property|name=… content=…>`, keys lower-cased, every value in page order. */
   meta: Map<string, string[]>;
   title: string | null;
 }
 
-/** Walks the page once with htmlparser2's streaming parser (no DOM is built). */
+/**
+ * How many `application/ld+json` blocks are kept. Pages have a handful (product, breadcrumbs,
+ * organisation, reviews); a block that is not JSON costs a thrown exception, about 20 µs, so
+ * ninety thousand junk blocks in a 3 MiB page would hold the event loop for seconds.
+ */
+export const MAX_JSON_LD_BLOCKS = 100;
+
+/**
+ * Walks the page once with htmlparser2's tokenizer, which moves forward through the text and never
+ * looks back. Its `Parser` is not used: it keeps the stack of open elements in an array it
+ * `unshift`s on every open tag and searches on every close tag, so a page of 300,000 unclosed
+ * `<a>` followed by as many `</b>` costs the square of that (see work.ts for why that matters).
+ * Nothing here needs the element tree: `<script>` and `<title>` are raw-text elements that only
+ * their own end tag closes, and the tokenizer knows them without the parser.
+ */
 export function readPageSources(html: string): PageSources {
   const jsonLd: string[] = [];
   const meta = new Map<string, string[]>();
   let title: string | null = null;
   let capture: 'json-ld' | 'title' | null = null;
-  let buffer = '';
+  // The captured text in pieces, joined once: `+=` on a growing string is linear in V8 too, but
+  // an array says so without relying on the engine.
+  let pieces: string[] = [];
+  let tagName = '';
+  let attrs = new Map<string, string>();
+  let attrName = '';
+  let attrValue = '';
 
-  const parser = new Parser(
-    {
-      onopentag(name, attrs) {
-        if (name === 'script' && (attrs.type ?? '').trim().toLowerCase() === 'application/ld+json') {
-          capture = 'json-ld';
-          buffer = '';
-        } else if (name === 'title' && title === null) {
-          capture = 'title';
-          buffer = '';
-        } else if (name === 'meta' && attrs.content !== undefined) {
-          const key = (attrs.property ?? attrs.name ?? attrs.itemprop ?? '').trim().toLowerCase();
-          if (key) meta.set(key, [...(meta.get(key) ?? []), attrs.content.trim()]);
-        }
-      },
-      ontext(text) {
-        if (capture) buffer += text;
-      },
-      onclosetag(name) {
-        if (capture === 'json-ld' && name === 'script') jsonLd.push(buffer);
-        if (capture === 'title' && name === 'title') title = buffer.trim().replace(/\s+/g, ' ') || null;
-        if ((capture === 'json-ld' && name === 'script') || (capture === 'title' && name === 'title'))
-          capture = null;
-      },
+  const slice = (start: number, end: number) => {
+    countWork(end - start + 1);
+    return html.slice(start, end);
+  };
+  const openTag = () => {
+    countWork();
+    const attr = (name: string) => attrs.get(name);
+    if (tagName === 'script' && (attr('type') ?? '').trim().toLowerCase() === 'application/ld+json') {
+      if (jsonLd.length < MAX_JSON_LD_BLOCKS) {
+        capture = 'json-ld';
+        pieces = [];
+      }
+    } else if (tagName === 'title' && title === null) {
+      capture = 'title';
+      pieces = [];
+    } else if (tagName === 'meta' && attr('content') !== undefined) {
+      const key = (attr('property') ?? attr('name') ?? attr('itemprop') ?? '').trim().toLowerCase();
+      if (!key) return;
+      // Appended in place: copying the list on every tag made 40,000 tags cost 800 million copies.
+      const values = meta.get(key);
+      const value = (attr('content') as string).trim();
+      if (values) values.push(value);
+      else meta.set(key, [value]);
+    }
+  };
+  const closeCapture = () => {
+    // Joining costs what the slices already counted.
+    const text = pieces.join('');
+    if (capture === 'json-ld') jsonLd.push(text);
+    else if (capture === 'title') title = text.trim().replace(/\s+/g, ' ') || null;
+    capture = null;
+  };
+
+  const callbacks: TokenizerCallbacks = {
+    onopentagname(start, end) {
+      tagName = slice(start, end).toLowerCase();
+      attrs = new Map();
     },
-    { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
-  );
-  parser.write(html);
-  parser.end();
+    onattribname(start, end) {
+      attrName = slice(start, end).toLowerCase();
+    },
+    onattribdata(start, end) {
+      attrValue += slice(start, end);
+    },
+    onattribentity(codepoint) {
+      countWork();
+      attrValue += String.fromCodePoint(codepoint);
+    },
+    onattribend() {
+      countWork();
+      // The first of two attributes with one name wins, as in browsers.
+      if (!attrs.has(attrName)) attrs.set(attrName, attrValue);
+      attrValue = '';
+    },
+    onopentagend: openTag,
+    // `<meta … />`: HTML ignores the slash, so it is an open tag like any other.
+    onselfclosingtag: openTag,
+    ontext(start, end) {
+      if (capture) pieces.push(slice(start, end));
+      else countWork();
+    },
+    ontextentity(codepoint) {
+      countWork();
+      if (capture) pieces.push(String.fromCodePoint(codepoint));
+    },
+    onclosetag(start, end) {
+      const name = slice(start, end).toLowerCase();
+      if ((capture === 'json-ld' && name === 'script') || (capture === 'title' && name === 'title'))
+        closeCapture();
+    },
+    // A page cut off inside a block still gives what it has, as the element would at the end.
+    onend() {
+      if (capture) closeCapture();
+    },
+    oncdata: () => countWork(),
+    oncomment: () => countWork(),
+    ondeclaration: () => countWork(),
+    onprocessinginstruction: () => countWork(),
+  };
+  const tokenizer = new Tokenizer({ decodeEntities: true }, callbacks);
+  tokenizer.write(html);
+  tokenizer.end();
   return { jsonLd, meta, title };
 }
 
 /** Resolves an image reference against the page; only http(s) URLs are kept. */
 export function resolveImageUrl(raw: unknown, pageUrl: string): string | null {
   if (typeof raw !== 'string' || !raw.trim()) return null;
+  countWork(raw.length);
   try {
     const url = new URL(raw.trim(), pageUrl);
     return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;

@@ -1,27 +1,46 @@
+import { parseStoreJson } from '../store-json.js';
 import { readAvailability } from './availability.js';
 import { resolveImageUrl } from './html-sources.js';
-import { collectPrice, type PriceCollector } from './money.js';
+import { collectPrice, priceCollector } from './money.js';
 import type { OfferReading, ProductReading } from './types.js';
 import { variantIdFromUrl } from './variant-selection.js';
+import { countWork } from './work.js';
 
 type Node = Record<string, unknown>;
 
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
-const list = (v: unknown): unknown[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
+const list = (v: unknown): unknown[] => {
+  const items = v === undefined || v === null ? [] : Array.isArray(v) ? v : [v];
+  countWork(items.length + 1);
+  return items;
+};
+
+/**
+ * How deep the reader follows a page's nesting: products inside pages and graphs, an
+ * AggregateOffer's offers, a name inside a name. Real pages nest a handful of levels; a bound keeps
+ * a page nested a million levels deep from exhausting the stack of these recursive walks.
+ */
+const MAX_DEPTH = 20;
 
 /** `Product`, `schema:Product`, `https://schema.org/Product` → `product`. */
 function types(node: Node): string[] {
   return list(node['@type'])
     .filter((t): t is string => typeof t === 'string')
-    .map((t) => (t.split(/[/:#]/).pop() ?? '').toLowerCase());
+    .map((t) => {
+      countWork(t.length);
+      return t.slice(Math.max(t.lastIndexOf('/'), t.lastIndexOf(':'), t.lastIndexOf('#')) + 1).toLowerCase();
+    });
 }
 const hasType = (node: Node, type: string) => types(node).includes(type);
 
-function text(v: unknown): string | null {
+function text(v: unknown, depth = 0): string | null {
   const first = list(v)[0];
-  if (typeof first === 'string') return first.trim() || null;
+  if (typeof first === 'string') {
+    countWork(first.length);
+    return first.trim() || null;
+  }
   if (typeof first === 'number') return String(first);
-  if (isNode(first)) return text(first['@value'] ?? first.name);
+  if (isNode(first) && depth < MAX_DEPTH) return text(first['@value'] ?? first.name, depth + 1);
   return null;
 }
 
@@ -40,11 +59,11 @@ function image(v: unknown, pageUrl: string): string | null {
  */
 function parseBlock(block: string): unknown {
   try {
-    return JSON.parse(block);
+    return parseStoreJson(block);
   } catch {
     try {
       // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
-      return JSON.parse(block.replace(/[\u0000-\u001f]/g, ' '));
+      return parseStoreJson(block.replace(/[\u0000-\u001f]/g, ' '));
     } catch {
       return undefined;
     }
@@ -58,19 +77,22 @@ function parseBlock(block: string): unknown {
 export function findProductNodes(blocks: string[]): Node[] {
   const found: Node[] = [];
   const visit = (value: unknown, depth: number) => {
-    if (depth > 20) return;
+    countWork();
+    if (depth > MAX_DEPTH) return;
     if (Array.isArray(value)) {
       for (const v of value) visit(v, depth + 1);
       return;
     }
     if (!isNode(value)) return;
-    if (hasType(value, 'product') || hasType(value, 'productgroup')) {
+    const t = types(value);
+    if (t.includes('product') || t.includes('productgroup')) {
       found.push(value);
       return;
     }
     for (const child of Object.values(value)) visit(child, depth + 1);
   };
   for (const block of blocks) {
+    countWork(block.length);
     const parsed = parseBlock(block);
     if (parsed !== undefined) visit(parsed, 0);
   }
@@ -83,14 +105,16 @@ const NOT_THE_PRICE = /strikethrough|listprice|msrp|srp|minimumadvertised/i;
 function readOffer(
   offer: Node,
   inherited: { currency: unknown; sku: string | null; title: string | null; url: unknown },
+  depth = 0,
 ): OfferReading[] {
   const currency = offer.priceCurrency ?? inherited.currency;
   if (hasType(offer, 'aggregateoffer') && list(offer.offers).some(isNode)) {
+    if (depth >= MAX_DEPTH) return [];
     return list(offer.offers)
       .filter(isNode)
-      .flatMap((o) => readOffer(o, { ...inherited, currency }));
+      .flatMap((o) => readOffer(o, { ...inherited, currency }, depth + 1));
   }
-  const collected: PriceCollector = { prices: [], error: null };
+  const collected = priceCollector();
   collectPrice(collected, offer.price, currency);
   if (hasType(offer, 'aggregateoffer') && offer.price === undefined) {
     collectPrice(collected, offer.lowPrice, currency);
@@ -123,8 +147,10 @@ function offersOf(product: Node, title: string | null): OfferReading[] {
 export function readJsonLdProduct(node: Node, pageUrl: string): ProductReading {
   const title = text(node.name);
   const offers = offersOf(node, null);
+  // Pushed one by one: `push(...list)` passes every element as an argument, and a page with a
+  // hundred thousand offers overflows the stack that way.
   for (const variant of list(node.hasVariant).filter(isNode))
-    offers.push(...offersOf(variant, text(variant.name)));
+    for (const offer of offersOf(variant, text(variant.name))) offers.push(offer);
   let img = image(node.image, pageUrl);
   for (const variant of list(node.hasVariant).filter(isNode)) img ??= image(variant.image, pageUrl);
   return {

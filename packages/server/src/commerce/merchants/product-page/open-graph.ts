@@ -1,11 +1,16 @@
 import { readAvailability } from './availability.js';
 import { resolveImageUrl } from './html-sources.js';
-import { collectPrice, type PriceCollector } from './money.js';
+import { collectPrice, priceCollector } from './money.js';
 import type { OfferReading, ProductReading } from './types.js';
+import { countWork } from './work.js';
 
+/** The first non-empty value of the first key that has one (a scan of each list, once). */
 const first = (meta: Map<string, string[]>, ...keys: string[]) => {
   for (const key of keys) {
-    const value = meta.get(key)?.find((v) => v !== '');
+    const value = meta.get(key)?.find((v) => {
+      countWork();
+      return v !== '';
+    });
     if (value !== undefined) return value;
   }
   return null;
@@ -31,13 +36,16 @@ export function readOpenGraph(meta: Map<string, string[]>, pageUrl: string): Pro
     ...(meta.get('product:sale_price:amount') ?? []),
   ].filter((a) => a !== '');
   const currency = first(meta, 'product:price:currency', 'og:price:currency', 'product:sale_price:currency');
-  const collected: PriceCollector = { prices: [], error: null };
+  const collected = priceCollector();
   for (const amount of amounts) collectPrice(collected, amount, currency);
   offer.prices = collected.prices;
   offer.priceError = collected.error;
   let image: string | null = null;
   for (const key of ['og:image:secure_url', 'og:image', 'og:image:url', 'twitter:image']) {
-    for (const raw of meta.get(key) ?? []) image ??= resolveImageUrl(raw, pageUrl);
+    for (const raw of meta.get(key) ?? []) {
+      countWork();
+      image ??= resolveImageUrl(raw, pageUrl);
+    }
   }
   return {
     title: first(meta, 'og:title', 'twitter:title'),

@@ -1,5 +1,5 @@
 import { buildOffer } from './build-offer.js';
-import { readPageSources } from './html-sources.js';
+import { type PageSources, readPageSources } from './html-sources.js';
 import { findProductNodes, readJsonLdProduct } from './json-ld.js';
 import { readOpenGraph } from './open-graph.js';
 import type { ProductPageResult, ProductReading } from './types.js';
@@ -19,7 +19,11 @@ const sameProduct = (a: ProductReading, b: ProductReading) =>
  * ignored.
  */
 export function readProductPage(html: string, pageUrl: string): ProductPageResult {
-  const sources = readPageSources(html);
+  return readProductSources(readPageSources(html), pageUrl);
+}
+
+/** `readProductPage` on a page already walked, for a caller that needs its sources too. */
+export function readProductSources(sources: PageSources, pageUrl: string): ProductPageResult {
   const og = readOpenGraph(sources.meta, pageUrl);
   const products = findProductNodes(sources.jsonLd).map((node) => readJsonLdProduct(node, pageUrl));
   const main = products.find((p) => p.offers.length > 0) ?? products[0];

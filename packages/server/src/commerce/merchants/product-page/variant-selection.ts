@@ -1,4 +1,6 @@
+import { moneyKey } from './money.js';
 import type { OfferReading } from './types.js';
+import { countWork } from './work.js';
 
 /** Shopify's `?variant=<id>` in an offer or page URL. */
 export function variantIdFromUrl(raw: string | null): string | null {
@@ -37,15 +39,24 @@ export type VariantGroup = OfferReading;
  */
 export function groupOffers(offers: OfferReading[]): VariantGroup[] {
   const groups: VariantGroup[] = [];
+  // Found by key, not by a search of the groups: a page can list a hundred thousand offers. A
+  // group's key never changes, since a merged offer names the same id (or the same SKU and no id).
+  const byKey = new Map<string | null, { group: VariantGroup; seen: Set<string> }>();
   for (const offer of offers) {
+    countWork(1 + offer.prices.length);
     const key = offer.variantId ?? offer.sku;
-    const group = groups.find((g) => (g.variantId ?? g.sku) === key);
-    if (!group) {
-      groups.push({ ...offer, prices: [...offer.prices] });
+    const found = byKey.get(key);
+    if (!found) {
+      const group = { ...offer, prices: [...offer.prices] };
+      groups.push(group);
+      byKey.set(key, { group, seen: new Set(offer.prices.map(moneyKey)) });
       continue;
     }
+    const { group, seen } = found;
     for (const p of offer.prices) {
-      if (!group.prices.some((q) => q.amount === p.amount && q.currency === p.currency)) group.prices.push(p);
+      if (seen.has(moneyKey(p))) continue;
+      seen.add(moneyKey(p));
+      group.prices.push(p);
     }
     group.priceError ??= offer.priceError;
     group.title ??= offer.title;
@@ -68,11 +79,14 @@ export function selectVariant(groups: VariantGroup[], selector: VariantSelector)
   const first = groups[0];
   if (!first) return { ok: false, message: 'The page lists no offers.' };
   if (!selector.variantId && !selector.sku) return { ok: true, group: first };
-  const match = groups.find(
-    (g) =>
+  const isSelected = (g: VariantGroup) => {
+    countWork();
+    return (
       (selector.variantId !== null && (g.variantId === selector.variantId || g.sku === selector.variantId)) ||
-      (selector.sku !== null && (g.sku === selector.sku || g.variantId === selector.sku)),
-  );
+      (selector.sku !== null && (g.sku === selector.sku || g.variantId === selector.sku))
+    );
+  };
+  const match = groups.find(isSelected);
   if (match) return { ok: true, group: match };
   // One offer that names no variant id is the page's only offer: a `?variant=` (often just the
   // default variant's id in a shared link) cannot contradict it. A `?sku=` must match its SKU.

@@ -15,6 +15,7 @@ import {
 import { storeError, withHealth } from '../health.js';
 import { fetchProductPage, readProductPage } from '../product-page/index.js';
 import { storeFetchOptions } from '../store-fetch.js';
+import { parseStoreJson } from '../store-json.js';
 import { messageLines, refusalOf, type StoreAnswer } from './answers.js';
 import { cachedStoreProfile, storeProfile, type UcpStoreProfile } from './discovery.js';
 import { ucpFetch } from './fetch.js';
@@ -137,7 +138,7 @@ async function send(deps: Deps, merchant: Merchant, profile: Speakable, op: Stor
   const text = await res.text();
   let body: unknown = null;
   try {
-    body = JSON.parse(text);
+    body = parseStoreJson(text);
   } catch {
     // A 4xx in text/plain is still an answer; a 2xx that is not JSON is not one we can read.
     if (res.status < 400) throw unavailable(merchant, `it answered HTTP ${res.status} without UCP JSON`);

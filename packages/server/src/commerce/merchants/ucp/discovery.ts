@@ -1,8 +1,10 @@
 import { AppError } from '../../../platform/errors.js';
+import { trimTrailingSlashes } from '../../../platform/trim-end.js';
 import type { CommerceContext } from '../../context.js';
 import type { CommerceEnv } from '../../db/api-keys-store.js';
 import { commerceStores } from '../../db/stores.js';
 import type { Merchant } from '../../schemas/resources.js';
+import { parseStoreJson } from '../store-json.js';
 import { ucpFetch } from './fetch.js';
 import { CHECKOUT_CAPABILITY, SHOPPING_SERVICE, ucpAgentHeader } from './profile.js';
 
@@ -30,7 +32,7 @@ function restEndpoint(raw: unknown, origin: string): string | null {
   if (typeof raw !== 'string' || raw.length === 0) return null;
   try {
     const url = new URL(raw, origin);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href.replace(/\/+$/, '') : null;
+    return url.protocol === 'https:' || url.protocol === 'http:' ? trimTrailingSlashes(url.href) : null;
   } catch {
     return null;
   }
@@ -97,7 +99,7 @@ export async function storeProfile(
       timeoutMs: PROFILE_TIMEOUT_MS,
       maxBytes: PROFILE_MAX_BYTES,
     });
-    if (res.status === 200) profile = parseStoreProfile(JSON.parse(await res.text()), origin);
+    if (res.status === 200) profile = parseStoreProfile(parseStoreJson(await res.text()), origin);
     else await res.body?.cancel().catch(() => undefined);
   } catch (err) {
     // The SSRF guard's refusal is the answer (URL_NOT_ALLOWED), the same as any store request gets.

@@ -1,4 +1,5 @@
 import type { Config } from '../../../config.js';
+import { trimTrailingSlashes } from '../../../platform/trim-end.js';
 
 /** The UCP version this platform speaks (the shared schemas' tag). */
 export const UCP_VERSION = '2026-04-08';
@@ -25,7 +26,9 @@ const SCHEMAS = 'https://ucp.dev/schemas';
 
 /** The commerce service's public URL (COMMERCE_PUBLIC_URL), for work that runs outside a request. */
 export const configuredBaseUrl = (config: Config): string =>
-  config.commerce.publicUrl?.replace(/\/+$/, '') ?? `http://127.0.0.1:${config.commerce.port}`;
+  config.commerce.publicUrl !== undefined
+    ? trimTrailingSlashes(config.commerce.publicUrl)
+    : `http://127.0.0.1:${config.commerce.port}`;
 
 /** Where our platform profile is served: the commerce service's public URL. */
 export const platformProfileUrl = (config: Config): string => `${configuredBaseUrl(config)}/.well-known/ucp`;

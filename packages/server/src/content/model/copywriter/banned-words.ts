@@ -79,9 +79,13 @@ export function replaceBannedWords(text: string, banned: readonly string[]): str
       )
       .join('\n');
   }
-  return out
-    .replace(/[ \t]{2,}/g, ' ')
-    .replace(/ +([,.!?])/g, '$1')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+  return (
+    out
+      .replace(/[ \t]{2,}/g, ' ')
+      // One space, not ` +`: the line above left no longer run, and ` +` would be retried from every
+      // space of a long run (quadratic).
+      .replace(/ ([,.!?])/g, '$1')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim()
+  );
 }

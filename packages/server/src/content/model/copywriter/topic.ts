@@ -1,3 +1,5 @@
+import { trimEnd } from '../../../platform/trim-end.js';
+
 /**
  * What a post is about, read from an idea's title, so every template can use it grammatically.
  * A title can be a question ("Do standups still work?"), a question phrase ("Why our Monday
@@ -26,7 +28,7 @@ const ANGLE_SUFFIX =
 export function topicOf(title: string): Topic {
   const raw = title.trim().replace(ANGLE_SUFFIX, '');
   if (raw.endsWith('?')) return { kind: 'question', text: raw };
-  const text = raw.replace(/[.!:;,\s]+$/, '');
+  const text = trimEnd(raw, (c) => '.!:;,'.includes(c) || c.trim() === '');
   if (QUESTION_WORDS.test(text)) return { kind: 'question-phrase', text };
   return { kind: VERBS.test(text) ? 'statement' : 'phrase', text };
 }

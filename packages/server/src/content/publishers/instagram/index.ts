@@ -1,3 +1,4 @@
+import { trimTrailingSlashes } from '../../../platform/trim-end.js';
 import { PLATFORM_LIMITS } from '../../domain.js';
 import type { Counts } from '../../services/metrics.js';
 import { characters } from '../http.js';
@@ -85,7 +86,7 @@ const codeUrlFor = (apiUrl: string) =>
     : `${apiUrl}/oauth/access_token`;
 
 export function createInstagramProvider(opts: InstagramClientOptions): PlatformProvider {
-  const apiUrl = (opts.apiUrl ?? GRAPH).replace(/\/+$/, '');
+  const apiUrl = trimTrailingSlashes(opts.apiUrl ?? GRAPH);
   const { call, oauth, media, prepare, account } = metaClient(
     {
       platform: 'instagram',

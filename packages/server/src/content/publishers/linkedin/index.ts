@@ -1,3 +1,4 @@
+import { trimTrailingSlashes } from '../../../platform/trim-end.js';
 import { PLATFORM_LIMITS } from '../../domain.js';
 import type { Counts } from '../../services/metrics.js';
 import {
@@ -98,7 +99,7 @@ function postUrn(externalId: string): string {
 }
 
 export function createLinkedInProvider(opts: LinkedInClientOptions): PlatformProvider {
-  const apiUrl = (opts.apiUrl ?? 'https://api.linkedin.com').replace(/\/+$/, '');
+  const apiUrl = trimTrailingSlashes(opts.apiUrl ?? 'https://api.linkedin.com');
   const authUrl = opts.authUrl ?? 'https://www.linkedin.com/oauth/v2/authorization';
   // The token endpoint sits beside the authorise page (www.linkedin.com/oauth/v2/accessToken).
   const tokenUrl = new URL('accessToken', authUrl).toString();

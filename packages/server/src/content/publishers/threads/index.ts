@@ -1,3 +1,4 @@
+import { trimTrailingSlashes } from '../../../platform/trim-end.js';
 import { MAX_PARTS, PLATFORM_LIMITS } from '../../domain.js';
 import type { Counts } from '../../services/metrics.js';
 import {
@@ -74,7 +75,7 @@ function checkLimits(input: ProviderPublishInput) {
 }
 
 export function createThreadsProvider(opts: ThreadsClientOptions): PlatformProvider {
-  const apiUrl = (opts.apiUrl ?? 'https://graph.threads.net').replace(/\/+$/, '');
+  const apiUrl = trimTrailingSlashes(opts.apiUrl ?? 'https://graph.threads.net');
   const { call, oauth, media, prepare, account } = metaClient(
     {
       platform: 'threads',
