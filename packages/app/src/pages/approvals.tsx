@@ -1,7 +1,9 @@
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import { type Approval, type ApprovalPage, client, type Problem, problemOf } from '../api.js';
+import { useBrand } from '../brand.js';
 import { formatTime, PLATFORM_LIMITS, PLATFORM_NAMES } from '../platforms.js';
 import { ProblemNotice } from '../ui.js';
+import { NoBrand } from './brand/no-brand.js';
 
 type Counts = ApprovalPage['counts'];
 
@@ -32,6 +34,7 @@ interface Actions {
 
 /** The approval queue, pending first, with counts: the home page. */
 export function ApprovalsPage() {
+  const { brands } = useBrand();
   const [approvals, setApprovals] = useState<Approval[] | null>(null);
   const [counts, setCounts] = useState<Counts | null>(null);
   const [next, setNext] = useState<string | null>(null);
@@ -113,7 +116,10 @@ export function ApprovalsPage() {
       </div>
       {problem && <ProblemNotice problem={problem} />}
       {approvals === null && !problem && <p class="loading">Loading the approval queue…</p>}
-      {approvals !== null && pending.length === 0 && (
+      {approvals !== null && pending.length === 0 && brands?.length === 0 && (
+        <NoBrand what="Posts to approve" />
+      )}
+      {approvals !== null && pending.length === 0 && brands?.length !== 0 && (
         <div class="empty">
           <h2>No approvals waiting</h2>
           <p>
