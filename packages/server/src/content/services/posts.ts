@@ -521,6 +521,26 @@ export async function updatePost(
   return (await listOne(ctx, id)) as PostView;
 }
 
+/**
+ * POST /v1/posts/:id/publish: a scheduled post goes out now instead of at its time. Its time
+ * becomes now first, so if publishing is refused or interrupted the post is simply due and the
+ * next pass retries it like any other; publishPosts claims it before calling the platform, so a
+ * background pass running at the same moment cannot send it a second time.
+ */
+export async function publishNow(ctx: ContentContext, id: string): Promise<PostView> {
+  const post = await requirePost(ctx.db, id);
+  if (post.status !== 'scheduled')
+    throw conflict(
+      'POST_NOT_SCHEDULED',
+      `Post '${id}' is ${post.status}; only a scheduled post can be published now.`,
+    );
+  ctx.publisher.assertCanPublish(post.platform as Platform);
+  const now = ctx.clock.now().toISOString();
+  await postsStore(ctx.db).update(id, { scheduled_for: now, sort_at: now }, now);
+  await publishPosts(ctx, [{ ...post, scheduled_for: now, sort_at: now }]);
+  return (await listOne(ctx, id)) as PostView;
+}
+
 async function listOne(ctx: ContentContext, id: string) {
   const post = await requirePost(ctx.db, id);
   return view(post, await postsStore(ctx.db).brandSnapshots(post.brand_id));
