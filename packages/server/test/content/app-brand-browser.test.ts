@@ -1,6 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, expectFitsPhone, watchProblems } from '../helpers/app-pages.js';
+import { watchProblems } from '../helpers/app-pages.js';
+import { expectAccessibleAtBothWidths } from '../helpers/app-widths.js';
 import { useBrowser } from '../helpers/browser.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
@@ -20,13 +21,7 @@ describe('the web app: setting up a brand from nothing', { timeout: 60_000 }, ()
   const memoryOf = async (id: string) => (await get(`/v1/brands/${id}/memory`)) as any;
   const heading = (name: string | RegExp, level = 1) => page.getByRole('heading', { name, level }).waitFor();
   /** axe at a desktop width and at 390 px, and no sideways scrolling on the phone. */
-  const checkPage = async () => {
-    await expectAccessible(page);
-    await page.setViewportSize({ width: 390, height: 844 });
-    await expectAccessible(page);
-    await page.setViewportSize({ width: 1280, height: 900 });
-    await expectFitsPhone(page);
-  };
+  const checkPage = () => expectAccessibleAtBothWidths(page);
   const section = (name: string) => page.getByRole('region', { name, exact: true });
   const form = (name: string) => page.getByRole('form', { name: `Edit ${name}` });
 
