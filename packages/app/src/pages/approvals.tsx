@@ -1,7 +1,10 @@
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import { type Approval, type ApprovalPage, client, type Problem, problemOf } from '../api.js';
+import { useBrand } from '../brand.js';
 import { formatTime, PLATFORM_LIMITS, PLATFORM_NAMES } from '../platforms.js';
 import { ProblemNotice } from '../ui.js';
+import { fromInput, toInput, zoneName } from '../when.js';
+import { NoBrand } from './brand/no-brand.js';
 
 type Counts = ApprovalPage['counts'];
 
@@ -32,6 +35,7 @@ interface Actions {
 
 /** The approval queue, pending first, with counts: the home page. */
 export function ApprovalsPage() {
+  const { brands } = useBrand();
   const [approvals, setApprovals] = useState<Approval[] | null>(null);
   const [counts, setCounts] = useState<Counts | null>(null);
   const [next, setNext] = useState<string | null>(null);
@@ -113,7 +117,10 @@ export function ApprovalsPage() {
       </div>
       {problem && <ProblemNotice problem={problem} />}
       {approvals === null && !problem && <p class="loading">Loading the approval queue…</p>}
-      {approvals !== null && pending.length === 0 && (
+      {approvals !== null && pending.length === 0 && brands?.length === 0 && (
+        <NoBrand what="Posts to approve" />
+      )}
+      {approvals !== null && pending.length === 0 && brands?.length !== 0 && (
         <div class="empty">
           <h2>No approvals waiting</h2>
           <p>
@@ -250,7 +257,7 @@ function ApprovalCard(props: {
   onSelect?: (on: boolean) => void;
 }) {
   const { approval: a, actions } = props;
-  const [mode, setMode] = useState<'view' | 'edit' | 'reject'>('view');
+  const [mode, setMode] = useState<'view' | 'edit' | 'reject' | 'time'>('view');
   const [texts, setTexts] = useState<string[]>(() => a.draft.parts.map((p) => p.text));
   const [reason, setReason] = useState('');
   const titleId = useId();
@@ -373,6 +380,9 @@ function ApprovalCard(props: {
           <button type="button" class="primary" disabled={actions.busy} onClick={approve}>
             Approve
           </button>
+          <button type="button" disabled={actions.busy} onClick={() => setMode('time')}>
+            Approve for another time
+          </button>
           <button type="button" disabled={actions.busy} onClick={startEdit}>
             Edit
           </button>
@@ -380,6 +390,14 @@ function ApprovalCard(props: {
             Reject
           </button>
         </div>
+      )}
+      {pending && mode === 'time' && (
+        <ApproveAt
+          approval={a}
+          actions={actions}
+          done={`the post for ${channelName(a)}`}
+          onClose={() => setMode('view')}
+        />
       )}
       {pending && mode === 'reject' && (
         <form class="reject-form" onSubmit={reject}>
@@ -401,6 +419,63 @@ function ApprovalCard(props: {
         </form>
       )}
     </article>
+  );
+}
+
+/**
+ * Approve into a time the person picks: the proposed slot while it is still ahead, else the next
+ * free best-time slot on the channel (GET /v1/brands/{id}/best-times), as Approve would choose.
+ */
+function ApproveAt(props: { approval: Approval; actions: Actions; done: string; onClose: () => void }) {
+  const a = props.approval;
+  const [value, setValue] = useState(a.slot_passed ? '' : toInput(a.slot));
+  const id = useId();
+  useEffect(() => {
+    if (!a.slot_passed) return;
+    client.brands.bestTimes(a.brand_id, { platform: a.channel.platform }).then(
+      (b) => {
+        const free = b.platforms.find((p) => p.next_free?.channel_id === a.channel.id)?.next_free;
+        if (free) setValue((v) => v || toInput(free.at));
+      },
+      () => undefined, // the person can still type a time
+    );
+  }, [a.id]);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const slot = fromInput(value);
+    if (!slot) return;
+    const ok = await props.actions.run(
+      () => client.approvals.approve(a.id, { slot }),
+      `Approved ${props.done}: it goes out ${formatTime(slot)}.`,
+    );
+    if (ok) props.onClose();
+  };
+  return (
+    <form
+      class="edit-form"
+      aria-label="Approve for another time"
+      onSubmit={submit}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') props.onClose();
+      }}
+    >
+      <label for={id}>Goes out at ({zoneName()} time)</label>
+      <input
+        id={id}
+        type="datetime-local"
+        required
+        value={value}
+        // biome-ignore lint/a11y/noAutofocus: the person just asked to choose the time.
+        autoFocus
+        onInput={(e) => setValue(e.currentTarget.value)}
+      />
+      <SubmitOrCancel
+        label="Approve for this time"
+        kind="primary"
+        disabled={props.actions.busy || !fromInput(value)}
+        onCancel={props.onClose}
+      />
+    </form>
   );
 }
 

@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { AgentsPage } from './agents/index.js';
 import { RunPage } from './agents/run.js';
 import { ApprovalsPage } from './approvals.js';
+import { NewBrandPage } from './brand/new-brand.js';
 import { CalendarPage } from './plan/calendar.js';
 import { DraftEditorPage } from './plan/draft-editor.js';
 import { DraftsPage } from './plan/drafts.js';
@@ -46,4 +47,5 @@ export const PAGES: PageDef[] = [
   { path: '/campaigns', title: 'Campaigns', nav: true, render: () => <CampaignsPage /> },
   { path: '/campaigns/:id', title: 'Campaign', render: (p) => <CampaignPage id={p.id as string} /> },
   { path: '/settings', title: 'Settings', nav: true, render: () => <SettingsPage /> },
+  { path: '/brands/new', title: 'New brand', render: () => <NewBrandPage /> },
 ];

@@ -86,6 +86,17 @@ export class Posts extends APIResource {
     });
   }
 
+  /**
+   * Publishes a scheduled post now instead of at its time; returns the post afterwards
+   * (`published`, or still `scheduled` with a notice, or `failed`).
+   */
+  publishNow(
+    postId: string,
+    options?: RequestOptions,
+  ): APIPromise<JsonResponse<'/v1/posts/{id}/publish', 'post'>> {
+    return this._core.request({ method: 'POST', path: encodePath`/posts/${postId}/publish`, ...options });
+  }
+
   /** Computes the post's verdict against the brand's median now. */
   resolve(
     postId: string,

@@ -3,6 +3,14 @@ import { MAX_PARTS, PLATFORM_LIMITS, type Platform } from './domain.js';
 /** Characters as people count them (code points), so an emoji is one, not two. */
 export const charCount = (text: string) => [...text].length;
 
+/** How a platform is named in text people read ("Schedule X posts", never "Schedule x posts"). */
+export const PLATFORM_NAMES: Record<Platform, string> = {
+  x: 'X',
+  linkedin: 'LinkedIn',
+  instagram: 'Instagram',
+  threads: 'Threads',
+};
+
 export const hashtagsOf = (text: string) => text.match(/#[\p{L}\p{N}_]+/gu) ?? [];
 
 const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sequentialIds } from '../../src/platform/ids.js';
@@ -381,24 +383,35 @@ describe('the web app: results pages on an empty workspace, and stored links tha
       await page.goto(`${svc.url}${path}`);
       await page.getByRole('heading', { name: title, level: 1 }).waitFor();
       await page.getByRole('heading', { name: 'No brand yet' }).waitFor();
-      expect(await page.locator('main').textContent()).toContain('POST /v1/brands');
+      // It leads to the app's own New brand page, not to the API.
+      expect(await page.getByRole('link', { name: 'Create a brand' }).getAttribute('href')).toBe(
+        '/brands/new',
+      );
       await expectAccessible(page);
     }
   });
 
   it('shows a stored javascript: URL as text, never as a link', async () => {
+    const products = [
+      { name: 'Trap', url: 'javascript:alert(document.domain)' },
+      { name: 'Site', url: 'https://example.com/product' },
+    ];
+    // The API refuses such a link now; a database written before it did may still hold one.
+    const refused = await api(svc.url, 'POST', '/v1/brands', {
+      body: { name: 'Odd links', memory: { products } },
+    });
+    expect(refused.status).toBe(400);
     const brand = await api(svc.url, 'POST', '/v1/brands', {
-      body: {
-        name: 'Odd links',
-        memory: {
-          products: [
-            { name: 'Trap', url: 'javascript:alert(document.domain)' },
-            { name: 'Site', url: 'https://example.com/product' },
-          ],
-        },
-      },
+      body: { name: 'Odd links', memory: { products: [products[1]] } },
     });
     expect(brand.status).toBe(201);
+    const db = new Database(join(svc.dataDir, 'content.sqlite'));
+    const memory = {
+      ...brand.body.memory,
+      products: products.map((p, i) => ({ id: `mem_${i}`, description: '', ...p })),
+    };
+    db.prepare('UPDATE brands SET memory = ? WHERE id = ?').run(JSON.stringify(memory), brand.body.id);
+    db.close();
     await page.goto(`${svc.url}/memory`);
     await page.getByRole('heading', { name: 'Products' }).waitFor();
     await page.getByText('javascript:alert(document.domain)').waitFor();

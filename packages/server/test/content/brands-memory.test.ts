@@ -190,6 +190,54 @@ describe('brands and Brand Memory', () => {
     });
   });
 
+  it('refuses product links that are not http(s), on create and on PATCH, and writes nothing', async () => {
+    const brand = await makeBrand(svc, { channels: [] });
+    const before = (await api(svc.url, 'GET', `/v1/brands/${brand.id}/memory`)).body;
+    // A link a person clicks in the app or an agent copies into a post: a script or inline
+    // document there runs in whoever opens it, so only web addresses are kept.
+    for (const url of [
+      'javascript:alert(document.cookie)',
+      'JavaScript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'ftp://files.example.com/brochure.pdf',
+      'file:///etc/passwd',
+    ]) {
+      const product = { name: 'Field notebook', url };
+      const patched = await api(svc.url, 'PATCH', `/v1/brands/${brand.id}`, {
+        body: { memory: { products: [product] } },
+      });
+      expect(patched.status, url).toBe(400);
+      expect(patched.body.error.code).toBe('INVALID_REQUEST');
+      expect(patched.body.error.message).toMatch(/'memory\.products\.0\.url' is invalid/);
+      expect(patched.body.error.message).toMatch(/http:\/\/ or https:\/\//);
+      const created = await api(svc.url, 'POST', '/v1/brands', {
+        body: { name: 'Refused', memory: { products: [product] } },
+      });
+      expect(created.status, url).toBe(400);
+    }
+    expect((await api(svc.url, 'GET', `/v1/brands/${brand.id}/memory`)).body).toEqual(before);
+    const names = (await api(svc.url, 'GET', '/v1/brands?limit=100')).body.brands.map((b: any) => b.name);
+    expect(names).not.toContain('Refused');
+
+    const ok = await api(svc.url, 'PATCH', `/v1/brands/${brand.id}`, {
+      body: {
+        memory: {
+          products: [
+            { name: 'Field notebook', url: 'https://fieldnote.example/notebook' },
+            { name: 'Pencil', url: 'http://fieldnote.example/pencil' },
+            { name: 'Gift card', url: null },
+          ],
+        },
+      },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.memory.products.map((p: any) => p.url)).toEqual([
+      'https://fieldnote.example/notebook',
+      'http://fieldnote.example/pencil',
+      null,
+    ]);
+  });
+
   it('validates brand bodies', async () => {
     expect((await api(svc.url, 'POST', '/v1/brands', { body: {} })).body.error.message).toMatch(
       /'name' is required/,

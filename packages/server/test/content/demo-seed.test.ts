@@ -75,6 +75,21 @@ describe('demo workspace seed', () => {
     expect(counts).toEqual([...counts].sort((a: number, b: number) => b - a));
   });
 
+  it('writes the digest in words: platforms by their names, patterns that read as English', async () => {
+    const digest = (await api(svc.url, 'GET', `/v1/brands/${brandId}/digest`)).body;
+    const texts: string[] = ['wins', 'misses', 'patterns', 'recommendations'].flatMap((k) =>
+      digest[k].map((e: { text: string }) => e.text),
+    );
+    // The demo's history is long enough for best times of its own, so it recommends a slot.
+    const schedule = texts.filter((t) => t.startsWith('Schedule '));
+    expect(schedule.length).toBeGreaterThan(0);
+    for (const t of schedule) expect(t).toMatch(/^Schedule (X|LinkedIn|Instagram|Threads) posts for /);
+    for (const t of texts) {
+      expect(t).not.toMatch(/\bon (x|linkedin|instagram|threads)\b/);
+      expect(t).not.toMatch(/with opening with/);
+    }
+  });
+
   it('has signals, ideas citing them, a pending approval and a campaign canvas', async () => {
     const signals = await api(svc.url, 'GET', `/v1/brands/${brandId}/signals`);
     expect(signals.body.signals.length).toBeGreaterThan(0);

@@ -121,6 +121,30 @@ describe('posts and the sandbox clock', () => {
     );
   });
 
+  it('publishes a scheduled post now, once, and refuses any other status', async () => {
+    const post = await api(svc.url, 'POST', '/v1/posts', {
+      body: { channel_id: brand.channels.linkedin, text: 'Going out early.', scheduled_for: future(40) },
+    });
+    expect(post.body.status).toBe('scheduled');
+    const now = (svc.handle as any).ctx.clock.now().toISOString();
+    const published = await api(svc.url, 'POST', `/v1/posts/${post.body.id}/publish`);
+    expect(published.status).toBe(200);
+    expect(published.body).toMatchObject({ id: post.body.id, status: 'published', published_at: now });
+    expect(published.body.permalink).toMatch(/^https:\/\/sandbox\.svc\.local\/linkedin\//);
+    expect((await api(svc.url, 'GET', `/v1/posts/${post.body.id}`)).body.status).toBe('published');
+    // Asked again (a double click, a retry): refused, never sent a second time.
+    const again = await api(svc.url, 'POST', `/v1/posts/${post.body.id}/publish`);
+    expect(again.status).toBe(409);
+    expect(again.body.error.code).toBe('POST_NOT_SCHEDULED');
+    expect(again.body.error.message).toMatch(/is published; only a scheduled post can be published now/);
+    // The hour it was scheduled for is free again for another post on the channel.
+    const then = await api(svc.url, 'POST', '/v1/posts', {
+      body: { channel_id: brand.channels.linkedin, text: 'The old slot.', scheduled_for: future(40) },
+    });
+    expect(then.status).toBe(201);
+    expect((await api(svc.url, 'POST', '/v1/posts/post_missing/publish')).status).toBe(404);
+  });
+
   it('validates post input, writing nothing', async () => {
     const before = (await api(svc.url, 'GET', `/v1/posts?brand_id=${brand.id}&limit=100`)).body.posts.length;
     const cases: [unknown, number, string][] = [

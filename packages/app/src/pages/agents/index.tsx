@@ -4,7 +4,8 @@ import { useBrand } from '../../brand.js';
 import { useAction, useLoad } from '../../hooks.js';
 import { formatTime } from '../../platforms.js';
 import { Link, useLocation } from '../../router.js';
-import { Empty, PageFrame, ProblemNotice } from '../../ui.js';
+import { PageFrame, ProblemNotice } from '../../ui.js';
+import { NoBrand } from '../brand/no-brand.js';
 import { AutomationsSection } from './automations.js';
 import { InputFields, type InputValues, initialInputs, inputsFor } from './inputs.js';
 import { runPath, STATUS_WORDS, statusBadge } from './words.js';
@@ -21,15 +22,7 @@ export function AgentsPage() {
   const runs = useLoad(async () => (await client.agentRuns.list({ limit: 20 })).agent_runs, []);
   return (
     <PageFrame title="Agents" problem={agents.problem} loading={agents.data === null && 'the agents'}>
-      {brands !== null && brands.length === 0 && (
-        <Empty title="No brand yet">
-          <p>
-            Agents plan, draft and check posts for a brand. Create a brand first with{' '}
-            <code>POST /v1/brands</code> (see the <a href="/docs">REST API reference</a>), then come back
-            here.
-          </p>
-        </Empty>
-      )}
+      {brands !== null && brands.length === 0 && <NoBrand what="The agents' plans, drafts and checks" />}
       <h2>Run an agent</h2>
       <ul class="agents">
         {agents.data?.map((a) => (

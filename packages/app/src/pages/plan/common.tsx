@@ -3,7 +3,8 @@ import type { client, Platform } from '../../api.js';
 import { useBrand } from '../../brand.js';
 import { useAction } from '../../hooks.js';
 import { PLATFORM_NAMES } from '../../platforms.js';
-import { Empty, PageFrame } from '../../ui.js';
+import { PageFrame } from '../../ui.js';
+import { NoBrand } from '../brand/no-brand.js';
 
 /** The planning pages' types, derived from the client (never restated). */
 export type Idea = Awaited<ReturnType<typeof client.ideas.retrieve>>;
@@ -43,12 +44,7 @@ export function WithBrand(props: { title: string; children: (brand: Brand) => Co
   if (brand) return <>{props.children(brand)}</>;
   return (
     <PageFrame title={props.title} problem={problem} loading={!brands && 'your brands'}>
-      <Empty title="No brand yet">
-        <p>
-          Everything here belongs to a brand. Create one first (<code>POST /v1/brands</code> with its{' '}
-          <code>name</code>, or ask your MCP client), then connect its channels.
-        </p>
-      </Empty>
+      <NoBrand what={props.title} />
     </PageFrame>
   );
 }

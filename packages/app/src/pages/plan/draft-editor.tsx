@@ -4,6 +4,7 @@ import { useLoad } from '../../hooks.js';
 import { formatTime, PLATFORM_LIMITS, PLATFORM_NAMES } from '../../platforms.js';
 import { Link } from '../../router.js';
 import { PageFrame, ProblemNotice } from '../../ui.js';
+import { fromInput, toInput, zoneName } from '../../when.js';
 import { PartEditors, VoiceCheck } from '../approvals.js';
 import { type AssetFit, all, type Change, type Draft, useChange } from './common.js';
 import './plan.css';
@@ -260,14 +261,28 @@ function AttachMedia(props: { draft: Draft; busy: boolean; run: Run }) {
 function Propose(props: { draft: Draft; busy: boolean; run: Run }) {
   const [reason, setReason] = useState('');
   const [proposed, setProposed] = useState<{ slot: string; channel: string } | null>(null);
+  const [when, setWhen] = useState('');
   const id = useId();
+  // The default is what the server would choose: the next free best-time slot on the channel.
+  useEffect(() => {
+    client.brands.bestTimes(props.draft.brand_id, { platform: props.draft.platform }).then(
+      (b) => {
+        const free = b.platforms.find((p) => p.platform === props.draft.platform)?.next_free;
+        if (free) setWhen((v) => v || toInput(free.at));
+      },
+      () => undefined, // left empty, the server picks the slot
+    );
+  }, [props.draft.id, proposed]);
   const propose = async (e: Event) => {
     e.preventDefault();
+    const at = fromInput(when);
     await props.run(async () => {
       const a = await client.approvals.propose({
         draft_id: props.draft.id,
+        ...(at ? { proposed_for: at } : {}),
         ...(reason.trim() ? { reason: reason.trim() } : {}),
       });
+      setWhen('');
       setProposed({ slot: a.slot, channel: `${PLATFORM_NAMES[a.channel.platform]} ${a.channel.handle}` });
       setReason('');
     }, 'Proposed the post: it is waiting for approval.');
@@ -276,10 +291,17 @@ function Propose(props: { draft: Draft; busy: boolean; run: Run }) {
     <section aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>Propose</h2>
       <p>
-        Sends the current version to the approval queue for the next free best-time slot on the channel.
-        Nothing is published until a person approves it.
+        Sends the current version to the approval queue for the time below: the next free best-time slot on
+        the channel unless you choose another. Nothing is published until a person approves it.
       </p>
       <form class="propose" onSubmit={propose}>
+        <label for={`${id}-t`}>Goes out at ({zoneName()} time)</label>
+        <input
+          id={`${id}-t`}
+          type="datetime-local"
+          value={when}
+          onInput={(e) => setWhen(e.currentTarget.value)}
+        />
         <label for={`${id}-r`}>Reason (shown to the approver)</label>
         <textarea
           id={`${id}-r`}

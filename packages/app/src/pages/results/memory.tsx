@@ -1,7 +1,19 @@
 import { type Brand, type BrandMemory, client, type MemoryProposal } from '../../api.js';
+import { useBrand } from '../../brand.js';
 import { useAction, useLoad } from '../../hooks.js';
 import { formatTime, PLATFORM_NAMES } from '../../platforms.js';
-import { Empty, Notice, PageFrame, ProblemNotice } from '../../ui.js';
+import { Link, useLocation } from '../../router.js';
+import { Notice, PageFrame, ProblemNotice } from '../../ui.js';
+import {
+  AudiencesForm,
+  EditableSection,
+  ExamplePostsForm,
+  KnowledgeForm,
+  NameForm,
+  ProductsForm,
+  StyleRulesForm,
+  VoiceForm,
+} from './memory-edit.js';
 import { EvidenceList, excerptOf, OutLink, PostLink, WithBrand } from './shared.js';
 
 type Rule = BrandMemory['voice']['do'][number];
@@ -14,14 +26,30 @@ const TARGET_NAMES: Record<MemoryProposal['change']['target'], string> = {
 
 /** Every section of Brand Memory with its evidence, and the memory proposals to apply or dismiss. */
 export function MemoryPage() {
+  const { at } = useLocation();
+  const { brand } = useBrand();
   return (
-    <PageFrame title="Brand Memory">
+    <PageFrame
+      title="Brand Memory"
+      actions={
+        <Link class="button" href="/brands/new">
+          New brand
+        </Link>
+      }
+    >
+      {at.query.get('created') && brand && (
+        <div class="notice" role="status">
+          Brand "{brand.name}" created. Fill in its Brand Memory below (Edit on each section), then connect
+          its channels in <Link href="/settings#channels">Settings → Channels</Link>.
+        </div>
+      )}
       <WithBrand what="Brand Memory and its proposals">{(brand) => <Memory brand={brand} />}</WithBrand>
     </PageFrame>
   );
 }
 
 function Memory({ brand }: { brand: Brand }) {
+  const { reload: reloadBrands } = useBrand();
   const memory = useLoad(() => client.brands.memory.retrieve(brand.id), [brand.id]);
   const proposals = useLoad(
     async () => await client.memoryProposals.list({ brand_id: brand.id, limit: 100 }),
@@ -125,7 +153,15 @@ function Memory({ brand }: { brand: Brand }) {
       </section>
       {memory.problem && <ProblemNotice problem={memory.problem} />}
       {!memory.data && !memory.problem && <p class="loading">Loading Brand Memory…</p>}
-      {memory.data && <MemorySections memory={memory.data} />}
+      {memory.data && (
+        <MemorySections
+          brand={brand}
+          memory={memory.data}
+          onSaved={async () => {
+            await Promise.all([memory.reload(), reloadBrands()]);
+          }}
+        />
+      )}
     </>
   );
 }
@@ -144,96 +180,150 @@ function Rules({ rules, none }: { rules: Rule[]; none: string }) {
   );
 }
 
-function MemorySections({ memory }: { memory: BrandMemory }) {
+function MemorySections({
+  brand,
+  memory,
+  onSaved,
+}: {
+  brand: Brand;
+  memory: BrandMemory;
+  onSaved: () => Promise<void>;
+}) {
   const v = memory.voice;
+  const section = { brand, onSaved };
   return (
     <div class="memory">
-      <section aria-labelledby="voice-title">
-        <h2 id="voice-title">Voice</h2>
-        <p>{v.summary || <span class="muted">No voice summary yet.</span>}</p>
-        <h3>Do</h3>
-        <Rules rules={v.do} none="Nothing yet." />
-        <h3>Avoid</h3>
-        <Rules rules={v.avoid} none="Nothing yet." />
-        <h3>Banned words</h3>
-        {v.banned_words.length ? (
-          <ul class="tags">
-            {v.banned_words.map((w) => (
-              <li key={w}>{w}</li>
-            ))}
-          </ul>
-        ) : (
-          <p class="muted">None.</p>
-        )}
-      </section>
-      <section aria-labelledby="audiences-title">
-        <h2 id="audiences-title">Audiences</h2>
-        {memory.audiences.length === 0 && <p class="muted">No audiences yet.</p>}
-        <ul>
-          {memory.audiences.map((a) => (
-            <li key={a.id}>
-              <strong>{a.name}</strong>
-              {a.description && `: ${a.description}`}
-            </li>
-          ))}
-        </ul>
-      </section>
-      <section aria-labelledby="products-title">
-        <h2 id="products-title">Products</h2>
-        {memory.products.length === 0 && <p class="muted">No products yet.</p>}
-        <ul>
-          {memory.products.map((p) => (
-            <li key={p.id}>
-              <strong>{p.name}</strong>
-              {p.description && `: ${p.description}`}
-              {p.url && (
-                <>
-                  {' '}
-                  <OutLink url={p.url} />
-                </>
-              )}
-            </li>
-          ))}
-        </ul>
-      </section>
-      <section aria-labelledby="knowledge-title">
-        <h2 id="knowledge-title">Knowledge</h2>
-        {memory.knowledge.length === 0 && <p class="muted">No knowledge notes yet.</p>}
-        <ul class="knowledge">
-          {memory.knowledge.map((k) => (
-            <li key={k.id}>
-              <h3>{k.title}</h3>
-              {k.kind === 'excerpt' ? <blockquote>{k.body}</blockquote> : <p class="text">{k.body}</p>}
-              {k.source && <EvidenceList evidence={[k.source]} />}
-            </li>
-          ))}
-        </ul>
-      </section>
-      <section aria-labelledby="style-title">
-        <h2 id="style-title">Style rules</h2>
-        <Rules rules={memory.style_rules} none="No style rules yet." />
-      </section>
-      <section aria-labelledby="examples-title">
-        <h2 id="examples-title">Example posts</h2>
-        {memory.example_posts.length === 0 && <p class="muted">No example posts yet.</p>}
-        <ul class="knowledge">
-          {memory.example_posts.map((e) => (
-            <li key={e.id}>
-              {e.platform && <span class="badge">{PLATFORM_NAMES[e.platform]}</span>}
-              <p class="text">{e.text}</p>
-              {e.source && <EvidenceList evidence={[e.source]} />}
-            </li>
-          ))}
-        </ul>
-      </section>
-      {memory.audiences.length + memory.products.length + memory.knowledge.length === 0 && !v.summary && (
-        <Empty title="Brand Memory is empty">
+      <EditableSection
+        id="brand"
+        title="Brand"
+        {...section}
+        view={
           <p>
-            Fill it in through <code>PATCH /v1/brands/&#123;id&#125;</code>, or ask your MCP client to save
-            what it learns with <code>save_to_memory</code>.
+            <strong>{brand.name}</strong>
           </p>
-        </Empty>
-      )}
+        }
+        form={(save) => <NameForm brand={brand} save={save} />}
+      />
+      <EditableSection
+        id="voice"
+        title="Voice"
+        {...section}
+        view={
+          <>
+            <p>{v.summary || <span class="muted">No voice summary yet.</span>}</p>
+            <h3>Do</h3>
+            <Rules rules={v.do} none="Nothing yet." />
+            <h3>Avoid</h3>
+            <Rules rules={v.avoid} none="Nothing yet." />
+            <h3>Banned words</h3>
+            {v.banned_words.length ? (
+              <ul class="tags">
+                {v.banned_words.map((w) => (
+                  <li key={w}>{w}</li>
+                ))}
+              </ul>
+            ) : (
+              <p class="muted">None.</p>
+            )}
+          </>
+        }
+        form={(save) => <VoiceForm memory={memory} save={save} />}
+      />
+      <EditableSection
+        id="audiences"
+        title="Audiences"
+        {...section}
+        view={
+          memory.audiences.length === 0 ? (
+            <p class="muted">No audiences yet.</p>
+          ) : (
+            <ul>
+              {memory.audiences.map((a) => (
+                <li key={a.id}>
+                  <strong>{a.name}</strong>
+                  {a.description && `: ${a.description}`}
+                </li>
+              ))}
+            </ul>
+          )
+        }
+        form={(save) => <AudiencesForm memory={memory} save={save} />}
+      />
+      <EditableSection
+        id="products"
+        title="Products"
+        {...section}
+        view={
+          memory.products.length === 0 ? (
+            <p class="muted">No products yet.</p>
+          ) : (
+            <ul>
+              {memory.products.map((p) => (
+                <li key={p.id}>
+                  <strong>{p.name}</strong>
+                  {p.description && `: ${p.description}`}
+                  {p.url && (
+                    <>
+                      {' '}
+                      <OutLink url={p.url} />
+                    </>
+                  )}
+                </li>
+              ))}
+            </ul>
+          )
+        }
+        form={(save) => <ProductsForm memory={memory} save={save} />}
+      />
+      <EditableSection
+        id="knowledge"
+        title="Knowledge"
+        {...section}
+        view={
+          memory.knowledge.length === 0 ? (
+            <p class="muted">No knowledge notes yet.</p>
+          ) : (
+            <ul class="knowledge">
+              {memory.knowledge.map((k) => (
+                <li key={k.id}>
+                  <h3>{k.title}</h3>
+                  {k.kind === 'excerpt' ? <blockquote>{k.body}</blockquote> : <p class="text">{k.body}</p>}
+                  {k.source && <EvidenceList evidence={[k.source]} />}
+                </li>
+              ))}
+            </ul>
+          )
+        }
+        form={(save) => <KnowledgeForm memory={memory} save={save} />}
+      />
+      <EditableSection
+        id="style-rules"
+        title="Style rules"
+        {...section}
+        view={<Rules rules={memory.style_rules} none="No style rules yet." />}
+        form={(save) => <StyleRulesForm memory={memory} save={save} />}
+      />
+      <EditableSection
+        id="example-posts"
+        title="Example posts"
+        {...section}
+        view={
+          memory.example_posts.length === 0 ? (
+            <p class="muted">No example posts yet.</p>
+          ) : (
+            <ul class="knowledge">
+              {memory.example_posts.map((e) => (
+                <li key={e.id}>
+                  {e.platform && <span class="badge">{PLATFORM_NAMES[e.platform]}</span>}
+                  <p class="text">{e.text}</p>
+                  {e.source && <EvidenceList evidence={[e.source]} />}
+                </li>
+              ))}
+            </ul>
+          )
+        }
+        form={(save) => <ExamplePostsForm memory={memory} save={save} />}
+      />
     </div>
   );
 }

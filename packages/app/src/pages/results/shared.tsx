@@ -3,7 +3,8 @@ import { useId } from 'preact/hooks';
 import type { Brand, MemoryEvidence, Verdict } from '../../api.js';
 import { useBrand } from '../../brand.js';
 import { Link } from '../../router.js';
-import { Empty, Loading, ProblemNotice } from '../../ui.js';
+import { Loading, ProblemNotice } from '../../ui.js';
+import { NoBrand } from '../brand/no-brand.js';
 import './results.css';
 
 /** How each verdict is named to a person, and what it means. */
@@ -119,15 +120,7 @@ export function WithBrand({
   const { brand, brands, problem } = useBrand();
   if (problem) return <ProblemNotice problem={problem} />;
   if (!brands) return <Loading what="your brands" />;
-  if (!brand)
-    return (
-      <Empty title="No brand yet">
-        <p>
-          {what} belong to a brand. Create one first (<code>POST /v1/brands</code>, or ask your MCP client to
-          set up a brand), then come back here.
-        </p>
-      </Empty>
-    );
+  if (!brand) return <NoBrand what={what} />;
   return <>{children(brand)}</>;
 }
 

@@ -2,7 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { client } from '../../api.js';
 import { useBrand } from '../../brand.js';
 import { useLoad } from '../../hooks.js';
-import { Empty, PageFrame } from '../../ui.js';
+import { PageFrame } from '../../ui.js';
+import { NoBrand } from '../brand/no-brand.js';
 import { ChannelsSection } from './channels.js';
 import { ClockSection, ModeSection } from './clock.js';
 import { ApiKeysSection } from './keys.js';
@@ -34,12 +35,7 @@ export function SettingsPage() {
         brands !== null && (
           <section id="channels" aria-labelledby="channels-title">
             <h2 id="channels-title">Channels</h2>
-            <Empty title="No brand yet">
-              <p>
-                Channels belong to a brand. Create a brand first with <code>POST /v1/brands</code> (see the{' '}
-                <a href="/docs">REST API reference</a>), then connect its accounts here.
-              </p>
-            </Empty>
+            <NoBrand what="Channels" />
           </section>
         )
       )}

@@ -27,6 +27,7 @@ import {
   getPost,
   listPosts,
   listReplies,
+  publishNow,
   resolveOutcomes,
   resolvePost,
   updatePost,
@@ -145,6 +146,20 @@ export function postRoutes(ctx: ContentContext) {
         503: 'PLATFORM_UNAVAILABLE (the platform could not be asked about external_id; nothing changed)',
       },
       handler: ({ params, body }) => confirmPost(ctx, params.id, body),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/posts/:id/publish',
+      auth: 'person',
+      operationId: 'publishPostNow',
+      summary: 'Publish a scheduled post now instead of at its time.',
+      description:
+        'A scheduled post goes out now: its time becomes now and it is published at once, claimed as every publishing pass claims it, so it never goes out twice. The answer is the post as it is afterwards: `published`, or `scheduled` with a `notice` when the platform asked to try again later, or `failed` with its `failure`. Any other status answers 409 POST_NOT_SCHEDULED.',
+      tags,
+      params: IdParams,
+      response: Post,
+      errors: { ...NOT_FOUND, 409: 'POST_NOT_SCHEDULED' },
+      handler: ({ params }) => publishNow(ctx, params.id),
     }),
     defineRoute({
       method: 'post',

@@ -102,6 +102,21 @@ export type BrandSummaryView = z.output<typeof BrandSummary>;
 
 const ruleList = z.array(Text(500)).max(MEMORY_LIMITS.rules);
 
+/**
+ * A product's link is shown to people as a link and copied by agents into posts, so it must be a
+ * web address: a `javascript:` or `data:` URL there would run in whoever opens it, and `file:` or
+ * `ftp:` lead nowhere a reader can follow.
+ */
+const ProductUrl = z
+  .url({
+    protocol: /^https?$/,
+    error: 'must be a web address starting with http:// or https:// (e.g. https://example.com/product)',
+  })
+  .max(2000)
+  .describe(
+    'A web address: `http://` or `https://` only; anything else (`javascript:`, `data:`) is refused.',
+  );
+
 /** Every list given replaces the stored list; rules whose text is unchanged keep their id and evidence. */
 export const MemoryInput = named(
   'BrandMemoryInput',
@@ -123,7 +138,7 @@ export const MemoryInput = named(
         z.strictObject({
           name: Text(120),
           description: z.string().trim().max(1000).default(''),
-          url: z.url().max(2000).nullable().optional(),
+          url: ProductUrl.nullable().optional(),
         }),
       )
       .max(MEMORY_LIMITS.products)

@@ -61,7 +61,7 @@ export interface Pattern {
 export const PATTERNS: Pattern[] = [
   {
     key: 'question_hook',
-    label: 'opening with a question',
+    label: 'a question in the opening line',
     doRule: 'Open with a question',
     avoidRule: 'Opening with a question',
     test: (p) => (p.text.split('\n')[0] ?? '').trim().endsWith('?'),

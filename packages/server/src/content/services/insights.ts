@@ -9,7 +9,7 @@ import { postsStore } from '../db/stores/posts-store.js';
 import { signalsStore } from '../db/stores/signals-store.js';
 import { PLATFORMS, type Platform } from '../domain.js';
 import type { DigestView } from '../schemas/insights.js';
-import { truncate } from '../text.js';
+import { PLATFORM_NAMES, truncate } from '../text.js';
 import { patternLifts, type ScoredPost, scoredPosts } from './analysis.js';
 import { bestTimes } from './best-times.js';
 import { requireBrand } from './brands.js';
@@ -133,7 +133,7 @@ export async function buildDigest(
     .filter((p) => p.verdict === 'outperforming')
     .slice(0, 3)
     .map((p) => ({
-      text: `"${p.excerpt}" on ${p.post.platform} did ${p.score.toFixed(1)}× the brand median.`,
+      text: `"${p.excerpt}" on ${PLATFORM_NAMES[p.post.platform as Platform]} did ${p.score.toFixed(1)}× the brand median.`,
       ...cite([p]),
     }));
   const misses = ranked
@@ -141,7 +141,7 @@ export async function buildDigest(
     .reverse()
     .slice(0, 3)
     .map((p) => ({
-      text: `"${p.excerpt}" on ${p.post.platform} reached ${p.score.toFixed(1)}× the brand median.`,
+      text: `"${p.excerpt}" on ${PLATFORM_NAMES[p.post.platform as Platform]} reached ${p.score.toFixed(1)}× the brand median.`,
       ...cite([p]),
     }));
   const patterns = patternLifts(history)
@@ -166,7 +166,7 @@ export async function buildDigest(
     const best = p.slots[0];
     if (best)
       recommendations.push({
-        text: `Schedule ${p.platform} posts for ${DAY_NAMES[best.weekday]} at ${String(best.hour).padStart(2, '0')}:00 (${times.timezone}), your best slot.`,
+        text: `Schedule ${PLATFORM_NAMES[p.platform]} posts for ${DAY_NAMES[best.weekday]} at ${String(best.hour).padStart(2, '0')}:00 (${times.timezone}), your best slot.`,
         ...cite(
           everything
             .filter(

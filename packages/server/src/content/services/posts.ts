@@ -572,6 +572,31 @@ export async function updatePost(
 const notEditable = (id: string, status: string) =>
   conflict('POST_NOT_EDITABLE', `Post '${id}' is ${status}; only scheduled posts can be changed.`);
 
+const notScheduled = (id: string, status: string) =>
+  conflict('POST_NOT_SCHEDULED', `Post '${id}' is ${status}; only a scheduled post can be published now.`);
+
+/**
+ * POST /v1/posts/:id/publish: a scheduled post goes out now instead of at its time. Its time
+ * becomes now first (and, like any post published now, it gives up the hour it held), written only
+ * while it is still scheduled, so if publishing is refused or interrupted the post is simply due and
+ * the next pass retries it like any other; publishPosts claims it before calling the platform, so a
+ * background pass running at the same moment cannot send it a second time.
+ */
+export async function publishNow(ctx: ContentContext, id: string): Promise<PostView> {
+  const now = ctx.clock.now().toISOString();
+  const due = await ctx.db.transaction(async (tx) => {
+    const post = await requirePost(tx, id);
+    if (post.status !== 'scheduled') throw notScheduled(id, post.status);
+    ctx.publisher.assertCanPublish(post.platform as Platform);
+    const patch = { scheduled_for: now, sort_at: now, slot_hour: null };
+    if (!(await postsStore(tx).updateIf(id, 'scheduled', patch, now)))
+      throw notScheduled(id, (await requirePost(tx, id)).status);
+    return { ...post, ...patch };
+  });
+  await publishPosts(ctx, [due]);
+  return (await listOne(ctx, id)) as PostView;
+}
+
 async function listOne(ctx: ContentContext, id: string) {
   const post = await requirePost(ctx.db, id);
   return view(post, await postsStore(ctx.db).brandSnapshots(post.brand_id));

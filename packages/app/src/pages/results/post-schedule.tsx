@@ -1,0 +1,243 @@
+import { useId, useRef, useState } from 'preact/hooks';
+import { client, type PostDetail } from '../../api.js';
+import { useAction } from '../../hooks.js';
+import { PLATFORM_LIMITS } from '../../platforms.js';
+import { useLocation } from '../../router.js';
+import { Notice, ProblemNotice } from '../../ui.js';
+import { fromInput, toInput, zoneName } from '../../when.js';
+
+/**
+ * What a person can still decide about a post that has not gone out: when (reschedule), whether
+ * (unschedule, delete, publish now) and what it says (edit). Each control shows its outcome
+ * beside it; a refused change keeps what was typed.
+ * PATCH /v1/posts/{id}, POST /v1/posts/{id}/publish, DELETE /v1/posts/{id}.
+ */
+export function PostSchedule({
+  post,
+  onChanged,
+  say,
+}: {
+  post: PostDetail;
+  onChanged: () => Promise<void>;
+  say: (text: string) => void;
+}) {
+  if (post.status !== 'scheduled' && post.status !== 'failed') return null;
+  return (
+    <section aria-labelledby="schedule-title" class="post-schedule">
+      <h2 id="schedule-title">{post.status === 'scheduled' ? 'Schedule' : 'This post failed'}</h2>
+      {post.status === 'scheduled' && <Reschedule post={post} onChanged={onChanged} />}
+      {post.status === 'scheduled' && <PublishNow post={post} onChanged={onChanged} say={say} />}
+      <Remove post={post} />
+      {post.status === 'scheduled' && <EditText post={post} onChanged={onChanged} />}
+    </section>
+  );
+}
+
+function Reschedule({ post, onChanged }: { post: PostDetail; onChanged: () => Promise<void> }) {
+  const [value, setValue] = useState(post.scheduled_for ? toInput(post.scheduled_for) : '');
+  const act = useAction();
+  const id = useId();
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const at = fromInput(value);
+    if (!at) return act.setProblem({ message: 'Choose a date and a time.', requestId: null });
+    await act.run(
+      async () => {
+        await client.posts.update(post.id, { scheduled_for: at });
+        await onChanged();
+      },
+      `Rescheduled: it goes out ${new Date(at).toLocaleString()}.`,
+    );
+  };
+  return (
+    <form class="inline-form" onSubmit={submit} aria-label="Reschedule">
+      <label for={id}>Goes out at ({zoneName()} time)</label>
+      <div class="row">
+        <input
+          id={id}
+          type="datetime-local"
+          value={value}
+          required
+          onInput={(e) => setValue(e.currentTarget.value)}
+        />
+        <button type="submit" disabled={act.busy} aria-busy={act.busy}>
+          {act.busy ? 'Rescheduling…' : 'Reschedule'}
+        </button>
+      </div>
+      <Notice text={act.notice} />
+      {act.problem && <ProblemNotice problem={act.problem} />}
+    </form>
+  );
+}
+
+/**
+ * Once published the post has nothing left to schedule and this section goes, so the outcome is
+ * said in the page's own status line (`say`), just above it.
+ */
+function PublishNow(props: {
+  post: PostDetail;
+  onChanged: () => Promise<void>;
+  say: (text: string) => void;
+}) {
+  const act = useAction();
+  const go = async () => {
+    let status = '';
+    const ok = await act.run(async () => {
+      status = (await client.posts.publishNow(props.post.id)).status;
+    }, '');
+    if (!ok) return;
+    props.say(
+      status === 'published'
+        ? 'Published now.'
+        : `Not published yet: the post is ${status}. Its status below says why.`,
+    );
+    await props.onChanged();
+  };
+  return (
+    <div class="inline-form">
+      <div class="row">
+        <button type="button" class="primary" disabled={act.busy} aria-busy={act.busy} onClick={go}>
+          {act.busy ? 'Publishing…' : 'Publish now'}
+        </button>
+      </div>
+      <Notice text={act.notice} />
+      {act.problem && <ProblemNotice problem={act.problem} />}
+    </div>
+  );
+}
+
+/**
+ * Unschedule (a post made from a draft: the draft stays, ready to propose again) or Delete (a
+ * post written straight to the API, or a failed one). Both ask first: the post's place in the
+ * schedule is not kept.
+ */
+function Remove({ post }: { post: PostDetail }) {
+  const { navigate } = useLocation();
+  const act = useAction();
+  const [asking, setAsking] = useState(false);
+  const keepsDraft = post.draft_id !== null && post.status === 'scheduled';
+  const verb = keepsDraft ? 'Unschedule' : 'Delete';
+  const yes = useRef<HTMLButtonElement>(null);
+  const go = async () => {
+    const ok = await act.run(() => client.posts.delete(post.id), keepsDraft ? 'Unscheduled.' : 'Deleted.');
+    if (ok) navigate(keepsDraft ? `/drafts/${encodeURIComponent(post.draft_id as string)}` : '/posts');
+  };
+  return (
+    <div class="inline-form">
+      {asking ? (
+        <>
+          <p>
+            {keepsDraft
+              ? 'Take this post out of the schedule? Its draft stays in Drafts, to edit and propose again.'
+              : 'Delete this post? This cannot be undone.'}
+          </p>
+          <div class="row">
+            <button
+              ref={yes}
+              type="button"
+              class="danger"
+              disabled={act.busy}
+              aria-busy={act.busy}
+              onClick={go}
+            >
+              Yes, {verb.toLowerCase()}
+            </button>
+            <button type="button" disabled={act.busy} onClick={() => setAsking(false)}>
+              Keep it
+            </button>
+          </div>
+        </>
+      ) : (
+        <div class="row">
+          <button
+            type="button"
+            class="danger"
+            onClick={() => {
+              setAsking(true);
+              setTimeout(() => yes.current?.focus());
+            }}
+          >
+            {verb}
+          </button>
+        </div>
+      )}
+      {act.problem && <ProblemNotice problem={act.problem} />}
+    </div>
+  );
+}
+
+function EditText({ post, onChanged }: { post: PostDetail; onChanged: () => Promise<void> }) {
+  const [open, setOpen] = useState(false);
+  const [parts, setParts] = useState(post.parts.map((p) => p.text));
+  const act = useAction();
+  const base = useId();
+  const limit = PLATFORM_LIMITS[post.platform];
+  const editButton = useRef<HTMLButtonElement>(null);
+  const close = () => {
+    setOpen(false);
+    setTimeout(() => editButton.current?.focus());
+  };
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const ok = await act.run(async () => {
+      await client.posts.update(post.id, { parts: parts.map((text) => ({ text })) });
+      await onChanged();
+    }, 'Text saved.');
+    if (ok) close();
+  };
+  if (!open)
+    return (
+      <div class="inline-form">
+        <div class="row">
+          <button
+            ref={editButton}
+            type="button"
+            onClick={() => {
+              setParts(post.parts.map((p) => p.text));
+              act.setProblem(null);
+              setOpen(true);
+            }}
+          >
+            Edit text
+          </button>
+        </div>
+        <Notice text={act.notice} />
+      </div>
+    );
+  return (
+    <form
+      class="stack-form"
+      aria-label="Edit text"
+      onSubmit={submit}
+      onKeyDown={(e) => {
+        if (e.key === 'Escape' && !act.busy) close();
+      }}
+    >
+      {parts.map((text, i) => (
+        <div key={i} class="part-editor">
+          <label for={`${base}-${i}`}>{parts.length > 1 ? `Part ${i + 1}` : 'Text'}</label>
+          <textarea
+            id={`${base}-${i}`}
+            value={text}
+            rows={Math.min(12, Math.max(3, Math.ceil(text.length / 60)))}
+            // biome-ignore lint/a11y/noAutofocus: the person just asked to edit this text.
+            autoFocus={i === 0}
+            onInput={(e) => setParts(parts.map((t, j) => (j === i ? e.currentTarget.value : t)))}
+          />
+          <span class={text.length > limit ? 'length over' : 'length'}>
+            {text.length} / {limit}
+          </span>
+        </div>
+      ))}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={act.busy} aria-busy={act.busy}>
+          {act.busy ? 'Saving…' : 'Save text'}
+        </button>
+        <button type="button" disabled={act.busy} onClick={close}>
+          Cancel
+        </button>
+      </div>
+      {act.problem && <ProblemNotice problem={act.problem} />}
+    </form>
+  );
+}
