@@ -9043,7 +9043,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description LOCAL_ONLY (the request did not start on this machine) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
             403: {
                 headers: {
                     [name: string]: unknown;
