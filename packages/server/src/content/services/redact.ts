@@ -8,7 +8,7 @@ const SECRET_NAME =
   /(?:token|secret|password|passwd|passphrase|apikey|accesskey|privatekey|authorization|cookie|credentials?)$|^(?:auth|bearer|key|pin|otp)$|secret|password/;
 
 /** One of our own API keys, or any bearer credential, pasted as a value under an innocent name. */
-const SECRET_VALUE = /^(?:bearer\s+\S|svc_[A-Za-z0-9_-]{16,})/i;
+const SECRET_VALUE = /^(?:bearer\s+\S|svc_[a-z0-9_-]{16,})/i;
 
 /** Deeper than this, nothing a person reads in the log is lost, and the walk stays bounded. */
 const MAX_DEPTH = 32;
