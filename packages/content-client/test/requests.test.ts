@@ -150,6 +150,7 @@ const calls: Call[] = [
   ['posts.update', (c) => c.posts.update('post_1', { text: 'T' }), 'PATCH', '/posts/post_1', { text: 'T' }],
   ['posts.delete', (c) => c.posts.delete('post_1'), 'DELETE', '/posts/post_1'],
   ['posts.resolve', (c) => c.posts.resolve('post_1'), 'POST', '/posts/post_1/resolve'],
+  ['posts.publishNow', (c) => c.posts.publishNow('post_1'), 'POST', '/posts/post_1/publish'],
   [
     'posts.confirm',
     (c) => c.posts.confirm('post_1', { published: true, external_id: '186' }),

@@ -32,10 +32,13 @@ describe('migration 007 on a database that already holds duplicates', () => {
     const approval = await api(svc.url, 'POST', '/v1/approvals', { body: { draft_id: ids.draft } });
     ids.keptApproval = approval.body.id;
 
-    // Back to the schema before 007, then the duplicates, written later than the originals.
+    // Back to the schema before 007 (undoing the later migrations too, so 007 runs again), then
+    // the duplicates, written later than the originals.
     const db = raw();
     db.exec(`DROP INDEX posts_one_per_slot; DROP INDEX approvals_one_pending_per_draft;
-             ALTER TABLE posts DROP COLUMN slot_hour; DELETE FROM schema_migrations WHERE id = 7;`);
+             ALTER TABLE posts DROP COLUMN slot_hour;
+             ALTER TABLE oauth_states DROP COLUMN browser_hash; DROP TABLE key_rate_windows;
+             DELETE FROM schema_migrations WHERE id >= 7;`);
     ids.extraPost = `${ids.keptPost}dup`;
     ids.extraApproval = `${ids.keptApproval}dup`;
     const later = new Date(now + 60_000).toISOString();
