@@ -37,6 +37,12 @@ export interface Migration {
    * data; it goes to the service's logger when one is given.
    */
   up: string | ((db: Database.Database, log: (message: string) => void) => void);
+  /**
+   * The same step for PostgreSQL, under the same number, so both engines reach the same schema.
+   * Data fix-ups that only SQLite deployments can need (they predate PostgreSQL support) have no
+   * PostgreSQL counterpart beyond the DDL.
+   */
+  postgres?: string;
 }
 
 /** Where migration notes go when the caller has no logger (the CLI): one line on stderr each. */
