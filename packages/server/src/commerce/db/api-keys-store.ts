@@ -16,11 +16,10 @@ export interface ApiKeyRecord {
 export function apiKeysStore(db: SqlExecutor) {
   return {
     async ensureAccount(account: { id: string; name: string; created_at: string }): Promise<void> {
-      await db.run('INSERT OR IGNORE INTO accounts (id, name, created_at) VALUES (?, ?, ?)', [
-        account.id,
-        account.name,
-        account.created_at,
-      ]);
+      await db.run(
+        'INSERT INTO accounts (id, name, created_at) VALUES (?, ?, ?) ON CONFLICT (id) DO NOTHING',
+        [account.id, account.name, account.created_at],
+      );
     },
     async insert(
       key: Omit<ApiKeyRecord, 'last_used_at' | 'revoked_at'> & { key_hash: string },

@@ -74,9 +74,11 @@ export function catalogStore(db: SqlExecutor) {
     },
     async insertIfNew(m: Merchant, at: string): Promise<void> {
       await db.run(
-        `INSERT OR IGNORE INTO catalog_merchants (id, name, name_key, domain, tier, route, category,
+        // No conflict target: a row with the same id or the same domain (both unique) is kept.
+        `INSERT INTO catalog_merchants (id, name, name_key, domain, tier, route, category,
            requires_connection, capabilities, status, sandbox, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT DO NOTHING`,
         [
           m.id,
           m.name,

@@ -73,8 +73,10 @@ export function passkeysStore(db: SqlExecutor) {
     /** Issues the page's challenge; a newer render of the same page replaces the older one. */
     async issueChallenge(c: ChallengeRecord): Promise<void> {
       await db.run(
-        `INSERT OR REPLACE INTO webauthn_challenges (purpose, subject_id, challenge_hash, rp_id, origin, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO webauthn_challenges (purpose, subject_id, challenge_hash, rp_id, origin, expires_at)
+         VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (purpose, subject_id) DO UPDATE SET challenge_hash = excluded.challenge_hash,
+           rp_id = excluded.rp_id, origin = excluded.origin, expires_at = excluded.expires_at`,
         [c.purpose, c.subject_id, c.challenge_hash, c.rp_id, c.origin, c.expires_at],
       );
     },

@@ -65,9 +65,13 @@ function tx(db: SqlExecutor) {
     },
     async put(r: IdempotencyRecord) {
       await db.run(
-        `INSERT OR REPLACE INTO idempotency_keys (scope, key, fingerprint, state, locked_until, expires_at,
+        `INSERT INTO idempotency_keys (scope, key, fingerprint, state, locked_until, expires_at,
            response_status, response_body, response_headers, request_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)
+         ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state,
+           locked_until = excluded.locked_until, expires_at = excluded.expires_at, response_status = NULL,
+           response_body = NULL, response_headers = NULL, request_id = excluded.request_id,
+           created_at = excluded.created_at`,
         [r.scope, r.key, r.fingerprint, r.state, r.lockedUntil, r.expiresAt, r.requestId, r.createdAt],
       );
     },

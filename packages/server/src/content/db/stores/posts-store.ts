@@ -211,8 +211,9 @@ export function postsStore(db: SqlExecutor) {
 
     async addSnapshot(m: MetricsRow) {
       await db.run(
-        `INSERT OR IGNORE INTO post_metrics (post_id, age_h, taken_at, impressions, likes, comments, shares, clicks)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO post_metrics (post_id, age_h, taken_at, impressions, likes, comments, shares, clicks)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (post_id, age_h) DO NOTHING`,
         [m.post_id, m.age_h, m.taken_at, m.impressions, m.likes, m.comments, m.shares, m.clicks],
       );
     },
