@@ -23,7 +23,7 @@ export function connectionsStore(db: SqlExecutor) {
     },
     listForUser(userId: string): Promise<ConnectionRecord[]> {
       return db.all<ConnectionRecord>(
-        'SELECT * FROM connections WHERE user_id = ? ORDER BY created_at DESC, rowid DESC',
+        'SELECT * FROM connections WHERE user_id = ? ORDER BY created_at DESC, seq DESC',
         [userId],
       );
     },

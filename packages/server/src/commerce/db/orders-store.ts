@@ -81,7 +81,7 @@ export function ordersStore(db: SqlExecutor) {
     },
     async listForUser(userId: string, limit: number): Promise<OrderRecord[]> {
       const rows = await db.all<Row>(
-        `${SELECT} WHERE user_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`,
+        `${SELECT} WHERE user_id = ? ORDER BY created_at DESC, seq DESC LIMIT ?`,
         [userId, limit],
       );
       return rows.map(fromRow);

@@ -71,11 +71,11 @@ export function webhooksStore(db: SqlExecutor) {
     listEndpoints(accountId: string, env?: CommerceEnv): Promise<EndpointRecord[]> {
       return env
         ? db.all<EndpointRecord>(
-            'SELECT id, account_id, env, url, secret, created_at FROM webhook_endpoints WHERE account_id = ? AND env = ? AND removed_at IS NULL ORDER BY created_at, rowid',
+            'SELECT id, account_id, env, url, secret, created_at FROM webhook_endpoints WHERE account_id = ? AND env = ? AND removed_at IS NULL ORDER BY created_at, seq',
             [accountId, env],
           )
         : db.all<EndpointRecord>(
-            'SELECT id, account_id, env, url, secret, created_at FROM webhook_endpoints WHERE account_id = ? AND removed_at IS NULL ORDER BY created_at, rowid',
+            'SELECT id, account_id, env, url, secret, created_at FROM webhook_endpoints WHERE account_id = ? AND removed_at IS NULL ORDER BY created_at, seq',
             [accountId],
           );
     },
@@ -141,7 +141,7 @@ export function webhooksStore(db: SqlExecutor) {
         `SELECT * FROM (
            SELECT d.id, d.endpoint_id, d.attempts, w.url, w.secret, e.id AS event_id, e.type AS event_type,
                   e.data AS event_data, e.created_at AS event_created_at, d.next_attempt_at AS due_at,
-                  ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.rowid) AS rn
+                  ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.seq) AS rn
              FROM deliveries d
              JOIN webhook_endpoints w ON w.id = d.endpoint_id
              JOIN events e ON e.id = d.event_id
@@ -196,7 +196,7 @@ export function webhooksStore(db: SqlExecutor) {
            JOIN webhook_endpoints w ON w.id = d.endpoint_id
            JOIN events e ON e.id = d.event_id
           WHERE ${where.join(' AND ')}
-          ORDER BY d.created_at DESC, d.rowid DESC
+          ORDER BY d.created_at DESC, d.seq DESC
           LIMIT ?`,
         [...params, opts.limit],
       );

@@ -112,8 +112,8 @@ export function automationsStore(db: SqlExecutor) {
       if (ids.length === 0) return new Map<string, FireRow>();
       const rows = await db.all<FireRow>(
         `SELECT f.* FROM automation_fires f WHERE f.automation_id IN (${placeholders(ids.length)})
-         AND f.rowid = (SELECT g.rowid FROM automation_fires g WHERE g.automation_id = f.automation_id
-                        ORDER BY g.fired_at DESC, g.rowid DESC LIMIT 1)`,
+         AND f.seq = (SELECT g.seq FROM automation_fires g WHERE g.automation_id = f.automation_id
+                      ORDER BY g.fired_at DESC, g.seq DESC LIMIT 1)`,
         ids,
       );
       return new Map(rows.map((r) => [r.automation_id, r]));

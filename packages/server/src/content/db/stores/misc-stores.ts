@@ -19,10 +19,10 @@ export function digestsStore(db: SqlExecutor) {
         [r.id, r.brand_id, r.run_id, r.period_start, r.period_end, r.body, r.created_at],
       );
     },
-    // rowid breaks ties within the same millisecond: ids are random, insertion order is not.
+    // seq breaks ties within the same millisecond: ids are random, insertion order is not.
     latest: (brandId: string) =>
       db.get<DigestRow>(
-        'SELECT * FROM digests WHERE brand_id = ? ORDER BY created_at DESC, rowid DESC LIMIT 1',
+        'SELECT * FROM digests WHERE brand_id = ? ORDER BY created_at DESC, seq DESC LIMIT 1',
         [brandId],
       ),
   };
