@@ -1,5 +1,8 @@
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentMigrations } from '../../src/content/db/migrations/index.js';
+import { openDatabase } from '../../src/platform/db/sqlite.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
 
@@ -43,17 +46,17 @@ describe('media that drafts and posts refer to', () => {
   };
   const mediaUrls = (parts: any[]) => parts.flatMap((p) => p.media.map((m: any) => m.url as string));
 
-  async function upload() {
+  async function upload(brandId = brand.id) {
     const form = new FormData();
     form.append('file', new Blob([new Uint8Array(await twoTone())], { type: 'image/jpeg' }), 'hero.jpg');
-    const res = await fetch(`${svc.url}/v1/brands/${brand.id}/media`, { method: 'POST', body: form });
+    const res = await fetch(`${svc.url}/v1/brands/${brandId}/media`, { method: 'POST', body: form });
     expect(res.status).toBe(201);
     return (await res.json()) as any;
   }
 
-  async function draftWith(assetId: string, text: string) {
+  async function draftWith(assetId: string, text: string, brandId = brand.id) {
     const draft = await api(svc.url, 'POST', '/v1/drafts', {
-      body: { brand_id: brand.id, platform: 'x', text },
+      body: { brand_id: brandId, platform: 'x', text },
     });
     const attached = await api(svc.url, 'POST', `/v1/drafts/${draft.body.id}/media`, {
       body: { asset_id: assetId },
@@ -127,6 +130,58 @@ describe('media that drafts and posts refer to', () => {
     // The start-up sweep keeps what is referred to.
     await (svc.handle as any).ctx.media.sweepOrphans();
     await expectImage(postUrl as string);
+  });
+
+  /** A scheduled post (one published now could not be edited or deleted). */
+  const daysAhead = (days: number) => new Date(svc.clock.now().getTime() + days * 86_400_000).toISOString();
+
+  it('a reference lasts exactly as long as a post or draft version shows the file', async () => {
+    // A brand of its own: deleting the brand is how a draft goes (drafts have no DELETE).
+    const own = await makeBrand(svc, { channels: ['x'] });
+    const asset = await upload(own.id);
+    const draft = await draftWith(asset.id, 'A picture, then no post and no draft.', own.id);
+    const post = await api(svc.url, 'POST', '/v1/posts', {
+      body: { draft_id: draft.id, scheduled_for: daysAhead(3) },
+    });
+    expect(post.status).toBe(201);
+    const [url] = mediaUrls(post.body.parts);
+    expect((await api(svc.url, 'DELETE', `/v1/media/${asset.id}`)).status).toBe(200);
+    await expectImage(url as string);
+
+    // The post's parts are rewritten (its text changes): the reference follows, not lost.
+    const edited = await api(svc.url, 'PATCH', `/v1/posts/${post.body.id}`, {
+      body: { text: 'New words, same picture.' },
+    });
+    expect(edited.status).toBe(200);
+    expect(mediaUrls(edited.body.parts)).toEqual([url]);
+    await expectImage(url as string);
+
+    // The post goes: the draft's version still shows the file. The draft goes (with its brand):
+    // nothing does.
+    expect((await api(svc.url, 'DELETE', `/v1/posts/${post.body.id}`)).status).toBe(200);
+    await expectImage(url as string);
+    expect((await api(svc.url, 'DELETE', `/v1/brands/${own.id}`)).status).toBe(200);
+    expect((await fetchImage(url as string)).status).toBe(404);
+  });
+
+  it('finds references written before the references table existed (migration 11 fills it)', async () => {
+    const asset = await upload();
+    const draft = await draftWith(asset.id, 'Attached before the upgrade.');
+    const post = await api(svc.url, 'POST', '/v1/posts', {
+      body: { draft_id: draft.id, scheduled_for: daysAhead(4) },
+    });
+    const [url] = mediaUrls(post.body.parts);
+    // Back to the schema before 011 (rows the drafts and posts hold as JSON only), then upgrade.
+    const file = join(svc.dataDir, 'content.sqlite');
+    const old = openDatabase(file, contentMigrations);
+    old.raw.exec('DROP TABLE media_references; DELETE FROM schema_migrations WHERE id >= 11;');
+    old.close();
+    openDatabase(file, contentMigrations, { log: () => {} }).close();
+
+    expect((await api(svc.url, 'DELETE', `/v1/media/${asset.id}`)).status).toBe(200);
+    await expectImage(url as string);
+    expect((await api(svc.url, 'DELETE', `/v1/posts/${post.body.id}`)).status).toBe(200);
+    await expectImage(url as string);
   });
 
   it('serves nothing for a referenced file name under another asset id', async () => {

@@ -40,6 +40,7 @@ describe('migration 007 on a database that already holds duplicates', () => {
              ALTER TABLE oauth_states DROP COLUMN browser_hash; DROP TABLE key_rate_windows;
              DROP TRIGGER digests_seq; DROP TRIGGER automation_fires_seq;
              ALTER TABLE digests DROP COLUMN seq; ALTER TABLE automation_fires DROP COLUMN seq;
+             DROP TABLE media_references;
              DELETE FROM schema_migrations WHERE id >= 7;`);
     ids.extraPost = `${ids.keptPost}dup`;
     ids.extraApproval = `${ids.keptApproval}dup`;

@@ -24,16 +24,24 @@ export interface MediaRow {
 /** A row plus its tags in their saved order. */
 export type MediaRecord = MediaRow & { tags: string[] };
 
-const SELECT = `SELECT a.*,
-  (SELECT json_group_array(t.tag ORDER BY t.position) FROM media_asset_tags t WHERE t.asset_id = a.id) AS tags_json
-  FROM media_assets a`;
+const SELECT = 'SELECT a.* FROM media_assets a';
 
 const UPDATABLE = ['alt', 'focal_x', 'focal_y', 'variants', 'render_rev', 'updated_at'] as const;
 
-type Selected = MediaRow & { tags_json: string };
-const record = ({ tags_json, ...row }: Selected): MediaRecord => ({ ...row, tags: JSON.parse(tags_json) });
-
 export function mediaStore(db: SqlExecutor) {
+  /** The rows with their tags, read by one plain query for all of them. */
+  const withTags = async (rows: MediaRow[]): Promise<MediaRecord[]> => {
+    if (rows.length === 0) return [];
+    const tags = await db.all<{ asset_id: string; tag: string }>(
+      `SELECT asset_id, tag FROM media_asset_tags WHERE asset_id IN (${rows.map(() => '?').join(', ')})
+        ORDER BY asset_id, position`,
+      rows.map((r) => r.id),
+    );
+    const byAsset = new Map<string, string[]>();
+    for (const t of tags) byAsset.set(t.asset_id, [...(byAsset.get(t.asset_id) ?? []), t.tag]);
+    return rows.map((r) => ({ ...r, tags: byAsset.get(r.id) ?? [] }));
+  };
+
   const writeTags = async (assetId: string, tags: readonly string[]) => {
     await db.run('DELETE FROM media_asset_tags WHERE asset_id = ?', [assetId]);
     for (const [position, tag] of tags.entries()) {
@@ -80,8 +88,8 @@ export function mediaStore(db: SqlExecutor) {
     },
 
     async get(id: string): Promise<MediaRecord | undefined> {
-      const row = await db.get<Selected>(`${SELECT} WHERE a.id = ?`, [id]);
-      return row && record(row);
+      const row = await db.get<MediaRow>(`${SELECT} WHERE a.id = ?`, [id]);
+      return row && (await withTags([row]))[0];
     },
 
     /** Newest first; `before` is the (created_at, id) of the last row of the previous page. */
@@ -99,11 +107,11 @@ export function mediaStore(db: SqlExecutor) {
         where.push('(a.created_at < ? OR (a.created_at = ? AND a.id < ?))');
         params.push(opts.before.created_at, opts.before.created_at, opts.before.id);
       }
-      const rows = await db.all<Selected>(
+      const rows = await db.all<MediaRow>(
         `${SELECT} WHERE ${where.join(' AND ')} ORDER BY a.created_at DESC, a.id DESC LIMIT ?`,
         [...params, opts.limit],
       );
-      return rows.map(record);
+      return withTags(rows);
     },
 
     /** Call inside a transaction when tags change too. */
@@ -114,8 +122,11 @@ export function mediaStore(db: SqlExecutor) {
       },
       tags?: readonly string[],
     ): Promise<void> {
-      const sets = UPDATABLE.filter((k) => k in patch).map((k) => `${k} = @${k}`);
-      await db.run(`UPDATE media_assets SET ${sets.join(', ')} WHERE id = @id`, { ...patch, id });
+      const cols = UPDATABLE.filter((k) => k in patch);
+      await db.run(`UPDATE media_assets SET ${cols.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`, [
+        ...cols.map((k) => patch[k] ?? null),
+        id,
+      ]);
       if (tags) await writeTags(id, tags);
     },
 
@@ -127,15 +138,13 @@ export function mediaStore(db: SqlExecutor) {
     /**
      * The files of an asset that drafts (any version) and posts refer to: the last segment of
      * each attached media URL of that asset. They stay served while referred to, whatever
-     * happens to the asset (a new focal point, deletion).
+     * happens to the asset (a new focal point, deletion). The drafts and posts stores keep
+     * `media_references` in step with their parts (db/stores/media-references-store.ts).
      */
     async referencedFiles(assetId: string): Promise<Set<string>> {
-      const media = (table: string) => `SELECT json_extract(m.value, '$.url') AS url
-        FROM ${table} t, json_each(t.parts) p, json_each(json_extract(p.value, '$.media')) m
-        WHERE t.parts LIKE @like AND json_extract(m.value, '$.asset_id') = @id`;
       const rows = await db.all<{ url: string | null }>(
-        `${media('draft_versions')} UNION ${media('posts')}`,
-        { id: assetId, like: `%${assetId}%` },
+        'SELECT DISTINCT url FROM media_references WHERE asset_id = ? AND url IS NOT NULL',
+        [assetId],
       );
       const suffix = `/media/${assetId}/`;
       const files = new Set<string>();

@@ -9,6 +9,7 @@ import { invariantsMigration } from './007-invariants.js';
 import { oauthBrowserBindingMigration } from './008-oauth-browser-binding.js';
 import { keyRateLimitsMigration } from './009-key-rate-limits.js';
 import { orderingColumnsMigration } from './010-ordering-columns.js';
+import { mediaReferencesMigration } from './011-media-references.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -25,4 +26,5 @@ export const contentMigrations: Migration[] = [
   oauthBrowserBindingMigration,
   keyRateLimitsMigration,
   orderingColumnsMigration,
+  mediaReferencesMigration,
 ];

@@ -1,5 +1,6 @@
 import { onUniqueViolation } from '../../../platform/db/constraints.js';
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { mediaReferencesStore } from './media-references-store.js';
 import { afterClause, placeholders, toPage } from './paging.js';
 
 export interface DraftRow {
@@ -47,7 +48,8 @@ export function draftsStore(db: SqlExecutor) {
     /**
      * Adds version `v.version` only if the draft is still at `v.version - 1` (compare and set on
      * `current_version`), so two edits that both read version n cannot both write n + 1: the
-     * second gets false and nothing is written.
+     * second gets false and nothing is written. Call inside a transaction: the version's media
+     * references are written with it.
      */
     async addVersion(v: DraftVersionRow): Promise<boolean> {
       const moved = await db.run(
@@ -60,6 +62,7 @@ export function draftsStore(db: SqlExecutor) {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
         [v.draft_id, v.version, v.parts, v.action, v.note, v.source, v.key_id, v.created_at],
       );
+      await mediaReferencesStore(db).add({ draft_id: v.draft_id, draft_version: v.version }, v.parts);
       return true;
     },
     get: (id: string) => db.get<DraftWithParts>(`${SELECT} WHERE d.id = ?`, [id]),

@@ -1,5 +1,6 @@
 import { onUniqueViolation } from '../../../platform/db/constraints.js';
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { mediaReferencesStore } from './media-references-store.js';
 import { afterClause, placeholders, toPage } from './paging.js';
 
 export interface PostRow {
@@ -76,7 +77,10 @@ function withSlot(patch: Partial<PostRow>): Partial<PostRow> {
 
 export function postsStore(db: SqlExecutor) {
   return {
-    /** Throws `slotTaken()` when another post already holds the hour on the channel. */
+    /**
+     * Throws `slotTaken()` when another post already holds the hour on the channel. Call inside a
+     * transaction when the post has media: its media references are written with it.
+     */
     async insert(
       r: PostRow,
       slotTaken: () => Error = () => new Error(`post ${r.id}: one post per channel per hour`),
@@ -108,6 +112,7 @@ export function postsStore(db: SqlExecutor) {
         slot,
       ]);
       await onUniqueViolation(write, 'posts', SLOT_INDEX, slotTaken);
+      await mediaReferencesStore(db).add({ post_id: r.id }, r.parts);
     },
     get: (id: string) => db.get<PostRow>('SELECT * FROM posts WHERE id = ?', [id]),
     /** Takes a scheduled post for publishing; false when someone else already did (or it changed). */
@@ -180,7 +185,8 @@ export function postsStore(db: SqlExecutor) {
     /**
      * Writes `patch` only while the post is still in `status`, so a write decided on a status
      * read earlier cannot land on a post that moved meanwhile (claimed for publishing, published,
-     * deleted). False when it had moved: the caller re-reads and says why.
+     * deleted). False when it had moved: the caller re-reads and says why. Call inside a
+     * transaction when the patch has parts: the post's media references follow them.
      */
     async updateIf(
       id: string,
@@ -194,7 +200,10 @@ export function postsStore(db: SqlExecutor) {
         `UPDATE posts SET ${entries.map(([k]) => `${k} = ?, `).join('')}updated_at = ? WHERE id = ? AND status = ?`,
         [...entries.map(([, v]) => v as string | number | null), at, id, status],
       );
-      return (await onUniqueViolation(write, 'posts', SLOT_INDEX, slotTaken)).changes > 0;
+      const moved = (await onUniqueViolation(write, 'posts', SLOT_INDEX, slotTaken)).changes > 0;
+      if (moved && patch.parts !== undefined)
+        await mediaReferencesStore(db).replace({ post_id: id }, patch.parts);
+      return moved;
     },
     /** Settles the post once: false when it was settled already (or is not published). */
     async settleIf(id: string, settledAt: string, at: string): Promise<boolean> {
