@@ -1,3 +1,4 @@
+import { fromFlag, toFlag } from '../../platform/db/flags.js';
 import { fromJson, toJson } from '../../platform/db/json.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import type { Merchant } from '../schemas/resources.js';
@@ -10,10 +11,10 @@ type Row = {
   tier: Merchant['tier'];
   route: Merchant['route'];
   category: string | null;
-  requires_connection: number;
+  requires_connection: number | boolean;
   capabilities: string;
   status: Merchant['status'];
-  sandbox: number;
+  sandbox: number | boolean;
 };
 
 const toMerchant = (r: Row): Merchant & { name_key: string } => ({
@@ -24,10 +25,10 @@ const toMerchant = (r: Row): Merchant & { name_key: string } => ({
   tier: r.tier,
   route: r.route,
   category: r.category,
-  requires_connection: r.requires_connection === 1,
+  requires_connection: fromFlag(r.requires_connection),
   capabilities: fromJson(r.capabilities),
   status: r.status,
-  ...(r.sandbox === 1 ? { sandbox: true as const } : {}),
+  ...(fromFlag(r.sandbox) ? { sandbox: true as const } : {}),
 });
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -41,11 +42,13 @@ export function catalogStore(db: SqlExecutor) {
       after: { name_key: string; id: string } | null;
       limit: number;
     }) {
-      const where = ['sandbox IN (0, ?)'];
-      const params: (string | number)[] = [opts.includeSandbox ? 1 : 0];
+      const where = opts.includeSandbox ? ['TRUE'] : ['sandbox = FALSE'];
+      const params: (string | number)[] = [];
       if (opts.q) {
         where.push(
-          "(name_key LIKE ? ESCAPE '\\' OR domain LIKE ? ESCAPE '\\' OR lower(category) LIKE ? ESCAPE '\\')",
+          // name_key is lower-cased when written; PostgreSQL's LIKE is case-sensitive, so the rest is
+          // lower-cased here (SQLite's LIKE ignores ASCII case, which lower() makes moot).
+          "(name_key LIKE ? ESCAPE '\\' OR lower(domain) LIKE ? ESCAPE '\\' OR lower(category) LIKE ? ESCAPE '\\')",
         );
         const like = `%${likeEscape(opts.q.toLowerCase())}%`;
         params.push(like, like, like);
@@ -87,10 +90,10 @@ export function catalogStore(db: SqlExecutor) {
           m.tier,
           m.route,
           m.category,
-          m.requires_connection ? 1 : 0,
+          toFlag(m.requires_connection),
           toJson(m.capabilities),
           m.status,
-          m.sandbox ? 1 : 0,
+          toFlag(m.sandbox === true),
           at,
         ],
       );

@@ -1,3 +1,4 @@
+import { fromFlag, toFlag } from '../../platform/db/flags.js';
 import { fromJson, toJson } from '../../platform/db/json.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import type { StoreSession } from '../merchants/adapter.js';
@@ -107,7 +108,7 @@ type Row = Record<string, unknown>;
 
 function fromRow(row: Row | undefined): CheckoutRecord | undefined {
   if (!row) return undefined;
-  const out: Row = { ...row, requires_user_confirmation: row.requires_user_confirmation === 1 };
+  const out: Row = { ...row, requires_user_confirmation: fromFlag(row.requires_user_confirmation) };
   for (const c of JSON_COLUMNS) out[c] = fromJson(row[c]);
   return out as unknown as CheckoutRecord;
 }
@@ -124,7 +125,7 @@ function toParams(c: CheckoutRecord) {
   return COLUMNS.map((col) => {
     const v = col === 'next_action' ? storedAction(c.next_action) : c[col];
     if ((JSON_COLUMNS as readonly string[]).includes(col)) return toJson(v);
-    if (typeof v === 'boolean') return v ? 1 : 0;
+    if (typeof v === 'boolean') return toFlag(v);
     return v as string | number | null;
   });
 }

@@ -98,12 +98,13 @@ export function ordersStore(db: SqlExecutor) {
     },
     /** What the user spent since `since` in one currency; canceled orders do not count. */
     async spentSince(userId: string, since: string, currency: string): Promise<number> {
-      const row = await db.get<{ total: number | null }>(
-        `SELECT SUM(total_amount) AS total FROM orders
+      // SUM of a BIGINT is NUMERIC on PostgreSQL, which its driver hands over as a string.
+      const row = await db.get<{ total: number | string | null }>(
+        `SELECT COALESCE(SUM(total_amount), 0) AS total FROM orders
           WHERE user_id = ? AND created_at > ? AND currency = ? AND status != 'canceled'`,
         [userId, since, currency],
       );
-      return row?.total ?? 0;
+      return Number(row?.total ?? 0);
     },
   };
 }

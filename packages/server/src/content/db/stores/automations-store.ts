@@ -1,3 +1,4 @@
+import { fromFlag, toFlag } from '../../../platform/db/flags.js';
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
 import { afterClause, placeholders, toPage } from './paging.js';
 
@@ -11,7 +12,7 @@ export interface AutomationRow {
   trigger_type: string;
   event: string | null;
   daily_cap: number;
-  enabled: number;
+  enabled: boolean;
   next_run_at: string | null;
   last_run_at: string | null;
   created_at: string;
@@ -31,6 +32,9 @@ export interface FireRow {
 const COLS =
   'id, brand_id, name, agent_id, inputs, trigger, trigger_type, event, daily_cap, enabled, next_run_at, last_run_at, created_at, updated_at';
 
+/** `enabled` is a flag column: 0/1 on SQLite, a boolean on PostgreSQL. */
+const decode = (r: AutomationRow): AutomationRow => ({ ...r, enabled: fromFlag(r.enabled) });
+
 export function automationsStore(db: SqlExecutor) {
   return {
     async insert(r: AutomationRow) {
@@ -44,14 +48,17 @@ export function automationsStore(db: SqlExecutor) {
         r.trigger_type,
         r.event,
         r.daily_cap,
-        r.enabled,
+        toFlag(r.enabled),
         r.next_run_at,
         r.last_run_at,
         r.created_at,
         r.updated_at,
       ]);
     },
-    get: (id: string) => db.get<AutomationRow>('SELECT * FROM automations WHERE id = ?', [id]),
+    async get(id: string) {
+      const row = await db.get<AutomationRow>('SELECT * FROM automations WHERE id = ?', [id]);
+      return row && decode(row);
+    },
     async list(filter: { brandId?: string }, limit: number, after?: string) {
       const a = afterClause(['created_at', 'id'], after);
       const rows = await db.all<AutomationRow>(
@@ -59,23 +66,31 @@ export function automationsStore(db: SqlExecutor) {
          ORDER BY created_at DESC, id DESC LIMIT ?`,
         [...(filter.brandId ? [filter.brandId] : []), ...a.params, limit + 1],
       );
-      return toPage(rows, limit, (r) => [r.created_at, r.id]);
+      return toPage(rows.map(decode), limit, (r) => [r.created_at, r.id]);
     },
-    due: (now: string) =>
-      db.all<AutomationRow>(
-        "SELECT * FROM automations WHERE trigger_type = 'schedule' AND enabled = 1 AND next_run_at <= ? ORDER BY next_run_at, id",
-        [now],
-      ),
-    listening: (event: string, brandId: string) =>
-      db.all<AutomationRow>(
-        'SELECT * FROM automations WHERE event = ? AND enabled = 1 AND brand_id = ? ORDER BY created_at, id',
-        [event, brandId],
-      ),
+    due: async (now: string) =>
+      (
+        await db.all<AutomationRow>(
+          "SELECT * FROM automations WHERE trigger_type = 'schedule' AND enabled = TRUE AND next_run_at <= ? ORDER BY next_run_at, id",
+          [now],
+        )
+      ).map(decode),
+    listening: async (event: string, brandId: string) =>
+      (
+        await db.all<AutomationRow>(
+          'SELECT * FROM automations WHERE event = ? AND enabled = TRUE AND brand_id = ? ORDER BY created_at, id',
+          [event, brandId],
+        )
+      ).map(decode),
     async update(id: string, patch: Partial<AutomationRow>, at: string) {
       const entries = Object.entries(patch).filter(([k]) => k !== 'id');
       await db.run(
         `UPDATE automations SET ${entries.map(([k]) => `${k} = ?`).join(', ')}, updated_at = ? WHERE id = ?`,
-        [...entries.map(([, v]) => v as string | number | null), at, id],
+        [
+          ...entries.map(([, v]) => (typeof v === 'boolean' ? toFlag(v) : (v as string | number | null))),
+          at,
+          id,
+        ],
       );
     },
     async remove(id: string) {
