@@ -3,7 +3,9 @@ import { openDatabase } from '../../src/platform/db/sqlite.js';
 
 describe('GatedDatabase', () => {
   it('serializes transactions started in the same tick and keeps plain queries out of them', async () => {
-    const db = openDatabase(':memory:', [{ id: 1, name: 't', up: 'CREATE TABLE t (n INTEGER)' }]);
+    const db = openDatabase(':memory:', [
+      { id: 1, name: 't', up: 'CREATE TABLE t (n INTEGER)', postgres: 'CREATE TABLE t (n BIGINT)' },
+    ]);
     const order: string[] = [];
     const tx = (name: string, fail: boolean) =>
       db

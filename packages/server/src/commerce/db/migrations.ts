@@ -30,6 +30,24 @@ export const commerceMigrations: Migration[] = [
         revoked_at TEXT
       );
     `,
+    postgres: `
+      CREATE TABLE accounts (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        name TEXT COLLATE "C" NOT NULL,
+        created_at TEXT COLLATE "C" NOT NULL
+      );
+      CREATE TABLE api_keys (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        account_id TEXT COLLATE "C" NOT NULL REFERENCES accounts(id),
+        env TEXT COLLATE "C" NOT NULL CHECK (env IN ('sandbox', 'live')),
+        name TEXT COLLATE "C" NOT NULL,
+        prefix TEXT COLLATE "C" NOT NULL,
+        key_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+        created_at TEXT COLLATE "C" NOT NULL,
+        last_used_at TEXT COLLATE "C",
+        revoked_at TEXT COLLATE "C"
+      );
+    `,
   },
   usersAndApprovals,
   commerceObjects,

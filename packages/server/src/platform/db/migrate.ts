@@ -69,7 +69,7 @@ export async function migratePostgres(
   label = schema,
 ): Promise<void> {
   checkNumbering(migrations);
-  const missing = migrations.filter((m) => m.postgres === undefined);
+  const missing = migrations.filter((m) => !m.postgres);
   if (missing.length)
     throw new Error(
       `${label}: ${missing.length === 1 ? 'migration' : 'migrations'} ${missing.map((m) => `${m.id} (${m.name})`).join(', ')} ${missing.length === 1 ? 'has' : 'have'} no PostgreSQL step (the \`postgres\` field); this build cannot run on PostgreSQL.`,
@@ -92,7 +92,7 @@ export async function migratePostgres(
       for (const m of migrations.slice(current)) {
         await client.query('BEGIN');
         try {
-          await client.query(m.postgres as string);
+          await client.query(m.postgres);
           await client.query('INSERT INTO schema_migrations (id, name, applied_at) VALUES ($1, $2, $3)', [
             m.id,
             m.name,

@@ -55,10 +55,10 @@ export interface Migration {
    */
   up: string | ((db: Database.Database, log: (message: string) => void) => void);
   /**
-   * The same step for PostgreSQL, under the same number, so both engines reach the same schema.
-   * Data fix-ups that only SQLite deployments can need (they predate PostgreSQL support) have no
-   * PostgreSQL counterpart beyond the DDL. Opening a PostgreSQL database with a migration that
-   * lacks it is an error that names the migration.
+   * The same step for PostgreSQL, under the same number, so both engines reach the same schema
+   * (test/platform/schema-parity.postgres.test.ts compares them). Data fix-ups that only SQLite
+   * deployments can need (they predate PostgreSQL support) have no PostgreSQL counterpart beyond
+   * the DDL.
    */
-  postgres?: string;
+  postgres: string;
 }

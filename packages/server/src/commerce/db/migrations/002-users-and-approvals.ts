@@ -50,4 +50,51 @@ export const usersAndApprovals: Migration = {
       created_at TEXT NOT NULL
     );
   `,
+  postgres: `
+    CREATE TABLE users (
+      id TEXT COLLATE "C" PRIMARY KEY,
+      account_id TEXT COLLATE "C" NOT NULL REFERENCES accounts(id),
+      env TEXT COLLATE "C" NOT NULL CHECK (env IN ('sandbox', 'live')),
+      client_user_id TEXT COLLATE "C" NOT NULL,
+      created_at TEXT COLLATE "C" NOT NULL,
+      UNIQUE (account_id, env, client_user_id)
+    );
+    CREATE TABLE user_tokens (
+      token_hash TEXT COLLATE "C" PRIMARY KEY,
+      user_id TEXT COLLATE "C" NOT NULL REFERENCES users(id),
+      account_id TEXT COLLATE "C" NOT NULL,
+      env TEXT COLLATE "C" NOT NULL,
+      rules TEXT COLLATE "C" NOT NULL,
+      created_at TEXT COLLATE "C" NOT NULL,
+      revoked_at TEXT COLLATE "C"
+    );
+    CREATE TABLE approvals (
+      id TEXT COLLATE "C" PRIMARY KEY,
+      token_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+      account_id TEXT COLLATE "C" NOT NULL,
+      env TEXT COLLATE "C" NOT NULL,
+      key_id TEXT COLLATE "C" NOT NULL,
+      app_name TEXT COLLATE "C" NOT NULL,
+      client_user_id TEXT COLLATE "C" NOT NULL,
+      rules TEXT COLLATE "C" NOT NULL,
+      merchant_ids TEXT COLLATE "C" NOT NULL,
+      redirect_uri TEXT COLLATE "C" NOT NULL,
+      status TEXT COLLATE "C" NOT NULL CHECK (status IN ('pending', 'approved', 'declined')),
+      form_token_hash TEXT COLLATE "C",
+      user_id TEXT COLLATE "C",
+      expires_at TEXT COLLATE "C" NOT NULL,
+      decided_at TEXT COLLATE "C",
+      created_at TEXT COLLATE "C" NOT NULL
+    );
+    CREATE TABLE public_tokens (
+      token_hash TEXT COLLATE "C" PRIMARY KEY,
+      account_id TEXT COLLATE "C" NOT NULL,
+      env TEXT COLLATE "C" NOT NULL,
+      user_id TEXT COLLATE "C" NOT NULL REFERENCES users(id),
+      rules TEXT COLLATE "C" NOT NULL,
+      expires_at TEXT COLLATE "C" NOT NULL,
+      used_at TEXT COLLATE "C",
+      created_at TEXT COLLATE "C" NOT NULL
+    );
+  `,
 };

@@ -1,4 +1,5 @@
 import { IDEMPOTENCY_TABLE_SQL } from '../../../platform/db/idempotency-store.js';
+import { IDEMPOTENCY_TABLE_POSTGRES } from '../../../platform/db/idempotency-table-postgres.js';
 import type { Migration } from '../../../platform/db/sqlite.js';
 
 export const idempotencyAndWebhooks: Migration = {
@@ -52,6 +53,57 @@ export const idempotencyAndWebhooks: Migration = {
       status_code INTEGER,
       error TEXT,
       next_attempt_at TEXT,
+      PRIMARY KEY (delivery_id, attempt)
+    );
+  `,
+  postgres: `
+    ${IDEMPOTENCY_TABLE_POSTGRES}
+
+    CREATE TABLE webhook_endpoints (
+      id TEXT COLLATE "C" PRIMARY KEY,
+      account_id TEXT COLLATE "C" NOT NULL,
+      env TEXT COLLATE "C" NOT NULL,
+      url TEXT COLLATE "C" NOT NULL,
+      secret TEXT COLLATE "C" NOT NULL,
+      created_at TEXT COLLATE "C" NOT NULL,
+      removed_at TEXT COLLATE "C"
+    );
+    CREATE INDEX webhook_endpoints_account ON webhook_endpoints (account_id, env) WHERE removed_at IS NULL;
+
+    CREATE TABLE events (
+      id TEXT COLLATE "C" PRIMARY KEY,
+      account_id TEXT COLLATE "C" NOT NULL,
+      env TEXT COLLATE "C" NOT NULL,
+      type TEXT COLLATE "C" NOT NULL,
+      data TEXT COLLATE "C" NOT NULL,
+      created_at TEXT COLLATE "C" NOT NULL
+    );
+    CREATE INDEX events_account ON events (account_id, env, created_at);
+
+    CREATE TABLE deliveries (
+      id TEXT COLLATE "C" PRIMARY KEY,
+      event_id TEXT COLLATE "C" NOT NULL REFERENCES events(id),
+      endpoint_id TEXT COLLATE "C" NOT NULL REFERENCES webhook_endpoints(id),
+      status TEXT COLLATE "C" NOT NULL CHECK (status IN ('pending', 'succeeded', 'failed', 'canceled')),
+      attempts BIGINT NOT NULL DEFAULT 0,
+      next_attempt_at TEXT COLLATE "C",
+      lease_until TEXT COLLATE "C",
+      last_status BIGINT,
+      last_error TEXT COLLATE "C",
+      created_at TEXT COLLATE "C" NOT NULL,
+      updated_at TEXT COLLATE "C" NOT NULL
+    );
+    CREATE INDEX deliveries_due ON deliveries (status, next_attempt_at);
+    CREATE INDEX deliveries_endpoint ON deliveries (endpoint_id, created_at);
+    CREATE INDEX deliveries_event ON deliveries (event_id);
+
+    CREATE TABLE delivery_attempts (
+      delivery_id TEXT COLLATE "C" NOT NULL REFERENCES deliveries(id),
+      attempt BIGINT NOT NULL,
+      started_at TEXT COLLATE "C" NOT NULL,
+      status_code BIGINT,
+      error TEXT COLLATE "C",
+      next_attempt_at TEXT COLLATE "C",
       PRIMARY KEY (delivery_id, attempt)
     );
   `,

@@ -18,4 +18,14 @@ export const confirmRecovery: Migration = {
       placed_at TEXT NOT NULL
     );
   `,
+  postgres: `
+    ALTER TABLE checkouts ADD COLUMN confirm_key TEXT COLLATE "C";
+    CREATE INDEX checkouts_confirming ON checkouts (confirmed_at) WHERE status = 'confirming';
+
+    CREATE TABLE sandbox_store_orders (
+      checkout_id TEXT COLLATE "C" PRIMARY KEY,
+      merchant_order_ref TEXT COLLATE "C" NOT NULL,
+      placed_at TEXT COLLATE "C" NOT NULL
+    );
+  `,
 };

@@ -10,4 +10,9 @@ export const storeSessions: Migration = {
     CREATE INDEX checkouts_store_waiting ON checkouts (updated_at)
       WHERE route = 'ucp' AND status = 'requires_user_action';
   `,
+  postgres: `
+    ALTER TABLE checkouts ADD COLUMN store_session TEXT COLLATE "C";
+    CREATE INDEX checkouts_store_waiting ON checkouts (updated_at)
+      WHERE route = 'ucp' AND status = 'requires_user_action';
+  `,
 };

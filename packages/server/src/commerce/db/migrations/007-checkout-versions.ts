@@ -12,4 +12,7 @@ export const checkoutVersions: Migration = {
   up: `
     ALTER TABLE checkouts ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
   `,
+  postgres: `
+    ALTER TABLE checkouts ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+  `,
 };

@@ -30,4 +30,27 @@ export const passkeys: Migration = {
       PRIMARY KEY (purpose, subject_id)
     );
   `,
+  postgres: `
+    CREATE TABLE passkeys (
+      id TEXT COLLATE "C" PRIMARY KEY,
+      user_id TEXT COLLATE "C" NOT NULL REFERENCES users(id),
+      rp_id TEXT COLLATE "C" NOT NULL,
+      public_key TEXT COLLATE "C" NOT NULL,
+      counter BIGINT NOT NULL DEFAULT 0,
+      transports TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+      created_at TEXT COLLATE "C" NOT NULL,
+      last_used_at TEXT COLLATE "C"
+    );
+    CREATE INDEX passkeys_user ON passkeys (user_id);
+
+    CREATE TABLE webauthn_challenges (
+      purpose TEXT COLLATE "C" NOT NULL CHECK (purpose IN ('register', 'approve', 'confirm')),
+      subject_id TEXT COLLATE "C" NOT NULL,
+      challenge_hash TEXT COLLATE "C" NOT NULL,
+      rp_id TEXT COLLATE "C" NOT NULL,
+      origin TEXT COLLATE "C" NOT NULL,
+      expires_at TEXT COLLATE "C" NOT NULL,
+      PRIMARY KEY (purpose, subject_id)
+    );
+  `,
 };

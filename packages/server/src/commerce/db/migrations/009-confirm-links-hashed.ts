@@ -12,4 +12,7 @@ export const confirmLinksHashed: Migration = {
         AND json_extract(next_action, '$.type') = 'user_confirmation'
         AND json_extract(next_action, '$.url') IS NOT NULL;
   `,
+  // A data fix only: no PostgreSQL deployment predates it (a SQLite deployment moved by
+  // `svc-server migrate-to-postgres` is fixed on SQLite before its rows are copied).
+  postgres: '-- nothing to change: no PostgreSQL checkout ever kept the link',
 };

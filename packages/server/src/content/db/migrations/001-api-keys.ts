@@ -15,4 +15,16 @@ export const apiKeysMigration: Migration = {
         revoked_at TEXT
       );
     `,
+  postgres: `
+      CREATE TABLE api_keys (
+        id TEXT COLLATE "C" PRIMARY KEY,
+        name TEXT COLLATE "C" NOT NULL,
+        scopes TEXT COLLATE "C" NOT NULL,
+        prefix TEXT COLLATE "C" NOT NULL,
+        key_hash TEXT COLLATE "C" NOT NULL UNIQUE,
+        created_at TEXT COLLATE "C" NOT NULL,
+        last_used_at TEXT COLLATE "C",
+        revoked_at TEXT COLLATE "C"
+      );
+    `,
 };

@@ -48,4 +48,33 @@ export const liveChannelsMigration: Migration = {
     );
     CREATE INDEX oauth_states_expiry ON oauth_states (expires_at);
   `,
+  postgres: `
+    ALTER TABLE channels ADD COLUMN status_reason TEXT COLLATE "C";
+    ALTER TABLE channels ADD COLUMN platform_user_id TEXT COLLATE "C";
+    DROP INDEX channels_one_per_platform;
+    CREATE UNIQUE INDEX channels_one_per_platform ON channels (brand_id, platform)
+      WHERE status IN ('connected', 'needs_reconnect');
+
+    CREATE TABLE channel_credentials (
+      channel_id TEXT COLLATE "C" PRIMARY KEY REFERENCES channels(id) ON DELETE CASCADE,
+      access_token TEXT COLLATE "C" NOT NULL,
+      refresh_token TEXT COLLATE "C",
+      expires_at TEXT COLLATE "C",
+      scopes TEXT COLLATE "C" NOT NULL,
+      created_at TEXT COLLATE "C" NOT NULL,
+      updated_at TEXT COLLATE "C" NOT NULL
+    );
+
+    CREATE TABLE oauth_states (
+      state_hash TEXT COLLATE "C" PRIMARY KEY,
+      brand_id TEXT COLLATE "C" NOT NULL REFERENCES brands(id) ON DELETE CASCADE,
+      platform TEXT COLLATE "C" NOT NULL,
+      code_verifier TEXT COLLATE "C" NOT NULL,
+      redirect_uri TEXT COLLATE "C" NOT NULL,
+      created_at TEXT COLLATE "C" NOT NULL,
+      expires_at TEXT COLLATE "C" NOT NULL,
+      used_at TEXT COLLATE "C"
+    );
+    CREATE INDEX oauth_states_expiry ON oauth_states (expires_at);
+  `,
 };

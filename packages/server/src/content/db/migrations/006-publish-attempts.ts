@@ -31,4 +31,22 @@ export const publishAttemptsMigration: Migration = {
     ALTER TABLE posts ADD COLUMN external_ids TEXT NOT NULL DEFAULT '[]';
     ALTER TABLE posts ADD COLUMN notice TEXT;
   `,
+  postgres: `
+    CREATE TABLE publish_attempts (
+      id TEXT COLLATE "C" PRIMARY KEY,
+      post_id TEXT COLLATE "C" NOT NULL REFERENCES posts(id) ON DELETE CASCADE,
+      platform TEXT COLLATE "C" NOT NULL,
+      started_at TEXT COLLATE "C" NOT NULL,
+      finished_at TEXT COLLATE "C",
+      outcome TEXT COLLATE "C" CHECK (outcome IN ('published', 'failed', 'retry', 'unconfirmed')),
+      external_ids TEXT COLLATE "C" NOT NULL DEFAULT '[]',
+      error TEXT COLLATE "C"
+    );
+    CREATE INDEX publish_attempts_post ON publish_attempts (post_id, started_at);
+    CREATE INDEX publish_attempts_open ON publish_attempts (started_at) WHERE outcome IS NULL;
+
+    ALTER TABLE posts ADD COLUMN retry_at TEXT COLLATE "C";
+    ALTER TABLE posts ADD COLUMN external_ids TEXT COLLATE "C" NOT NULL DEFAULT '[]';
+    ALTER TABLE posts ADD COLUMN notice TEXT COLLATE "C";
+  `,
 };

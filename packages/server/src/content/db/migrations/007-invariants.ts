@@ -33,6 +33,16 @@ export const invariantsMigration: Migration = {
     db.exec(`CREATE UNIQUE INDEX approvals_one_pending_per_draft ON approvals (draft_id)
                WHERE status = 'pending'`);
   },
+  // Only the DDL: no PostgreSQL deployment predates this migration, so there are no duplicates
+  // to settle (a SQLite deployment moved by `svc-server migrate-to-postgres` is settled already,
+  // on SQLite, before its rows are copied).
+  postgres: `
+    ALTER TABLE posts ADD COLUMN slot_hour TEXT COLLATE "C";
+    CREATE UNIQUE INDEX posts_one_per_slot ON posts (channel_id, slot_hour)
+      WHERE slot_hour IS NOT NULL AND status IN ('scheduled', 'publishing');
+    CREATE UNIQUE INDEX approvals_one_pending_per_draft ON approvals (draft_id)
+      WHERE status = 'pending';
+  `,
 };
 
 function settlePosts(db: Database.Database, log: (message: string) => void) {

@@ -13,4 +13,7 @@ export const oauthBrowserBindingMigration: Migration = {
   up: `
     ALTER TABLE oauth_states ADD COLUMN browser_hash TEXT;
   `,
+  postgres: `
+    ALTER TABLE oauth_states ADD COLUMN browser_hash TEXT COLLATE "C";
+  `,
 };

@@ -16,4 +16,11 @@ export const keyRateLimitsMigration: Migration = {
       count INTEGER NOT NULL CHECK (count >= 1)
     );
   `,
+  postgres: `
+    CREATE TABLE key_rate_windows (
+      key_id TEXT COLLATE "C" PRIMARY KEY,
+      window_start TEXT COLLATE "C" NOT NULL,
+      count BIGINT NOT NULL CHECK (count >= 1)
+    );
+  `,
 };

@@ -1,0 +1,182 @@
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { commerceMigrations } from '../../src/commerce/db/migrations.js';
+import { contentMigrations } from '../../src/content/db/migrations/index.js';
+import { migrateSqlite as migrate } from '../../src/platform/db/migrate.js';
+import type { Migration } from '../../src/platform/db/sql.js';
+import { postgresBooleanColumns, postgresShape, shapeDiff, sqliteShape } from '../helpers/schema-shape.js';
+
+/**
+ * Each migration carries a SQLite step and a PostgreSQL step under the same number. After all of
+ * them, both engines must hold the same schema: tables, columns (order, type family, nullability,
+ * default), primary keys, unique constraints, indexes (name, columns and direction, unique,
+ * partial), foreign keys with their ON DELETE, and the number of CHECKs per table.
+ */
+const ADMIN_URL = process.env.SVC_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+const services = [
+  { schema: 'content', migrations: contentMigrations },
+  { schema: 'commerce', migrations: commerceMigrations },
+] as const;
+
+const created: string[] = [];
+
+async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: ADMIN_URL });
+  await client.connect().catch((err: Error) => {
+    throw new Error(
+      `No PostgreSQL at SVC_TEST_POSTGRES_URL (${ADMIN_URL}): ${err.message}. This suite needs one.`,
+    );
+  });
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function urlOf(database: string): string {
+  const url = new URL(ADMIN_URL);
+  url.pathname = `/${database}`;
+  return url.toString();
+}
+
+/**
+ * A fresh database holding one service's schema after every PostgreSQL step, applied the way the
+ * runner does: the service's own schema on the search path, each step in its own transaction.
+ */
+async function migratedPostgres(schema: string, migrations: readonly Migration[]): Promise<pg.Client> {
+  const database = `svc_parity_${randomBytes(6).toString('hex')}`;
+  await admin((c) => c.query(`CREATE DATABASE ${database}`));
+  created.push(database);
+  const client = new pg.Client({ connectionString: urlOf(database) });
+  await client.connect();
+  try {
+    await applySteps(client, schema, migrations);
+  } catch (err) {
+    await client.end();
+    throw err;
+  }
+  return client;
+}
+
+async function applySteps(client: pg.Client, schema: string, migrations: readonly Migration[]) {
+  await client.query(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}`);
+  for (const m of migrations) {
+    await client.query('BEGIN');
+    try {
+      await client.query(m.postgres);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw new Error(
+        `${schema} migration ${m.id} (${m.name}) fails on PostgreSQL: ${(err as Error).message}`,
+      );
+    }
+  }
+}
+
+function migratedSqlite(migrations: readonly Migration[]): Database.Database {
+  const db = new Database(':memory:');
+  migrate(db, migrations, 'parity', () => undefined);
+  return db;
+}
+
+/** Runs `fn` on a migrated PostgreSQL database, closing the connection whatever happens. */
+async function withPostgres<T>(
+  schema: string,
+  migrations: readonly Migration[],
+  fn: (client: pg.Client) => Promise<T>,
+): Promise<T> {
+  const client = await migratedPostgres(schema, migrations);
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function diffOf(schema: string, migrations: readonly Migration[]): Promise<string[]> {
+  const sqlite = migratedSqlite(migrations);
+  try {
+    const postgres = await withPostgres(schema, migrations, (client) => postgresShape(client, schema));
+    return shapeDiff(sqliteShape(sqlite), postgres);
+  } finally {
+    sqlite.close();
+  }
+}
+
+afterAll(async () => {
+  await admin(async (c) => {
+    for (const database of created) await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
+  });
+});
+
+/** Each service's PostgreSQL schema, migrated once and read for both tests below. */
+const postgresOf = new Map<string, Promise<{ shape: string[]; flags: string[] }>>();
+function postgresSchema(schema: string, migrations: readonly Migration[]) {
+  let found = postgresOf.get(schema);
+  if (!found) {
+    found = withPostgres(schema, migrations, async (client) => ({
+      shape: await postgresShape(client, schema),
+      flags: await postgresBooleanColumns(client, schema),
+    }));
+    postgresOf.set(schema, found);
+  }
+  return found;
+}
+
+describe('schema parity: SQLite and PostgreSQL after every migration', () => {
+  for (const { schema, migrations } of services) {
+    it(`${schema}: both engines hold the same schema`, async () => {
+      const sqlite = migratedSqlite(migrations);
+      const diff = shapeDiff(sqliteShape(sqlite), (await postgresSchema(schema, migrations)).shape);
+      sqlite.close();
+      expect(diff, `the ${schema} schemas differ:\n${diff.join('\n')}`).toEqual([]);
+    });
+  }
+
+  it('the flags are BOOLEAN on PostgreSQL, and only they', async () => {
+    const flags: string[] = [];
+    for (const { schema, migrations } of services) {
+      flags.push(...(await postgresSchema(schema, migrations)).flags.map((c) => `${schema}.${c}`));
+    }
+    expect(flags.sort()).toEqual([
+      'commerce.catalog_merchants.requires_connection',
+      'commerce.catalog_merchants.sandbox',
+      'commerce.checkouts.requires_user_confirmation',
+      'content.automations.enabled',
+    ]);
+  });
+
+  it('names what differs when a PostgreSQL step drifts from its SQLite twin', async () => {
+    // Migration 2 with three mistakes: a column made nullable, another renamed, an index not made.
+    const drifted = contentMigrations.map((m) =>
+      m.id === 2
+        ? {
+            ...m,
+            postgres: m.postgres
+              .replace(
+                'title TEXT COLLATE "C" NOT NULL,\n      angle',
+                'title TEXT COLLATE "C",\n      angle',
+              )
+              .replace('daily_cap BIGINT', 'day_cap BIGINT')
+              .replace('CREATE INDEX posts_published ON posts (status, published_at);', ''),
+          }
+        : m,
+    );
+    const diff = await diffOf('content', drifted);
+    expect(diff).toEqual(
+      expect.arrayContaining([
+        '- sqlite:   ideas.title: #4 TEXT not null default -',
+        '+ postgres: ideas.title: #4 TEXT null default -',
+        '- sqlite:   automations.daily_cap: #8 INTEGER not null default -',
+        '+ postgres: automations.day_cap: #8 INTEGER not null default -',
+        '- sqlite:   posts: index posts_published (status, published_at)',
+      ]),
+    );
+    expect(diff).toHaveLength(5);
+  });
+});
