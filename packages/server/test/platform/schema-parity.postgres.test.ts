@@ -4,7 +4,8 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
-import { type Migration, migrate } from '../../src/platform/db/sqlite.js';
+import { migrateSqlite as migrate } from '../../src/platform/db/migrate.js';
+import type { Migration } from '../../src/platform/db/sql.js';
 import { postgresBooleanColumns, postgresShape, shapeDiff, sqliteShape } from '../helpers/schema-shape.js';
 
 /**
