@@ -68,10 +68,11 @@ async function approveAsTheUser(hostedUrl) {
  */
 async function payAsTheUser(payUrl) {
   const page = await (await fetch(payUrl)).text();
-  const attr = (name) =>
-    /** @type {string} */ (new RegExp(`${name}="([^"]*)"`).exec(page)?.[1])
-      .replace(/&quot;/g, '"')
-      .replace(/&amp;/g, '&');
+  const attr = (name) => {
+    const found = new RegExp(`${name}="([^"]*)"`).exec(page);
+    if (!found) throw new Error(`The pay page has no ${name}.`);
+    return found[1].replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  };
   const fields = [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)]
     .filter((m) => m[1] !== 'payment_token')
     .map((m) => [m[1], m[2]]);
