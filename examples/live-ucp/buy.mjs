@@ -9,6 +9,10 @@
 //   7. a headless store (no catalog, no product pages): a checkout from its address and item id,
 //      priced by the store
 //   8. confirm, and the order
+//   9. a store that takes cards through its tokenization handler: the checkout waits for the
+//      buyer's card on the hosted pay page
+//  10. what the buyer's browser does there: the card straight to the store's tokenizer, the token
+//      back to the page; the order is placed
 //
 // SERVICE_API_URL  the commerce service (default http://localhost:4000), started with
 //                  SERVICE_STORES_ALLOW_PRIVATE=1 so it may reach a store on this machine
@@ -55,6 +59,43 @@ async function approveAsTheUser(hostedUrl) {
     body: new URLSearchParams([...fields, ['decision', 'approve']]).toString(),
   });
   return new URL(res.headers.get('location')).searchParams.get('public_token');
+}
+
+/**
+ * What the buyer's browser does on the hosted pay page, done here with fetch: the page's script
+ * posts the card to the tokenizer the page names (never to the commerce service), then posts the
+ * page's form with the token alone. Returns the page's title.
+ */
+async function payAsTheUser(payUrl) {
+  const page = await (await fetch(payUrl)).text();
+  const attr = (name) => {
+    const found = new RegExp(`${name}="([^"]*)"`).exec(page);
+    if (!found) throw new Error(`The pay page has no ${name}.`);
+    return found[1].replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  };
+  const fields = [...page.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)]
+    .filter((m) => m[1] !== 'payment_token')
+    .map((m) => [m[1], m[2]]);
+  const card = {
+    type: 'card',
+    card_number_type: 'fpan',
+    number: '4242424242424242',
+    expiry_month: 12,
+    expiry_year: 2030,
+    cvc: '123',
+  };
+  const tokenized = await fetch(attr('data-tokenizer'), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: new URL(payUrl).origin },
+    body: JSON.stringify({ credential: card, binding: JSON.parse(attr('data-binding')) }),
+  });
+  const { token } = await tokenized.json();
+  const res = await fetch(new URL('/hosted/pay', payUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams([...fields, ['payment_token', token]]).toString(),
+  });
+  return /<h1>([^<]*)<\/h1>/.exec(await res.text())?.[1];
 }
 
 async function main() {
@@ -130,7 +171,36 @@ async function main() {
     } finally {
       await headless.close();
     }
-    console.log(`Done: the stores placed ${store.orders.length + 1} order(s).`);
+
+    // A store that takes cards through a tokenization handler: the buyer pays on the hosted page.
+    const cardStore = await startStore({
+      host: '127.0.0.3',
+      cards: true,
+      pageOrigin: new URL(baseUrl).origin,
+    });
+    try {
+      const paying = await user.checkouts.create({
+        product_url: cardStore.productUrl,
+        item_ref: cardStore.itemRef,
+        buyer: { email: 'ada@example.com' },
+        shipping_address: checkout.shipping_address,
+      });
+      step(
+        9,
+        `Card store ${cardStore.origin}: checkout ${paying.id} is ${paying.status}, next: ${paying.next_action?.type}`,
+      );
+      if (paying.next_action?.type !== 'card_payment') throw new Error(`Checkout is ${paying.status}`);
+      const page = await payAsTheUser(paying.next_action.url);
+      const paid = await user.checkouts.retrieve(paying.id);
+      const third = await user.orders.retrieve(paid.order_id);
+      step(
+        10,
+        `The buyer paid on the hosted page (${page}): ${paid.status}, order ${third.id} (store order ${third.merchant_order_ref})`,
+      );
+    } finally {
+      await cardStore.close();
+    }
+    console.log(`Done: the stores placed ${store.orders.length + 2} order(s).`);
   } finally {
     await store.close();
   }

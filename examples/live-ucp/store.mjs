@@ -4,6 +4,11 @@
 // use a stricter fake that validates every request and response against them.
 // `headless: true` makes it a store with no catalog and no product pages (both are optional in
 // UCP): it can only be bought from by naming its item id.
+// `cards: true` makes it a store that takes cards through its own tokenizer (UCP's shared
+// tokenization API, at `<origin>/tokenizer`): it offers no instrument, and `complete` must carry a
+// token it detokenizes for exactly that checkout session. `pageOrigin` is the commerce service's
+// origin, whose hosted pay page calls `/tokenize` from the buyer's browser (CORS).
+import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 
 const VERSION = '2026-04-08';
@@ -16,8 +21,14 @@ const PRODUCT = {
 const SHIPPING = { id: 'standard', title: 'Standard shipping', amount: 600 };
 const TAX_RATE = 0.08;
 
-export async function startStore({ host = '127.0.0.1', headless = false } = {}) {
+export async function startStore({
+  host = '127.0.0.1',
+  headless = false,
+  cards = false,
+  pageOrigin = '',
+} = {}) {
   const sessions = new Map();
+  const tokens = new Map(); // token → { card, binding }: the tokenizer's vault
   const answers = new Map(); // Idempotency-Key → answer, so a retried complete places one order
   const orders = [];
   let origin = '';
@@ -27,6 +38,17 @@ export async function startStore({ host = '127.0.0.1', headless = false } = {}) 
     capabilities: { 'dev.ucp.shopping.checkout': [{ version: VERSION }] },
     payment_handlers: { 'com.example.store_account': [{ id: 'store_account', version: VERSION }] },
   };
+  const cardHandlers = () => ({
+    'com.example.tokenizer': [
+      {
+        id: 'card_tokenizer',
+        version: VERSION,
+        schema: 'https://ucp.dev/handlers/tokenization/openapi.json',
+        config: { endpoint: `${origin}/tokenizer`, identity: { access_token: 'teapot_shop' } },
+        available_instruments: [{ type: 'card' }],
+      },
+    ],
+  });
 
   const view = (s) => {
     const subtotal = s.quantity * PRODUCT.variant.price;
@@ -61,11 +83,15 @@ export async function startStore({ host = '127.0.0.1', headless = false } = {}) 
         { type: 'total', amount: subtotal + shipping + tax },
       ],
       links: [{ type: 'terms_of_service', url: `${origin}/terms` }],
-      payment: {
-        instruments: [
-          { id: 'inst_account', handler_id: 'store_account', type: 'store_account', selected: true },
-        ],
-      },
+      ...(cards
+        ? {}
+        : {
+            payment: {
+              instruments: [
+                { id: 'inst_account', handler_id: 'store_account', type: 'store_account', selected: true },
+              ],
+            },
+          }),
       ...(s.address
         ? {
             fulfillment: {
@@ -113,7 +139,18 @@ export async function startStore({ host = '127.0.0.1', headless = false } = {}) 
     },
   ];
 
+  /** The tokenizer's `/tokenize`: a card credential and its binding in, a token out. */
+  function tokenize(body) {
+    if (body.credential?.type !== 'card' || !/^[0-9]{12,19}$/.test(body.credential.number ?? ''))
+      return [422, { error: 'invalid_card' }];
+    if (typeof body.binding?.checkout_id !== 'string') return [400, { error: 'binding_required' }];
+    const token = `tok_${randomBytes(12).toString('hex')}`;
+    tokens.set(token, { card: body.credential, binding: body.binding });
+    return [200, { token }];
+  }
+
   function route(method, path, body) {
+    if (cards && method === 'POST' && path === '/tokenizer/tokenize') return tokenize(body);
     if (method === 'GET' && path === '/.well-known/ucp') {
       return [
         200,
@@ -188,6 +225,26 @@ export async function startStore({ host = '127.0.0.1', headless = false } = {}) 
       s.status = 'canceled';
       return [200, view(s)];
     }
+    if (cards) {
+      // Detokenize: the token must have been bound to this very session.
+      const instrument = body.payment?.instruments?.find((i) => i.handler_id === 'card_tokenizer');
+      const held = tokens.get(instrument?.credential?.token);
+      if (!held || held.binding.checkout_id !== s.id)
+        return [
+          402,
+          {
+            ucp: { version: VERSION, status: 'error' },
+            messages: [
+              {
+                type: 'error',
+                code: 'payment_declined',
+                content: 'The card token was refused.',
+                severity: 'unrecoverable',
+              },
+            ],
+          },
+        ];
+    }
     const id = `ORD-${1000 + orders.length + 1}`;
     orders.push(id);
     s.status = 'completed';
@@ -199,17 +256,29 @@ export async function startStore({ host = '127.0.0.1', headless = false } = {}) 
     let raw = '';
     req.on('data', (c) => (raw += c));
     req.on('end', () => {
+      // The pay page calls the tokenizer from the buyer's browser: CORS for that one origin.
+      const cors =
+        pageOrigin && req.headers.origin === pageOrigin ? { 'access-control-allow-origin': pageOrigin } : {};
+      if (req.method === 'OPTIONS') {
+        res.writeHead(cors['access-control-allow-origin'] ? 204 : 403, {
+          ...cors,
+          'access-control-allow-methods': 'POST',
+          'access-control-allow-headers': 'content-type',
+        });
+        return res.end();
+      }
       const key = req.headers['idempotency-key'];
       const answer =
         (key && answers.get(key)) ||
         route(req.method, new URL(req.url, origin).pathname, raw ? JSON.parse(raw) : {});
       if (key) answers.set(key, answer);
-      res.writeHead(answer[0], { 'content-type': 'application/json' });
+      res.writeHead(answer[0], { 'content-type': 'application/json', ...cors });
       res.end(JSON.stringify(answer[1]));
     });
   });
   await new Promise((resolve) => server.listen(0, host, resolve));
   origin = `http://${host}:${server.address().port}`;
+  if (cards) meta.payment_handlers = cardHandlers();
   return {
     origin,
     productUrl: `${origin}/products/${PRODUCT.handle}`,

@@ -53,7 +53,7 @@ it('buys from a local UCP store with a live key and prints every step', async ()
     env: env({ SERVICE_API_URL: listening.url, SERVICE_API_KEY: key }),
   });
   expect(stderr).toBe('');
-  for (let n = 1; n <= 8; n++) expect(stdout).toMatch(new RegExp(`^${n}\\. `, 'm'));
+  for (let n = 1; n <= 10; n++) expect(stdout).toMatch(new RegExp(`^${n}\\. `, 'm'));
   expect(stdout).toMatch(
     /^3\. Offer ofr_\w+: "Cast Iron Teapot" at 42\.00 USD, in_stock, from ucp_127\.0\.0\.1$/m,
   );
@@ -67,7 +67,15 @@ it('buys from a local UCP store with a live key and prints every step', async ()
     /^7\. Headless store http:\/\/127\.0\.0\.2:\d+: checkout chk_\w+ for Cast Iron Teapot, black is ready_to_confirm, total 51\.36 USD$/m,
   );
   expect(stdout).toMatch(/^8\. Confirmed: completed, order ord_\w+ \(store order ORD-1001\)$/m);
-  expect(stdout).toMatch(/^Done: the stores placed 2 order\(s\)\.$/m);
+  // The card store: the checkout waits for the buyer's card; the card goes to the store's
+  // tokenizer, the token to the hosted page, and the order is placed.
+  expect(stdout).toMatch(
+    /^9\. Card store http:\/\/127\.0\.0\.3:\d+: checkout chk_\w+ is requires_user_action, next: card_payment$/m,
+  );
+  expect(stdout).toMatch(
+    /^10\. The buyer paid on the hosted page \(Order placed\): completed, order ord_\w+ \(store order ORD-1001\)$/m,
+  );
+  expect(stdout).toMatch(/^Done: the stores placed 3 order\(s\)\.$/m);
 });
 
 it('asks for a live key when none is set', async () => {

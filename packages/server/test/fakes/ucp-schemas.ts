@@ -75,6 +75,11 @@ function buildAjv() {
   }
   const profile = JSON.parse(readFileSync(join(ROOT, 'discovery/profile_schema.json'), 'utf8')) as Node;
   ajv.addSchema({ ...profile, $id: 'https://ucp.dev/discovery/profile.json' });
+  // The shared tokenization API: its relative $refs reach the schemas above from handlers/tokenization/.
+  const tokenization = JSON.parse(
+    readFileSync(join(ROOT, 'handlers/tokenization/openapi.json'), 'utf8'),
+  ) as Node;
+  ajv.addSchema({ ...tokenization, $id: TOKENIZATION_API });
   return ajv;
 }
 
@@ -99,6 +104,10 @@ export function problems(ref: string, value: unknown): string[] {
   return (v.errors ?? []).slice(0, 8).map((e) => `${e.instancePath || '/'} ${e.message}`);
 }
 
+const TOKENIZATION_API = 'https://ucp.dev/handlers/tokenization/openapi.json';
+const operationSchema = (path: string, part: string) =>
+  `${TOKENIZATION_API}#/paths/~1${path}/post/${part}/content/application~1json/schema`;
+
 /** Checkout with the fulfillment extension, the shape every checkout-sessions body takes here. */
 const CHECKOUT_DEF = 'shopping/fulfillment.json#/$defs/dev.ucp.shopping.checkout';
 export const SCHEMA = {
@@ -111,6 +120,13 @@ export const SCHEMA = {
   productResponse: `${SCHEMAS_BASE}shopping/catalog_lookup.json#/$defs/get_product_response`,
   businessProfile: 'https://ucp.dev/discovery/profile.json#/$defs/business_profile',
   platformProfile: 'https://ucp.dev/discovery/profile.json#/$defs/platform_profile',
+  tokenizeRequest: operationSchema('tokenize', 'requestBody'),
+  tokenizeResponse: operationSchema('tokenize', 'responses/200'),
+  detokenizeRequest: operationSchema('detokenize', 'requestBody'),
+  detokenizeResponse: operationSchema('detokenize', 'responses/200'),
+  cardCredential: `${SCHEMAS_BASE}shopping/types/card_credential.json`,
+  /** The tokenization API's own address: a handler names it in `schema` to be a tokenization handler. */
+  tokenizationApi: TOKENIZATION_API,
 };
 
 interface Param {

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { headerProblems, operationFor, problems, type RequestOp, SCHEMA } from './ucp-schemas.js';
+import { callTokenizer } from './ucp-tokenizer.js';
 
 /**
  * A local, stateful UCP store (a "business" in UCP's words) on loopback. It follows the shared
@@ -87,6 +88,14 @@ export interface UcpScript {
    * for a product URL); `POST /catalog/product` answers them all.
    */
   lookupMatchedOnly: boolean;
+  /**
+   * The store takes cards through a tokenization handler (UCP's shared tokenization API) at this
+   * tokenizer: its profile declares it, its checkouts offer no instrument, and `complete` must
+   * carry the handler's token, which the store detokenizes with the session's binding.
+   */
+  tokenizer: { endpoint: string; identity: string } | null;
+  /** The store declares only a wallet handler (Google Pay) that svc does not support, and offers no instrument. */
+  walletOnly: boolean;
 }
 
 interface Session {
@@ -110,6 +119,8 @@ export interface UcpStore {
   script: UcpScript;
   sessions: Map<string, Session>;
   orders: { id: string; session: string }[];
+  /** Cards the store got back from the tokenizer at complete (what it would charge). */
+  detokenized: { session: string; card: Record<string, unknown> }[];
   /** Every request: method, path, headers and parsed body. */
   requests: { method: string; path: string; headers: IncomingMessage['headers']; body: unknown }[];
   violations: string[];
@@ -119,6 +130,8 @@ export interface UcpStore {
 }
 
 const VERSION = '2026-04-08';
+/** The id of the tokenization handler the store declares (the instrument's `handler_id`). */
+export const TOKENIZER_HANDLER = 'card_tokenizer';
 /** The credential a store may put on the instrument it offers: svc must never keep or log it. */
 export const STORE_CREDENTIAL = 'tok_store_secret_4242424242424242';
 
@@ -181,11 +194,14 @@ export async function startUcpStore(
     version: null,
     instrumentCredential: false,
     lookupMatchedOnly: false,
+    tokenizer: null,
+    walletOnly: false,
     ...opts.script,
   };
   const products = structuredClone(opts.products ?? DEFAULT_PRODUCTS);
   const sessions = new Map<string, Session>();
   const orders: { id: string; session: string }[] = [];
+  const detokenized: UcpStore['detokenized'] = [];
   const requests: UcpStore['requests'] = [];
   const violations: string[] = [];
   /** Idempotency-Key → the body it was first sent with and the answer given. */
@@ -252,10 +268,44 @@ export async function startUcpStore(
             ],
           ]),
         ),
-        payment_handlers: { 'com.example.store_account': [{ id: 'store_account', version: VERSION }] },
+        payment_handlers: paymentHandlers(),
       },
     };
   }
+
+  /** The handlers the store declares, in its profile and in every checkout's `ucp`. */
+  function paymentHandlers() {
+    if (script.walletOnly) {
+      return {
+        'com.google.pay': [
+          {
+            id: 'gpay',
+            version: VERSION,
+            config: { merchant_id: 'fake' },
+            available_instruments: [{ type: 'card' }],
+          },
+        ],
+      };
+    }
+    if (!script.tokenizer)
+      return { 'com.example.store_account': [{ id: 'store_account', version: VERSION }] };
+    return {
+      'com.example.tokenizer': [
+        {
+          id: TOKENIZER_HANDLER,
+          version: VERSION,
+          schema: SCHEMA.tokenizationApi,
+          config: {
+            endpoint: script.tokenizer.endpoint,
+            identity: { access_token: script.tokenizer.identity },
+          },
+          available_instruments: [{ type: 'card' }],
+        },
+      ],
+    };
+  }
+  /** No instrument of its own: the buyer (or the platform) must supply the payment. */
+  const offersNoInstrument = () => script.noInstrument || script.walletOnly || script.tokenizer !== null;
 
   const ucpMeta = () => ({
     version: speaks(),
@@ -264,7 +314,7 @@ export async function startUcpStore(
       'dev.ucp.shopping.checkout': [{ version: VERSION }],
       'dev.ucp.shopping.fulfillment': [{ version: VERSION, extends: 'dev.ucp.shopping.checkout' }],
     },
-    payment_handlers: { 'com.example.store_account': [{ id: 'store_account', version: VERSION }] },
+    payment_handlers: paymentHandlers(),
   });
 
   const errorResponse = (code: string, content: string, severity = 'unrecoverable') => ({
@@ -315,12 +365,15 @@ export async function startUcpStore(
       totals,
       links: [{ type: 'terms_of_service', url: `${origin}/terms` }],
       ...(s.messages.length ? { messages: s.messages } : {}),
-      ...((s.status === 'requires_escalation' || script.buyerInput || script.noInstrument) &&
+      ...((s.status === 'requires_escalation' ||
+        script.buyerInput ||
+        script.noInstrument ||
+        script.walletOnly) &&
       !script.stuckIncomplete &&
       !script.noContinueUrl
         ? { continue_url: `${origin}/checkout/${s.id}` }
         : {}),
-      ...(script.noInstrument || script.stuckIncomplete
+      ...(offersNoInstrument() || script.stuckIncomplete
         ? speaksOld()
           ? { payment: { handlers: [], instruments: [] } }
           : {}
@@ -449,7 +502,30 @@ export async function startUcpStore(
     })),
   });
 
-  function handle(method: string, path: string, body: any): Answer {
+  /**
+   * A complete at a tokenizing store: the instrument must be the handler's, with a token the
+   * tokenizer gives back for exactly this session's binding; anything else is a declined payment.
+   */
+  async function paidByToken(s: Session, body: any): Promise<string | null> {
+    const tokenizer = script.tokenizer;
+    if (!tokenizer) return null;
+    const chosen = (body?.payment?.instruments ?? []).find(
+      (i: any) => i?.handler_id === TOKENIZER_HANDLER && i?.selected === true,
+    );
+    const token = chosen?.credential?.token;
+    if (chosen?.type !== 'card' || typeof token !== 'string')
+      return 'No card token from the tokenization handler.';
+    const out = await callTokenizer(tokenizer.endpoint, '/detokenize', {
+      token,
+      binding: { checkout_id: s.id, identity: { access_token: tokenizer.identity } },
+    });
+    if (out.status !== 200 || out.body?.type !== 'card')
+      return `The card token was refused (HTTP ${out.status}).`;
+    detokenized.push({ session: s.id, card: out.body });
+    return null;
+  }
+
+  async function handle(method: string, path: string, body: any): Promise<Answer> {
     if (method === 'POST' && path === '/catalog/product') {
       const p = products.find((x) => x.id === body.id || x.variants.some((v) => v.id === body.id));
       if (!p) return refusal(404, 'not_found', `No product ${body.id}.`);
@@ -563,6 +639,8 @@ export async function startUcpStore(
             : 'Payment Failed: Insufficient Funds',
         );
       }
+      const unpaid = await paidByToken(s, body);
+      if (unpaid) return refusal(402, 'payment_failed', unpaid);
       if (script.escalateOnComplete) {
         s.status = 'requires_escalation';
         s.messages.push({
@@ -692,7 +770,7 @@ export async function startUcpStore(
           }
           return send(res, earlier.status, earlier.body, earlier.type);
         }
-        const out = handle(req.method ?? 'GET', path, body);
+        const out = await handle(req.method ?? 'GET', path, body);
         if (script.corruptCheckouts && out.kind === 'checkout' && out.status < 400) {
           const c = out.body as { totals: { amount: unknown }[] };
           for (const t of c.totals) t.amount = ((t.amount as number) / 100).toFixed(2);
@@ -784,6 +862,7 @@ export async function startUcpStore(
     script,
     sessions,
     orders,
+    detokenized,
     requests,
     violations,
     payAtStore(sessionId) {

@@ -815,8 +815,8 @@ export interface components {
             /** @description type device_session: the task the user's device completes. */
             task_id?: string;
             /** @enum {string} */
-            type: "device_session" | "browser" | "connect_store" | "one_time_code" | "user_confirmation";
-            /** @description type browser or user_confirmation: the page the user opens. */
+            type: "device_session" | "browser" | "connect_store" | "one_time_code" | "user_confirmation" | "card_payment";
+            /** @description type browser, user_confirmation or card_payment: the page the user opens. */
             url?: string;
         };
         NextActionField: {

@@ -114,12 +114,14 @@ function fromRow(row: Row | undefined): CheckoutRecord | undefined {
 }
 
 /**
- * The hosted confirm link carries a bearer token (`confirm-<env>-…`), so the row keeps only the
- * token's hash (`confirm_token_hash`, what the page looks it up by), never the link: it is in
- * the answer that asked for the confirmation and in its `checkout.requires_user_action` event.
+ * The hosted confirm and pay links carry a bearer token (`confirm-<env>-…`), so the row keeps only
+ * the token's hash (`confirm_token_hash`, what the page looks it up by), never the link: it is in
+ * the answer that asked for the step and in its `checkout.requires_user_action` event.
  */
 const storedAction = (a: NextAction | null): NextAction | null =>
-  a?.type === 'user_confirmation' ? { type: a.type, description: a.description } : a;
+  a?.type === 'user_confirmation' || a?.type === 'card_payment'
+    ? { type: a.type, description: a.description }
+    : a;
 
 function toParams(c: CheckoutRecord) {
   return COLUMNS.map((col) => {

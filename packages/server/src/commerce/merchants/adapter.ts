@@ -37,6 +37,12 @@ export interface StoreSession {
   action: NextAction | null;
   data: Record<string, unknown>;
   /**
+   * `card` (with `ready`): the store takes a card through its tokenization handler. The buyer types
+   * it on the hosted pay page, whose script sends it to the tokenizer; the page's form brings back
+   * only the token, which goes to `placeOrder` in memory and is never stored.
+   */
+  payment?: 'card';
+  /**
    * `stalled`: the store will not move on although the app has sent everything it can, and gives
    * the buyer no page to finish on. The checkout fails with this error rather than wait forever.
    */
@@ -85,6 +91,12 @@ export interface QuoteInput {
   reprice_count: number;
   /** The currency the offer was priced in, where known (stores speaking UCP 2026-01-11 ask for it). */
   currency?: string | null;
+  /**
+   * `placeOrder` for a session with `payment: 'card'`: the tokenizer's token from the buyer's
+   * browser, held only in memory for this one call. Without it (a retry, recovery) the store is
+   * asked where the checkout stands instead, since the token cannot be sent again.
+   */
+  payment_token?: string;
 }
 
 /** Our checkout as a store adapter needs it to ask the store about it. */

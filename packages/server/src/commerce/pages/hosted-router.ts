@@ -4,12 +4,15 @@ import { formBody } from '../../platform/http/body.js';
 import type { CommerceContext } from '../context.js';
 import { publicBaseUrl } from '../routes/base-url.js';
 import { decideApproval, viewApproval } from '../services/approvals.js';
+import { viewCardPayment } from '../services/card-payments.js';
+import { payByCard } from '../services/checkouts.js';
 import { decideConfirmation, viewConfirmation } from '../services/confirmations.js';
 import { tokenEnv } from '../services/tokens.js';
 import { approvalPage } from './approval-page.js';
 import { confirmedPage, confirmPage, needsScript, PASSKEY_SCRIPT_PATH, sandboxNote } from './confirm-page.js';
 import { html, sendPage } from './html.js';
 import { PASSKEY_SCRIPT } from './passkey-script.js';
+import { isPaymentToken, PAY_SCRIPT, PAY_SCRIPT_PATH, paidPage, payPage } from './pay-page.js';
 
 const field = (req: Request, name: string): string => {
   const v = (req.body as Record<string, unknown> | undefined)?.[name];
@@ -270,6 +273,62 @@ export function hostedRouter(ctx: CommerceContext): Router {
         return shopperPage(req, res, 200, 'Order not placed', 'Nothing was bought. You can close this page.');
       if (out.state === 'stale_form') return gone(req, res, 'stale_form');
       shopperPage(req, res, 410, 'Nothing to confirm', 'This order no longer needs your confirmation.');
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.get(PAY_SCRIPT_PATH, (_req, res) => {
+    res
+      .set({
+        'Content-Type': 'text/javascript; charset=utf-8',
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'no-cache',
+      })
+      .send(PAY_SCRIPT);
+  });
+
+  const nothingToPay = (req: Request, res: Response) =>
+    shopperPage(req, res, 410, 'Nothing to pay', 'This order no longer waits for your payment.');
+
+  router.get('/hosted/pay', async (req, res, next) => {
+    try {
+      const token = query(req, 'token');
+      const view = token ? await viewCardPayment(ctx, token) : ({ state: 'done' } as const);
+      if (view.state !== 'pending') return nothingToPay(req, res);
+      sendPage(
+        res,
+        200,
+        `Pay ${view.merchant.name}`,
+        html`${payPage({ ...view, token })}${sandboxNote(pageEnv(req))}`,
+        { scripts: [PAY_SCRIPT_PATH], connectTo: view.tokenizer.origin },
+      );
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  router.post('/hosted/pay', form, async (req, res, next) => {
+    try {
+      const paymentToken = field(req, 'payment_token');
+      if (!paymentToken || !isPaymentToken(paymentToken)) {
+        return shopperPage(
+          req,
+          res,
+          400,
+          'Your card was not sent',
+          "The page did not get a token for your card from the store's payment provider. Nothing was bought. Open the link from the app again.",
+        );
+      }
+      const out = await payByCard(ctx, {
+        token: field(req, 'token'),
+        formToken: field(req, 'form_token'),
+        paymentToken,
+      });
+      if (out.state === 'stale_form') return gone(req, res, 'stale_form');
+      if (out.state === 'done') return nothingToPay(req, res);
+      const page = paidPage({ ...out, env: pageEnv(req) });
+      return sendPage(res, 200, page.title, page.body);
     } catch (err) {
       next(err);
     }

@@ -76,11 +76,16 @@ export function sendPage(
     referrerPolicy?: 'no-referrer' | 'same-origin';
     /** Same-origin scripts the page loads (the passkey script); without them, no script runs at all. */
     scripts?: string[];
+    /**
+     * The one origin the page's script may send a request to (the pay page: the store's card
+     * tokenizer, already judged). Without it nothing may be fetched (`default-src 'none'`).
+     */
+    connectTo?: string;
   } = {},
 ): void {
   const formAction = ["'self'", ...(opts.formTargets ?? [])].join(' ');
   const scripts = opts.scripts ?? [];
-  const scriptSrc = scripts.length ? "; script-src 'self'" : '';
+  const scriptSrc = `${scripts.length ? "; script-src 'self'" : ''}${opts.connectTo ? `; connect-src ${opts.connectTo}` : ''}`;
   res
     .status(status)
     .set({

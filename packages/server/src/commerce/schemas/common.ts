@@ -22,6 +22,7 @@ export const NEXT_ACTION_TYPES = [
   'connect_store',
   'one_time_code',
   'user_confirmation',
+  'card_payment',
 ] as const;
 
 export type StoreRoute = (typeof ROUTES)[number];

@@ -78,7 +78,10 @@ export const NextAction = named(
   z.object({
     type: z.enum(NEXT_ACTION_TYPES),
     description: z.string(),
-    url: z.string().optional().describe('type browser or user_confirmation: the page the user opens.'),
+    url: z
+      .string()
+      .optional()
+      .describe('type browser, user_confirmation or card_payment: the page the user opens.'),
     fields: z
       .array(NextActionField)
       .optional()

@@ -130,6 +130,20 @@ export async function settle(
     });
   }
 
+  if (session?.payment === 'card') {
+    // The buyer's card is the last step, and paying is the confirmation: the hosted page's script
+    // sends the card to the store's tokenizer, and its form brings back the token that places the order.
+    const current = c.next_action?.type === 'card_payment' && c.confirm_token_hash ? c.next_action : null;
+    if (current) return waitFor(current);
+    const { token, hash } = newToken('confirm', c.env);
+    c = { ...c, confirm_token_hash: hash };
+    return waitFor({
+      type: 'card_payment',
+      description: `${merchant.name} takes a card: the user pays on this page, where their card goes from their browser straight to the store's payment tokenizer, never through this API. Paying places the order. The link (next_action.url) is given once, in this answer and its checkout.requires_user_action event; POST /v1/checkouts/${c.id}/update gives a new one.`,
+      url: `${baseUrl}/hosted/pay?token=${encodeURIComponent(token)}`,
+    });
+  }
+
   return { ...c, status: 'ready_to_confirm', next_action: null, confirm_token_hash: null };
 }
 

@@ -15,6 +15,7 @@ import { type Owner, setConnection } from './connections.js';
 import { getMerchant, merchantForUrl, parseProductUrl, requireUsable } from './merchants.js';
 import { checkAllowedMerchant, checkSpendingLimits } from './rules.js';
 import { toCheckout, toOrder } from './serialize.js';
+import { tokenHash } from './tokens.js';
 
 export interface CheckoutActor extends Actor {
   rules: ApprovalRules;
@@ -359,6 +360,10 @@ export async function updateCheckout(
       ...(totalChanged || before.next_action?.type === 'user_confirmation'
         ? { user_confirmed_at: null, confirm_token_hash: null, next_action: null }
         : {}),
+      // The same for the pay link: a new one, and the old one stops working.
+      ...(before.next_action?.type === 'card_payment'
+        ? { confirm_token_hash: null, form_token_hash: null, next_action: null }
+        : {}),
     };
     return persist(s, ctx, before, await settle(s, ctx, after, merchant, adapter, actor.baseUrl));
   });
@@ -449,6 +454,63 @@ export async function confirmCheckout(
   );
 }
 
+/** A checkout whose store takes a card, waiting for the buyer on the hosted pay page. */
+export const awaitingCard = (c: CheckoutRecord | undefined): c is CheckoutRecord =>
+  c?.status === 'requires_user_action' &&
+  c.next_action?.type === 'card_payment' &&
+  c.store_session?.payment === 'card';
+
+export type CardPaymentOutcome =
+  | { state: 'done' }
+  | { state: 'stale_form' }
+  | { state: 'paid'; checkout: Checkout; merchant: Merchant };
+
+/**
+ * The hosted pay page's form: the buyer's browser sent their card to the store's tokenizer and
+ * brings back its token. Paying is the user's confirmation, so the spending rules are checked here,
+ * in the same transaction that moves the checkout to `confirming`; then the complete goes to the
+ * store with the token, held in memory for that one call and never written anywhere. A store that
+ * does not answer leaves the checkout `confirming`, and recovery asks the store where it stands
+ * (the token cannot be sent again).
+ */
+export async function payByCard(
+  ctx: CommerceContext,
+  input: { token: string; formToken: string; paymentToken: string },
+): Promise<CardPaymentOutcome> {
+  const step = await inTransaction(ctx, async (s) => {
+    const before = await s.checkouts.findByConfirmToken(tokenHash(input.token));
+    if (!awaitingCard(before)) return { state: 'done' as const };
+    if (!before.form_token_hash || before.form_token_hash !== tokenHash(input.formToken)) {
+      return { state: 'stale_form' as const };
+    }
+    const merchant = requireUsable(before.env, await getMerchant(s, before.env, before.merchant_id));
+    const now = ctx.clock.now();
+    await checkSpendingLimits(s, before, now);
+    const saved = await persist(s, ctx, before, {
+      ...before,
+      status: 'confirming',
+      next_action: null,
+      confirm_token_hash: null,
+      form_token_hash: null,
+      confirmed_at: now.toISOString(),
+    });
+    return { state: 'placing' as const, checkout: saved, merchant };
+  });
+  if (step.state !== 'placing') return step;
+  const { checkout, merchant } = step;
+  let after: CheckoutRecord;
+  try {
+    after = await tracked(checkout.id, () =>
+      place(ctx, checkout, merchant, { paymentToken: input.paymentToken }),
+    );
+  } catch (err) {
+    if (!(err instanceof StoreUnavailable)) throw err;
+    // No answer from the store: the checkout stays confirming and the page says so.
+    after = await load(commerceStores(ctx.db), ownerOf(checkout), checkout.id);
+  }
+  return { state: 'paid', checkout: toCheckout(after), merchant };
+}
+
 /** A retried confirm: the outcome if there is one, else the placement's, learnt from the store. */
 async function resumeConfirm(
   ctx: CommerceContext,
@@ -470,7 +532,7 @@ async function place(
   ctx: CommerceContext,
   c: CheckoutRecord,
   merchant: Merchant,
-  opts: { retry?: boolean } = {},
+  opts: { retry?: boolean; paymentToken?: string } = {},
 ): Promise<CheckoutRecord> {
   const adapter = adapterFor(ctx, merchant, c.env);
   let result: PlaceResult;
@@ -485,6 +547,7 @@ async function place(
       quantity: c.quantity,
       address: c.shipping_address,
       reprice_count: c.reprice_count,
+      ...(opts.paymentToken ? { payment_token: opts.paymentToken } : {}),
     });
   } catch (err) {
     // Only "the store did not answer" leaves the checkout confirming (a retry or recovery asks

@@ -38,6 +38,7 @@ import {
   type UcpCheckout,
   type UcpProduct,
 } from './mapping.js';
+import { type CardTokenizer, cardTokenizerOf } from './payment-handlers.js';
 import {
   CATALOG_CAPABILITY,
   CATALOG_LOOKUP_CAPABILITY,
@@ -202,12 +203,45 @@ function completedOrder(body: unknown, merchant: Merchant): PlaceResult | null {
 export function ucpAdapter(deps: Deps): StoreAdapter {
   const http = storeFetchOptions(deps.config).allowPrivate;
 
-  const quoteOf = (c: UcpCheckout, merchant: Merchant, everythingSent = false): Quote => ({
+  const quoteOf = (
+    c: UcpCheckout,
+    merchant: Merchant,
+    profile: Speakable,
+    everythingSent = false,
+  ): Quote => ({
     line_items: toLineItems(c),
     totals: toTotals(c),
     messages: (c.messages ?? []).slice(-MESSAGES_KEPT).map(messageText),
-    session: toSession(c, merchant, http, everythingSent),
+    session: toSession(c, merchant, http, everythingSent, cardTokenizerOf(profile.paymentHandlers, http)),
   });
+
+  /**
+   * A card checkout whose token is not at hand (a retried confirm, recovery after a lost answer):
+   * the token lived only in the request that received it, so the complete cannot be sent again.
+   * The store says where its checkout stands, and that ends ours: completed is the order; still
+   * being placed waits; anything else means the complete did not take, and nothing was ordered.
+   */
+  async function cardOutcome(input: QuoteInput, profile: Speakable): Promise<PlaceResult> {
+    const { c, placed } = await readSession(input, profile);
+    if (placed) {
+      return {
+        ok: true,
+        merchant_order_ref: placed,
+        messages: [`${input.merchant.name} reports order ${placed} for this checkout.`],
+      };
+    }
+    if (c?.status === 'complete_in_progress') {
+      return { ok: 'waiting', action: null, session: toSession(c, input.merchant, http), messages: [] };
+    }
+    return {
+      ok: false,
+      error: {
+        code: 'ORDER_NOT_PLACED',
+        message: `${input.merchant.name} did not place the order (its checkout is ${c?.status ?? 'unknown'}) and the card payment cannot be sent again: the card's token is never kept. Nothing was ordered; create a new checkout to try again.`,
+      },
+      messages: [],
+    };
+  }
 
   /**
    * What a 2026-01-11 store also needs on create and update: the currency and a payment object
@@ -428,7 +462,7 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
       }
       // A store that lists shipping options without choosing one: take its first (cheapest by its order).
       if (needsOptionChoice(c)) c = await update(input, profile, c, input.reprice_count * 2 + 1_000_001);
-      return quoteOf(c, input.merchant, Boolean(input.buyer?.email && input.address));
+      return quoteOf(c, input.merchant, profile, Boolean(input.buyer?.email && input.address));
     },
 
     challenge() {
@@ -441,7 +475,17 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
 
     async placeOrder(input) {
       const profile = await profileOf(deps, input.merchant, input.url);
-      const instrument = instrumentRef(input.session?.data.instrument);
+      const card = input.session?.payment === 'card' ? (input.session.data.card as CardTokenizer) : null;
+      if (card && !input.payment_token) return cardOutcome(input, profile);
+      const instrument = card
+        ? {
+            id: `card_${input.checkout_id}`,
+            handler_id: card.handler_id,
+            type: 'card',
+            // UCP's token credential: the tokenizer's token, bound to this checkout session.
+            credential: { type: 'token', token: input.payment_token },
+          }
+        : instrumentRef(input.session?.data.instrument);
       const res = await call(deps, input.merchant, profile, {
         method: 'POST',
         path: `/checkout-sessions/${encodeURIComponent(String(sessionId(input.session)))}/complete`,
@@ -511,13 +555,14 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
     },
 
     async refresh(ref) {
-      const { c, placed } = await readSession(ref, await profileOf(deps, ref.merchant, ref.url));
+      const profile = await profileOf(deps, ref.merchant, ref.url);
+      const { c, placed } = await readSession(ref, profile);
       if (!c) {
         // Completed, with an answer too thin to re-price from: our figures stand, the order is recorded.
         const data = { ...(ref.session?.data ?? {}), status: 'completed', order_ref: placed };
         return { session: { state: 'completed', action: null, data }, quote: null, order_ref: placed };
       }
-      const quote = quoteOf(c, ref.merchant);
+      const quote = quoteOf(c, ref.merchant, profile);
       return { session: quote.session as StoreSession, quote, order_ref: placed };
     },
   };

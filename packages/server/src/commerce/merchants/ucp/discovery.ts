@@ -6,6 +6,7 @@ import { commerceStores } from '../../db/stores.js';
 import type { Merchant } from '../../schemas/resources.js';
 import { parseStoreJson } from '../store-json.js';
 import { ucpFetch } from './fetch.js';
+import { type PaymentHandlers, readPaymentHandlers } from './payment-handlers.js';
 import { CHECKOUT_CAPABILITY, SHOPPING_SERVICE, ucpAgentHeader } from './profile.js';
 
 /** A store's discovery profile, reduced to what the adapter uses; the same for both published shapes. */
@@ -17,6 +18,8 @@ export interface UcpStoreProfile {
   capabilities: ReadonlySet<string>;
   /** Which discovery shape the store serves: `2026-01-23` (arrays of transports) or `2026-01-11`. */
   shape: '2026-01-23' | '2026-01-11';
+  /** The payment handlers it declares (`ucp.payment_handlers`), read by `payment-handlers.ts`. */
+  paymentHandlers: PaymentHandlers;
 }
 
 const PROFILE_TIMEOUT_MS = 5_000;
@@ -67,7 +70,7 @@ export function parseStoreProfile(doc: unknown, origin: string): UcpStoreProfile
   else if (Array.isArray(ucp.capabilities)) {
     for (const c of ucp.capabilities) if (isObject(c) && typeof c.name === 'string') capabilities.add(c.name);
   }
-  return { origin, version, endpoint, capabilities, shape };
+  return { origin, version, endpoint, capabilities, shape, paymentHandlers: readPaymentHandlers(ucp) };
 }
 
 const cache = new Map<string, { at: number; profile: UcpStoreProfile | null }>();

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Availability, Buyer, LineItem, ShippingAddress, Totals } from '../../schemas/common.js';
 import type { Merchant, Variant } from '../../schemas/resources.js';
 import type { StoreSession } from '../adapter.js';
+import type { CardTokenizer } from './payment-handlers.js';
 
 /* The UCP shapes this adapter reads (schemas/shopping/*.json of the shared 2026-04-08 schemas). */
 export interface UcpMessage {
@@ -199,6 +200,8 @@ export function toSession(
   allowHttp: boolean,
   /** The app has sent everything it can (buyer and address): an `incomplete` store is stuck. */
   everythingSent = false,
+  /** The store's tokenization handler this platform can pay through, if it declares one. */
+  tokenizer: CardTokenizer | null = null,
 ): StoreSession {
   const continueUrl = safeLink(c.continue_url, allowHttp);
   const instruments = Array.isArray(c.payment?.instruments) ? c.payment.instruments : [];
@@ -250,6 +253,9 @@ export function toSession(
         : stalled('asks for the buyer (requires_escalation)');
     case 'ready_for_complete':
       if (instrument) return { state: 'ready', action: null, data };
+      // The buyer types their card on our hosted page, whose script sends it to the tokenizer.
+      if (tokenizer)
+        return { state: 'ready', action: null, data: { ...data, card: tokenizer }, payment: 'card' };
       return continueUrl
         ? handOff('it offers no payment method this platform can hand back, so the buyer pays there.')
         : stalled('offers no payment instrument this platform can use');
