@@ -2,6 +2,7 @@ import type { ComponentChildren } from 'preact';
 import { createContext } from 'preact';
 import { useContext, useEffect, useId, useState } from 'preact/hooks';
 import { type Brand, client, type Problem, problemOf } from './api.js';
+import { setZone, zoneName } from './when.js';
 
 /**
  * The brand the person is working on. Most pages (calendar, ideas, memory, media…) are per
@@ -44,6 +45,8 @@ export function BrandProvider({ children }: { children: ComponentChildren }) {
     reload();
   }, []);
   const brand = brands?.find((b) => b.id === chosen) ?? brands?.[0] ?? null;
+  // Before the pages render, so every time they show is in this brand's zone.
+  setZone(brand?.time_zone);
   const choose = (id: string) => {
     localStorage.setItem(KEY, id);
     setChosen(id);
@@ -57,6 +60,17 @@ export function BrandProvider({ children }: { children: ComponentChildren }) {
 
 /** The current brand (null while loading or when there is none yet), and the list. */
 export const useBrand = () => useContext(BrandContext);
+
+/**
+ * The time zone a brand's times are shown and picked in; null until the brands are loaded, so a
+ * time field is never filled in the wrong zone. A page about one brand's thing (a post, a draft,
+ * an approval) uses that brand's zone, which need not be the current brand's.
+ */
+export function useZoneOf(brandId: string): string | null {
+  const { brands } = useBrand();
+  if (!brands) return null;
+  return brands.find((b) => b.id === brandId)?.time_zone ?? zoneName();
+}
 
 /** The header's brand switcher; hidden when there is only one brand. */
 export function BrandPicker() {

@@ -1,4 +1,5 @@
 import type { Platform } from './api.js';
+import { zoneName } from './when.js';
 
 /** How each platform is named to a person. */
 export const PLATFORM_NAMES: Record<Platform, string> = {
@@ -19,14 +20,24 @@ export const PLATFORM_LIMITS: Record<Platform, number> = {
   threads: 500,
 };
 
-const slotFormat = new Intl.DateTimeFormat(undefined, {
-  weekday: 'short',
-  day: 'numeric',
-  month: 'short',
-  year: 'numeric',
-  hour: '2-digit',
-  minute: '2-digit',
-  timeZoneName: 'short',
-});
+const slotFormats = new Map<string, Intl.DateTimeFormat>();
 
-export const formatTime = (iso: string): string => slotFormat.format(new Date(iso));
+/** A time as a person reads it, in the brand's zone, named (`Tue, 3 Mar 2026, 09:00 GMT+9`). */
+export function formatTime(iso: string): string {
+  const zone = zoneName();
+  let f = slotFormats.get(zone);
+  if (!f) {
+    f = new Intl.DateTimeFormat(undefined, {
+      weekday: 'short',
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      timeZoneName: 'short',
+      timeZone: zone,
+    });
+    slotFormats.set(zone, f);
+  }
+  return f.format(new Date(iso));
+}

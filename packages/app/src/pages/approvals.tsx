@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useId, useState } from 'preact/hooks';
 import { type Approval, type ApprovalPage, client, type Problem, problemOf } from '../api.js';
-import { useBrand } from '../brand.js';
+import { useBrand, useZoneOf } from '../brand.js';
 import { formatTime, PLATFORM_LIMITS, PLATFORM_NAMES } from '../platforms.js';
 import { ProblemNotice } from '../ui.js';
 import { fromInput, toInput, zoneName } from '../when.js';
@@ -428,21 +428,23 @@ function ApprovalCard(props: {
  */
 function ApproveAt(props: { approval: Approval; actions: Actions; done: string; onClose: () => void }) {
   const a = props.approval;
-  const [value, setValue] = useState(a.slot_passed ? '' : toInput(a.slot));
+  // The approval's own brand: the queue holds every brand's proposals.
+  const zone = useZoneOf(a.brand_id) ?? zoneName();
+  const [value, setValue] = useState(a.slot_passed ? '' : toInput(a.slot, zone));
   const id = useId();
   useEffect(() => {
     if (!a.slot_passed) return;
     client.brands.bestTimes(a.brand_id, { platform: a.channel.platform }).then(
       (b) => {
         const free = b.platforms.find((p) => p.next_free?.channel_id === a.channel.id)?.next_free;
-        if (free) setValue((v) => v || toInput(free.at));
+        if (free) setValue((v) => v || toInput(free.at, zone));
       },
       () => undefined, // the person can still type a time
     );
   }, [a.id]);
   const submit = async (e: Event) => {
     e.preventDefault();
-    const slot = fromInput(value);
+    const slot = fromInput(value, zone);
     if (!slot) return;
     const ok = await props.actions.run(
       () => client.approvals.approve(a.id, { slot }),
@@ -459,7 +461,7 @@ function ApproveAt(props: { approval: Approval; actions: Actions; done: string; 
         if (e.key === 'Escape') props.onClose();
       }}
     >
-      <label for={id}>Goes out at ({zoneName()} time)</label>
+      <label for={id}>Goes out at ({zone} time)</label>
       <input
         id={id}
         type="datetime-local"
@@ -472,7 +474,7 @@ function ApproveAt(props: { approval: Approval; actions: Actions; done: string; 
       <SubmitOrCancel
         label="Approve for this time"
         kind="primary"
-        disabled={props.actions.busy || !fromInput(value)}
+        disabled={props.actions.busy || !fromInput(value, zone)}
         onCancel={props.onClose}
       />
     </form>

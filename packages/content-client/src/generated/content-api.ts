@@ -1660,6 +1660,8 @@ export interface components {
             id: string;
             memory: components["schemas"]["BrandMemory"];
             name: string;
+            /** @description The brand's time zone, an IANA name (`UTC` for brands made before there was one). The app shows and picks the brand's times in it; the API keeps ISO instants. */
+            time_zone: string;
             /** @description ISO-8601 UTC timestamp. */
             updated_at: string;
         };
@@ -1711,6 +1713,8 @@ export interface components {
             created_at: string;
             id: string;
             name: string;
+            /** @description The brand's time zone, an IANA name (`UTC` for brands made before there was one). The app shows and picks the brand's times in it; the API keeps ISO instants. */
+            time_zone: string;
             /** @description ISO-8601 UTC timestamp. */
             updated_at: string;
         };
@@ -4185,6 +4189,8 @@ export interface operations {
                 "application/json": {
                     memory?: components["schemas"]["BrandMemoryInput"];
                     name: string;
+                    /** @description An IANA time zone name (`Europe/Berlin`, `Asia/Tokyo`, `UTC`); stored as ICU spells it. */
+                    time_zone?: string;
                 };
             };
         };
@@ -4384,6 +4390,8 @@ export interface operations {
                 "application/json": {
                     memory?: components["schemas"]["BrandMemoryInput"];
                     name?: string;
+                    /** @description An IANA time zone name (`Europe/Berlin`, `Asia/Tokyo`, `UTC`); stored as ICU spells it. */
+                    time_zone?: string;
                 };
             };
         };

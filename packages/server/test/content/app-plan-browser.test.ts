@@ -424,12 +424,12 @@ describe('the web app: planning pages in a real browser', () => {
       await page.getByRole('heading', { name: 'Calendar', level: 1 }).waitFor();
       const link = page.locator(`a[href="/posts/${ids.post}"]`);
       await link.waitFor();
-      expect(await link.textContent()).toMatch(/^\d\d:\d\d X @?\S+ · published: /);
+      expect(await link.textContent()).toMatch(/^\d\d:\d\d X @?\S+ · published\S/);
       // Best-time slots are shaded and say for which platforms.
       const best = await get(`/v1/brands/${brandId}/best-times`);
       expect(best.platforms.some((p: { slots: unknown[] }) => p.slots.length > 0)).toBe(true);
-      expect(await page.locator('.week .hour[class*="best-"]').count()).toBeGreaterThan(0);
-      expect(await page.locator('.week').textContent()).toContain('Best time for X');
+      expect(await page.locator('.week-grid td[class*="best-"]').count()).toBeGreaterThan(0);
+      expect(await page.locator('.week-grid').textContent()).toContain('Best time for X');
       expect(await page.getByRole('button', { name: 'Week', exact: true }).getAttribute('aria-pressed')).toBe(
         'true',
       );
@@ -447,7 +447,7 @@ describe('the web app: planning pages in a real browser', () => {
       await link.waitFor();
 
       await page.getByRole('button', { name: 'Month', exact: true }).click();
-      await page.getByRole('table').waitFor();
+      await page.locator('table.month').waitFor();
       expect(page.url()).toContain('view=month');
       await link.waitFor();
       expect(await link.textContent()).toMatch(/^\d\d:\d\d X @?\S+ · published$/);

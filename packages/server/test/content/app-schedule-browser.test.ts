@@ -8,8 +8,12 @@ import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand, makeDraft } from './helpers.js';
 
 const HOUR = 3_600_000;
-/** The browser runs in a zone far from the server's, so a time read in the wrong zone shows. */
+/**
+ * The brand's zone, far from the server's (UTC) and from the browser's (Asia/Kolkata), so a time
+ * read in the wrong zone shows.
+ */
 const ZONE = 'America/New_York';
+const BROWSER_ZONE = 'Asia/Kolkata';
 
 /** An instant as a `datetime-local` field holds it in ZONE: `2026-03-04T09:00`. */
 function inZone(iso: string): string {
@@ -55,7 +59,8 @@ describe('the web app: choosing when a post goes out', { timeout: 60_000 }, () =
     // random id's capitals make the server refuse the page path.
     svc = await startTestService('content', { ids: sequentialIds() });
     brand = await makeBrand(svc);
-    context = await browser().browser.newContext({ timezoneId: ZONE });
+    await api(svc.url, 'PATCH', `/v1/brands/${brand.id}`, { body: { time_zone: ZONE } });
+    context = await browser().browser.newContext({ timezoneId: BROWSER_ZONE });
     page = await context.newPage();
     problems = watchProblems(page);
     await page.setViewportSize({ width: 1280, height: 900 });
@@ -98,7 +103,7 @@ describe('the web app: choosing when a post goes out', { timeout: 60_000 }, () =
     const card = page.locator(`#approval-${approval.id}`);
     await card.getByRole('button', { name: 'Approve for another time' }).click();
     const field = card.getByLabel(`Goes out at (${ZONE} time)`);
-    // It starts at the proposed slot, shown in the browser's zone.
+    // It starts at the proposed slot, shown in the brand's zone.
     expect(await field.inputValue()).toBe(inZone(approval.slot));
     await checkPage();
     const chosen = await hoursAhead(75);

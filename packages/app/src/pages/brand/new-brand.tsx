@@ -4,6 +4,8 @@ import { useBrand } from '../../brand.js';
 import { useAction } from '../../hooks.js';
 import { useLocation } from '../../router.js';
 import { PageFrame, ProblemNotice } from '../../ui.js';
+import { browserZone } from '../../when.js';
+import { ZoneField } from './zone-field.js';
 
 /**
  * Creates a brand (`POST /v1/brands`) from its name and, optionally, its voice in a sentence or
@@ -15,6 +17,7 @@ export function NewBrandPage() {
   const create = useAction();
   const [name, setName] = useState('');
   const [summary, setSummary] = useState('');
+  const [zone, setZone] = useState(browserZone);
   const nameId = useId();
   const summaryId = useId();
   const submit = async (e: Event) => {
@@ -22,7 +25,7 @@ export function NewBrandPage() {
     let id = '';
     const ok = await create.run(async () => {
       const voice = summary.trim() ? { voice: { summary } } : null;
-      id = (await client.brands.create({ name, ...(voice ? { memory: voice } : {}) })).id;
+      id = (await client.brands.create({ name, time_zone: zone, ...(voice ? { memory: voice } : {}) })).id;
       await reload();
     }, `Brand "${name.trim()}" created.`);
     if (!ok) return;
@@ -53,6 +56,7 @@ export function NewBrandPage() {
           maxLength={2000}
           onInput={(e) => setSummary(e.currentTarget.value)}
         />
+        <ZoneField label="Time zone (times are shown and picked in it)" value={zone} onChange={setZone} />
         <div class="actions">
           <button
             type="submit"

@@ -1,5 +1,6 @@
 import { useEffect, useId, useState } from 'preact/hooks';
 import { type Approval, client } from '../../api.js';
+import { useZoneOf } from '../../brand.js';
 import { useLoad } from '../../hooks.js';
 import { formatTime, PLATFORM_LIMITS, PLATFORM_NAMES } from '../../platforms.js';
 import { Link } from '../../router.js';
@@ -262,20 +263,23 @@ function Propose(props: { draft: Draft; busy: boolean; run: Run }) {
   const [reason, setReason] = useState('');
   const [proposed, setProposed] = useState<{ slot: string; channel: string } | null>(null);
   const [when, setWhen] = useState('');
+  // Null until the brands are loaded: the default is filled in only once its zone is known.
+  const zone = useZoneOf(props.draft.brand_id);
   const id = useId();
   // The default is what the server would choose: the next free best-time slot on the channel.
   useEffect(() => {
+    if (!zone) return;
     client.brands.bestTimes(props.draft.brand_id, { platform: props.draft.platform }).then(
       (b) => {
         const free = b.platforms.find((p) => p.platform === props.draft.platform)?.next_free;
-        if (free) setWhen((v) => v || toInput(free.at));
+        if (free) setWhen((v) => v || toInput(free.at, zone));
       },
       () => undefined, // left empty, the server picks the slot
     );
-  }, [props.draft.id, proposed]);
+  }, [props.draft.id, proposed, zone]);
   const propose = async (e: Event) => {
     e.preventDefault();
-    const at = fromInput(when);
+    const at = fromInput(when, zone ?? zoneName());
     await props.run(async () => {
       const a = await client.approvals.propose({
         draft_id: props.draft.id,
@@ -295,7 +299,7 @@ function Propose(props: { draft: Draft; busy: boolean; run: Run }) {
         the channel unless you choose another. Nothing is published until a person approves it.
       </p>
       <form class="propose" onSubmit={propose}>
-        <label for={`${id}-t`}>Goes out at ({zoneName()} time)</label>
+        <label for={`${id}-t`}>Goes out at ({zone ?? zoneName()} time)</label>
         <input
           id={`${id}-t`}
           type="datetime-local"

@@ -1,10 +1,11 @@
 import { useId, useRef, useState } from 'preact/hooks';
 import { client, type PostDetail } from '../../api.js';
+import { useZoneOf } from '../../brand.js';
 import { useAction } from '../../hooks.js';
-import { PLATFORM_LIMITS } from '../../platforms.js';
+import { formatTime, PLATFORM_LIMITS } from '../../platforms.js';
 import { useLocation } from '../../router.js';
 import { Notice, ProblemNotice } from '../../ui.js';
-import { fromInput, toInput, zoneName } from '../../when.js';
+import { fromInput, toInput } from '../../when.js';
 
 /**
  * What a person can still decide about a post that has not gone out: when (reschedule), whether
@@ -21,11 +22,17 @@ export function PostSchedule({
   onChanged: () => Promise<void>;
   say: (text: string) => void;
 }) {
+  const zone = useZoneOf(post.brand_id);
   if (post.status !== 'scheduled' && post.status !== 'failed') return null;
   return (
     <section aria-labelledby="schedule-title" class="post-schedule">
       <h2 id="schedule-title">{post.status === 'scheduled' ? 'Schedule' : 'This post failed'}</h2>
-      {post.status === 'scheduled' && <Reschedule post={post} onChanged={onChanged} />}
+      {post.status === 'scheduled' &&
+        (zone ? (
+          <Reschedule post={post} zone={zone} onChanged={onChanged} />
+        ) : (
+          <p class="loading">Loading the brand's time zone…</p>
+        ))}
       {post.status === 'scheduled' && <PublishNow post={post} onChanged={onChanged} say={say} />}
       <Remove post={post} />
       {post.status === 'scheduled' && <EditText post={post} onChanged={onChanged} />}
@@ -33,25 +40,33 @@ export function PostSchedule({
   );
 }
 
-function Reschedule({ post, onChanged }: { post: PostDetail; onChanged: () => Promise<void> }) {
-  const [value, setValue] = useState(post.scheduled_for ? toInput(post.scheduled_for) : '');
+function Reschedule({
+  post,
+  zone,
+  onChanged,
+}: {
+  post: PostDetail;
+  zone: string;
+  onChanged: () => Promise<void>;
+}) {
+  const [value, setValue] = useState(post.scheduled_for ? toInput(post.scheduled_for, zone) : '');
   const act = useAction();
   const id = useId();
   const submit = async (e: Event) => {
     e.preventDefault();
-    const at = fromInput(value);
+    const at = fromInput(value, zone);
     if (!at) return act.setProblem({ message: 'Choose a date and a time.', requestId: null });
     await act.run(
       async () => {
         await client.posts.update(post.id, { scheduled_for: at });
         await onChanged();
       },
-      `Rescheduled: it goes out ${new Date(at).toLocaleString()}.`,
+      `Rescheduled: it goes out ${formatTime(at)}.`,
     );
   };
   return (
     <form class="inline-form" onSubmit={submit} aria-label="Reschedule">
-      <label for={id}>Goes out at ({zoneName()} time)</label>
+      <label for={id}>Goes out at ({zone} time)</label>
       <div class="row">
         <input
           id={id}

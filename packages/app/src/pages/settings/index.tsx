@@ -4,6 +4,7 @@ import { useBrand } from '../../brand.js';
 import { useLoad } from '../../hooks.js';
 import { PageFrame } from '../../ui.js';
 import { NoBrand } from '../brand/no-brand.js';
+import { BrandZoneSection } from './brand-zone.js';
 import { ChannelsSection } from './channels.js';
 import { ClockSection, ModeSection } from './clock.js';
 import { ApiKeysSection } from './keys.js';
@@ -25,12 +26,16 @@ export function SettingsPage() {
     <PageFrame title="Settings" problem={mode.problem} loading={!mode.data && 'the settings'}>
       <nav aria-label="Settings sections" class="settings-toc">
         <a href="#api-keys">API keys</a> · <a href="#mcp">MCP configuration</a> ·{' '}
-        <a href="#channels">Channels</a> · <a href="#mode">Mode</a> · <a href="#clock">Clock</a>
+        <a href="#channels">Channels</a> · <a href="#brand">Brand</a> · <a href="#mode">Mode</a> ·{' '}
+        <a href="#clock">Clock</a>
       </nav>
       <ApiKeysSection onCreated={setNewKey} />
       <McpSection apiKey={newKey} />
       {brand ? (
-        <ChannelsSection brand={brand} />
+        <>
+          <ChannelsSection brand={brand} />
+          <BrandZoneSection key={brand.id} brand={brand} />
+        </>
       ) : (
         brands !== null && (
           <section id="channels" aria-labelledby="channels-title">

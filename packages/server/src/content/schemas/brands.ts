@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { named } from '../schemas.js';
 import { MEMORY_LIMITS } from '../services/memory-limits.js';
+import { isTimeZone } from '../time-zones.js';
 import { Id, Platform, Text, Timestamp } from './common.js';
 
 export const EVIDENCE_KINDS = ['post', 'reply', 'reply_theme', 'signal', 'draft'] as const;
@@ -89,6 +90,11 @@ export const BrandSummary = named(
   z.object({
     id: z.string(),
     name: z.string(),
+    time_zone: z
+      .string()
+      .describe(
+        "The brand's time zone, an IANA name (`UTC` for brands made before there was one). The app shows and picks the brand's times in it; the API keeps ISO instants.",
+      ),
     channels: z
       .array(ChannelSummary)
       .describe('Connected channels, and those waiting for the person to reconnect them.'),
@@ -156,8 +162,25 @@ export const MemoryInput = named(
 );
 export type MemoryInput = z.output<typeof MemoryInput>;
 
-export const CreateBrandBody = z.strictObject({ name: Text(120), memory: MemoryInput.optional() });
-export const PatchBrandBody = z.strictObject({ name: Text(120).optional(), memory: MemoryInput.optional() });
+const TimeZoneInput = z
+  .string()
+  .trim()
+  .max(64)
+  .refine(isTimeZone, {
+    error: 'must be an IANA time zone name, such as Europe/Berlin, America/New_York or UTC',
+  })
+  .describe('An IANA time zone name (`Europe/Berlin`, `Asia/Tokyo`, `UTC`); stored as ICU spells it.');
+
+export const CreateBrandBody = z.strictObject({
+  name: Text(120),
+  time_zone: TimeZoneInput.optional().describe('Defaults to `UTC`. The app sends the browser’s zone.'),
+  memory: MemoryInput.optional(),
+});
+export const PatchBrandBody = z.strictObject({
+  name: Text(120).optional(),
+  time_zone: TimeZoneInput.optional(),
+  memory: MemoryInput.optional(),
+});
 
 export const MEMORY_TARGETS = ['knowledge', 'excerpt', 'example_post', 'do', 'avoid'] as const;
 export const SourceRef = z.strictObject({ kind: EvidenceKind, id: Id });

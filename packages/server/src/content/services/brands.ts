@@ -6,6 +6,7 @@ import { fromJson } from '../db/stores/paging.js';
 import type { Platform } from '../domain.js';
 import type { BrandMemory, BrandSummaryView, BrandView, MemoryInput } from '../schemas/brands.js';
 import type { Page } from '../schemas/common.js';
+import { canonicalTimeZone, DEFAULT_TIME_ZONE } from '../time-zones.js';
 import { conflict } from './errors.js';
 import { applyMemoryInput, emptyMemory, removeMemoryItem } from './memory.js';
 import { checkedMemoryJson } from './memory-limits.js';
@@ -13,6 +14,7 @@ import { checkedMemoryJson } from './memory-limits.js';
 const summary = (b: BrandRow, channels: ChannelRow[]): BrandSummaryView => ({
   id: b.id,
   name: b.name,
+  time_zone: b.time_zone,
   channels: channels
     .filter((c) => c.brand_id === b.id)
     .map((c) => ({
@@ -55,7 +57,7 @@ export async function getBrandMemory(ctx: ContentContext, brandId: string): Prom
 
 export async function createBrand(
   ctx: ContentContext,
-  input: { name: string; memory?: MemoryInput | undefined },
+  input: { name: string; time_zone?: string | undefined; memory?: MemoryInput | undefined },
   _caller?: Caller,
 ): Promise<BrandView> {
   const at = ctx.clock.now().toISOString();
@@ -63,6 +65,7 @@ export async function createBrand(
   const row: BrandRow = {
     id: ctx.ids.make('brd'),
     name: input.name,
+    time_zone: input.time_zone ? canonicalTimeZone(input.time_zone) : DEFAULT_TIME_ZONE,
     memory: checkedMemoryJson(memory),
     created_at: at,
     updated_at: at,
@@ -81,7 +84,7 @@ const memoryChanged = (brandId: string) =>
 export async function updateBrand(
   ctx: ContentContext,
   brandId: string,
-  input: { name?: string | undefined; memory?: MemoryInput | undefined },
+  input: { name?: string | undefined; time_zone?: string | undefined; memory?: MemoryInput | undefined },
 ): Promise<BrandView> {
   await ctx.db.transaction(async (tx) => {
     const store = brandsStore(tx);
@@ -91,7 +94,11 @@ export async function updateBrand(
     const memory = input.memory ? applyMemoryInput(memoryOf(brand), input.memory, ctx.ids, at) : undefined;
     const written = await store.update(
       brandId,
-      { name: input.name, memory: memory ? checkedMemoryJson(memory) : undefined },
+      {
+        name: input.name,
+        time_zone: input.time_zone ? canonicalTimeZone(input.time_zone) : undefined,
+        memory: memory ? checkedMemoryJson(memory) : undefined,
+      },
       at,
       brand.memory,
     );

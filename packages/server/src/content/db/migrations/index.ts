@@ -10,6 +10,7 @@ import { oauthBrowserBindingMigration } from './008-oauth-browser-binding.js';
 import { keyRateLimitsMigration } from './009-key-rate-limits.js';
 import { orderingColumnsMigration } from './010-ordering-columns.js';
 import { mediaReferencesMigration } from './011-media-references.js';
+import { brandTimeZoneMigration } from './012-brand-time-zone.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -27,4 +28,5 @@ export const contentMigrations: Migration[] = [
   keyRateLimitsMigration,
   orderingColumnsMigration,
   mediaReferencesMigration,
+  brandTimeZoneMigration,
 ];

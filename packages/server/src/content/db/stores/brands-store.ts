@@ -4,6 +4,7 @@ import { afterClause, toPage } from './paging.js';
 export interface BrandRow {
   id: string;
   name: string;
+  time_zone: string;
   memory: string;
   created_at: string;
   updated_at: string;
@@ -12,13 +13,10 @@ export interface BrandRow {
 export function brandsStore(db: SqlExecutor) {
   return {
     async insert(row: BrandRow) {
-      await db.run('INSERT INTO brands (id, name, memory, created_at, updated_at) VALUES (?, ?, ?, ?, ?)', [
-        row.id,
-        row.name,
-        row.memory,
-        row.created_at,
-        row.updated_at,
-      ]);
+      await db.run(
+        'INSERT INTO brands (id, name, time_zone, memory, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)',
+        [row.id, row.name, row.time_zone, row.memory, row.created_at, row.updated_at],
+      );
     },
     get: (id: string) => db.get<BrandRow>('SELECT * FROM brands WHERE id = ?', [id]),
     async exists(id: string) {
@@ -38,11 +36,24 @@ export function brandsStore(db: SqlExecutor) {
      * is still exactly that: a read-modify-write of Brand Memory cannot overwrite another one that
      * landed in between. False when it had changed (or the brand is gone); nothing was written.
      */
-    async update(id: string, patch: { name?: string; memory?: string }, at: string, readMemory?: string) {
+    async update(
+      id: string,
+      patch: { name?: string | undefined; time_zone?: string | undefined; memory?: string | undefined },
+      at: string,
+      readMemory?: string,
+    ) {
       const r = await db.run(
-        `UPDATE brands SET name = COALESCE(?, name), memory = COALESCE(?, memory), updated_at = ?
+        `UPDATE brands SET name = COALESCE(?, name), time_zone = COALESCE(?, time_zone),
+            memory = COALESCE(?, memory), updated_at = ?
           WHERE id = ?${readMemory === undefined ? '' : ' AND memory = ?'}`,
-        [patch.name ?? null, patch.memory ?? null, at, id, ...(readMemory === undefined ? [] : [readMemory])],
+        [
+          patch.name ?? null,
+          patch.time_zone ?? null,
+          patch.memory ?? null,
+          at,
+          id,
+          ...(readMemory === undefined ? [] : [readMemory]),
+        ],
       );
       return r.changes > 0;
     },
