@@ -1,9 +1,4 @@
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ContentContext } from '../../src/content/context.js';
-import { brandTimeZoneMigration } from '../../src/content/db/migrations/010-brand-time-zone.js';
-import { contentMigrations } from '../../src/content/db/migrations/index.js';
-import { openDatabase } from '../../src/platform/db/sqlite.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
 /**
@@ -12,7 +7,6 @@ import { api, startTestService, type TestService } from '../helpers/start.js';
  */
 describe('a brand’s time zone', () => {
   let svc: TestService;
-  const raw = () => (svc.handle as unknown as { ctx: ContentContext }).ctx.db.raw;
   const brandCount = async () => (await api(svc.url, 'GET', '/v1/brands?limit=100')).body.brands.length;
 
   beforeAll(async () => {
@@ -78,17 +72,5 @@ describe('a brand’s time zone', () => {
       name: 'Kept',
       time_zone: 'Asia/Tokyo',
     });
-  });
-
-  it('gives brands made before the zone existed UTC', async () => {
-    const old = (
-      await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Older', time_zone: 'Asia/Tokyo' } })
-    ).body;
-    // Back to the schema before the zone (it is the latest migration), then forward again.
-    expect(contentMigrations.at(-1)).toBe(brandTimeZoneMigration);
-    raw().exec('ALTER TABLE brands DROP COLUMN time_zone');
-    raw().prepare('DELETE FROM schema_migrations WHERE id = ?').run(brandTimeZoneMigration.id);
-    openDatabase(join(svc.dataDir, 'content.sqlite'), contentMigrations).close();
-    expect((await api(svc.url, 'GET', `/v1/brands/${old.id}`)).body.time_zone).toBe('UTC');
   });
 });

@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { webhooksStore } from '../../src/commerce/db/webhooks-store.js';
-import { migrate, openDatabase } from '../../src/platform/db/sqlite.js';
+import { migrateSqlite } from '../../src/platform/db/migrate.js';
+import { openSqliteDatabase } from '../../src/platform/db/sqlite.js';
 import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
 
 /**
@@ -17,7 +18,7 @@ describe('the ordering column that replaced rowid', () => {
   it('keeps insertion order across the migration', async () => {
     const file = `${dir}/commerce.sqlite`;
     const before = new Database(file);
-    migrate(before, commerceMigrations.slice(0, 9), file, () => {});
+    migrateSqlite(before, commerceMigrations.slice(0, 9), file, () => {});
     const at = '2026-01-01T00:00:00.000Z';
     const insert = before.prepare(
       "INSERT INTO webhook_endpoints (id, account_id, env, url, secret, created_at) VALUES (?, 'acct', 'sandbox', 'https://example.test/h', 's', ?)",
@@ -26,7 +27,7 @@ describe('the ordering column that replaced rowid', () => {
     insert.run('we_b', at);
     before.close();
 
-    const db = openDatabase(file, commerceMigrations, { log: () => {} });
+    const db = openSqliteDatabase(file, commerceMigrations, { log: () => {} });
     const store = webhooksStore(db);
     await store.insertEndpoint({
       id: 'we_a',
