@@ -5,11 +5,12 @@
 // it refreshes docs/screenshots/ from the browser tests, which a plain test run never writes.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fetchPlatformSpecs, PlatformSpecsError } from './platform-specs.mjs';
-import { summarize } from './test-summary.mjs';
+import { mergeReports, summarize } from './test-summary.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const [command, ...rest] = process.argv.slice(2);
@@ -36,6 +37,27 @@ function run(cmd, args, opts = {}) {
     ...opts,
   });
   if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+/**
+ * Whether a PostgreSQL server answers at SVC_TEST_POSTGRES_URL (the tests' default otherwise),
+ * asked with the server package's own driver. Never throws: a no is a reason to print.
+ */
+async function postgresAnswers() {
+  const url = process.env.SVC_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/postgres';
+  try {
+    const pg = createRequire(join(root, 'packages/server/package.json'))('pg');
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+    await client.connect();
+    try {
+      await client.query('SELECT 1');
+    } finally {
+      await client.end();
+    }
+    return { ok: true, url };
+  } catch (err) {
+    return { ok: false, url, reason: String(err?.message ?? err).split('\n')[0] };
+  }
 }
 
 function ensureInstalled(pnpm) {
@@ -153,21 +175,43 @@ if (command === 'start') {
 } else if (command === 'test') {
   run(pnpm[0], [...pnpm.slice(1), 'run', 'build']);
   await platformSpecs();
-  const report = join(mkdtempSync(join(tmpdir(), 'svc-test-')), 'report.json');
-  const result = spawnSync(
-    join(root, 'node_modules/.bin/vitest'),
-    ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${report}`, ...rest],
-    { cwd: root, stdio: 'inherit' },
-  );
-  const { line, failed, broken } = summarize(
-    existsSync(report) ? JSON.parse(readFileSync(report, 'utf8')) : undefined,
-  );
+  const reports = mkdtempSync(join(tmpdir(), 'svc-test-'));
+  const vitest = (name, args, env = quiet) => {
+    const file = join(reports, `${name}.json`);
+    const result = spawnSync(
+      join(root, 'node_modules/.bin/vitest'),
+      ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${file}`, ...args],
+      { cwd: root, stdio: 'inherit', env },
+    );
+    return {
+      status: result.status,
+      report: existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined,
+    };
+  };
+  // Every package on SQLite, then the server suite again on PostgreSQL when one answers.
+  const runs = [vitest('sqlite', rest)];
+  const postgres = await postgresAnswers();
+  let postgresNote;
+  if (postgres.ok) {
+    process.stdout.write(`\nThe server suite again on PostgreSQL (${postgres.url})...\n`);
+    runs.push(
+      vitest('postgres', ['--project', 'server', ...rest], { ...quiet, SVC_TEST_DATABASE: 'postgres' }),
+    );
+  } else {
+    postgresNote = `PostgreSQL: not tested, nothing answered at ${postgres.url} (${postgres.reason}); start PostgreSQL 15 there, or point SVC_TEST_POSTGRES_URL at one where this user may create databases.`;
+    process.stdout.write(`\n${postgresNote}\n`);
+  }
+  const { line, failed, broken } = summarize(mergeReports(runs.map((r) => r.report)));
   for (const f of broken)
     process.stdout.write(
       `\n${f.loaded ? 'Failed outside a test' : 'Failed to load'}: ${f.file}: ${f.reason}`,
     );
-  process.stdout.write(`\n${line}\n`);
-  process.exit(result.status || (failed ? 1 : 0));
+  process.stdout.write(`\nEngines: SQLite${postgres.ok ? ' and PostgreSQL' : ' only'}\n`);
+  if (postgresNote) process.stdout.write(`${postgresNote}\n`);
+  process.stdout.write(`${line}\n`);
+  // CI must never pass without the PostgreSQL run (.ci/run provides a server).
+  const missingInCi = !postgres.ok && Boolean(process.env.CI);
+  process.exit(runs.find((r) => r.status)?.status || (failed || missingInCi ? 1 : 0));
 } else if (command === 'screenshots') {
   // The browser tests with SVC_SCREENSHOTS=1 (test/helpers/app-pages.ts writes only then).
   run(pnpm[0], [...pnpm.slice(1), '--filter', '@svc/server...', 'run', 'build'], {

@@ -40,3 +40,21 @@ export function summarize(report) {
   if (failed && !failedTests && !broken.length) parts.push('run failed (see the errors above)');
   return { line: `Tests: ${parts.join(', ')}`, failed, broken };
 }
+
+/**
+ * Several runs' JSON reports (the suite on SQLite, then on PostgreSQL) as one, so the closing
+ * line counts every test of every run. A run that wrote no report makes the whole one missing:
+ * "did not run" must not be hidden behind the other run's counts.
+ */
+export function mergeReports(reports) {
+  if (reports.some((r) => !r)) return undefined;
+  const sum = (key) => reports.reduce((n, r) => n + (r[key] ?? 0), 0);
+  return {
+    testResults: reports.flatMap((r) => r.testResults ?? []),
+    numPassedTests: sum('numPassedTests'),
+    numFailedTests: sum('numFailedTests'),
+    numPendingTests: sum('numPendingTests'),
+    numTodoTests: sum('numTodoTests'),
+    success: reports.every((r) => r.success !== false),
+  };
+}

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { summarize } from '../test-summary.mjs';
+import { mergeReports, summarize } from '../test-summary.mjs';
 
 // Real vitest JSON reports (paths shortened to /repo/): a run over four files where one test
 // passes, one is skipped, one fails, one file has an import error and one hits ENOENT while
@@ -63,5 +63,17 @@ describe('the closing line of npm test', () => {
       line: 'Tests: 1 passed, 0 failed, 1 skipped, run failed (see the errors above)',
       failed: true,
     });
+  });
+
+  it('counts both engine runs (SQLite, then PostgreSQL) in one line, and a run without a report as not run', () => {
+    const sqlite = report('vitest-report-unloaded-files.json');
+    const postgres = report('vitest-report-only-load-failure.json');
+    const both = summarize(mergeReports([sqlite, postgres]));
+    const one = [summarize(sqlite), summarize(postgres)];
+    expect(both.line).toBe('Tests: 2 passed, 1 failed, 3 files failed to load, 2 skipped');
+    expect(both.broken).toEqual([...one[0].broken, ...one[1].broken]);
+    expect(summarize(mergeReports([sqlite, undefined])).line).toBe(
+      'Tests: did not run (see the error above)',
+    );
   });
 });
