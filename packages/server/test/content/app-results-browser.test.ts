@@ -110,6 +110,11 @@ describe('the web app: posts, insights, memory and campaigns in a real browser',
       return postPx > 50 && basePx > 50 ? { postPx, basePx } : null;
     });
     expect(await drawn.jsonValue()).toBeTruthy();
+    // The legend names both curves and never shows uPlot's "--" placeholder for a missing value.
+    const legend = await page.locator('.growth-chart .u-legend').textContent();
+    expect(legend).toContain('This post');
+    expect(legend).toContain('Brand baseline');
+    expect(legend).not.toContain('--');
 
     // The accessible fallback: one row per age, with the post's and the baseline's values.
     const table = page.getByRole('table', { name: /Snapshots/ });
