@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { client, type Mode, type Problem, problemOf } from './api.js';
 import { BrandPicker, BrandProvider } from './brand.js';
 import { PAGES, type PageDef } from './pages/index.js';
@@ -36,12 +36,38 @@ function ModeLabel() {
 const isCurrent = (nav: PageDef, path: string) =>
   path === nav.path || path.startsWith(`${nav.path}/`) || (path === '/' && nav.path === '/approvals');
 
+/**
+ * After the app moves to another page, the focus goes to that page's heading, so a screen reader
+ * reads where the person is and Tab starts from the top of the page (not from the link they left).
+ * The first load keeps the browser's own focus; a change of query (a filter) is not a new page.
+ */
+function useFocusHeadingOnNavigation(path: string) {
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) {
+      first.current = false;
+      return;
+    }
+    const frame = requestAnimationFrame(() => {
+      const heading = document.querySelector<HTMLElement>('main h1');
+      if (heading && !heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
+      (heading ?? document.getElementById('main'))?.focus();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, [path]);
+}
+
 function Shell() {
   const { at } = useLocation();
   const found = pageFor(at.path);
+  // On a phone the navigation folds behind a Menu button, so the header stays one line.
+  const [menuOpen, setMenuOpen] = useState(false);
   useEffect(() => {
     document.title = found ? `${found.page.title} · svc` : 'Page not found · svc';
   }, [found?.page]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new page closes the menu.
+  useEffect(() => setMenuOpen(false), [at.path]);
+  useFocusHeadingOnNavigation(at.path);
   return (
     <>
       <a class="skip" href="#main">
@@ -51,19 +77,30 @@ function Shell() {
         <Link class="brand" href="/">
           svc
         </Link>
-        <nav aria-label="Main">
-          <ul>
-            {PAGES.filter((p) => p.nav).map((p) => (
-              <li key={p.path}>
-                <Link href={p.path} current={isCurrent(p, at.path)}>
-                  {p.title}
-                </Link>
-              </li>
-            ))}
-          </ul>
-        </nav>
-        <BrandPicker />
+        <button
+          type="button"
+          class="menu-toggle"
+          aria-expanded={menuOpen}
+          aria-controls="top-menu"
+          onClick={() => setMenuOpen((open) => !open)}
+        >
+          Menu
+        </button>
         <ModeLabel />
+        <div id="top-menu" class={menuOpen ? 'top-menu open' : 'top-menu'}>
+          <nav aria-label="Main">
+            <ul>
+              {PAGES.filter((p) => p.nav).map((p) => (
+                <li key={p.path}>
+                  <Link href={p.path} current={isCurrent(p, at.path)}>
+                    {p.title}
+                  </Link>
+                </li>
+              ))}
+            </ul>
+          </nav>
+          <BrandPicker />
+        </div>
       </header>
       <main id="main" tabIndex={-1}>
         {found ? (

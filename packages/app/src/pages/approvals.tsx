@@ -1,9 +1,11 @@
-import { useCallback, useEffect, useId, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
 import { type Approval, type ApprovalPage, client, type Problem, problemOf } from '../api.js';
 import { useBrand, useZoneOf } from '../brand.js';
 import { formatTime, PLATFORM_LIMITS, PLATFORM_NAMES } from '../platforms.js';
+import { Link } from '../router.js';
 import { ProblemNotice } from '../ui.js';
 import { fromInput, toInput, zoneName } from '../when.js';
+import { runPath } from './agents/words.js';
 import { NoBrand } from './brand/no-brand.js';
 
 type Counts = ApprovalPage['counts'];
@@ -18,19 +20,93 @@ const SOURCE_NAMES: Record<Approval['source'], string> = {
   automation: 'an automation',
 };
 
-function proposedBy(a: Approval): string {
-  const parts = [SOURCE_NAMES[a.source]];
-  if (a.run_id) parts.push(`agent run ${a.run_id}`);
-  if (a.key_id) parts.push(`API key ${a.key_id}`);
-  return parts.join(', ');
+/** Who proposed it, in words: the agent run is a link, not an id. */
+function ProposedBy({ approval: a }: { approval: Approval }) {
+  return (
+    <>
+      {SOURCE_NAMES[a.source]}
+      {a.run_id && (
+        <>
+          , in <Link href={runPath(a.run_id)}>an agent run</Link>
+        </>
+      )}
+      {a.key_id && ', with an API key'}
+    </>
+  );
 }
 
 const channelName = (a: Approval) => `${PLATFORM_NAMES[a.channel.platform]} ${a.channel.handle}`;
 
-/** Runs one change, then reloads the queue; reports the outcome or the failure in words. */
+/**
+ * Runs one change, then reloads the queue; reports the outcome or the failure in words next to
+ * the control that asked for it: `where` is the approval's id, or BULK for the bulk bar.
+ */
 interface Actions {
-  run(change: () => Promise<unknown>, done: string): Promise<boolean>;
+  run(change: () => Promise<unknown>, done: string, where: string): Promise<boolean>;
   busy: boolean;
+  /** Where the running or last change came from, and how it went. */
+  where: string;
+  notice: string;
+  problem: Problem | null;
+}
+const BULK = 'bulk';
+
+/** The outcome of the last change, shown where it was asked for. The status region is always there, so it is read out. */
+function Outcome({ actions, where }: { actions: Actions; where: string }) {
+  const here = actions.where === where;
+  return (
+    <>
+      <div role="status" class="notice">
+        {here ? actions.notice : ''}
+      </div>
+      {here && actions.problem && <ProblemNotice problem={actions.problem} />}
+    </>
+  );
+}
+
+/**
+ * The queue's keys (documented in docs/content/app.md): J and K move between pending
+ * approvals, A approves, E edits and R rejects the one in focus. Never inside a text field, and
+ * never with a modifier, so typing a reason or a browser shortcut does not trigger them.
+ */
+const SHORTCUTS: Record<string, 'next' | 'previous' | 'approve' | 'edit' | 'reject'> = {
+  j: 'next',
+  k: 'previous',
+  a: 'approve',
+  e: 'edit',
+  r: 'reject',
+};
+const pendingCards = () => [...document.querySelectorAll<HTMLElement>('.queue-pending > li > article')];
+
+/** Focuses the pending card at `index` (or the last), unless the person already moved the focus on. */
+function focusPendingCard(index: number) {
+  if (document.activeElement && document.activeElement !== document.body) return;
+  const cards = pendingCards();
+  cards[Math.min(index, cards.length - 1)]?.focus();
+}
+
+function useQueueShortcuts() {
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const what = SHORTCUTS[e.key.toLowerCase()];
+      if (!what || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return;
+      const target = e.target as HTMLElement | null;
+      if (target?.closest('input, textarea, select, [contenteditable=""], [contenteditable="true"]')) return;
+      const cards = pendingCards();
+      if (cards.length === 0) return;
+      const current = cards.findIndex((c) => c.contains(document.activeElement));
+      e.preventDefault();
+      if (what === 'next' || what === 'previous' || current < 0) {
+        const step = what === 'previous' ? -1 : 1;
+        const next = current < 0 ? 0 : Math.min(cards.length - 1, Math.max(0, current + step));
+        cards[next]?.focus();
+        return;
+      }
+      cards[current]?.querySelector<HTMLButtonElement>(`[data-shortcut="${what}"]:not([disabled])`)?.click();
+    };
+    addEventListener('keydown', onKey);
+    return () => removeEventListener('keydown', onKey);
+  }, []);
 }
 
 /** The approval queue, pending first, with counts: the home page. */
@@ -41,8 +117,11 @@ export function ApprovalsPage() {
   const [next, setNext] = useState<string | null>(null);
   const [problem, setProblem] = useState<Problem | null>(null);
   const [notice, setNotice] = useState('');
+  const [actionProblem, setActionProblem] = useState<Problem | null>(null);
+  const [where, setWhere] = useState('');
   const [busy, setBusy] = useState(false);
   const [selected, setSelected] = useState<Set<string>>(new Set());
+  useQueueShortcuts();
 
   const load = useCallback(async () => {
     const page = await client.approvals.list({ limit: 100 });
@@ -73,17 +152,24 @@ export function ApprovalsPage() {
 
   const actions: Actions = {
     busy,
-    async run(change, done) {
+    where,
+    notice,
+    problem: actionProblem,
+    async run(change, done, at) {
       setBusy(true);
-      setProblem(null);
+      setWhere(at);
+      setActionProblem(null);
       setNotice('');
+      const index = pending.findIndex((p) => p.id === at);
       try {
         await change();
         setNotice(done);
         await load();
+        // The decided card left the queue: the focus goes on to the card now in its place.
+        if (index >= 0) requestAnimationFrame(() => focusPendingCard(index));
         return true;
       } catch (err) {
-        setProblem(problemOf(err));
+        setActionProblem(problemOf(err));
         // What changed before the failure (an edit saved, then the approve refused) shows at once.
         await load().catch(() => undefined);
         return false;
@@ -112,9 +198,10 @@ export function ApprovalsPage() {
           <strong>{counts.pending} pending</strong> · {counts.approved} approved · {counts.rejected} rejected
         </p>
       )}
-      <div role="status" class="notice">
-        {notice}
-      </div>
+      <p class="muted shortcuts">
+        Keys: <kbd>J</kbd> next, <kbd>K</kbd> previous, <kbd>A</kbd> approve, <kbd>E</kbd> edit, <kbd>R</kbd>{' '}
+        reject.
+      </p>
       {problem && <ProblemNotice problem={problem} />}
       {approvals === null && !problem && <p class="loading">Loading the approval queue…</p>}
       {approvals !== null && pending.length === 0 && brands?.length === 0 && (
@@ -130,10 +217,12 @@ export function ApprovalsPage() {
           </p>
         </div>
       )}
+      {/* Beside the bulk bar, and still there when the bulk action emptied the queue. */}
+      <Outcome actions={actions} where={BULK} />
       {pending.length > 0 && (
         <>
           <BulkBar pending={pending} selected={selected} setSelected={setSelected} actions={actions} />
-          <ul class="queue" aria-label="Pending approvals">
+          <ul class="queue queue-pending" aria-label="Pending approvals">
             {pending.map((a) => (
               <li key={a.id}>
                 <ApprovalCard
@@ -187,6 +276,7 @@ function BulkBar(props: {
     actions.run(
       () => client.approvals.bulk({ actions: ids.map((id) => ({ action: 'approve' as const, id })) }),
       `Approved ${plural(n)}.`,
+      BULK,
     );
   const reject = async (e: Event) => {
     e.preventDefault();
@@ -196,6 +286,7 @@ function BulkBar(props: {
           actions: ids.map((id) => ({ action: 'reject' as const, id, reason: reason.trim() })),
         }),
       `Rejected ${plural(n)}.`,
+      BULK,
     );
     if (ok) {
       setReason('');
@@ -216,7 +307,7 @@ function BulkBar(props: {
       </label>
       <span class="selected-count">{n === 0 ? 'None selected' : `${n} selected`}</span>
       <button type="button" disabled={n === 0 || actions.busy} onClick={approve}>
-        Approve selected
+        {actions.busy && actions.where === BULK && !rejecting ? 'Approving…' : 'Approve selected'}
       </button>
       {!rejecting && (
         <button
@@ -265,8 +356,25 @@ function ApprovalCard(props: {
   const pending = a.status === 'pending';
   const title = `${channelName(a)}, ${formatTime(a.slot)}`;
 
+  const working = actions.busy && actions.where === a.id;
+  const reasonBox = useRef<HTMLTextAreaElement>(null);
+  const opener = useRef<string | null>(null);
+  // Reject puts the focus in the reason field; Edit in the text; closing either gives it back to the button.
+  useEffect(() => {
+    if (mode === 'reject') reasonBox.current?.focus();
+    else if (mode === 'edit')
+      document.querySelector<HTMLElement>(`#approval-${CSS.escape(a.id)} .edit-form textarea`)?.focus();
+    else if (mode === 'view' && opener.current)
+      document
+        .querySelector<HTMLElement>(`#approval-${CSS.escape(a.id)} [data-shortcut="${opener.current}"]`)
+        ?.focus();
+  }, [mode]);
+  const open = (next: 'edit' | 'reject' | 'time') => {
+    opener.current = next;
+    setMode(next);
+  };
   const approve = () =>
-    actions.run(() => client.approvals.approve(a.id), `Approved the post for ${channelName(a)}.`);
+    actions.run(() => client.approvals.approve(a.id), `Approved the post for ${channelName(a)}.`, a.id);
   const saveAndApprove = async (e: Event) => {
     e.preventDefault();
     const ok = await actions.run(
@@ -275,6 +383,7 @@ function ApprovalCard(props: {
         await client.approvals.approve(a.id);
       },
       `Saved your edit and approved the post for ${channelName(a)}.`,
+      a.id,
     );
     if (ok) setMode('view');
   };
@@ -283,16 +392,26 @@ function ApprovalCard(props: {
     const ok = await actions.run(
       () => client.approvals.reject(a.id, { reason: reason.trim() }),
       `Rejected the post for ${channelName(a)}.`,
+      a.id,
     );
     if (ok) setMode('view');
   };
   const startEdit = () => {
     setTexts(a.draft.parts.map((p) => p.text));
-    setMode('edit');
+    open('edit');
+  };
+  const cancel = () => setMode('view');
+  const cancelOnEscape = (e: KeyboardEvent) => {
+    if (e.key === 'Escape') cancel();
   };
 
   return (
-    <article id={`approval-${a.id}`} class={`approval status-${a.status}`} aria-labelledby={titleId}>
+    <article
+      id={`approval-${a.id}`}
+      class={`approval status-${a.status}`}
+      aria-labelledby={titleId}
+      tabIndex={pending ? -1 : undefined}
+    >
       <header class="approval-head">
         {pending && props.onSelect && (
           <input
@@ -316,13 +435,13 @@ function ApprovalCard(props: {
       )}
 
       {mode === 'edit' ? (
-        <form class="edit-form" onSubmit={saveAndApprove}>
+        <form class="edit-form" onSubmit={saveAndApprove} onKeyDown={cancelOnEscape}>
           <PartEditors texts={texts} limit={limit} onChange={setTexts} />
           <SubmitOrCancel
-            label="Save and approve"
+            label={working ? 'Saving…' : 'Save and approve'}
             kind="primary"
             disabled={actions.busy || texts.some((t) => !t.trim())}
-            onCancel={() => setMode('view')}
+            onCancel={cancel}
           />
         </form>
       ) : (
@@ -342,7 +461,7 @@ function ApprovalCard(props: {
                       />
                     ) : (
                       <span key={m.asset_id} class="media-missing">
-                        {m.kind} {m.asset_id} (no preview)
+                        An attached {m.kind} (no preview)
                       </span>
                     ),
                   )}
@@ -362,7 +481,9 @@ function ApprovalCard(props: {
         <dt>Reason</dt>
         <dd>{a.reason ?? 'None given'}</dd>
         <dt>Proposed by</dt>
-        <dd>{proposedBy(a)}</dd>
+        <dd>
+          <ProposedBy approval={a} />
+        </dd>
         {a.decision_reason && (
           <>
             <dt>{a.status === 'rejected' ? 'Rejected because' : 'Note'}</dt>
@@ -377,33 +498,49 @@ function ApprovalCard(props: {
 
       {pending && mode === 'view' && (
         <div class="actions">
-          <button type="button" class="primary" disabled={actions.busy} onClick={approve}>
-            Approve
+          <button
+            type="button"
+            class="primary"
+            disabled={actions.busy}
+            onClick={approve}
+            data-shortcut="approve"
+            aria-keyshortcuts="A"
+          >
+            {working ? 'Approving…' : 'Approve'}
           </button>
-          <button type="button" disabled={actions.busy} onClick={() => setMode('time')}>
+          <button type="button" disabled={actions.busy} onClick={() => open('time')} data-shortcut="time">
             Approve for another time
           </button>
-          <button type="button" disabled={actions.busy} onClick={startEdit}>
+          <button
+            type="button"
+            disabled={actions.busy}
+            onClick={startEdit}
+            data-shortcut="edit"
+            aria-keyshortcuts="E"
+          >
             Edit
           </button>
-          <button type="button" class="danger" disabled={actions.busy} onClick={() => setMode('reject')}>
+          <button
+            type="button"
+            class="danger"
+            disabled={actions.busy}
+            onClick={() => open('reject')}
+            data-shortcut="reject"
+            aria-keyshortcuts="R"
+          >
             Reject
           </button>
         </div>
       )}
       {pending && mode === 'time' && (
-        <ApproveAt
-          approval={a}
-          actions={actions}
-          done={`the post for ${channelName(a)}`}
-          onClose={() => setMode('view')}
-        />
+        <ApproveAt approval={a} actions={actions} done={`the post for ${channelName(a)}`} onClose={cancel} />
       )}
       {pending && mode === 'reject' && (
-        <form class="reject-form" onSubmit={reject}>
+        <form class="reject-form" onSubmit={reject} onKeyDown={cancelOnEscape}>
           <label for={`${titleId}-reason`}>Reason for rejecting</label>
           <textarea
             id={`${titleId}-reason`}
+            ref={reasonBox}
             required
             maxLength={1000}
             rows={2}
@@ -411,13 +548,14 @@ function ApprovalCard(props: {
             onInput={(e) => setReason(e.currentTarget.value)}
           />
           <SubmitOrCancel
-            label="Reject"
+            label={working ? 'Rejecting…' : 'Reject'}
             kind="danger"
             disabled={actions.busy || !reason.trim()}
-            onCancel={() => setMode('view')}
+            onCancel={cancel}
           />
         </form>
       )}
+      <Outcome actions={actions} where={a.id} />
     </article>
   );
 }
@@ -449,6 +587,7 @@ function ApproveAt(props: { approval: Approval; actions: Actions; done: string; 
     const ok = await props.actions.run(
       () => client.approvals.approve(a.id, { slot }),
       `Approved ${props.done}: it goes out ${formatTime(slot)}.`,
+      a.id,
     );
     if (ok) props.onClose();
   };

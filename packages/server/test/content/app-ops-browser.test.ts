@@ -78,7 +78,11 @@ describe('the web app: agents, automations and settings in a real browser', () =
     expect(run.child_runs.length).toBeGreaterThan(0);
     for (const c of run.child_runs)
       expect(await page.locator(`a[href="/agents/runs/${c.id}"]`).count()).toBe(1);
-    expect(await page.locator('main').textContent()).toContain(brandId);
+    // The brandId input is named by the brand's name, not its id.
+    const brandName = (await get(`/v1/brands/${brandId}`)).name;
+    const inputs = await page.locator('main').textContent();
+    expect(inputs).toContain(brandName);
+    expect(inputs).not.toContain(brandId);
     await expectAccessible(page);
     await screenshot(page, 'agent-run-desktop');
     await expectFitsPhone(page, 'agent-run-390');
@@ -265,6 +269,10 @@ describe('the web app: agents, automations and settings in a real browser', () =
     const happened = page.getByRole('region', { name: 'What happened' });
     expect(await happened.textContent()).toMatch(/\d+ posts? published/);
     expect(await happened.locator(`a[href="/posts/${postId}"]`).count()).toBe(1);
+    // Posts are named by their text: the link reads the post's first words, never its id.
+    const words = (await get(`/v1/posts/${postId}`)).parts[0].text.split('\n')[0].slice(0, 24);
+    await happened.locator(`a[href="/posts/${postId}"]`).filter({ hasText: words }).waitFor();
+    expect(await happened.textContent()).not.toMatch(/\b(post|auto|run)_[A-Za-z0-9]{4,}/);
     await expectAccessible(page);
     expect(await page.locator('#clock').textContent()).toContain('(8 days ahead of real time)');
     await happened.scrollIntoViewIfNeeded();

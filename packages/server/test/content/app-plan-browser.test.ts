@@ -165,6 +165,9 @@ describe('the web app: planning pages in a real browser', () => {
       }
 
       await card.getByRole('button', { name: 'Draft', exact: true }).click();
+      // Only the brand's connected platforms are offered (it has X and LinkedIn, not Instagram or Threads).
+      const offered = await card.locator('.draft-form label.check').allTextContents();
+      expect(offered.map((t) => t.trim())).toEqual(['X', 'LinkedIn']);
       const create = card.getByRole('button', { name: 'Create drafts' });
       expect(await create.isDisabled()).toBe(true);
       await card.getByRole('checkbox', { name: 'X' }).check();

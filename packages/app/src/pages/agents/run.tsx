@@ -1,9 +1,11 @@
 import { Fragment } from 'preact';
 import { type AgentRun, client } from '../../api.js';
+import { useBrand } from '../../brand.js';
 import { useLoad } from '../../hooks.js';
 import { formatTime } from '../../platforms.js';
 import { Link } from '../../router.js';
 import { PageFrame } from '../../ui.js';
+import { PostLink } from '../results/shared.js';
 import { duration, runPath, STATUS_WORDS, statusBadge } from './words.js';
 import '../ops.css';
 import './agents.css';
@@ -16,6 +18,18 @@ const SOURCE_WORDS = {
 } as const;
 
 const json = (v: unknown) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/**
+ * An input as a person reads it: a brand by its name, a post by its text, anything else as
+ * written. An id the app cannot name (a brand since deleted) says what it was, not the id.
+ */
+function InputValue({ value }: { value: unknown }) {
+  const { brands } = useBrand();
+  if (typeof value === 'string' && /^brd_/.test(value))
+    return <>{brands?.find((b) => b.id === value)?.name ?? 'a brand that is gone'}</>;
+  if (typeof value === 'string' && /^post_/.test(value)) return <PostLink id={value} />;
+  return <code>{json(value)}</code>;
+}
 
 /** One agent run: inputs, steps with timings, child runs, approvals it queued. GET /v1/agent-runs/{id}. */
 export function RunPage({ id }: { id: string }) {
@@ -37,10 +51,6 @@ export function RunPage({ id }: { id: string }) {
             <dd>
               <span class={statusBadge(r.status)}>{STATUS_WORDS[r.status]}</span>
             </dd>
-            <dt>Run id</dt>
-            <dd>
-              <code>{r.id}</code>
-            </dd>
             <dt>Started</dt>
             <dd>{formatTime(r.started_at)}</dd>
             <dt>Finished</dt>
@@ -52,16 +62,7 @@ export function RunPage({ id }: { id: string }) {
             <dt>Started by</dt>
             <dd>
               {SOURCE_WORDS[r.source]}
-              {r.key_id && (
-                <>
-                  , API key <code>{r.key_id}</code>
-                </>
-              )}
-              {r.automation_id && (
-                <>
-                  , automation <code>{r.automation_id}</code>
-                </>
-              )}
+              {r.key_id && ', with an API key'}
             </dd>
             {r.parent_run_id && (
               <>
@@ -88,7 +89,7 @@ export function RunPage({ id }: { id: string }) {
                 <Fragment key={k}>
                   <dt>{k}</dt>
                   <dd>
-                    <code>{json(v)}</code>
+                    <InputValue value={v} />
                   </dd>
                 </Fragment>
               ))}
@@ -104,11 +105,12 @@ export function RunPage({ id }: { id: string }) {
               {r.child_runs.map((c) => (
                 <li key={c.id}>
                   <Link href={runPath(c.id)}>
-                    {agentName(c.agent_id)} run <code>{c.id}</code>
+                    {agentName(c.agent_id)} run, {formatTime(c.started_at)}
                   </Link>{' '}
                   <span class={statusBadge(c.status)}>{STATUS_WORDS[c.status]}</span>{' '}
                   <span class="ops-muted">
-                    {c.steps.length} steps, {duration(c.steps.reduce((n, s) => n + s.duration_ms, 0))}
+                    {c.steps.length === 1 ? '1 step' : `${c.steps.length} steps`},{' '}
+                    {duration(c.steps.reduce((n, s) => n + s.duration_ms, 0))}
                   </span>
                 </li>
               ))}

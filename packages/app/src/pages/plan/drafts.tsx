@@ -4,6 +4,7 @@ import { useAction, useLoad } from '../../hooks.js';
 import { PLATFORM_LIMITS, PLATFORM_NAMES } from '../../platforms.js';
 import { Link, useLocation } from '../../router.js';
 import { Empty, PageFrame, ProblemNotice } from '../../ui.js';
+import { excerptOf } from '../results/shared.js';
 import { all, type Brand, PLATFORMS, WithBrand } from './common.js';
 import './plan.css';
 
@@ -29,7 +30,7 @@ function DraftList({ brand }: { brand: Brand }) {
           {drafts.data?.map((d) => (
             <li key={d.id}>
               <Link href={`/drafts/${d.id}`}>
-                {PLATFORM_NAMES[d.platform]} draft: {d.parts[0]?.text.slice(0, 80) || '(empty)'}
+                {PLATFORM_NAMES[d.platform]} draft: {excerptOf(d.parts[0]?.text ?? '', 80) || '(empty)'}
               </Link>
               <span class="muted">
                 {' '}

@@ -115,7 +115,13 @@ function IdeasBoard({ brand }: { brand: Brand }) {
               <ul aria-label={`${col.title} ideas`}>
                 {here.map((idea) => (
                   <li key={idea.id}>
-                    <IdeaCard idea={idea} drafts={draftsOf(idea.id)} busy={action.busy} change={change} />
+                    <IdeaCard
+                      idea={idea}
+                      drafts={draftsOf(idea.id)}
+                      platforms={PLATFORMS.filter((p) => brand.channels.some((c) => c.platform === p))}
+                      busy={action.busy}
+                      change={change}
+                    />
                   </li>
                 ))}
               </ul>
@@ -252,7 +258,14 @@ function NoteSignal(props: { brand: Brand; busy: boolean; change: Change }) {
   );
 }
 
-function IdeaCard(props: { idea: Idea; drafts: DraftSummary[]; busy: boolean; change: Change }) {
+function IdeaCard(props: {
+  idea: Idea;
+  drafts: DraftSummary[];
+  /** The brand's connected platforms: drafting for any other would make a draft nothing can post. */
+  platforms: Platform[];
+  busy: boolean;
+  change: Change;
+}) {
   const { idea, change } = props;
   const [drafting, setDrafting] = useState(false);
   const [platforms, setPlatforms] = useState<Set<Platform>>(new Set());
@@ -318,7 +331,12 @@ function IdeaCard(props: { idea: Idea; drafts: DraftSummary[]; busy: boolean; ch
         <form class="draft-form" onSubmit={draft}>
           <fieldset>
             <legend>Draft for</legend>
-            {PLATFORMS.map((p) => (
+            {props.platforms.length === 0 && (
+              <p>
+                Connect a channel in <Link href="/settings#channels">Settings</Link> first.
+              </p>
+            )}
+            {props.platforms.map((p) => (
               <label key={p} class="check">
                 <input
                   type="checkbox"

@@ -54,7 +54,16 @@ function CanvasBoard({ campaignId }: { campaignId: string }) {
   const act = useAction();
   const [editing, setEditing] = useState<string | null>(null);
 
-  const replace = (item: CanvasItem) => setItems((all) => all.map((i) => (i.id === item.id ? item : i)));
+  /**
+   * Where the person last put each note, ahead of the server and of the render: the next arrow key
+   * builds on it, and a save's answer for an older position (the first of two quick moves, answered
+   * while the second key is down) must not pull the note back, or the next save would send it.
+   */
+  const placed = useRef(new Map<string, { x: number; y: number }>());
+  const replace = (item: CanvasItem) => {
+    const at = placed.current.get(item.id);
+    setItems((all) => all.map((i) => (i.id === item.id ? { ...item, ...at } : i)));
+  };
   /**
    * Changes go to the server one after another: two quick moves are two requests, and the answer
    * to the first must not land after the second and put the note back where the first left it.
@@ -93,8 +102,22 @@ function CanvasBoard({ campaignId }: { campaignId: string }) {
     );
   };
   /** Moves on screen at once; the position is saved when the move ends. */
-  const moveLocally = (itemId: string, x: number, y: number) =>
+  const moveLocally = (itemId: string, x: number, y: number) => {
+    placed.current.set(itemId, { x, y });
     setItems((all) => all.map((i) => (i.id === itemId ? { ...i, x, y } : i)));
+  };
+  const nudge = (itemId: string, dx: number, dy: number) => {
+    const item = items.find((i) => i.id === itemId);
+    const from = placed.current.get(itemId) ?? item;
+    if (from) moveLocally(itemId, from.x + dx, from.y + dy);
+  };
+  /** Saves where the note was put; once that answer is in and nothing moved it since, the server's word holds. */
+  const saveMove = async (itemId: string) => {
+    const at = placed.current.get(itemId);
+    if (!at) return;
+    await save(itemId, at, `Note moved to ${Math.round(at.x)}, ${Math.round(at.y)}.`);
+    if (placed.current.get(itemId) === at) placed.current.delete(itemId);
+  };
 
   if (canvas.problem) return <ProblemNotice problem={canvas.problem} />;
   if (!canvas.data) return <p class="loading">Loading the canvas…</p>;
@@ -125,7 +148,8 @@ function CanvasBoard({ campaignId }: { campaignId: string }) {
               busy={act.busy}
               onEdit={() => setEditing(item.id)}
               onMove={(x, y) => moveLocally(item.id, x, y)}
-              onMoved={(x, y) => save(item.id, { x, y }, `Note moved to ${Math.round(x)}, ${Math.round(y)}.`)}
+              onNudge={(dx, dy) => nudge(item.id, dx, dy)}
+              onMoveEnd={() => saveMove(item.id)}
             />
           ))}
         </ul>
@@ -154,19 +178,12 @@ function Note(props: {
   busy: boolean;
   onEdit(): void;
   onMove(x: number, y: number): void;
-  onMoved(x: number, y: number): void;
+  onNudge(dx: number, dy: number): void;
+  onMoveEnd(): void;
 }) {
   const { item } = props;
   const drag = useRef<{ px: number; py: number; x: number; y: number } | null>(null);
   const name = excerptOf(item.text, 40);
-  /**
-   * The note's latest position, ahead of the render: a quick key press (down, up, down again)
-   * must build on where the last one left it, not on the position the last render saw.
-   */
-  const pos = useRef({ x: item.x, y: item.y });
-  useEffect(() => {
-    pos.current = { x: item.x, y: item.y };
-  }, [item.x, item.y]);
   const keyMove = (e: KeyboardEvent) => {
     const step = e.shiftKey ? STEP * 5 : STEP;
     const by: Record<string, [number, number]> = {
@@ -178,13 +195,11 @@ function Note(props: {
     const d = by[e.key];
     if (!d) return;
     e.preventDefault();
-    pos.current = { x: pos.current.x + d[0], y: pos.current.y + d[1] };
-    props.onMove(pos.current.x, pos.current.y);
+    props.onNudge(d[0], d[1]);
   };
   /** Saved when the key is let go, so holding an arrow key sends one change, not one per step. */
   const keySave = (e: KeyboardEvent) => {
-    if (e.key in { ArrowLeft: 1, ArrowRight: 1, ArrowUp: 1, ArrowDown: 1 })
-      props.onMoved(pos.current.x, pos.current.y);
+    if (e.key in { ArrowLeft: 1, ArrowRight: 1, ArrowUp: 1, ArrowDown: 1 }) props.onMoveEnd();
   };
   return (
     <li
@@ -215,8 +230,9 @@ function Note(props: {
         onPointerUp={(e) => {
           const d = drag.current;
           drag.current = null;
-          if (d && (e.clientX !== d.px || e.clientY !== d.py))
-            props.onMoved(Math.round(d.x + e.clientX - d.px), Math.round(d.y + e.clientY - d.py));
+          if (!d || (e.clientX === d.px && e.clientY === d.py)) return;
+          props.onMove(Math.round(d.x + e.clientX - d.px), Math.round(d.y + e.clientY - d.py));
+          props.onMoveEnd();
         }}
       >
         ⠿

@@ -45,6 +45,9 @@ export function GrowthChart({ post }: { post: PostDetail }) {
           width: width(),
           height: 260,
           scales: { x: { time: false } },
+          // The legend names the two curves only: its live values read "--" until a pointer hovers,
+          // and the same values are in the table below the chart.
+          legend: { live: false },
           series: [
             { label: 'Hours after publishing' },
             { label: 'This post', stroke: POST_COLOUR, width: 2.5, points: { size: 6 } },

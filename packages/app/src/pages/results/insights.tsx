@@ -175,10 +175,7 @@ function DigestSection({ brand }: { brand: Brand }) {
                             </span>
                           ))}
                           {item.signal_ids.map((id, n) => (
-                            <span key={id}>
-                              {(n > 0 || item.post_ids.length > 0) && ', '}
-                              signal <code>{id}</code>
-                            </span>
+                            <span key={id}>{(n > 0 || item.post_ids.length > 0) && ', '}a reply signal</span>
                           ))}
                         </span>
                       )}
@@ -224,7 +221,7 @@ function ThemesSection({ brand }: { brand: Brand }) {
                 <ul class="examples">
                   {t.examples.map((e) => (
                     <li key={e.reply_id}>
-                      <q>{e.text}</q> on post <PostLink id={e.post_id} />
+                      <q>{e.text}</q> on <PostLink id={e.post_id} />
                     </li>
                   ))}
                 </ul>

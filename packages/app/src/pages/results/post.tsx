@@ -108,7 +108,7 @@ function PostBody({ post }: { post: PostDetail }) {
         <dd>
           {post.permalink ? (
             <>
-              <OutLink url={post.permalink} />
+              <OutLink url={post.permalink}>Open the post on {channelOf(brand, post)}</OutLink>
               {post.sandbox && ' (sandbox: published on this machine only, the link leads nowhere)'}
             </>
           ) : (

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from 'preact';
-import { useId } from 'preact/hooks';
-import type { Brand, MemoryEvidence, Verdict } from '../../api.js';
+import { useEffect, useId, useState } from 'preact/hooks';
+import { type Brand, client, type MemoryEvidence, type Verdict } from '../../api.js';
 import { useBrand } from '../../brand.js';
 import { Link } from '../../router.js';
 import { Loading, ProblemNotice } from '../../ui.js';
@@ -33,15 +33,46 @@ export const formatShare = (n: number) => percent.format(n);
 /** A change as a fraction (0.12 → "+12%"); null is "no earlier period". */
 export const formatChange = (n: number | null) => (n === null ? 'no earlier period' : signed.format(n));
 
-/** The first line of a post's text, short enough for a list or a link. */
+/** The first line of a post's text, short enough for a list or a link, cut between words. */
 export function excerptOf(text: string, max = 90): string {
   const line = text.split('\n').find((l) => l.trim()) ?? text;
-  return line.length > max ? `${line.slice(0, max - 1).trimEnd()}…` : line;
+  if (line.length <= max) return line;
+  const cut = line.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  // A single word longer than the room is cut where the room ends.
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd().replace(/[,;:.–-]$/, '')}…`;
 }
 
-/** A link to a post's page, named by its id (what digests and proposals cite). */
+/** Post titles already asked for, shared by every link on every page (a digest cites a post many times). */
+const titles = new Map<string, Promise<string>>();
+function postTitle(id: string): Promise<string> {
+  let title = titles.get(id);
+  if (!title) {
+    title = client.posts.retrieve(id).then(
+      (p) => excerptOf(p.parts[0]?.text ?? '', 60) || 'an empty post',
+      () => 'a post that is gone',
+    );
+    titles.set(id, title);
+  }
+  return title;
+}
+
+/** A post named by the first words of its text (what a person recognises), never by its id. */
+function PostTitle({ id }: { id: string }) {
+  const [title, setTitle] = useState<string | null>(null);
+  useEffect(() => {
+    let live = true;
+    postTitle(id).then((t) => live && setTitle(t));
+    return () => {
+      live = false;
+    };
+  }, [id]);
+  return <>{title ?? 'a post'}</>;
+}
+
+/** A link to a post's page, named by its text (digests and reply themes cite posts by id). */
 export const PostLink = ({ id, children }: { id: string; children?: ComponentChildren }) => (
-  <Link href={`/posts/${encodeURIComponent(id)}`}>{children ?? id}</Link>
+  <Link href={`/posts/${encodeURIComponent(id)}`}>{children ?? <PostTitle id={id} />}</Link>
 );
 
 /**

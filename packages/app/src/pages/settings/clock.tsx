@@ -1,10 +1,11 @@
-import { useId, useState } from 'preact/hooks';
+import { useEffect, useId, useState } from 'preact/hooks';
 import { client, type Mode, type SandboxAdvance } from '../../api.js';
 import { useAction, useLoad } from '../../hooks.js';
 import { formatTime } from '../../platforms.js';
 import { Link } from '../../router.js';
 import { Notice, ProblemNotice } from '../../ui.js';
 import { runPath } from '../agents/words.js';
+import { PostLink } from '../results/shared.js';
 
 const MODEL_WORDS: Record<Mode['model'], string> = {
   simulated: 'simulated: agents write with a built-in simulated model, no model server needed',
@@ -144,6 +145,32 @@ export function ClockSection({ mode }: { mode: Mode }) {
   );
 }
 
+/** Posts named by their text, each a link to its page. */
+function PostLinks({ ids }: { ids: string[] }) {
+  return (
+    <>
+      {ids.map((id, i) => (
+        <span key={id}>
+          {i > 0 && ', '}
+          <PostLink id={id} />
+        </span>
+      ))}
+    </>
+  );
+}
+
+/** An automation by its name (the clock's answer cites it by id). */
+function AutomationName({ id }: { id: string }) {
+  const [name, setName] = useState<string | null>(null);
+  useEffect(() => {
+    client.automations.retrieve(id).then(
+      (a) => setName(`“${a.name}”`),
+      () => setName('(since deleted)'),
+    );
+  }, [id]);
+  return <>{name ?? ''}</>;
+}
+
 function WhatHappened({ result: r }: { result: SandboxAdvance }) {
   const nothing =
     r.published.length + r.failed.length + r.settled.length + r.automations.length + r.snapshots === 0;
@@ -157,23 +184,24 @@ function WhatHappened({ result: r }: { result: SandboxAdvance }) {
           <li>
             {r.published.length} {r.published.length === 1 ? 'post' : 'posts'} published
             {r.published.length > 0 && ': '}
-            {r.published.map((id, i) => (
-              <span key={id}>
-                {i > 0 && ', '}
-                <Link href={`/posts/${encodeURIComponent(id)}`}>{id}</Link>
-              </span>
-            ))}
+            <PostLinks ids={r.published} />
           </li>
           {r.failed.length > 0 && (
             <li>
-              {r.failed.length} failed to publish: {r.failed.join(', ')}
+              {r.failed.length} failed to publish: <PostLinks ids={r.failed} />
             </li>
           )}
-          <li>{r.snapshots} metrics snapshots taken</li>
-          {r.settled.length > 0 && <li>{r.settled.length} posts' metrics settled</li>}
+          <li>
+            {r.snapshots} metrics {r.snapshots === 1 ? 'snapshot' : 'snapshots'} taken
+          </li>
+          {r.settled.length > 0 && (
+            <li>
+              {r.settled.length === 1 ? "1 post's metrics" : `${r.settled.length} posts' metrics`} settled
+            </li>
+          )}
           {r.automations.map((a, i) => (
             <li key={`${a.automation_id}-${i}`}>
-              Automation <code>{a.automation_id}</code> fired: {a.outcome}
+              Automation <AutomationName id={a.automation_id} /> fired: {a.outcome}
               {a.run_id && (
                 <>
                   {' '}
