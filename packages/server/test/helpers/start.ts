@@ -19,6 +19,8 @@ export interface TestService {
   close(): Promise<void>;
   /** Stops the server but keeps the data, then starts a new one on the same directory (restart tests). */
   restart(): Promise<TestService>;
+  /** Stops the server and closes its database, keeping the data directory (for tools run on it). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -79,6 +81,7 @@ export async function startTestService(
       await listening.stop();
       return startTestService(name, { ...opts, clock, dataDir });
     },
+    stop: () => listening.stop(),
   };
 }
 
