@@ -36,7 +36,7 @@ try {
   ];
   mkdirSync(join(root, 'docs/openapi'), { recursive: true });
   for (const t of targets) {
-    const handle = t.create(deps);
+    const handle = await t.create(deps);
     const doc = handle.openapi;
     await handle.close();
     writeFileSync(join(root, `docs/openapi/${t.name}.json`), `${JSON.stringify(doc, null, 2)}\n`);

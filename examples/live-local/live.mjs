@@ -159,7 +159,7 @@ async function main() {
   const config = loadConfig(env);
   // The server's clock only moves when told: the example fast-forwards it to the slots.
   const clock = new ManualClock(new Date());
-  const handle = createContentApp({
+  const handle = await createContentApp({
     config,
     clock,
     ids: randomIds,

@@ -31,7 +31,7 @@ beforeAll(async () => {
     ids: randomIds,
     logger: silentLogger(),
   };
-  const handle = createCommerceApp(deps);
+  const handle = await createCommerceApp(deps);
   ({ key } = await createCommerceApiKey(handle.db, deps, { env: 'sandbox', name: 'Checkout example' }));
   listening = await listen(handle, '127.0.0.1', 0);
 });

@@ -33,7 +33,7 @@ beforeAll(async () => {
     ids: randomIds,
     logger: silentLogger(),
   };
-  const handle = createCommerceApp(deps);
+  const handle = await createCommerceApp(deps);
   ({ key } = await createCommerceApiKey(handle.db, deps, { env: 'live', name: 'Live UCP example' }));
   listening = await listen(handle, '127.0.0.1', 0);
 });

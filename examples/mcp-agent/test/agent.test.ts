@@ -30,7 +30,7 @@ beforeAll(async () => {
     ids: randomIds,
     logger: silentLogger(),
   };
-  listening = await listen(createContentApp(deps), '127.0.0.1', 0);
+  listening = await listen(await createContentApp(deps), '127.0.0.1', 0);
 });
 
 afterAll(async () => {

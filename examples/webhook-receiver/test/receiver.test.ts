@@ -142,7 +142,7 @@ describe('main.mjs --demo against a real commerce service', () => {
       ids: randomIds,
       logger: silentLogger(),
     };
-    const handle = createCommerceApp(deps);
+    const handle = await createCommerceApp(deps);
     ({ key } = await createCommerceApiKey(handle.db, deps, { env: 'sandbox', name: 'Webhook example' }));
     // The dispatcher runs in the background and is nudged as soon as events are written, so
     // deliveries go out at once.
@@ -180,7 +180,7 @@ describe('main.mjs --demo against a real commerce service', () => {
       ids: randomIds,
       logger: silentLogger(),
     };
-    const handle = createCommerceApp(deps);
+    const handle = await createCommerceApp(deps);
     const { key: strictKey } = await createCommerceApiKey(handle.db, deps, {
       env: 'sandbox',
       name: 'Strict',

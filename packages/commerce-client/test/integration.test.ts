@@ -43,7 +43,7 @@ const ADDRESS = {
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-commerce-client-'));
   const clock = new ManualClock();
-  const handle = createCommerceApp({
+  const handle = await createCommerceApp({
     config: testConfig({ dataDir }),
     clock,
     ids: randomIds,

@@ -28,7 +28,7 @@ beforeAll(async () => {
     ids: randomIds,
     logger: silentLogger(),
   };
-  listening = await listen(createContentApp(deps), '127.0.0.1', 0);
+  listening = await listen(await createContentApp(deps), '127.0.0.1', 0);
   client = new ContentClient({ baseUrl: `${listening.url}/v1` });
 });
 

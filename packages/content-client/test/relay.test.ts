@@ -33,7 +33,7 @@ beforeAll(async () => {
     ids: randomIds,
     logger: silentLogger(),
   };
-  const handle = createContentApp(deps);
+  const handle = await createContentApp(deps);
   listening = await listen(handle, '127.0.0.1', 0);
   key = (await createContentApiKey(handle.db, deps, { name: 'relay', scopes: ['read'] })).key;
 });

@@ -36,7 +36,20 @@ Usage:
 
 Configuration comes from the environment: SERVICE_DATA_DIR (./.data), CONTENT_PORT (3000),
 COMMERCE_PORT (4000), SERVICE_HOST (127.0.0.1), SERVICE_MODE (sandbox|live), SERVICE_MODEL
-(simulated|real). See the README for the full list.`;
+(simulated|real), SERVICE_DATABASE_URL (unset: SQLite files in SERVICE_DATA_DIR; postgres://...:
+both services on PostgreSQL, schemas content and commerce; keys commands write there too).
+See the README for the full list.`;
+
+/** The database URL as it may be printed: a password never reaches a terminal or a log. */
+function withoutPassword(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return 'postgres://…';
+  }
+}
 
 class UsageError extends Error {}
 /** A well-formed command that cannot be carried out (an unknown key id): exit 1, not 64. */
@@ -78,7 +91,10 @@ async function start(args: string[]): Promise<void> {
     const extra = s.name === 'content' ? `  (REST ${s.url}/v1, MCP ${s.url}/mcp)` : `  (API ${s.url}/v1)`;
     process.stdout.write(`${label} ${s.url}${extra}\n`);
   }
-  process.stdout.write(`data      ${config.dataDir}  (mode: ${config.mode}, model: ${config.model})\n`);
+  const database = config.databaseUrl ? `, database: ${withoutPassword(config.databaseUrl)}` : '';
+  process.stdout.write(
+    `data      ${config.dataDir}  (mode: ${config.mode}, model: ${config.model}${database})\n`,
+  );
   // On stderr: stdout's first lines are the contract scripts parse; this is for the person.
   process.stderr.write(nextSteps(running, cliCommand()));
 }
@@ -169,12 +185,12 @@ async function keysCreate(args: string[]): Promise<void> {
         `--scopes must list read and/or write, comma-separated (got '${values.scopes ?? ''}').`,
       );
     }
-    const db = openContentDatabase(config.dataDir);
+    const db = await openContentDatabase(config);
     try {
       const { key } = await createContentApiKey(db, deps, { name, scopes: scopes as ('read' | 'write')[] });
       process.stdout.write(`${key}\n`);
     } finally {
-      db.close();
+      await db.close();
     }
     return;
   }
@@ -182,12 +198,12 @@ async function keysCreate(args: string[]): Promise<void> {
     if (values.env !== 'sandbox' && values.env !== 'live') {
       throw new UsageError(`--env must be 'sandbox' or 'live' (got '${values.env ?? ''}').`);
     }
-    const db = openCommerceDatabase(config.dataDir);
+    const db = await openCommerceDatabase(config);
     try {
       const { key } = await createCommerceApiKey(db, deps, { env: values.env, name });
       process.stdout.write(`${key}\n`);
     } finally {
-      db.close();
+      await db.close();
     }
     return;
   }
@@ -220,8 +236,7 @@ async function keysList(args: string[]): Promise<void> {
   });
   const service = keyService(values.service);
   const config = loadConfig();
-  const db =
-    service === 'content' ? openContentDatabase(config.dataDir) : openCommerceDatabase(config.dataDir);
+  const db = service === 'content' ? await openContentDatabase(config) : await openCommerceDatabase(config);
   try {
     const keys =
       service === 'content'
@@ -257,7 +272,7 @@ async function keysList(args: string[]): Promise<void> {
     ]);
     process.stdout.write(table(headers, rows));
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -272,8 +287,7 @@ async function keysRevoke(args: string[]): Promise<void> {
   const [id, ...extra] = positionals;
   if (!id || extra.length > 0) throw new UsageError('keys revoke takes exactly one key id (see keys list).');
   const config = loadConfig();
-  const db =
-    service === 'content' ? openContentDatabase(config.dataDir) : openCommerceDatabase(config.dataDir);
+  const db = service === 'content' ? await openContentDatabase(config) : await openCommerceDatabase(config);
   try {
     // One instant for the whole command: a commerce key whose revoked_at is not this instant
     // was revoked earlier (revokeApiKey keeps the first time).
@@ -309,7 +323,7 @@ async function keysRevoke(args: string[]): Promise<void> {
     }
     throw err;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 
@@ -335,17 +349,16 @@ async function migrateToPostgresCommand(args: string[]): Promise<void> {
     process.stdout.write(`${MIGRATE_TO_POSTGRES_USAGE}\n`);
     return;
   }
-  const databaseUrl = process.env.SERVICE_DATABASE_URL;
-  if (!databaseUrl || !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+  const config = loadConfig();
+  if (!config.databaseUrl) {
     throw new UsageError(
       `migrate-to-postgres needs SERVICE_DATABASE_URL=postgres://... (the database to fill).\n\n${MIGRATE_TO_POSTGRES_USAGE}`,
     );
   }
-  const config = loadConfig();
   try {
     await migrateToPostgres({
       dataDir: config.dataDir,
-      databaseUrl,
+      databaseUrl: config.databaseUrl,
       out: (line) => process.stdout.write(`${line}\n`),
     });
   } catch (err) {

@@ -83,8 +83,35 @@ const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T
 const flag = (name: string) =>
   oneOf(name, ['0', '1', 'true', 'false'], '0').transform((v) => v === '1' || v === 'true');
 
+/** A whole number from `min` up, with its unit in the error ("a whole number of bytes, at least 1024"). */
+const wholeNumber = (name: string, fallback: number, min: number, unit: string) =>
+  z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v === '') return fallback;
+      const n = Number(v);
+      if (!Number.isInteger(n) || n < min) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `${name} must be a whole number of ${unit}, at least ${min} (got '${v}')`,
+        });
+        return z.NEVER;
+      }
+      return n;
+    });
+
 const envSchema = z.object({
   SERVICE_DATA_DIR: z.string().optional(),
+  // Both services on PostgreSQL (one schema each) instead of SQLite files in SERVICE_DATA_DIR.
+  SERVICE_DATABASE_URL: z
+    .string()
+    .optional()
+    .refine(
+      (v) => v === undefined || v === '' || /^postgres(ql)?:\/\//i.test(v),
+      'SERVICE_DATABASE_URL must be a postgres:// (or postgresql://) URL, e.g. postgres://svc@127.0.0.1:5432/svc',
+    ),
+  SERVICE_DATABASE_POOL_SIZE: wholeNumber('SERVICE_DATABASE_POOL_SIZE', 10, 2, 'connections'),
   CONTENT_PORT: port('CONTENT_PORT', 3000),
   COMMERCE_PORT: port('COMMERCE_PORT', 4000),
   SERVICE_HOST: z.string().optional(),
@@ -95,37 +122,9 @@ const envSchema = z.object({
   SERVICE_WEBHOOK_ALLOW_PRIVATE: flag('SERVICE_WEBHOOK_ALLOW_PRIVATE'),
   SERVICE_STORES_ALLOW_PRIVATE: flag('SERVICE_STORES_ALLOW_PRIVATE'),
   SERVICE_MEDIA_ALLOW_PRIVATE: flag('SERVICE_MEDIA_ALLOW_PRIVATE'),
-  SERVICE_MAX_BODY_BYTES: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === '') return 1024 * 1024;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1024) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `SERVICE_MAX_BODY_BYTES must be a whole number of bytes, at least 1024 (got '${v}')`,
-        });
-        return z.NEVER;
-      }
-      return n;
-    }),
+  SERVICE_MAX_BODY_BYTES: wholeNumber('SERVICE_MAX_BODY_BYTES', 1024 * 1024, 1024, 'bytes'),
   CONTENT_PUBLIC_URL: z.string().url('CONTENT_PUBLIC_URL must be an absolute URL').optional(),
-  SERVICE_KEY_RATE_LIMIT: z
-    .string()
-    .optional()
-    .transform((v, ctx) => {
-      if (v === undefined || v === '') return 120;
-      const n = Number(v);
-      if (!Number.isInteger(n) || n < 1) {
-        ctx.addIssue({
-          code: 'custom',
-          message: `SERVICE_KEY_RATE_LIMIT must be a whole number of calls per minute, at least 1 (got '${v}')`,
-        });
-        return z.NEVER;
-      }
-      return n;
-    }),
+  SERVICE_KEY_RATE_LIMIT: wholeNumber('SERVICE_KEY_RATE_LIMIT', 120, 1, 'calls per minute'),
   COMMERCE_PUBLIC_URL: z.string().url('COMMERCE_PUBLIC_URL must be an absolute URL').optional(),
   // SERVICE_MODEL=real: any OpenAI-compatible chat completions server (see docs/content/model.md).
   SERVICE_MODEL_BASE_URL: z
@@ -162,6 +161,13 @@ export interface PlatformClientConfig {
 
 export interface Config {
   dataDir: string;
+  /**
+   * SERVICE_DATABASE_URL: PostgreSQL for both services (schemas `content` and `commerce`);
+   * undefined keeps each service's SQLite file in `dataDir`. Media files stay in `dataDir` either way.
+   */
+  databaseUrl?: string | undefined;
+  /** Connections each service's pool may open, per process (SERVICE_DATABASE_POOL_SIZE). */
+  databasePoolSize: number;
   host: string;
   mode: 'sandbox' | 'live';
   model: 'simulated' | 'real';
@@ -257,6 +263,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   return {
     dataDir: resolve(e.SERVICE_DATA_DIR || './.data'),
+    ...(e.SERVICE_DATABASE_URL ? { databaseUrl: e.SERVICE_DATABASE_URL } : {}),
+    databasePoolSize: e.SERVICE_DATABASE_POOL_SIZE,
     host: e.SERVICE_HOST || '127.0.0.1',
     mode: e.SERVICE_MODE,
     model: e.SERVICE_MODEL,

@@ -4,8 +4,8 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { commerceMigrations } from './commerce/db/migrations.js';
 import { contentMigrations } from './content/db/migrations/index.js';
-import { applyPostgresMigrations, quoteIdent } from './platform/db/postgres-migrations.js';
-import type { Migration } from './platform/db/sqlite.js';
+import { migratePostgres, quoteIdent } from './platform/db/migrate.js';
+import type { Migration } from './platform/db/sql.js';
 
 /**
  * `svc-server migrate-to-postgres`: moves a SQLite deployment (`content.sqlite` and
@@ -56,15 +56,19 @@ export async function migrateToPostgres(opts: MigrateToPostgresOptions): Promise
     );
   }
   const opened = present.map((s) => ({ source: s, db: openSource(opts.dataDir, s) }));
-  const client = new pg.Client({ connectionString: opts.databaseUrl });
+  // One connection for the copy, one for the migration runner (it takes its own from the pool).
+  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 2 });
+  let client: pg.PoolClient | undefined;
   try {
     for (const { source, db } of opened) checkSourceVersion(db, source);
-    await client.connect().catch((err: Error) => {
+    client = await pool.connect().catch((err: Error) => {
       throw new MigrationRefused(`cannot connect to SERVICE_DATABASE_URL: ${err.message}`);
     });
     for (const { source } of opened) await refuseNonEmpty(client, source.schema);
     for (const { source, db } of opened) {
-      const { from, to } = await applyPostgresMigrations(client, source.schema, source.migrations);
+      const from = await targetVersion(client, source.schema);
+      await migratePostgres(pool, source.schema, source.migrations);
+      const to = source.migrations.length;
       opts.out(
         `${source.schema}: ${source.file} -> schema "${source.schema}" (migrations ${from === to ? `at ${to}` : `${from + 1}-${to} applied`})`,
       );
@@ -78,8 +82,18 @@ export async function migrateToPostgres(opts: MigrateToPostgresOptions): Promise
     );
   } finally {
     for (const { db } of opened) db.close();
-    await client.end().catch(() => undefined);
+    client?.release();
+    await pool.end().catch(() => undefined);
   }
+}
+
+/** The last migration the target's schema has (0 when the schema or its bookkeeping is missing). */
+async function targetVersion(client: pg.ClientBase, schema: string): Promise<number> {
+  const table = `${quoteIdent(schema)}.schema_migrations`;
+  const exists = await client.query<{ t: string | null }>('SELECT to_regclass($1) AS t', [table]);
+  if (!exists.rows[0]?.t) return 0;
+  const r = await client.query<{ id: string | null }>(`SELECT MAX(id) AS id FROM ${table}`);
+  return Number(r.rows[0]?.id ?? 0);
 }
 
 function openSource(dataDir: string, source: ServiceSource): Database.Database {
@@ -109,7 +123,7 @@ function checkSourceVersion(db: Database.Database, source: ServiceSource): void 
 }
 
 /** The service's tables in the target, as PostgreSQL lists them (none when the schema is new). */
-async function targetTables(client: pg.Client, schema: string): Promise<string[]> {
+async function targetTables(client: pg.ClientBase, schema: string): Promise<string[]> {
   const r = await client.query<{ table_name: string }>(
     `SELECT table_name FROM information_schema.tables
       WHERE table_schema = $1 AND table_type = 'BASE TABLE' ORDER BY table_name`,
@@ -118,7 +132,7 @@ async function targetTables(client: pg.Client, schema: string): Promise<string[]
   return r.rows.map((row) => row.table_name).filter((t) => !RUNNER_TABLES.has(t));
 }
 
-async function refuseNonEmpty(client: pg.Client, schema: string): Promise<void> {
+async function refuseNonEmpty(client: pg.ClientBase, schema: string): Promise<void> {
   const filled: string[] = [];
   for (const table of await targetTables(client, schema)) {
     const r = await client.query(`SELECT 1 FROM ${quoteIdent(schema)}.${quoteIdent(table)} LIMIT 1`);
@@ -132,7 +146,7 @@ async function refuseNonEmpty(client: pg.Client, schema: string): Promise<void> 
 }
 
 async function copyService(
-  client: pg.Client,
+  client: pg.ClientBase,
   db: Database.Database,
   source: ServiceSource,
   out: (line: string) => void,
@@ -192,7 +206,7 @@ function tablesInForeignKeyOrder(db: Database.Database): string[] {
   return ordered;
 }
 
-async function copyTable(client: pg.Client, db: Database.Database, schema: string, table: string) {
+async function copyTable(client: pg.ClientBase, db: Database.Database, schema: string, table: string) {
   const target = await client.query<{ column_name: string; data_type: string }>(
     `SELECT column_name, data_type FROM information_schema.columns
       WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`,
@@ -291,7 +305,7 @@ function parentsFirst(rows: SqlRow[], from: string, to: string): SqlRow[] {
 }
 
 /** Moves every identity or serial sequence in the schema past the largest id copied into it. */
-async function resetSequences(client: pg.Client, schema: string): Promise<number> {
+async function resetSequences(client: pg.ClientBase, schema: string): Promise<number> {
   const r = await client.query<{ table_name: string; column_name: string }>(
     `SELECT table_name, column_name FROM information_schema.columns
       WHERE table_schema = $1 AND (is_identity = 'YES' OR column_default LIKE 'nextval(%')`,

@@ -32,8 +32,8 @@ export async function startServices(opts: StartOptions): Promise<RunningServices
     for (const name of wanted) {
       const handle =
         name === 'content'
-          ? createContentApp({ ...deps, logger: logger.child({ service: 'content' }) })
-          : createCommerceApp({ ...deps, logger: logger.child({ service: 'commerce' }) });
+          ? await createContentApp({ ...deps, logger: logger.child({ service: 'content' }) })
+          : await createCommerceApp({ ...deps, logger: logger.child({ service: 'commerce' }) });
       const port = name === 'content' ? opts.config.content.port : opts.config.commerce.port;
       let listening: Listening;
       try {

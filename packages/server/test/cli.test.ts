@@ -4,10 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, runCliAsync } from './helpers/cli.js';
+import { createTestPostgresDatabase, type TestPostgresDatabase, testEngine } from './helpers/database.js';
+
+/** On the PostgreSQL run, every command here (server and keys alike) shares one fresh database. */
+let database: TestPostgresDatabase | undefined;
+beforeAll(async () => {
+  if (testEngine === 'postgres') database = await createTestPostgresDatabase();
+});
+afterAll(() => database?.drop());
 
 function env(dataDir: string, extra: Record<string, string> = {}) {
   return {
     ...process.env,
+    ...(database ? { SERVICE_DATABASE_URL: database.url } : {}),
     SERVICE_DATA_DIR: dataDir,
     CONTENT_PORT: '0',
     COMMERCE_PORT: '0',
@@ -56,6 +65,7 @@ describe('svc-server', () => {
     expect(stdout).toMatch(/^content\s+http:\/\/127\.0\.0\.1:\d+ /m);
     expect(stdout).toMatch(/^commerce\s+http:\/\/127\.0\.0\.1:\d+ /m);
     expect(stdout).toContain(dataDir);
+    if (database) expect(stdout).toContain(`database: ${database.url}`);
   });
 
   it('keeps stdout to those three lines and tells the person what to do next on stderr', async () => {
@@ -266,6 +276,11 @@ describe('svc-server', () => {
       /SERVICE_X_CLIENT_ID is required when SERVICE_X_CLIENT_SECRET is set/,
     ],
     [{ SERVICE_THREADS_API_URL: 'graph.threads.net' }, /SERVICE_THREADS_API_URL must be an absolute URL/],
+    [{ SERVICE_DATABASE_URL: 'mysql://db/svc' }, /SERVICE_DATABASE_URL must be a postgres:\/\/ .*URL/],
+    [
+      { SERVICE_DATABASE_POOL_SIZE: '1' },
+      /SERVICE_DATABASE_POOL_SIZE must be a whole number of connections, at least 2/,
+    ],
   ])('stops start-up on bad configuration %o with one line naming the setting', (bad, message) => {
     const res = runCli(['start'], env(dataDir, bad));
     expect(res.status).toBe(78);

@@ -5,15 +5,21 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADDRESS, as, BUYER, makeKey, PROTOCOL, sandboxUser } from './commerce/helpers.js';
 import { runCliAsync } from './helpers/cli.js';
-import { createTestDatabase, dropTestDatabases } from './helpers/postgres.js';
-import { removeTempDataDir, startTestService, tempDataDir } from './helpers/start.js';
+import { createTestPostgresDatabase, type TestPostgresDatabase } from './helpers/database.js';
+import { api, removeTempDataDir, startTestService, tempDataDir } from './helpers/start.js';
 
 /**
  * `svc-server migrate-to-postgres` on the built bin, over a real SQLite deployment: the content
  * service's demo seed and commerce data made through the API (a user, a webhook endpoint, a
  * checkout and its order). Every row of every table must arrive as it was, flags as booleans.
  */
-const created: string[] = [];
+const created: TestPostgresDatabase[] = [];
+
+async function freshDatabase(): Promise<string> {
+  const database = await createTestPostgresDatabase();
+  created.push(database);
+  return database.url;
+}
 const dirs: string[] = [];
 /** Each case spawns the bin (and the set-up starts both services): generous on a loaded machine. */
 const SLOW = 180_000;
@@ -23,24 +29,32 @@ function runCli(args: string[], env: Record<string, string>) {
 }
 
 /** A data directory as a deployment leaves it: demo content, and commerce data made over HTTP. */
-async function deployment(): Promise<{ dataDir: string; orderId: string; endpointId: string }> {
+async function deployment() {
   const dataDir = tempDataDir('svc-mtp-');
   dirs.push(dataDir);
-  const content = await startTestService('content', { dataDir, config: { seed: 'demo' } });
+  const content = await startTestService('content', { dataDir, sqlite: true, config: { seed: 'demo' } });
+  const brands = await api(content.url, 'GET', '/v1/brands');
+  expect(brands.status).toBe(200);
   await content.stop();
-  const commerce = await startTestService('commerce', { dataDir, config: { webhookAllowPrivate: true } });
+  const commerce = await startTestService('commerce', {
+    dataDir,
+    sqlite: true,
+    config: { webhookAllowPrivate: true },
+  });
   const key = await makeKey(commerce, 'sandbox');
   const app = as(commerce, key);
   const endpoint = await app('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hooks' });
   expect(endpoint.status).toBe(201);
-  const { call: user } = await sandboxUser(commerce, key, { client_user_id: 'user-7' });
+  const { call: user, userToken } = await sandboxUser(commerce, key, { client_user_id: 'user-7' });
   const checkout = await user('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/desk-lamp`, quantity: 2 });
   expect(checkout.status).toBe(201);
   await user('POST', `/v1/checkouts/${checkout.body.id}/update`, { buyer: BUYER, shipping_address: ADDRESS });
   const done = await user('POST', `/v1/checkouts/${checkout.body.id}/confirm`);
   expect(done.body.status).toBe('completed');
+  const order = await user('GET', `/v1/orders/${done.body.order_id}`);
+  expect(order.status).toBe(200);
   await commerce.stop();
-  return { dataDir, orderId: done.body.order_id, endpointId: endpoint.body.id };
+  return { dataDir, orderId: done.body.order_id, key, userToken, brands: brands.body, order: order.body };
 }
 
 /** Every row of every table, each as one comparable line; flags read as 0/1, numbers as text. */
@@ -101,13 +115,13 @@ beforeAll(async () => {
   source = await deployment();
 }, SLOW);
 afterAll(async () => {
-  await dropTestDatabases(created);
+  await Promise.all(created.map((d) => d.drop()));
   for (const dir of dirs) removeTempDataDir(dir);
 });
 
 describe('svc-server migrate-to-postgres', { timeout: SLOW }, () => {
   it('moves every row of both services, flags as booleans, and prints the rows per table', async () => {
-    const url = await createTestDatabase(created, 'svc_mtp');
+    const url = await freshDatabase();
     const run = await runCli(['migrate-to-postgres'], {
       SERVICE_DATA_DIR: source.dataDir,
       SERVICE_DATABASE_URL: url,
@@ -146,6 +160,25 @@ describe('svc-server migrate-to-postgres', { timeout: SLOW }, () => {
       expect(flags.rows.every((r) => typeof Object.values(r)[0] === 'boolean')).toBe(true);
     });
 
+    // The services started on PostgreSQL answer with the same data, and the key made on SQLite works.
+    const content = await startTestService('content', {
+      dataDir: source.dataDir,
+      config: { databaseUrl: url },
+    });
+    const commerce = await startTestService('commerce', {
+      dataDir: source.dataDir,
+      config: { databaseUrl: url },
+    });
+    try {
+      expect((await api(content.url, 'GET', '/v1/brands')).body).toEqual(source.brands);
+      const order = await as(commerce, source.key, source.userToken)('GET', `/v1/orders/${source.orderId}`);
+      expect(order.status).toBe(200);
+      expect(order.body).toEqual(source.order);
+    } finally {
+      await content.stop();
+      await commerce.stop();
+    }
+
     // A second run finds the rows it wrote and refuses, changing nothing.
     const again = await runCli(['migrate-to-postgres'], {
       SERVICE_DATA_DIR: source.dataDir,
@@ -169,7 +202,7 @@ describe('svc-server migrate-to-postgres', { timeout: SLOW }, () => {
     const last = (db.prepare('SELECT MAX(id) AS id FROM schema_migrations').get() as { id: number }).id;
     db.prepare('DELETE FROM schema_migrations WHERE id = ?').run(last);
     db.close();
-    const url = await createTestDatabase(created, 'svc_mtp');
+    const url = await freshDatabase();
     const run = await runCli(['migrate-to-postgres'], { SERVICE_DATA_DIR: older, SERVICE_DATABASE_URL: url });
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(`commerce.sqlite is at schema ${last - 1}; this svc-server is at ${last}.`);

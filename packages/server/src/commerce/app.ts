@@ -1,7 +1,8 @@
 import type { lookup as dnsLookup } from 'node:dns';
-import { join } from 'node:path';
+import type { Config } from '../config.js';
 import { idempotencyStorage } from '../platform/db/idempotency-store.js';
-import { openDatabase, type SqlDatabase } from '../platform/db/sqlite.js';
+import { openServiceDatabase } from '../platform/db/open.js';
+import type { SqlDatabase } from '../platform/db/sql.js';
 import { idempotency } from '../platform/http/idempotency.js';
 import {
   apiReference,
@@ -32,9 +33,23 @@ import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import { pollStoreHandOffs, recoverConfirming } from './services/checkouts.js';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 
-/** `log` hears what a migration changed in existing data (see migration notes); stderr without one. */
-export const openCommerceDatabase = (dataDir: string, log?: (message: string) => void): SqlDatabase =>
-  openDatabase(join(dataDir, 'commerce.sqlite'), commerceMigrations, log ? { log } : {});
+/**
+ * The commerce database on the configured engine (SQLite in `dataDir`, or schema `commerce` at
+ * SERVICE_DATABASE_URL), migrated. `log` hears what a migration changed in existing data (see
+ * migration notes); stderr without one.
+ */
+export const openCommerceDatabase = (
+  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize'>,
+  log?: (message: string) => void,
+): Promise<SqlDatabase> =>
+  openServiceDatabase({
+    service: 'commerce',
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    migrations: commerceMigrations,
+    log,
+  });
 
 export interface CommerceServiceHandle extends ServiceHandle {
   /** The webhook dispatcher; tests call `runDue()` after moving the clock. */
@@ -57,9 +72,12 @@ const PURGE_EVERY_MS = 10 * 60_000;
 /** A confirm that has not finished after this long is taken as interrupted (its store call is long over). */
 const RECOVER_AFTER_MS = 60_000;
 
-/** Builds the commerce API. Listening is the caller's job, so tests and embedders can mount it anywhere. */
-export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
-  const db = deps.db ?? openCommerceDatabase(deps.config.dataDir, (message) => deps.logger.warn(message));
+/**
+ * Builds the commerce API. Listening is the caller's job, so tests and embedders can mount it
+ * anywhere. Async because it opens and migrates the database unless given one.
+ */
+export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceServiceHandle> {
+  const db = deps.db ?? (await openCommerceDatabase(deps.config, (message) => deps.logger.warn(message)));
   if (deps.config.webhookAllowPrivate) {
     deps.logger.warn(
       'SERVICE_WEBHOOK_ALLOW_PRIVATE is on: webhook endpoints may point at localhost, private addresses and plain http. Use it for local development only.',
@@ -165,7 +183,7 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
       if (recover) clearInterval(recover);
       recover = null;
       await dispatcher.stop();
-      db.close();
+      await db.close();
     },
   };
 }

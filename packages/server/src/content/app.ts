@@ -1,8 +1,8 @@
-import { join } from 'node:path';
 import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
 import { idempotencyStorage } from '../platform/db/idempotency-store.js';
-import { openDatabase, type SqlDatabase } from '../platform/db/sqlite.js';
+import { openServiceDatabase } from '../platform/db/open.js';
+import type { SqlDatabase } from '../platform/db/sql.js';
 import { idempotency } from '../platform/http/idempotency.js';
 import {
   apiReference,
@@ -48,9 +48,23 @@ import { recoverInterruptedPublishes } from './services/posts.js';
 import { tick } from './services/sandbox.js';
 import { webApp } from './web-app.js';
 
-/** `log` hears what a migration changed in existing data (see migration notes); stderr without one. */
-export const openContentDatabase = (dataDir: string, log?: (message: string) => void): SqlDatabase =>
-  openDatabase(join(dataDir, 'content.sqlite'), contentMigrations, log ? { log } : {});
+/**
+ * The content database on the configured engine (SQLite in `dataDir`, or schema `content` at
+ * SERVICE_DATABASE_URL), migrated. `log` hears what a migration changed in existing data (see
+ * migration notes); stderr without one.
+ */
+export const openContentDatabase = (
+  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize'>,
+  log?: (message: string) => void,
+): Promise<SqlDatabase> =>
+  openServiceDatabase({
+    service: 'content',
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    migrations: contentMigrations,
+    log,
+  });
 
 /**
  * Every REST route that acts as the workspace's person (auth `person`) is guarded: local
@@ -88,12 +102,15 @@ export interface ContentHandle extends ServiceHandle {
   pass(): Promise<Omit<AdvanceResultView, 'now' | 'offset_ms'>>;
 }
 
-/** Builds the content service (REST under /v1; MCP at /mcp). Listening is the caller's job. */
-export function createContentApp(
+/**
+ * Builds the content service (REST under /v1; MCP at /mcp). Listening is the caller's job. Async
+ * because it opens and migrates the database (unless given one) and reads the sandbox clock.
+ */
+export async function createContentApp(
   deps: ServiceDeps & { db?: SqlDatabase; media?: Pick<MediaContext, 'mediaFetcher' | 'mediaLimits'> },
-): ContentHandle {
-  const db = deps.db ?? openContentDatabase(deps.config.dataDir, (message) => deps.logger.warn(message));
-  const ctx = createContentContext({ ...deps, db });
+): Promise<ContentHandle> {
+  const db = deps.db ?? (await openContentDatabase(deps.config, (message) => deps.logger.warn(message)));
+  const ctx = await createContentContext({ ...deps, db });
   const mediaCtx: ContentContext & MediaContext = Object.assign(ctx, deps.media ?? {});
   ctx.media = mediaService(mediaCtx) as unknown as MediaPort;
   ctx.events.handlers.push(automationEventHandler(ctx));
@@ -200,7 +217,7 @@ export function createContentApp(
       if (timer) clearInterval(timer);
       timer = null;
       await ready;
-      db.close();
+      await db.close();
     },
   };
 }

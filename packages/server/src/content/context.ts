@@ -71,10 +71,10 @@ export interface ContentContext {
   media: MediaPort | null;
 }
 
-export function createContentContext(
+export async function createContentContext(
   deps: ServiceDeps & { db: SqlDatabase; stopwatch?: () => number },
-): ContentContext {
-  const clock = SandboxClock.load(deps.db, deps.clock);
+): Promise<ContentContext> {
+  const clock = await SandboxClock.load(deps.db, deps.clock);
   const ctx: ContentContext = {
     db: deps.db,
     config: deps.config,

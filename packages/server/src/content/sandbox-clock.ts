@@ -16,8 +16,8 @@ export class SandboxClock implements Clock {
     this.#offsetMs = offsetMs;
   }
 
-  static load(db: SqlDatabase, base: Clock): SandboxClock {
-    return new SandboxClock(base, readSandboxOffset(db));
+  static async load(db: SqlDatabase, base: Clock): Promise<SandboxClock> {
+    return new SandboxClock(base, await readSandboxOffset(db));
   }
 
   now(): Date {

@@ -40,9 +40,7 @@ describe('commerce auth and isolation', () => {
 
   it('stores user tokens hashed only', async () => {
     const { userToken } = await sandboxUser(c.svc, c.sandboxKey);
-    const rows = c.handle.db.raw.prepare('SELECT token_hash FROM user_tokens').all() as {
-      token_hash: string;
-    }[];
+    const rows = await c.handle.db.all<{ token_hash: string }>('SELECT token_hash FROM user_tokens');
     expect(rows.map((r) => r.token_hash)).toContain(sha256Hex(userToken));
     expect(JSON.stringify(rows)).not.toContain(userToken);
   });

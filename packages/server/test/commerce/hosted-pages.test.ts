@@ -105,9 +105,9 @@ describe('approval tokens offer only stores that can be connected', () => {
   it('a token made before the check never shows the shopper a JSON error', async () => {
     const approval = await create(c.sandboxKey, ['sandbox-members']);
     // As an older server would have stored it.
-    c.handle.db.raw
-      .prepare("UPDATE approvals SET merchant_ids = ? WHERE status = 'pending'")
-      .run(JSON.stringify(['amazon', 'sandbox-members']));
+    await c.handle.db.run("UPDATE approvals SET merchant_ids = ? WHERE status = 'pending'", [
+      JSON.stringify(['amazon', 'sandbox-members']),
+    ]);
     const form = await openForm(approval.body.hosted_url);
     expect(form.res.status).toBe(200);
     expect(form.checked).toEqual(['sandbox-members']);

@@ -125,9 +125,9 @@ describe('idempotency', () => {
     const app = as(c.svc, c.sandboxKey);
     // A request that started and whose process then died: its row stays in_flight.
     const keyId = (
-      c.handle.db.raw.prepare('SELECT id FROM api_keys WHERE prefix = ?').get(c.sandboxKey.slice(0, 12)) as {
-        id: string;
-      }
+      (await c.handle.db.get<{ id: string }>('SELECT id FROM api_keys WHERE prefix = ?', [
+        c.sandboxKey.slice(0, 12),
+      ])) as { id: string }
     ).id;
     const now = c.svc.clock.now();
     const probe = await app(
@@ -136,11 +136,10 @@ describe('idempotency', () => {
       { url: `${PROTOCOL}/crash` },
       { 'idempotency-key': 'crash' },
     );
-    c.handle.db.raw
-      .prepare(
-        "UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, locked_until = ? WHERE scope = ? AND key = 'crash'",
-      )
-      .run(new Date(now.getTime() + MINUTE).toISOString(), `${keyId}:sandbox`);
+    await c.handle.db.run(
+      "UPDATE idempotency_keys SET state = 'in_flight', response_status = NULL, locked_until = ? WHERE scope = ? AND key = 'crash'",
+      [new Date(now.getTime() + MINUTE).toISOString(), `${keyId}:sandbox`],
+    );
     const busy = await app(
       'POST',
       '/v1/offers',

@@ -1,11 +1,10 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
-import { openDatabase } from '../../src/platform/db/sqlite.js';
+import type { SqlDatabase } from '../../src/platform/db/sql.js';
+import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { interleave, settledValue } from '../helpers/race.js';
+import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
 
 /**
  * Two dispatchers (two instances) claiming due webhook deliveries from one database. Each selects
@@ -14,14 +13,18 @@ import { interleave, settledValue } from '../helpers/race.js';
  * that re-checks it, or the delivery is sent twice at once.
  */
 describe('claiming due webhook deliveries from two instances', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-claim-'));
-  const file = join(dir, 'commerce.sqlite');
-  const one = openDatabase(file, commerceMigrations);
-  const two = openDatabase(file, commerceMigrations);
-  afterAll(() => {
-    one.close();
-    two.close();
-    rmSync(dir, { recursive: true, force: true });
+  const dir = tempDataDir('svc-claim-');
+  let opened: TestDatabase;
+  let one: SqlDatabase;
+  let two: SqlDatabase;
+  beforeAll(async () => {
+    opened = await openTestDatabase('commerce', commerceMigrations, dir);
+    one = opened.db;
+    two = await opened.another();
+  });
+  afterAll(async () => {
+    await opened.close();
+    removeTempDataDir(dir);
   });
 
   it('each due delivery is claimed by one dispatcher, never by both', async () => {
@@ -46,7 +49,7 @@ describe('claiming due webhook deliveries from two instances', () => {
       });
       await s.webhooks.insertDelivery({ id: `del_${n}`, event_id: `evt_${n}`, endpoint_id: 'we_1', at });
     }
-    const claim = (db: typeof one) =>
+    const claim = (db: SqlDatabase) =>
       commerceStores(db).webhooks.claimDue('2026-01-01T00:01:00.000Z', '2026-01-01T00:02:00.000Z', {
         limit: 10,
         perEndpoint: 10,

@@ -415,7 +415,7 @@ describe('webhook deliveries survive a restart', () => {
     const { tmpdir } = await import('node:os');
     const { join } = await import('node:path');
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-commerce-warn-'));
-    const handle = createCommerceApp({
+    const handle = await createCommerceApp({
       config: testConfig({ dataDir, webhookAllowPrivate: true }),
       clock: new ManualClock(),
       ids: randomIds,

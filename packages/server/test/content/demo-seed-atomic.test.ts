@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { testConfig } from '../../src/config.js';
 import { createContentApp, openContentDatabase } from '../../src/content/app.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import type { SqlDatabase, SqlExecutor } from '../../src/platform/db/sqlite.js';
+import type { SqlDatabase, SqlExecutor } from '../../src/platform/db/sql.js';
 import { randomIds } from '../../src/platform/ids.js';
 import { silentLogger } from '../../src/platform/logger.js';
 import { listen } from '../../src/platform/service.js';
@@ -23,12 +23,12 @@ function faulty(db: SqlDatabase, fails: (sql: string) => boolean): SqlDatabase {
   });
   const outer = guard(db);
   return {
+    dialect: db.dialect,
     get: outer.get,
     all: outer.all,
     run: outer.run,
-    transaction: (fn) => db.transaction((tx) => fn(guard(tx))),
+    transaction: (fn, opts) => db.transaction((tx) => fn(guard(tx)), opts),
     close: () => db.close(),
-    raw: db.raw,
   };
 }
 
@@ -42,10 +42,10 @@ async function start(
   opts: { model?: 'real' | 'simulated'; fails?: (sql: string) => boolean } = {},
 ) {
   const config = testConfig({ dataDir, seed: 'demo', model: opts.model ?? 'simulated' });
-  const plain = openContentDatabase(dataDir);
+  const plain = await openContentDatabase(config);
   const db = opts.fails ? faulty(plain, opts.fails) : plain;
   const clock = new ManualClock();
-  const handle = createContentApp({ config, clock, ids: randomIds, logger: silentLogger(), db });
+  const handle = await createContentApp({ config, clock, ids: randomIds, logger: silentLogger(), db });
   await handle.ready;
   const listening = await listen(handle, '127.0.0.1', 0);
   return { url: listening.url, clock, handle, stop: () => listening.stop() };

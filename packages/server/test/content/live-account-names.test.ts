@@ -51,9 +51,7 @@ describe('live connect: account handles and display names from the platform', ()
       expect(back.location).toBe('/settings?connect_error=account_lookup_failed&platform=instagram');
       const listed = await api(live.svc.url, 'GET', `/v1/channels?brand_id=${brand.id}`);
       expect(listed.body.channels).toEqual([]);
-      expect(live.ctx.db.raw.prepare('SELECT count(*) AS n FROM channel_credentials').get()).toEqual({
-        n: 0,
-      });
+      expect(await live.ctx.db.get('SELECT count(*) AS n FROM channel_credentials')).toEqual({ n: 0 });
     });
   }
 

@@ -10,6 +10,8 @@ import {
   secretBox,
 } from '../../src/content/services/channel-credentials.js';
 import { browserCookieName } from '../../src/content/services/oauth-connect.js';
+import type { SqlValue } from '../../src/platform/db/sql.js';
+import type { SqliteDatabase } from '../../src/platform/db/sqlite.js';
 import { AppError } from '../../src/platform/errors.js';
 import {
   authorize,
@@ -28,19 +30,36 @@ afterEach(async () => {
   await live?.close();
 });
 
-const rows = (sql: string, ...params: unknown[]) => live.ctx.db.raw.prepare(sql).all(...params) as any[];
+const rows = (sql: string, ...params: SqlValue[]) => live.ctx.db.all<any>(sql, params);
 const channelsOf = (brandId: string) => rows('SELECT * FROM channels WHERE brand_id = ?', brandId);
 const HOUR = 3_600_000;
 
 /** What the database holds for the channel's tokens, opened with the service's key. */
-function storedTokens(channelId: string) {
-  const [row] = rows('SELECT * FROM channel_credentials WHERE channel_id = ?', channelId);
+async function storedTokens(channelId: string) {
+  const [row] = await rows('SELECT * FROM channel_credentials WHERE channel_id = ?', channelId);
   const box = secretBox(live.ctx);
   return {
     row,
     access: box.open(row.access_token, `channel_credentials:${channelId}:access_token`),
     refresh: box.open(row.refresh_token, `channel_credentials:${channelId}:refresh_token`),
   };
+}
+
+/**
+ * What the database keeps, as bytes: on SQLite the files themselves (WAL checkpointed in), on
+ * PostgreSQL every row of the tables that hold a channel (what a dump of them would show).
+ */
+async function storedBytes(): Promise<Buffer> {
+  const db = live.ctx.db;
+  if (db.dialect === 'sqlite') {
+    (db as SqliteDatabase).raw.pragma('wal_checkpoint(TRUNCATE)');
+    const files = readdirSync(live.svc.dataDir).filter((f) => f.startsWith('content.sqlite'));
+    expect(files).toContain('content.sqlite');
+    return Buffer.concat(files.map((f) => readFileSync(join(live.svc.dataDir, f))));
+  }
+  const tables = await rows('SELECT * FROM channels');
+  tables.push(...(await rows('SELECT * FROM channel_credentials')));
+  return Buffer.from(JSON.stringify(tables));
 }
 
 async function rejected(p: Promise<unknown>): Promise<AppError> {
@@ -67,7 +86,7 @@ describe('live connect: OAuth end to end against the X fake', () => {
     const state = auth.searchParams.get('state') as string;
     expect(state).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // Only the state's hash and the sealed verifier are kept.
-    const [kept] = rows('SELECT * FROM oauth_states');
+    const [kept] = await rows('SELECT * FROM oauth_states');
     expect(kept.state_hash).not.toContain(state);
     expect(kept.code_verifier).toMatch(/^v1\./);
 
@@ -97,18 +116,15 @@ describe('live connect: OAuth end to end against the X fake', () => {
     expect(me.status).toBe(200);
   });
 
-  it('keeps no token in the clear: the SQLite files hold sealed values only', async () => {
+  it('keeps no token in the clear: the database holds sealed values only', async () => {
     const brand = await makeBrand(live.svc, { channels: [] });
     const channel = await connectLive(live.svc, brand.id, 'x');
-    const { row, access, refresh } = storedTokens(channel.id);
+    const { row, access, refresh } = await storedTokens(channel.id);
     expect(access).toMatch(/^at-/);
     expect(refresh).toMatch(/^rt-/);
     expect(row.access_token).toMatch(/^v1\./);
     expect(row.refresh_token).toMatch(/^v1\./);
-    live.ctx.db.raw.pragma('wal_checkpoint(TRUNCATE)');
-    const files = readdirSync(live.svc.dataDir).filter((f) => f.startsWith('content.sqlite'));
-    expect(files).toContain('content.sqlite');
-    const bytes = Buffer.concat(files.map((f) => readFileSync(join(live.svc.dataDir, f))));
+    const bytes = await storedBytes();
     expect(bytes.includes(access)).toBe(false);
     expect(bytes.includes(refresh)).toBe(false);
     // The test would see them if they were there: the handle is stored in the clear.
@@ -120,7 +136,7 @@ describe('live connect: OAuth end to end against the X fake', () => {
     const { callbackUrl } = await authorize(live.svc, brand.id, 'x');
     const url = new URL(callbackUrl);
     const code = url.searchParams.get('code') as string;
-    const before = rows('SELECT * FROM oauth_states');
+    const before = await rows('SELECT * FROM oauth_states');
 
     const missing = await visit(`${live.svc.url}/oauth/x/callback?code=${code}`);
     expect(missing.status).toBe(400);
@@ -133,9 +149,9 @@ describe('live connect: OAuth end to end against the X fake', () => {
       expect(bad.status).toBe(400);
       expect(bad.body.error.code).toBe('OAUTH_STATE_INVALID');
     }
-    expect(channelsOf(brand.id)).toEqual([]);
-    expect(rows('SELECT * FROM channel_credentials')).toEqual([]);
-    expect(rows('SELECT * FROM oauth_states')).toEqual(before);
+    expect(await channelsOf(brand.id)).toEqual([]);
+    expect(await rows('SELECT * FROM channel_credentials')).toEqual([]);
+    expect(await rows('SELECT * FROM oauth_states')).toEqual(before);
     // The code was never spent: the real callback still works.
     expect((await visit(callbackUrl)).status).toBe(302);
   });
@@ -150,7 +166,7 @@ describe('live connect: OAuth end to end against the X fake', () => {
       body: { platform: 'x' },
     });
     const otherCookie = (started.headers.get('set-cookie') ?? '').split(';')[0] as string;
-    const before = rows('SELECT * FROM oauth_states ORDER BY created_at, state_hash');
+    const before = await rows('SELECT * FROM oauth_states ORDER BY created_at, state_hash');
 
     const name = otherCookie.slice(0, otherCookie.indexOf('=')).replace(/_[0-9a-f]{16}$/, '');
     for (const cookie of [
@@ -163,9 +179,9 @@ describe('live connect: OAuth end to end against the X fake', () => {
       expect(refused.status, String(cookie)).toBe(400);
       expect(refused.body.error).toMatchObject({ code: 'OAUTH_STATE_OTHER_BROWSER', param: 'state' });
     }
-    expect(channelsOf(brand.id)).toEqual([]);
-    expect(rows('SELECT * FROM channel_credentials')).toEqual([]);
-    expect(rows('SELECT * FROM oauth_states ORDER BY created_at, state_hash')).toEqual(before);
+    expect(await channelsOf(brand.id)).toEqual([]);
+    expect(await rows('SELECT * FROM channel_credentials')).toEqual([]);
+    expect(await rows('SELECT * FROM oauth_states ORDER BY created_at, state_hash')).toEqual(before);
     // The browser that started it still can.
     const back = await visit(callbackUrl);
     expect(back.status).toBe(302);
@@ -176,12 +192,12 @@ describe('live connect: OAuth end to end against the X fake', () => {
     const brand = await makeBrand(live.svc, { channels: [] });
     const { callbackUrl } = await authorize(live.svc, brand.id, 'x');
     expect((await visit(callbackUrl)).status).toBe(302);
-    const tokensBefore = rows('SELECT * FROM channel_credentials');
+    const tokensBefore = await rows('SELECT * FROM channel_credentials');
     const again = await visit(callbackUrl);
     expect(again.status).toBe(400);
     expect(again.body.error.code).toBe('OAUTH_STATE_USED');
-    expect(channelsOf(brand.id)).toHaveLength(1);
-    expect(rows('SELECT * FROM channel_credentials')).toEqual(tokensBefore);
+    expect(await channelsOf(brand.id)).toHaveLength(1);
+    expect(await rows('SELECT * FROM channel_credentials')).toEqual(tokensBefore);
   });
 
   it('lets only one of two simultaneous callbacks with the same state through', async () => {
@@ -189,7 +205,7 @@ describe('live connect: OAuth end to end against the X fake', () => {
     const { callbackUrl } = await authorize(live.svc, brand.id, 'x');
     const answers = await Promise.all([visit(callbackUrl), visit(callbackUrl), visit(callbackUrl)]);
     expect(answers.map((a) => a.status).sort()).toEqual([302, 400, 400]);
-    expect(channelsOf(brand.id)).toHaveLength(1);
+    expect(await channelsOf(brand.id)).toHaveLength(1);
     expect(live.x.requests.filter((r) => r === 'POST /2/oauth2/token')).toHaveLength(1);
   });
 
@@ -201,7 +217,7 @@ describe('live connect: OAuth end to end against the X fake', () => {
     const elsewhere = callbackUrl.replace('/oauth/x/', '/oauth/linkedin/');
     // LinkedIn has no OAuth app in this stack: refused before the state is even looked at.
     expect((await visit(elsewhere)).body.error.code).toBe('OAUTH_NOT_CONFIGURED');
-    expect(rows('SELECT used_at FROM oauth_states')).toEqual([{ used_at: null }]);
+    expect(await rows('SELECT used_at FROM oauth_states')).toEqual([{ used_at: null }]);
   });
 
   it("refuses a state spent on another platform's callback, leaving it unspent", async () => {
@@ -209,8 +225,8 @@ describe('live connect: OAuth end to end against the X fake', () => {
     const { callbackUrl } = await authorize(live.svc, brand.id, 'x');
     const elsewhere = callbackUrl.replace('/oauth/x/', '/oauth/linkedin/');
     expect((await visit(elsewhere)).body.error.code).toBe('OAUTH_STATE_INVALID');
-    expect(rows('SELECT used_at FROM oauth_states')).toEqual([{ used_at: null }]);
-    expect(channelsOf(brand.id)).toEqual([]);
+    expect(await rows('SELECT used_at FROM oauth_states')).toEqual([{ used_at: null }]);
+    expect(await channelsOf(brand.id)).toEqual([]);
   });
 
   it('refuses a state older than ten minutes, and writes nothing', async () => {
@@ -221,8 +237,8 @@ describe('live connect: OAuth end to end against the X fake', () => {
     expect(late.status).toBe(400);
     expect(late.body.error.code).toBe('OAUTH_STATE_EXPIRED');
     expect(late.body.error.message).toMatch(/more than 10 minutes ago/);
-    expect(channelsOf(brand.id)).toEqual([]);
-    expect(rows('SELECT used_at FROM oauth_states')).toEqual([{ used_at: null }]);
+    expect(await channelsOf(brand.id)).toEqual([]);
+    expect(await rows('SELECT used_at FROM oauth_states')).toEqual([{ used_at: null }]);
   });
 
   it('sends the person back to Settings with connect_error=access_denied when they say no', async () => {
@@ -240,7 +256,7 @@ describe('live connect: OAuth end to end against the X fake', () => {
     );
     expect(denied.status).toBe(302);
     expect(denied.location).toBe('/settings?connect_error=access_denied&platform=x');
-    expect(channelsOf(brand.id)).toEqual([]);
+    expect(await channelsOf(brand.id)).toEqual([]);
     expect(live.x.requests).not.toContain('POST /2/oauth2/token');
     // The refusal spent the state.
     expect(
@@ -255,7 +271,7 @@ describe('live connect: OAuth end to end against the X fake', () => {
     forged.searchParams.set('code', 'code-not-issued');
     const back = await visit(forged.toString());
     expect(back.location).toBe('/settings?connect_error=token_exchange_failed&platform=x');
-    expect(channelsOf(brand.id)).toEqual([]);
+    expect(await channelsOf(brand.id)).toEqual([]);
   });
 
   it('refuses handle/display_name in live mode, and a second account while one is connected', async () => {
@@ -276,7 +292,7 @@ describe('live connect: OAuth end to end against the X fake', () => {
   it('refreshes an access token that expires within five minutes, and after a 401', async () => {
     const brand = await makeBrand(live.svc, { channels: [] });
     const channel = await connectLive(live.svc, brand.id, 'x');
-    const first = storedTokens(channel.id);
+    const first = await storedTokens(channel.id);
     // Still valid for more than five minutes: the stored token, no call.
     live.svc.clock.advance(2 * HOUR - 6 * 60_000);
     expect(await accessTokenFor(live.ctx, channel.id)).toBe(first.access);
@@ -288,7 +304,7 @@ describe('live connect: OAuth end to end against the X fake', () => {
     ]);
     expect(a).toBe(b); // one refresh for both callers: refresh tokens rotate
     expect(a).not.toBe(first.access);
-    const second = storedTokens(channel.id);
+    const second = await storedTokens(channel.id);
     expect(second.access).toBe(a);
     expect(second.refresh).not.toBe(first.refresh);
     expect(second.row.expires_at).toBe(new Date(live.svc.clock.now().getTime() + 2 * HOUR).toISOString());
@@ -318,7 +334,7 @@ describe('live connect: OAuth end to end against the X fake', () => {
       clientSecret: X_CLIENT_SECRET,
       apiUrl: live.x.url,
     });
-    await elsewhere.refresh(storedTokens(channel.id).refresh);
+    await elsewhere.refresh((await storedTokens(channel.id)).refresh);
     live.svc.clock.advance(2 * HOUR);
     const err = await rejected(accessTokenFor(live.ctx, channel.id));
     expect(err).toMatchObject({ status: 409, code: 'CHANNEL_NEEDS_RECONNECT' });
@@ -329,13 +345,12 @@ describe('live connect: OAuth end to end against the X fake', () => {
     expect(live.x.requests).toHaveLength(calls);
 
     // Still the brand's X channel: the one-per-platform index holds a second one off.
-    expect(() =>
-      live.ctx.db.raw
-        .prepare(
-          "INSERT INTO channels (id, brand_id, platform, handle, display_name, kind, status, created_at) VALUES ('ch_2', ?, 'x', 'b', 'B', 'live', 'connected', '2026-01-01T00:00:00Z')",
-        )
-        .run(brand.id),
-    ).toThrow(/UNIQUE constraint failed/);
+    await expect(
+      live.ctx.db.run(
+        "INSERT INTO channels (id, brand_id, platform, handle, display_name, kind, status, created_at) VALUES ('ch_2', ?, 'x', 'b', 'B', 'live', 'connected', '2026-01-01T00:00:00Z')",
+        [brand.id],
+      ),
+    ).rejects.toThrow(/UNIQUE constraint failed|duplicate key value violates unique constraint/);
 
     const listed = await api(live.svc.url, 'GET', `/v1/channels?brand_id=${brand.id}`);
     expect(listed.body.channels[0]).toMatchObject({
@@ -400,11 +415,11 @@ describe('live connect: OAuth end to end against the X fake', () => {
     const channel = await connectLive(live.svc, brand.id, 'x');
     const gone = await api(live.svc.url, 'DELETE', `/v1/channels/${channel.id}`);
     expect(gone.body).toMatchObject({ status: 'disconnected' });
-    expect(rows('SELECT * FROM channel_credentials')).toEqual([]);
+    expect(await rows('SELECT * FROM channel_credentials')).toEqual([]);
     expect((await rejected(accessTokenFor(live.ctx, channel.id))).code).toBe('CHANNEL_DISCONNECTED');
     const back = await connectLive(live.svc, brand.id, 'x');
     expect(back).toMatchObject({ id: channel.id, status: 'connected' });
-    expect(channelsOf(brand.id)).toHaveLength(1);
+    expect(await channelsOf(brand.id)).toHaveLength(1);
   });
 });
 
@@ -454,7 +469,7 @@ describe('live connect without an OAuth app', () => {
     expect(res.body.error.message).toMatch(/SERVICE_X_CLIENT_ID and SERVICE_X_CLIENT_SECRET/);
     const cb = await visit(`${live.svc.url}/oauth/x/callback?code=a&state=b`);
     expect(cb.status).toBe(501);
-    expect(rows('SELECT * FROM oauth_states')).toEqual([]);
+    expect(await rows('SELECT * FROM oauth_states')).toEqual([]);
   });
 });
 
@@ -475,7 +490,7 @@ describe('SERVICE_<P>_EXTRA_SCOPES', () => {
     const x = await authorize(live.svc, brand.id, 'x');
     expect(new URL(x.authorizeUrl).searchParams.get('scope')).toBe(X_SCOPES.join(' '));
     const channel = await connectLive(live.svc, brand.id, 'linkedin');
-    const [row] = rows('SELECT scopes FROM channel_credentials WHERE channel_id = ?', channel.id);
+    const [row] = await rows('SELECT scopes FROM channel_credentials WHERE channel_id = ?', channel.id);
     expect(String(row?.scopes)).toContain('r_member_postAnalytics');
     expect(live.linkedin.violations).toEqual([]);
   });

@@ -313,9 +313,10 @@ describe('live publishing to X', () => {
   it('an expired token whose refresh fails: the post fails with CHANNEL_NEEDS_RECONNECT, and so does one due later', async () => {
     await startWithChannel();
     const ctx = ctxOf(svc);
-    const [row] = ctx.db.raw
-      .prepare('SELECT refresh_token FROM channel_credentials WHERE channel_id = ?')
-      .all(channelId) as { refresh_token: string }[];
+    const [row] = await ctx.db.all<{ refresh_token: string }>(
+      'SELECT refresh_token FROM channel_credentials WHERE channel_id = ?',
+      [channelId],
+    );
     const refresh = secretBox(ctx).open(
       row?.refresh_token as string,
       `channel_credentials:${channelId}:refresh_token`,

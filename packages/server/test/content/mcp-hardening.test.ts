@@ -188,7 +188,7 @@ describe('what a malformed URI leaves in the log', () => {
     const lines: { level: number; msg: string; err?: unknown }[] = [];
     const dataDir = mkdtempSync(join(tmpdir(), 'svc-mcp-log-'));
     const logger = pino({ level: 'debug' }, { write: (line: string) => lines.push(JSON.parse(line)) });
-    const handle = createContentApp({
+    const handle = await createContentApp({
       config: testConfig({ dataDir }),
       clock: new ManualClock(),
       ids: randomIds,

@@ -1,5 +1,4 @@
 import type { Server } from 'node:http';
-import { join } from 'node:path';
 import { type Config, testConfig } from '../../src/config.js';
 import { guardContentRoutes } from '../../src/content/app.js';
 import { contentAuthenticators } from '../../src/content/auth.js';
@@ -13,10 +12,11 @@ import {
   mountMediaFiles,
 } from '../../src/content/media/index.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import { openDatabase, type SqlDatabase } from '../../src/platform/db/sqlite.js';
+import type { SqlDatabase } from '../../src/platform/db/sql.js';
 import { createHttpApp, finishHttpApp, mountRoutes } from '../../src/platform/http/index.js';
 import { randomIds } from '../../src/platform/ids.js';
 import { silentLogger } from '../../src/platform/logger.js';
+import { openTestDatabase } from '../helpers/database.js';
 import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
 
 /**
@@ -43,7 +43,8 @@ export async function startMediaService(
   const config = testConfig({ dataDir, ...overrides });
   const clock = new ManualClock();
   const logger = silentLogger();
-  const db = openDatabase(join(dataDir, 'content.sqlite'), contentMigrations);
+  const opened = await openTestDatabase('content', contentMigrations, dataDir);
+  const db = opened.db;
   const ctx: MediaContext = { db, config, clock, ids: randomIds, logger, ...seams };
 
   const app = createHttpApp({
@@ -87,7 +88,7 @@ export async function startMediaService(
         server.close(() => r());
         server.closeIdleConnections();
       });
-      db.close();
+      await opened.close();
       removeTempDataDir(dataDir);
     },
   };

@@ -1,10 +1,11 @@
-import type { SqlDatabase, SqlExecutor, SqlParams } from '../../src/platform/db/sqlite.js';
+import type { SqlDatabase, SqlExecutor, SqlParams, TransactionOptions } from '../../src/platform/db/sql.js';
 import { startTestService } from './start.js';
 
-type Tx = <T>(fn: (tx: SqlExecutor) => Promise<T>) => Promise<T>;
+type Tx = <T>(fn: (tx: SqlExecutor) => Promise<T>, opts?: TransactionOptions) => Promise<T>;
 
 /**
- * Two requests on two database handles (two instances, two connections to one SQLite file),
+ * Two requests on two database handles (two instances: two connections to one SQLite file, or
+ * two pools on one PostgreSQL database),
  * interleaved deterministically the way a race would do it: `second` runs until its first write
  * (opening a transaction, or a statement outside one), then `first` runs its first write to the
  * end (a whole transaction), then `second` goes on.
@@ -17,6 +18,7 @@ type Tx = <T>(fn: (tx: SqlExecutor) => Promise<T>) => Promise<T>;
  * Two processes wait for SQLite's write lock in `busy_timeout`; two handles in one process cannot
  * (better-sqlite3 waits synchronously, so the holder never gets to commit). While `run` runs, the
  * handles' writes therefore take one asynchronous lock instead: the file lock, made awaitable.
+ * On PostgreSQL the same lock keeps the order deterministic; the row locks would allow more.
  *
  * If either side ends without reaching a transaction, the other is let go, so a test never hangs.
  */
@@ -55,7 +57,8 @@ export function interleave(first: SqlDatabase, second: SqlDatabase) {
         after();
       }
     };
-    db.transaction = <T>(fn: (tx: SqlExecutor) => Promise<T>) => gated(() => tx(fn));
+    db.transaction = <T>(fn: (tx: SqlExecutor) => Promise<T>, opts?: TransactionOptions) =>
+      gated(() => tx(fn, opts));
     db.run = (sql: string, params?: SqlParams) => gated(() => run(sql, params));
     restore.push(() => {
       db.transaction = tx;
@@ -98,11 +101,13 @@ export function settledValue<T>(r: PromiseSettledResult<T>): T {
 
 /**
  * Two instances of one service on one data directory and one clock: two database handles on the
- * same SQLite file, each with its own gate, as two `svc-server start` processes would have.
+ * same SQLite file, each with its own gate, or two pools on the same PostgreSQL database, as two
+ * `svc-server start` processes would have.
  */
 export async function twoInstances(name: 'content' | 'commerce') {
   const a = await startTestService(name);
-  const b = await startTestService(name, { dataDir: a.dataDir, clock: a.clock });
+  const shared = a.config.databaseUrl ? { config: { databaseUrl: a.config.databaseUrl } } : {};
+  const b = await startTestService(name, { dataDir: a.dataDir, clock: a.clock, ...shared });
   return {
     a,
     b,

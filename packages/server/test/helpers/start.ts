@@ -8,6 +8,12 @@ import { ManualClock } from '../../src/platform/clock.js';
 import { type Ids, randomIds } from '../../src/platform/ids.js';
 import { type Logger, silentLogger } from '../../src/platform/logger.js';
 import { type Listening, listen, type ServiceHandle } from '../../src/platform/service.js';
+import {
+  createTestPostgresDatabase,
+  TEST_POOL_SIZE,
+  type TestPostgresDatabase,
+  testEngine,
+} from './database.js';
 
 export interface TestService {
   url: string;
@@ -15,7 +21,7 @@ export interface TestService {
   handle: ServiceHandle;
   config: Config;
   dataDir: string;
-  /** Stops the server and deletes its data directory. */
+  /** Stops the server and deletes its data directory (and its PostgreSQL database, if it made one). */
   close(): Promise<void>;
   /** Stops the server but keeps the data, then starts a new one on the same directory (restart tests). */
   restart(): Promise<TestService>;
@@ -42,6 +48,10 @@ export function removeTempDataDir(dataDir: string): void {
 /**
  * A real service on a random loopback port and a fresh temporary data directory, with a
  * manual clock. Every integration test talks to it over HTTP.
+ *
+ * The database is on the test engine (SVC_TEST_DATABASE): SQLite in the data directory, or a
+ * fresh PostgreSQL database that close() drops. A service given `config.databaseUrl` (a second
+ * instance on the first one's database) uses it and leaves dropping it to its owner.
  */
 export async function startTestService(
   name: 'content' | 'commerce',
@@ -54,13 +64,33 @@ export async function startTestService(
     ids?: Ids;
     /** Where the service logs (silent by default); a test that checks what is logged passes its own. */
     logger?: Logger;
+    /** The PostgreSQL database this service owns (drops on close); restart() hands it on. */
+    ownedDatabase?: TestPostgresDatabase;
+    /** SQLite in the data directory whatever the test engine: a deployment that tools then move. */
+    sqlite?: boolean;
   } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDataDir(`svc-${name}-`);
-  const config = testConfig({ dataDir, ...opts.config });
+  const owned =
+    opts.ownedDatabase ??
+    (testEngine === 'postgres' && !opts.sqlite && !opts.config?.databaseUrl
+      ? await createTestPostgresDatabase()
+      : undefined);
+  const config = testConfig({
+    dataDir,
+    databasePoolSize: TEST_POOL_SIZE,
+    ...(owned ? { databaseUrl: owned.url } : {}),
+    ...opts.config,
+  });
   const clock = opts.clock ?? new ManualClock();
   const deps = { config, clock, ids: opts.ids ?? randomIds, logger: opts.logger ?? silentLogger() };
-  const handle = name === 'content' ? createContentApp(deps) : createCommerceApp(deps);
+  let handle: ServiceHandle;
+  try {
+    handle = name === 'content' ? await createContentApp(deps) : await createCommerceApp(deps);
+  } catch (err) {
+    await owned?.drop();
+    throw err;
+  }
   const listening: Listening = await listen(handle, '127.0.0.1', 0);
   if (opts.background) handle.startBackground();
   return {
@@ -76,10 +106,11 @@ export async function startTestService(
       listening.server.closeAllConnections();
       await stopped;
       removeTempDataDir(dataDir);
+      await owned?.drop();
     },
     restart: async () => {
       await listening.stop();
-      return startTestService(name, { ...opts, clock, dataDir });
+      return startTestService(name, { ...opts, clock, dataDir, ...(owned ? { ownedDatabase: owned } : {}) });
     },
     stop: () => listening.stop(),
   };

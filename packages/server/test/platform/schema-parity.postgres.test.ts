@@ -3,9 +3,9 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
-import { applyPostgresMigrations } from '../../src/platform/db/postgres-migrations.js';
-import { type Migration, migrate } from '../../src/platform/db/sqlite.js';
-import { createTestDatabase, dropTestDatabases } from '../helpers/postgres.js';
+import { migrateSqlite as migrate, migratePostgres } from '../../src/platform/db/migrate.js';
+import type { Migration } from '../../src/platform/db/sql.js';
+import { createTestPostgresDatabase, type TestPostgresDatabase } from '../helpers/database.js';
 import { postgresBooleanColumns, postgresShape, shapeDiff, sqliteShape } from '../helpers/schema-shape.js';
 
 /**
@@ -19,18 +19,20 @@ const services = [
   { schema: 'commerce', migrations: commerceMigrations },
 ] as const;
 
-const created: string[] = [];
+const created: TestPostgresDatabase[] = [];
 
-/** A fresh database holding one service's schema after every PostgreSQL step, as the runner applies them. */
+/** A fresh database holding one service's schema after every PostgreSQL step, applied by the server's runner. */
 async function migratedPostgres(schema: string, migrations: readonly Migration[]): Promise<pg.Client> {
-  const client = new pg.Client({ connectionString: await createTestDatabase(created, 'svc_parity') });
-  await client.connect();
+  const database = await createTestPostgresDatabase();
+  created.push(database);
+  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
   try {
-    await applyPostgresMigrations(client, schema, migrations);
-  } catch (err) {
-    await client.end();
-    throw err;
+    await migratePostgres(pool, schema, migrations);
+  } finally {
+    await pool.end();
   }
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
   return client;
 }
 
@@ -64,7 +66,7 @@ async function diffOf(schema: string, migrations: readonly Migration[]): Promise
   }
 }
 
-afterAll(() => dropTestDatabases(created));
+afterAll(() => Promise.all(created.map((d) => d.drop())));
 
 /** Each service's PostgreSQL schema, migrated once and read for both tests below. */
 const postgresOf = new Map<string, Promise<{ shape: string[]; flags: string[] }>>();

@@ -1,59 +1,39 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { migrateSqlite } from './migrate.js';
+import type {
+  Migration,
+  Row,
+  SqlDatabase,
+  SqlExecutor,
+  SqlParams,
+  SqlValue,
+  TransactionOptions,
+} from './sql.js';
 
-export type SqlValue = string | number | bigint | null | Uint8Array;
-export type SqlParams = readonly SqlValue[] | Record<string, SqlValue>;
-export type Row = Record<string, unknown>;
+// The engine-neutral types live in sql.ts; stores written before PostgreSQL import them from here.
+export type {
+  Migration,
+  Row,
+  SqlDatabase,
+  SqlExecutor,
+  SqlParams,
+  SqlValue,
+  TransactionOptions,
+} from './sql.js';
 
-/**
- * The narrow surface stores are written against. It is async so a PostgreSQL backend can
- * implement it later; the SQLite implementation answers synchronously underneath.
- */
-export interface SqlExecutor {
-  get<T = Row>(sql: string, params?: SqlParams): Promise<T | undefined>;
-  all<T = Row>(sql: string, params?: SqlParams): Promise<T[]>;
-  run(sql: string, params?: SqlParams): Promise<{ changes: number }>;
-}
-
-export interface SqlDatabase extends SqlExecutor {
-  /**
-   * Runs `fn` in one transaction. Until it settles, every other query on this database waits,
-   * so work from other requests cannot slip into (or be rolled back with) this transaction
-   * while `fn` awaits. Only store calls belong inside `fn`; no network I/O.
-   */
-  transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
-  close(): void;
-  /** Escape hatch for migrations and benchmarks. */
+/** A SQLite database; `raw` is for SQLite-only work (migrations' data fix-ups, benchmarks, SQLite tests). */
+export interface SqliteDatabase extends SqlDatabase {
+  readonly dialect: 'sqlite';
   readonly raw: Database.Database;
 }
 
-export interface Migration {
-  id: number;
-  name: string;
-  /**
-   * SQL, or a function for migrations that must look at the data first (for example to settle
-   * duplicates before a unique index). `log` tells the operator what a migration changed in their
-   * data; it goes to the service's logger when one is given.
-   */
-  up: string | ((db: Database.Database, log: (message: string) => void) => void);
-  /**
-   * The same step for PostgreSQL, under the same number, so both engines reach the same schema
-   * (test/platform/schema-parity.postgres.test.ts compares them). Data fix-ups that only SQLite
-   * deployments can need (they predate PostgreSQL support) have no PostgreSQL counterpart beyond
-   * the DDL.
-   */
-  postgres: string;
-}
-
-/** Where migration notes go when the caller has no logger (the CLI): one line on stderr each. */
-const stderrLog = (message: string) => process.stderr.write(`svc-server: ${message}\n`);
-
-export function openDatabase(
+export function openSqliteDatabase(
   file: string,
   migrations: readonly Migration[],
   opts: { log?: (message: string) => void } = {},
-): SqlDatabase {
+): SqliteDatabase {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -61,42 +41,17 @@ export function openDatabase(
   // Lets `svc-server keys create` write while a running server holds the file.
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
-  migrate(db, migrations, file, opts.log);
+  try {
+    migrateSqlite(db, migrations, file, opts.log);
+  } catch (err) {
+    db.close();
+    throw err;
+  }
   return new GatedDatabase(db);
 }
 
-export function migrate(
-  db: Database.Database,
-  migrations: readonly Migration[],
-  label = 'database',
-  log: (message: string) => void = stderrLog,
-): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    id INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
-  const ids = migrations.map((m) => m.id);
-  ids.forEach((id, i) => {
-    if (id !== i + 1)
-      throw new Error(`Migrations must be numbered 1..n without gaps; found ${id} at ${i + 1}.`);
-  });
-  const applied = db.prepare('SELECT MAX(id) AS id FROM schema_migrations').get() as { id: number | null };
-  const current = applied.id ?? 0;
-  if (current > migrations.length) {
-    throw new Error(
-      `${label} was written by a newer svc-server (schema ${current}, this version knows ${migrations.length}). Upgrade svc-server.`,
-    );
-  }
-  for (const m of migrations.slice(current)) {
-    db.transaction(() => {
-      if (typeof m.up === 'string') db.exec(m.up);
-      else m.up(db, (message) => log(`${label}, migration ${m.id} (${m.name}): ${message}`));
-      db.prepare('INSERT INTO schema_migrations (id, name, applied_at) VALUES (?, ?, ?)').run(
-        m.id,
-        m.name,
-        new Date().toISOString(),
-      );
-    }).immediate();
-  }
-}
+/** @deprecated the name before PostgreSQL; use openSqliteDatabase (or openServiceDatabase). */
+export const openDatabase = openSqliteDatabase;
 
 const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
@@ -114,8 +69,18 @@ function prepare(db: Database.Database, sql: string): Database.Statement {
   return stmt;
 }
 
+/** SQLite has no boolean type: stores may pass JS booleans to both engines, SQLite stores 1/0. */
+const toSqlite = (v: SqlValue) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
+
+function bind(params?: SqlParams): unknown[] {
+  if (params === undefined) return [];
+  if (Array.isArray(params)) return (params as readonly SqlValue[]).map(toSqlite);
+  const named: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(params)) named[k] = toSqlite(v);
+  return [named];
+}
+
 function directExecutor(db: Database.Database): SqlExecutor {
-  const bind = (params?: SqlParams) => (params === undefined ? [] : [params]);
   return {
     get: async <T>(sql: string, params?: SqlParams) => prepare(db, sql).get(...bind(params)) as T | undefined,
     all: async <T>(sql: string, params?: SqlParams) => prepare(db, sql).all(...bind(params)) as T[],
@@ -125,7 +90,8 @@ function directExecutor(db: Database.Database): SqlExecutor {
   };
 }
 
-class GatedDatabase implements SqlDatabase {
+class GatedDatabase implements SqliteDatabase {
+  readonly dialect = 'sqlite' as const;
   readonly raw: Database.Database;
   readonly #direct: SqlExecutor;
   /** Settles when the transaction in progress (if any) ends. */
@@ -154,7 +120,8 @@ class GatedDatabase implements SqlDatabase {
     return this.#direct.run(sql, params);
   }
 
-  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
+  /** `opts.isolation` is ignored: BEGIN IMMEDIATE and the gate already make writers serial. */
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, _opts?: TransactionOptions): Promise<T> {
     // No await between this check and taking the gate, so two callers in one tick cannot both pass.
     while (this.#gate) await this.#gate;
     let release!: () => void;
@@ -177,7 +144,9 @@ class GatedDatabase implements SqlDatabase {
     }
   }
 
-  close(): void {
+  async close(): Promise<void> {
+    // A transaction still running finishes (or rolls back) before the handle goes.
+    while (this.#gate) await this.#gate;
     if (this.raw.open) this.raw.close();
   }
 }

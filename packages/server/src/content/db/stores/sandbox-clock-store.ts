@@ -1,13 +1,8 @@
 import type { SqlDatabase } from '../../../platform/db/sqlite.js';
 
-/**
- * Read once at start-up, synchronously, because the app is built synchronously; every later
- * access goes through the async executor like any other store.
- */
-export function readSandboxOffset(db: SqlDatabase): number {
-  const row = db.raw.prepare('SELECT offset_ms FROM sandbox_clock WHERE id = 1').get() as
-    | { offset_ms: number }
-    | undefined;
+/** Read once at start-up, while the app is built. */
+export async function readSandboxOffset(db: SqlDatabase): Promise<number> {
+  const row = await db.get<{ offset_ms: number }>('SELECT offset_ms FROM sandbox_clock WHERE id = 1');
   return row?.offset_ms ?? 0;
 }
 

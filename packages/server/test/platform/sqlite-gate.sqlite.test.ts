@@ -21,6 +21,6 @@ describe('GatedDatabase', () => {
     expect(order).toEqual(['a:begin', 'a:end', 'b:begin', 'b:end', 'c:begin', 'c:end']);
     // Only b's row and the plain insert survive: the plain insert was not rolled back with a or c.
     expect(await db.all('SELECT n FROM t ORDER BY n')).toEqual([{ n: 1 }, { n: 2 }]);
-    db.close();
+    await db.close();
   });
 });

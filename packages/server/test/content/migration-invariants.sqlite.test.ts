@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentContext } from '../../src/content/context.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
-import { openDatabase } from '../../src/platform/db/sqlite.js';
+import { openDatabase, type SqliteDatabase } from '../../src/platform/db/sqlite.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand, makeDraft } from './helpers.js';
 
@@ -17,7 +17,7 @@ describe('migration 007 on a database that already holds duplicates', () => {
   let brand: { id: string; channels: Record<string, string> };
   const notes: string[] = [];
   const ids = { keptPost: '', extraPost: '', keptApproval: '', extraApproval: '', draft: '' };
-  const raw = () => (svc.handle as unknown as { ctx: ContentContext }).ctx.db.raw;
+  const raw = () => ((svc.handle as unknown as { ctx: ContentContext }).ctx.db as SqliteDatabase).raw;
 
   beforeAll(async () => {
     svc = await startTestService('content');
@@ -53,7 +53,7 @@ describe('migration 007 on a database that already holds duplicates', () => {
               person_id, ?, updated_at FROM approvals WHERE id = ?`,
     ).run(ids.extraApproval, later, ids.keptApproval);
 
-    openDatabase(join(svc.dataDir, 'content.sqlite'), contentMigrations, {
+    await openDatabase(join(svc.dataDir, 'content.sqlite'), contentMigrations, {
       log: (m) => notes.push(m),
     }).close();
   });

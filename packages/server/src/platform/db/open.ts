@@ -1,0 +1,52 @@
+import { join } from 'node:path';
+import { migratePostgres } from './migrate.js';
+import { createPool, PostgresDatabase } from './postgres.js';
+import type { Migration, SqlDatabase } from './sql.js';
+import { openSqliteDatabase } from './sqlite.js';
+
+export type ServiceName = 'content' | 'commerce';
+
+/** Connections per service and process when SERVICE_DATABASE_POOL_SIZE is not set. */
+export const DEFAULT_POOL_SIZE = 10;
+
+export interface OpenServiceDatabase {
+  service: ServiceName;
+  /** SQLite: the service's file is `<dataDir>/<service>.sqlite`. */
+  dataDir: string;
+  /** `postgres://…` puts the service in schema `<service>` of that database; unset means SQLite. */
+  databaseUrl?: string | undefined;
+  poolSize?: number | undefined;
+  migrations: readonly Migration[];
+  /** Hears what a migration changed in existing data; stderr without one. */
+  log?: ((message: string) => void) | undefined;
+}
+
+/**
+ * Opens a service's database on the configured engine and brings its schema up to date.
+ * PostgreSQL: one database for both services, one schema each (`content`, `commerce`), so their
+ * tables (both have `api_keys`, `idempotency_keys`, …) never meet and each can be dumped alone.
+ */
+export async function openServiceDatabase(opts: OpenServiceDatabase): Promise<SqlDatabase> {
+  if (!opts.databaseUrl) {
+    return openSqliteDatabase(
+      join(opts.dataDir, `${opts.service}.sqlite`),
+      opts.migrations,
+      opts.log ? { log: opts.log } : {},
+    );
+  }
+  const pool = createPool({
+    url: opts.databaseUrl,
+    schema: opts.service,
+    poolSize: opts.poolSize ?? DEFAULT_POOL_SIZE,
+  });
+  try {
+    await migratePostgres(pool, opts.service, opts.migrations, `PostgreSQL schema ${opts.service}`);
+  } catch (err) {
+    await pool.end();
+    throw err;
+  }
+  return new PostgresDatabase(pool);
+}
+
+/** Is this URL one openServiceDatabase puts on PostgreSQL? */
+export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);

@@ -1,0 +1,152 @@
+import pg from 'pg';
+import { quoteIdent } from './migrate.js';
+import { toPostgresSql } from './placeholders.js';
+import type { Row, SqlDatabase, SqlExecutor, SqlParams, SqlValue, TransactionOptions } from './sql.js';
+
+/** Type OIDs whose text form we read as JS numbers, as SQLite hands them out. */
+const INT8 = 20; // BIGINT columns, COUNT(*)
+const NUMERIC = 1700; // SUM/AVG over BIGINT
+
+function toNumber(text: string): number {
+  const n = Number(text);
+  // A silent loss of precision would corrupt ids and amounts; no svc value comes near 2^53.
+  if (!Number.isSafeInteger(n) && Number.isInteger(n))
+    throw new Error(`PostgreSQL returned ${text}, beyond what a JS number holds exactly.`);
+  return n;
+}
+
+/**
+ * The pool's own type parsers (not pg's process-wide table, which an embedding application may
+ * rely on): BIGINT and NUMERIC come back as numbers; BYTEA stays a Buffer and BOOLEAN a boolean.
+ */
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+    if ((oid === INT8 || oid === NUMERIC) && format !== 'binary') return toNumber;
+    return pg.types.getTypeParser(oid, format);
+  }) as pg.CustomTypesConfig['getTypeParser'],
+};
+
+function toParams(params: SqlParams | undefined): unknown[] {
+  if (params === undefined) return [];
+  if (!Array.isArray(params))
+    throw new Error(
+      'Named SQL parameters (@name with an object) are not supported on PostgreSQL; write `?` placeholders and pass an array.',
+    );
+  return (params as readonly SqlValue[]).map((v) =>
+    v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v,
+  );
+}
+
+/** Anything that runs a query: the pool (one statement, any connection) or a transaction's client. */
+type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
+
+function executor(on: Queryable): SqlExecutor {
+  const query = async <T>(sql: string, params?: SqlParams) =>
+    (await (on as pg.Pool).query(toPostgresSql(sql), toParams(params))) as unknown as pg.QueryResult<T & Row>;
+  return {
+    get: async <T>(sql: string, params?: SqlParams) => (await query<T>(sql, params)).rows[0] as T | undefined,
+    all: async <T>(sql: string, params?: SqlParams) => (await query<T>(sql, params)).rows as T[],
+    run: async (sql: string, params?: SqlParams) => ({ changes: (await query(sql, params)).rowCount ?? 0 }),
+  };
+}
+
+/** Serialization failure and deadlock: PostgreSQL aborted this transaction so another could win. */
+const RETRYABLE = new Set(['40001', '40P01']);
+/** Enough for a burst of concurrent confirms on one account; past it the conflict is reported. */
+const MAX_ATTEMPTS = 8;
+
+const isRetryable = (err: unknown) =>
+  typeof err === 'object' && err !== null && RETRYABLE.has((err as { code?: unknown }).code as string);
+
+const pause = (attempt: number) =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** Math.min(attempt, 5)));
+
+export interface PostgresOptions {
+  url: string;
+  /** The schema every connection of this pool works in (search_path). */
+  schema: string;
+  poolSize: number;
+}
+
+/** The pool every service database uses: its schema on every connection, our type parsers. */
+export function createPool(opts: PostgresOptions): pg.Pool {
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.poolSize,
+    types,
+    // A startup parameter, so the connection is in the schema before its first query.
+    options: `-c search_path=${quoteIdent(opts.schema)}`,
+    application_name: `svc-server ${opts.schema}`,
+  });
+  // An idle connection that the server drops (restart, idle timeout) must not crash the process.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export class PostgresDatabase implements SqlDatabase {
+  readonly dialect = 'postgres' as const;
+  readonly pool: pg.Pool;
+  readonly #direct: SqlExecutor;
+
+  constructor(pool: pg.Pool) {
+    this.pool = pool;
+    this.#direct = executor(pool);
+  }
+
+  get<T = Row>(sql: string, params?: SqlParams) {
+    return this.#direct.get<T>(sql, params);
+  }
+
+  all<T = Row>(sql: string, params?: SqlParams) {
+    return this.#direct.all<T>(sql, params);
+  }
+
+  run(sql: string, params?: SqlParams) {
+    return this.#direct.run(sql, params);
+  }
+
+  async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
+    if (opts.isolation !== 'serializable') return this.#once(fn, 'BEGIN');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#once(fn, 'BEGIN ISOLATION LEVEL SERIALIZABLE');
+      } catch (err) {
+        if (!isRetryable(err) || attempt >= MAX_ATTEMPTS) throw err;
+        await pause(attempt);
+      }
+    }
+  }
+
+  async #once<T>(fn: (tx: SqlExecutor) => Promise<T>, begin: string): Promise<T> {
+    const client = await this.pool.connect();
+    // A connection whose ROLLBACK failed is in an unknown state: it is destroyed, not reused.
+    let broken: Error | undefined;
+    try {
+      await client.query(begin);
+      try {
+        const result = await fn(executor(client));
+        const commit = await client.query('COMMIT');
+        // PostgreSQL answers COMMIT of a transaction that a failed statement aborted with a silent
+        // ROLLBACK (when `fn` caught that statement's error and went on): nothing was written.
+        if (commit.command === 'ROLLBACK')
+          throw new Error(
+            'The transaction was rolled back: a statement in it failed and its error was caught.',
+          );
+        return result;
+      } catch (err) {
+        try {
+          await client.query('ROLLBACK');
+        } catch (rollbackErr) {
+          broken = rollbackErr as Error;
+        }
+        throw err;
+      }
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  async close(): Promise<void> {
+    if (!this.pool.ended) await this.pool.end();
+  }
+}

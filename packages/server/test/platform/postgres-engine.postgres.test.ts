@@ -1,0 +1,176 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openServiceDatabase } from '../../src/platform/db/open.js';
+import type { Migration, SqlDatabase } from '../../src/platform/db/sql.js';
+import { createTestPostgresDatabase, type TestPostgresDatabase } from '../helpers/database.js';
+
+const schema: Migration[] = [
+  {
+    id: 1,
+    name: 'things',
+    up: 'unused on PostgreSQL',
+    postgres: `CREATE TABLE things (
+      id TEXT COLLATE "C" PRIMARY KEY, n BIGINT NOT NULL, done BOOLEAN NOT NULL, blob BYTEA)`,
+  },
+];
+
+const open = (database: TestPostgresDatabase, migrations: readonly Migration[] = schema) =>
+  openServiceDatabase({ service: 'content', dataDir: '/nonexistent', databaseUrl: database.url, migrations });
+
+describe('the PostgreSQL executor', () => {
+  let database: TestPostgresDatabase;
+  let db: SqlDatabase;
+  beforeAll(async () => {
+    database = await createTestPostgresDatabase();
+    db = await open(database);
+  });
+  afterAll(async () => {
+    await db.close();
+    await database.drop();
+  });
+
+  it('takes ? placeholders and hands back numbers, booleans and Buffers as SQLite stores expect', async () => {
+    expect(db.dialect).toBe('postgres');
+    const big = 2 ** 40;
+    const { changes } = await db.run(
+      'INSERT INTO things (id, n, done, blob) VALUES (?, ?, ?, ?), (?, ?, ?, ?)',
+      ['a?', big, true, new Uint8Array([0, 1, 255]), 'b', 2, false, null],
+    );
+    expect(changes).toBe(2);
+    expect(await db.get("SELECT id, n, done, blob FROM things WHERE id = ? AND id <> '?'", ['a?'])).toEqual({
+      id: 'a?',
+      n: big,
+      done: true,
+      blob: Buffer.from([0, 1, 255]),
+    });
+    expect(await db.get('SELECT COUNT(*) AS c, SUM(n) AS s FROM things')).toEqual({ c: 2, s: big + 2 });
+    expect(await db.get('SELECT id FROM things WHERE id = ?', ['none'])).toBeUndefined();
+  });
+
+  it('leaves the process-wide pg type parsers alone (an embedding application may rely on them)', async () => {
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      expect((await client.query('SELECT COUNT(*) AS c FROM content.things')).rows[0].c).toBe('2');
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('refuses named parameters with an error that says what to write instead', async () => {
+    await expect(db.get('SELECT id FROM things WHERE id = @id', { id: 'a?' })).rejects.toThrow(
+      /Named SQL parameters .* not supported on PostgreSQL/,
+    );
+  });
+
+  it('rolls a transaction back whole when its function throws, and commits it otherwise', async () => {
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.run('INSERT INTO things (id, n, done) VALUES (?, ?, ?)', ['c', 3, false]);
+        throw new Error('changed my mind');
+      }),
+    ).rejects.toThrow('changed my mind');
+    expect(await db.get('SELECT id FROM things WHERE id = ?', ['c'])).toBeUndefined();
+    await db.transaction((tx) =>
+      tx.run('INSERT INTO things (id, n, done) VALUES (?, ?, ?)', ['c', 3, false]),
+    );
+    expect(await db.get('SELECT id FROM things WHERE id = ?', ['c'])).toEqual({ id: 'c' });
+  });
+
+  it('does not report a commit when a statement failed inside the transaction and its error was swallowed', async () => {
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.run('INSERT INTO things (id, n, done) VALUES (?, ?, ?)', ['d', 4, false]);
+        await tx
+          .run('INSERT INTO things (id, n, done) VALUES (?, ?, ?)', ['d', 4, false])
+          .catch(() => undefined);
+      }),
+    ).rejects.toThrow(/rolled back/);
+    expect(await db.get('SELECT id FROM things WHERE id = ?', ['d'])).toBeUndefined();
+  });
+
+  it('retries a serializable transaction that lost a write skew, so neither side is lost', async () => {
+    await db.run('INSERT INTO things (id, n, done) VALUES (?, ?, ?)', ['counter', 0, false]);
+    let attempts = 0;
+    let arrived = 0;
+    let bothRead!: () => void;
+    const barrier = new Promise<void>((resolve) => {
+      bothRead = resolve;
+    });
+    // Both read the counter before either writes: at SERIALIZABLE one must be aborted and re-run.
+    const increment = () =>
+      db.transaction(
+        async (tx) => {
+          attempts++;
+          const row = await tx.get<{ n: number }>('SELECT n FROM things WHERE id = ?', ['counter']);
+          if (++arrived === 2) bothRead();
+          await Promise.race([barrier, new Promise((r) => setTimeout(r, 200))]);
+          await tx.run('UPDATE things SET n = ? WHERE id = ?', [(row?.n ?? 0) + 1, 'counter']);
+        },
+        { isolation: 'serializable' },
+      );
+    await Promise.all([increment(), increment()]);
+    expect(await db.get('SELECT n FROM things WHERE id = ?', ['counter'])).toEqual({ n: 2 });
+    expect(attempts).toBeGreaterThan(2);
+  });
+});
+
+describe('migrating a PostgreSQL schema', () => {
+  let database: TestPostgresDatabase;
+  beforeAll(async () => {
+    database = await createTestPostgresDatabase();
+  });
+  afterAll(() => database.drop());
+
+  const counted: Migration[] = [
+    ...schema,
+    { id: 2, name: 'log', up: '', postgres: 'CREATE TABLE starts (n BIGINT); INSERT INTO starts VALUES (1)' },
+  ];
+
+  it('applies each step once when several instances start at once', async () => {
+    const dbs = await Promise.all([1, 2, 3, 4].map(() => open(database, counted)));
+    try {
+      const [first] = dbs as [SqlDatabase];
+      expect(await first.get('SELECT COUNT(*) AS n FROM starts')).toEqual({ n: 1 });
+      expect(await first.all('SELECT id, name FROM schema_migrations ORDER BY id')).toEqual([
+        { id: 1, name: 'things' },
+        { id: 2, name: 'log' },
+      ]);
+    } finally {
+      await Promise.all(dbs.map((d) => d.close()));
+    }
+  });
+
+  it('refuses a schema written by a newer svc-server', async () => {
+    await expect(open(database, schema)).rejects.toThrow(
+      /written by a newer svc-server \(schema 2, this version knows 1\)/,
+    );
+  });
+
+  it('refuses to start when a migration has no PostgreSQL step, naming it', async () => {
+    await expect(
+      openServiceDatabase({
+        service: 'commerce',
+        dataDir: '/nonexistent',
+        databaseUrl: database.url,
+        // As a JavaScript caller could build it: the type requires the step, the check is at run time.
+        migrations: [...schema, { id: 2, name: 'sqlite-only', up: 'SELECT 1' } as unknown as Migration],
+      }),
+    ).rejects.toThrow(/migration 2 \(sqlite-only\) has no PostgreSQL step/);
+  });
+
+  it('keeps each service in its own schema', async () => {
+    const content = await open(database, counted);
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        "SELECT table_schema, table_name FROM information_schema.tables WHERE table_name = 'things'",
+      );
+      expect(rows).toEqual([{ table_schema: 'content', table_name: 'things' }]);
+    } finally {
+      await client.end();
+      await content.close();
+    }
+  }, 20_000);
+});
