@@ -55,7 +55,13 @@ describe('responses are the generated API types', () => {
       description: string;
       fields?: { label: string; name: string; type: 'text' | 'one_time_code' }[];
       task_id?: string;
-      type: 'device_session' | 'browser' | 'connect_store' | 'one_time_code' | 'user_confirmation';
+      type:
+        | 'device_session'
+        | 'browser'
+        | 'connect_store'
+        | 'one_time_code'
+        | 'user_confirmation'
+        | 'card_payment';
       url?: string;
     } | null>();
   });

@@ -16,6 +16,7 @@ import {
   revokeContentApiKeyOnce,
   SCOPES,
 } from './content/services/api-keys.js';
+import { MigrationRefused, migrateToPostgres } from './migrate-to-postgres.js';
 import { systemClock } from './platform/clock.js';
 import { AppError } from './platform/errors.js';
 import { randomIds } from './platform/ids.js';
@@ -30,6 +31,7 @@ Usage:
   svc-server keys create --service commerce --env sandbox|live --name NAME
   svc-server keys list --service content|commerce [--json]
   svc-server keys revoke ID --service content|commerce [--json]
+  svc-server migrate-to-postgres        (see svc-server migrate-to-postgres --help)
   svc-server --version
 
 Configuration comes from the environment: SERVICE_DATA_DIR (./.data), CONTENT_PORT (3000),
@@ -325,6 +327,46 @@ async function keysRevoke(args: string[]): Promise<void> {
   }
 }
 
+const MIGRATE_TO_POSTGRES_USAGE = `Usage: svc-server migrate-to-postgres
+
+Moves a SQLite deployment into PostgreSQL: the rows of content.sqlite and commerce.sqlite in
+SERVICE_DATA_DIR (./.data) go into the database at SERVICE_DATABASE_URL (postgres://...), one
+schema per service (content, commerce).
+
+  1. Stop svc-server. The SQLite files are only read; they stay as they are.
+  2. SERVICE_DATABASE_URL=postgres://... SERVICE_DATA_DIR=/var/lib/svc svc-server migrate-to-postgres
+  3. Start svc-server with SERVICE_DATABASE_URL set.
+
+It brings the target up to this svc-server's schema first, then copies every table in one
+transaction per service (0/1 flags become booleans) and prints the rows per table. It refuses,
+writing nothing, when a SQLite file is at another schema version than this svc-server (start
+this version on it once first) or when the target already holds rows. Media files are not
+copied: they stay in SERVICE_DATA_DIR/media, which the services keep using.`;
+
+async function migrateToPostgresCommand(args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { help: { type: 'boolean', short: 'h' } }, strict: true });
+  if (values.help) {
+    process.stdout.write(`${MIGRATE_TO_POSTGRES_USAGE}\n`);
+    return;
+  }
+  const config = loadConfig();
+  if (!config.databaseUrl) {
+    throw new UsageError(
+      `migrate-to-postgres needs SERVICE_DATABASE_URL=postgres://... (the database to fill).\n\n${MIGRATE_TO_POSTGRES_USAGE}`,
+    );
+  }
+  try {
+    await migrateToPostgres({
+      dataDir: config.dataDir,
+      databaseUrl: config.databaseUrl,
+      out: (line) => process.stdout.write(`${line}\n`),
+    });
+  } catch (err) {
+    if (err instanceof MigrationRefused) throw new CommandError(err.message);
+    throw err;
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
   const [command, sub, ...rest] = argv;
   if (command === '--version' || command === '-v') {
@@ -339,6 +381,8 @@ async function main(argv: string[]): Promise<void> {
   if (command === 'keys' && sub === 'create') return keysCreate(rest);
   if (command === 'keys' && sub === 'list') return keysList(rest);
   if (command === 'keys' && sub === 'revoke') return keysRevoke(rest);
+  if (command === 'migrate-to-postgres')
+    return migrateToPostgresCommand(sub === undefined ? rest : [sub, ...rest]);
   throw new UsageError(`unknown command '${argv.join(' ')}'.\n\n${USAGE}`);
 }
 

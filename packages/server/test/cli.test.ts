@@ -3,10 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cli, runCliAsync } from './helpers/cli.js';
 import { createTestPostgresDatabase, type TestPostgresDatabase, testEngine } from './helpers/database.js';
-
-/** The command-line contract the README and the docs rely on, exercised on the built bin. */
-const cli = join(import.meta.dirname, '../dist/cli.js');
 
 /** On the PostgreSQL run, every command here (server and keys alike) shares one fresh database. */
 let database: TestPostgresDatabase | undefined;
@@ -31,26 +29,7 @@ function runCli(args: string[], envVars: NodeJS.ProcessEnv) {
   return spawnSync(process.execPath, [cli, ...args], { env: envVars, encoding: 'utf8', timeout: 20_000 });
 }
 
-/**
- * The same, without blocking this process: a blocked event loop misses the server closing an
- * idle keep-alive socket, and the next fetch then fails with "other side closed".
- */
-function runCliAsync(args: string[], envVars: NodeJS.ProcessEnv) {
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: envVars });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c) => {
-      stdout += c;
-    });
-    child.stderr.on('data', (c) => {
-      stderr += c;
-    });
-    child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
-  });
-}
-
+/** The command-line contract the README and the docs rely on, exercised on the built bin. */
 describe('svc-server', () => {
   let dataDir: string;
   let server: ChildProcess;

@@ -25,6 +25,8 @@ export interface TestService {
   close(): Promise<void>;
   /** Stops the server but keeps the data, then starts a new one on the same directory (restart tests). */
   restart(): Promise<TestService>;
+  /** Stops the server and closes its database, keeping the data directory (for tools run on it). */
+  stop(): Promise<void>;
 }
 
 /**
@@ -64,12 +66,16 @@ export async function startTestService(
     logger?: Logger;
     /** The PostgreSQL database this service owns (drops on close); restart() hands it on. */
     ownedDatabase?: TestPostgresDatabase;
+    /** SQLite in the data directory whatever the test engine: a deployment that tools then move. */
+    sqlite?: boolean;
   } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDataDir(`svc-${name}-`);
   const owned =
     opts.ownedDatabase ??
-    (testEngine === 'postgres' && !opts.config?.databaseUrl ? await createTestPostgresDatabase() : undefined);
+    (testEngine === 'postgres' && !opts.sqlite && !opts.config?.databaseUrl
+      ? await createTestPostgresDatabase()
+      : undefined);
   const config = testConfig({
     dataDir,
     databasePoolSize: TEST_POOL_SIZE,
@@ -106,6 +112,7 @@ export async function startTestService(
       await listening.stop();
       return startTestService(name, { ...opts, clock, dataDir, ...(owned ? { ownedDatabase: owned } : {}) });
     },
+    stop: () => listening.stop(),
   };
 }
 

@@ -1,11 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
-import { migrateSqlite as migrate } from '../../src/platform/db/migrate.js';
+import { migrateSqlite as migrate, migratePostgres } from '../../src/platform/db/migrate.js';
 import type { Migration } from '../../src/platform/db/sql.js';
+import { createTestPostgresDatabase, type TestPostgresDatabase } from '../helpers/database.js';
 import { postgresBooleanColumns, postgresShape, shapeDiff, sqliteShape } from '../helpers/schema-shape.js';
 
 /**
@@ -14,68 +14,26 @@ import { postgresBooleanColumns, postgresShape, shapeDiff, sqliteShape } from '.
  * default), primary keys, unique constraints, indexes (name, columns and direction, unique,
  * partial), foreign keys with their ON DELETE, and the number of CHECKs per table.
  */
-const ADMIN_URL = process.env.SVC_TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
 const services = [
   { schema: 'content', migrations: contentMigrations },
   { schema: 'commerce', migrations: commerceMigrations },
 ] as const;
 
-const created: string[] = [];
+const created: TestPostgresDatabase[] = [];
 
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect().catch((err: Error) => {
-    throw new Error(
-      `No PostgreSQL at SVC_TEST_POSTGRES_URL (${ADMIN_URL}): ${err.message}. This suite needs one.`,
-    );
-  });
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
-  }
-}
-
-function urlOf(database: string): string {
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${database}`;
-  return url.toString();
-}
-
-/**
- * A fresh database holding one service's schema after every PostgreSQL step, applied the way the
- * runner does: the service's own schema on the search path, each step in its own transaction.
- */
+/** A fresh database holding one service's schema after every PostgreSQL step, applied by the server's runner. */
 async function migratedPostgres(schema: string, migrations: readonly Migration[]): Promise<pg.Client> {
-  const database = `svc_parity_${randomBytes(6).toString('hex')}`;
-  await admin((c) => c.query(`CREATE DATABASE ${database}`));
+  const database = await createTestPostgresDatabase();
   created.push(database);
-  const client = new pg.Client({ connectionString: urlOf(database) });
-  await client.connect();
+  const pool = new pg.Pool({ connectionString: database.url, max: 1 });
   try {
-    await applySteps(client, schema, migrations);
-  } catch (err) {
-    await client.end();
-    throw err;
+    await migratePostgres(pool, schema, migrations);
+  } finally {
+    await pool.end();
   }
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
   return client;
-}
-
-async function applySteps(client: pg.Client, schema: string, migrations: readonly Migration[]) {
-  await client.query(`CREATE SCHEMA ${schema}; SET search_path TO ${schema}`);
-  for (const m of migrations) {
-    await client.query('BEGIN');
-    try {
-      await client.query(m.postgres);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw new Error(
-        `${schema} migration ${m.id} (${m.name}) fails on PostgreSQL: ${(err as Error).message}`,
-      );
-    }
-  }
 }
 
 function migratedSqlite(migrations: readonly Migration[]): Database.Database {
@@ -108,11 +66,7 @@ async function diffOf(schema: string, migrations: readonly Migration[]): Promise
   }
 }
 
-afterAll(async () => {
-  await admin(async (c) => {
-    for (const database of created) await c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
-  });
-});
+afterAll(() => Promise.all(created.map((d) => d.drop())));
 
 /** Each service's PostgreSQL schema, migrated once and read for both tests below. */
 const postgresOf = new Map<string, Promise<{ shape: string[]; flags: string[] }>>();
