@@ -140,7 +140,10 @@ if (flavour === 'express') {
   server = createServer((req, res) => {
     const [status, body] = route(req.method, req.url, req.headers);
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+    });
     res.end(text);
   }).listen(0, '127.0.0.1');
 }

@@ -4,7 +4,7 @@
 // server (two rounds: baseline, svc, baseline, svc), and prints the ratio: absolute figures move
 // with the machine, ratios much less.
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -106,6 +106,7 @@ export async function startServer(env = {}, opts = {}) {
     env: fullEnv,
     started,
     child,
+    pid: child.pid,
     async stop({ keep = false } = {}) {
       await stopper(child)();
       if (!keep && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
@@ -144,12 +145,33 @@ export async function keyFor(env, args) {
 /** A wrk Lua script that sends `method`, `headers` and `body` on every request. */
 function luaScript({ method = 'GET', headers = {}, body }) {
   const lines = [`wrk.method = ${JSON.stringify(method)}`];
-  for (const [k, v] of Object.entries(headers)) lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
+  for (const [k, v] of Object.entries(headers))
+    lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
   if (body !== undefined) lines.push(`wrk.body = ${JSON.stringify(body)}`);
   const file = join(mkdtempSync(join(tmpdir(), 'svc-wrk-')), 'req.lua');
   writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
 }
+
+/**
+ * CPU time the process has used, in milliseconds (utime + stime from /proc, Linux). CPU time per
+ * request holds up on a machine shared with other work far better than requests per second do.
+ */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
+  } catch {
+    return 100;
+  }
+})();
 
 const ms = (value, unit) => Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1);
 
@@ -165,20 +187,26 @@ export function wrk(target, seconds = DURATION) {
     script,
     target.url,
   ]);
+  const cpuBefore = target.pid ? cpuMs(target.pid) : Number.NaN;
   const out = execFileSync(cmd, args, { encoding: 'utf8' });
+  const cpu = target.pid ? cpuMs(target.pid) - cpuBefore : Number.NaN;
   rmSync(join(script, '..'), { recursive: true, force: true });
   const bad = /Non-2xx or 3xx responses: (\d+)/.exec(out);
   const errors = /Socket errors: (.*)/.exec(out);
   if (bad || (errors && /timeout [1-9]|read [1-9]|write [1-9]|connect [1-9]/.test(errors[1])))
-    throw new Error(`${target.method ?? 'GET'} ${target.url}: ${bad?.[0] ?? ''} ${errors?.[0] ?? ''}\n${out}`);
+    throw new Error(
+      `${target.method ?? 'GET'} ${target.url}: ${bad?.[0] ?? ''} ${errors?.[0] ?? ''}\n${out}`,
+    );
   const pct = (p) => {
     const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
     return m ? ms(m[1], m[2]) : Number.NaN;
   };
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
   return {
     rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN),
     p50: pct(50),
     p99: pct(99),
+    cpuUs: (cpu * 1000) / requests,
   };
 }
 
@@ -193,7 +221,9 @@ export async function interleaved(targets) {
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name, t] of Object.entries(targets)) {
       const r = typeof t === 'function' ? await t() : wrk(t);
-      if (!best[name] || r.rps > best[name].rps) best[name] = r;
+      if (!best[name] || r.rps > best[name].rps) best[name] = { ...r, cpuUs: best[name]?.cpuUs ?? r.cpuUs };
+      // CPU per request: the lower of the rounds, on the same reasoning.
+      if (r.cpuUs < best[name].cpuUs) best[name].cpuUs = r.cpuUs;
     }
   }
   return best;
@@ -201,15 +231,24 @@ export async function interleaved(targets) {
 
 const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
 
-/** One table row: the figure, and its ratio to `baseline` with the goal it is held to. */
+/**
+ * One table row: the figure, its ratio to `baseline` with the goal it is held to, and the
+ * server's CPU time per request with the same ratio taken on CPU (baseline ÷ this), which is
+ * what the req/s ratio would be on an idle machine where the server is CPU-bound.
+ */
 export function row(name, result, baseline, goal = '') {
   const ratio = baseline ? `${(result.rps / baseline.rps).toFixed(2)}×` : '';
-  return `| ${name} | ${Math.round(result.rps)} | ${fmt(result.p50)} | ${fmt(result.p99)} | ${ratio} | ${goal} |`;
+  const cpuRatio =
+    baseline && Number.isFinite(result.cpuUs) && Number.isFinite(baseline.cpuUs)
+      ? ` (${(baseline.cpuUs / result.cpuUs).toFixed(2)}×)`
+      : '';
+  return `| ${name} | ${Math.round(result.rps)} | ${fmt(result.p50)} | ${fmt(result.p99)} | ${fmt(result.cpuUs, 0)}${cpuRatio} | ${ratio} | ${goal} |`;
 }
 
-/** Runs `n` async calls with `concurrency` in flight; returns the wrk-shaped figures. */
-export async function closedLoop(n, concurrency, call) {
+/** Runs `n` async calls with `concurrency` in flight; returns the wrk-shaped figures (CPU of `pid`). */
+export async function closedLoop(n, concurrency, pid, call) {
   const latencies = [];
+  const cpuBefore = cpuMs(pid);
   let next = 0;
   const started = performance.now();
   await Promise.all(
@@ -225,5 +264,5 @@ export async function closedLoop(n, concurrency, call) {
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const at = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
-  return { rps: n / seconds, p50: at(50), p99: at(99) };
+  return { rps: n / seconds, p50: at(50), p99: at(99), cpuUs: ((cpuMs(pid) - cpuBefore) * 1000) / n };
 }

@@ -23,8 +23,8 @@ console.log(`${coresNote}`);
 console.log(
   `wrk -t1 -c${CONNECTIONS}, ${DURATION} s per measurement after 1 s warm-up, ${ROUNDS} interleaved rounds (best kept), loopback, access log on\n`,
 );
-console.log('| what | req/s | p50 ms | p99 ms | ratio | goal |');
-console.log('|---|---:|---:|---:|---:|---|');
+console.log('| what | req/s | p50 ms | p99 ms | server CPU µs/req (ratio) | ratio | goal |');
+console.log('|---|---:|---:|---:|---:|---:|---|');
 for (const file of cases) {
   const { default: bench } = await import(join(dir, file));
   for (const line of await bench()) console.log(line);

@@ -34,21 +34,34 @@ export default async function contentBench() {
     });
     const checked = await check.json();
     if (checked.result?.isError || checked.result?.structuredContent?.posts?.length !== 20)
-      throw new Error(`list_posts over MCP did not return 20 posts: ${JSON.stringify(checked).slice(0, 300)}`);
+      throw new Error(
+        `list_posts over MCP did not return 20 posts: ${JSON.stringify(checked).slice(0, 300)}`,
+      );
 
-    const mcp = (name, args) => ({ url: `${server.content}/mcp`, method: 'POST', headers: mcpHeaders, body: rpc(name, args) });
+    const mcp = (name, args) => ({
+      url: `${server.content}/mcp`,
+      method: 'POST',
+      headers: mcpHeaders,
+      body: rpc(name, args),
+      pid: server.pid,
+    });
     const r = await interleaved({
-      bareNode: { url: `${node.url}/posts?brand_id=${brandId}&limit=20` },
-      bareExpress: { url: `${express.url}/posts?brand_id=${brandId}&limit=20` },
-      rest: { url: `${server.content}/v1/posts?brand_id=${brandId}&limit=20` },
+      bareNode: { url: `${node.url}/posts?brand_id=${brandId}&limit=20`, pid: node.pid },
+      bareExpress: { url: `${express.url}/posts?brand_id=${brandId}&limit=20`, pid: express.pid },
+      rest: { url: `${server.content}/v1/posts?brand_id=${brandId}&limit=20`, pid: server.pid },
       mcpPosts: mcp('list_posts', { brandId, limit: 20 }),
-      restAgents: { url: `${server.content}/v1/agents` },
+      restAgents: { url: `${server.content}/v1/agents`, pid: server.pid },
       mcpAgents: mcp('list_agents', {}),
     });
     return [
       row('bare `node:http`: 20 posts + latest metrics each', r.bareNode),
       row('bare express 5: 20 posts + latest metrics each', r.bareExpress, r.bareNode),
-      row('content `GET /v1/posts?brand_id=…&limit=20` (with verdicts) vs bare express', r.rest, r.bareExpress, '≥ 0.5×'),
+      row(
+        'content `GET /v1/posts?brand_id=…&limit=20` (with verdicts) vs bare express',
+        r.rest,
+        r.bareExpress,
+        '≥ 0.5×',
+      ),
       row('MCP `tools/call list_posts` (same 20 posts) vs REST', r.mcpPosts, r.rest, '≥ 0.8×'),
       row('content REST `GET /v1/agents`', r.restAgents),
       row('MCP `tools/call list_agents` vs REST', r.mcpAgents, r.restAgents, '≥ 0.8×'),
