@@ -126,7 +126,7 @@ export async function startBaseline(flavour, dataDir) {
   ]);
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const [url] = await waitForLines(child, [/^baseline\s+(\S+)/m], 'baseline');
-  return { url, stop: stopper(child) };
+  return { url, pid: child.pid, stop: stopper(child) };
 }
 
 export async function keyFor(env, args) {
@@ -183,6 +183,8 @@ export function wrk(target, seconds = DURATION) {
     `-c${CONNECTIONS}`,
     `-d${seconds}s`,
     '--latency',
+    '--timeout',
+    '30s',
     '-s',
     script,
     target.url,

@@ -3,7 +3,7 @@
 // under `node --cpu-prof`, loads one hot path with wrk, stops the server and prints where the CPU
 // time went: self time by function and by package (express, pino, zod, better-sqlite3, svc, node).
 // Finding out why comes before tuning (docs/benchmarks.md).
-import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keyFor, requireWrk, startServer, wrk } from './lib.mjs';
@@ -73,7 +73,9 @@ const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
 const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8'));
 rmSync(profDir, { recursive: true, force: true });
 const dt = new Map();
-profile.samples.forEach((id, i) => dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+profile.samples.forEach((id, i) => {
+  dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
 const total = [...dt.values()].reduce((a, b) => a + b, 0);
 const byFn = new Map();
 const byPkg = new Map();
