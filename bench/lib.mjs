@@ -1,19 +1,61 @@
-// Shared bench plumbing: start the real server in its own process on a temporary data
-// directory, start a bare express baseline in another, and load both with autocannon from
-// this process. Ratios, not absolute figures, are what hold on a noisy machine.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// Shared bench plumbing. Servers (svc and the bare baselines) run in their own processes pinned
+// to one core; the load generator, `wrk`, is pinned to the other, so it never competes with the
+// server it loads. Every case measures its baseline in the same run, interleaved with the real
+// server (two rounds: baseline, svc, baseline, svc), and prints the ratio: absolute figures move
+// with the machine, ratios much less.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
 
 export const root = join(import.meta.dirname, '..');
 const cli = join(root, 'packages/server/dist/cli.js');
 
+export const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
+export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 2);
+
+const has = (cmd) => {
+  try {
+    execFileSync('sh', ['-c', `command -v ${cmd}`], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * How the cores are shared: servers on SERVER_CPU, wrk and the bench's own client loops on
+ * LOAD_CPU. With one core (or no taskset) nothing is pinned, and the header says so.
+ */
+const pinning = has('taskset') && availableParallelism() >= 2;
+export const SERVER_CPU = process.env.BENCH_SERVER_CPU ?? '0';
+export const LOAD_CPU = process.env.BENCH_LOAD_CPU ?? '1';
+export const coresNote = pinning
+  ? `servers pinned to core ${SERVER_CPU} (taskset), wrk and client loops to core ${LOAD_CPU}`
+  : 'NOT pinned (taskset missing or one core): server and load generator share the cores';
+
+/** Runs a command on a core with taskset, when pinning is possible. */
+export function pinned(core, cmd, args) {
+  return pinning ? ['taskset', ['-c', core, cmd, ...args]] : [cmd, args];
+}
+
+/** Pins this bench process itself (it runs the client-side loops) to the load core. */
+export function pinSelf() {
+  if (pinning) execFileSync('taskset', ['-pc', LOAD_CPU, String(process.pid)], { stdio: 'ignore' });
+}
+
+export function requireWrk() {
+  if (!has('wrk'))
+    throw new Error(
+      "`pnpm bench` needs wrk, the load generator (Debian: 'sudo apt-get install wrk'); autocannon in the same process would be the bottleneck.",
+    );
+}
+
 function waitForLines(child, patterns, label) {
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`${label} did not start:\n${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`${label} did not start:\n${out}`)), 60_000);
     child.stdout.on('data', (chunk) => {
       out += chunk;
       const found = patterns.map((p) => p.exec(out)?.[1]);
@@ -26,22 +68,32 @@ function waitForLines(child, patterns, label) {
   });
 }
 
-/** The real svc-server, both services, on a fresh data directory. */
-export async function startServer(env = {}) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'svc-bench-'));
+const stopper = (child) => async () => {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await exited;
+};
+
+/**
+ * The real svc-server, both services, on a fresh data directory (or `dataDir`), pinned to the
+ * server core. `SERVICE_DATABASE_URL` passes through from the environment, so the same cases run
+ * on PostgreSQL once the server speaks it. The access log stays on (LOG_LEVEL info, to a file).
+ */
+export async function startServer(env = {}, opts = {}) {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-'));
   const fullEnv = {
     ...process.env,
     SERVICE_DATA_DIR: dataDir,
     CONTENT_PORT: '0',
     COMMERCE_PORT: '0',
-    LOG_LEVEL: 'warn',
+    LOG_LEVEL: 'info',
     NODE_ENV: 'production',
     ...env,
   };
-  const child = spawn(process.execPath, [cli, 'start'], {
-    env: fullEnv,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const started = process.hrtime.bigint();
+  const [cmd, args] = pinned(SERVER_CPU, process.execPath, [...(opts.nodeArgs ?? []), cli, 'start']);
+  const child = spawn(cmd, args, { env: fullEnv, stdio: ['ignore', 'pipe', opts.stderr ?? 'ignore'] });
   const [content, commerce] = await waitForLines(
     child,
     [/^content\s+(\S+)/m, /^commerce\s+(\S+)/m],
@@ -52,29 +104,29 @@ export async function startServer(env = {}) {
     commerce,
     dataDir,
     env: fullEnv,
-    async stop() {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(dataDir, { recursive: true, force: true });
+    started,
+    child,
+    pid: child.pid,
+    async stop({ keep = false } = {}) {
+      await stopper(child)();
+      if (!keep && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
 
-/** A bare express app from bench/baseline-server.mjs, serving `routes` over the given SQLite file. */
-export async function startBaseline(dbFile) {
-  const child = spawn(process.execPath, [join(import.meta.dirname, 'baseline-server.mjs'), dbFile], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+/**
+ * A bare baseline from bench/baseline-server.mjs (`flavour` 'node' for node:http, 'express' for
+ * express 5) over the server's SQLite files, pinned to the server core.
+ */
+export async function startBaseline(flavour, dataDir) {
+  const [cmd, args] = pinned(SERVER_CPU, process.execPath, [
+    join(import.meta.dirname, 'baseline-server.mjs'),
+    flavour,
+    dataDir,
+  ]);
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const [url] = await waitForLines(child, [/^baseline\s+(\S+)/m], 'baseline');
-  return {
-    url,
-    async stop() {
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { url, pid: child.pid, stop: stopper(child) };
 }
 
 export async function keyFor(env, args) {
@@ -90,19 +142,129 @@ export async function keyFor(env, args) {
   return out.trim();
 }
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
-
-/** Loads one URL; a short warm-up first so JIT and statement caches are hot. */
-export async function measure({ url, method = 'GET', headers = {}, body }) {
-  const opts = { url, method, headers, body, connections: 10, pipelining: 1 };
-  await autocannon({ ...opts, duration: 1 });
-  const r = await autocannon({ ...opts, duration: DURATION });
-  if (r.non2xx > 0 || r.errors > 0)
-    throw new Error(`${method} ${url}: ${r.non2xx} non-2xx, ${r.errors} errors`);
-  return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+/** A wrk Lua script that sends `method`, `headers` and `body` on every request. */
+function luaScript({ method = 'GET', headers = {}, body }) {
+  const lines = [`wrk.method = ${JSON.stringify(method)}`];
+  for (const [k, v] of Object.entries(headers))
+    lines.push(`wrk.headers[${JSON.stringify(k)}] = ${JSON.stringify(v)}`);
+  if (body !== undefined) lines.push(`wrk.body = ${JSON.stringify(body)}`);
+  const file = join(mkdtempSync(join(tmpdir(), 'svc-wrk-')), 'req.lua');
+  writeFileSync(file, `${lines.join('\n')}\n`);
+  return file;
 }
 
-export function row(name, result, baseline) {
+/**
+ * CPU time the process has used, in milliseconds (utime + stime from /proc, Linux). CPU time per
+ * request holds up on a machine shared with other work far better than requests per second do.
+ */
+export function cpuMs(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+const ms = (value, unit) => Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit] ?? 1);
+
+/** One wrk run (1 thread, CONNECTIONS connections) on the load core; refuses any non-2xx answer. */
+export function wrk(target, seconds = DURATION) {
+  const script = luaScript(target);
+  const [cmd, args] = pinned(LOAD_CPU, 'wrk', [
+    '-t1',
+    `-c${CONNECTIONS}`,
+    `-d${seconds}s`,
+    '--latency',
+    '--timeout',
+    '30s',
+    '-s',
+    script,
+    target.url,
+  ]);
+  const cpuBefore = target.pid ? cpuMs(target.pid) : Number.NaN;
+  const out = execFileSync(cmd, args, { encoding: 'utf8' });
+  const cpu = target.pid ? cpuMs(target.pid) - cpuBefore : Number.NaN;
+  rmSync(join(script, '..'), { recursive: true, force: true });
+  const bad = /Non-2xx or 3xx responses: (\d+)/.exec(out);
+  const errors = /Socket errors: (.*)/.exec(out);
+  if (bad || (errors && /timeout [1-9]|read [1-9]|write [1-9]|connect [1-9]/.test(errors[1])))
+    throw new Error(
+      `${target.method ?? 'GET'} ${target.url}: ${bad?.[0] ?? ''} ${errors?.[0] ?? ''}\n${out}`,
+    );
+  const pct = (p) => {
+    const m = new RegExp(`^\\s+${p}%\\s+([\\d.]+)(us|ms|s)`, 'm').exec(out);
+    return m ? ms(m[1], m[2]) : Number.NaN;
+  };
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? Number.NaN);
+  return {
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? Number.NaN),
+    p50: pct(50),
+    p99: pct(99),
+    cpuUs: (cpu * 1000) / requests,
+  };
+}
+
+/**
+ * Measures every target in `targets` (name → wrk target, or a function returning a result for
+ * work wrk cannot drive) in ROUNDS interleaved rounds after a short warm-up, and keeps each one's
+ * best round: on a shared machine the best round is the one least disturbed by others.
+ */
+export async function interleaved(targets) {
+  const best = {};
+  for (const [, t] of Object.entries(targets)) if (typeof t !== 'function') wrk(t, 1);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, t] of Object.entries(targets)) {
+      const r = typeof t === 'function' ? await t() : wrk(t);
+      if (!best[name] || r.rps > best[name].rps) best[name] = { ...r, cpuUs: best[name]?.cpuUs ?? r.cpuUs };
+      // CPU per request: the lower of the rounds, on the same reasoning.
+      if (r.cpuUs < best[name].cpuUs) best[name].cpuUs = r.cpuUs;
+    }
+  }
+  return best;
+}
+
+const fmt = (n, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+
+/**
+ * One table row: the figure, its ratio to `baseline` with the goal it is held to, and the
+ * server's CPU time per request with the same ratio taken on CPU (baseline ÷ this), which is
+ * what the req/s ratio would be on an idle machine where the server is CPU-bound.
+ */
+export function row(name, result, baseline, goal = '') {
   const ratio = baseline ? `${(result.rps / baseline.rps).toFixed(2)}×` : '';
-  return `| ${name} | ${Math.round(result.rps)} | ${result.p50} | ${result.p99} | ${ratio} |`;
+  const cpuRatio =
+    baseline && Number.isFinite(result.cpuUs) && Number.isFinite(baseline.cpuUs)
+      ? ` (${(baseline.cpuUs / result.cpuUs).toFixed(2)}×)`
+      : '';
+  return `| ${name} | ${Math.round(result.rps)} | ${fmt(result.p50)} | ${fmt(result.p99)} | ${fmt(result.cpuUs, 0)}${cpuRatio} | ${ratio} | ${goal} |`;
+}
+
+/** Runs `n` async calls with `concurrency` in flight; returns the wrk-shaped figures (CPU of `pid`). */
+export async function closedLoop(n, concurrency, pid, call) {
+  const latencies = [];
+  const cpuBefore = cpuMs(pid);
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        const t = performance.now();
+        await call(i);
+        latencies.push(performance.now() - t);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
+  return { rps: n / seconds, p50: at(50), p99: at(99), cpuUs: ((cpuMs(pid) - cpuBefore) * 1000) / n };
 }

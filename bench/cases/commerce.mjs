@@ -1,40 +1,132 @@
 import { join } from 'node:path';
-import { keyFor, measure, row, startBaseline, startServer } from '../lib.mjs';
+import { pathToFileURL } from 'node:url';
+import { closedLoop, interleaved, keyFor, root, row, startBaseline, startServer } from '../lib.mjs';
 
-/** Commerce: an unauthenticated health check, and an authenticated offer lookup. */
+const PROTOCOL = 'https://protocol-shop.sandbox.test/products';
+const ADDRESS = {
+  name: 'Ada Lovelace',
+  line1: '1 Main St',
+  city: 'Springfield',
+  region: 'IL',
+  postal_code: '62701',
+  country: 'US',
+};
+
+async function call(base, method, path, headers, body) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+/** A sandbox user (no spending rules) and a checkout of theirs ready to confirm. */
+async function userWithCheckouts(base, key, n) {
+  const auth = { authorization: `Bearer ${key}` };
+  const { public_token } = await call(base, 'POST', '/v1/sandbox/public_token', auth, {});
+  const { user_token } = await call(base, 'POST', '/v1/approval_tokens/exchange', auth, { public_token });
+  const headers = { ...auth, 'service-user-token': user_token };
+  const ids = [];
+  for (let i = 0; i < n; i++) {
+    const c = await call(base, 'POST', '/v1/checkouts', headers, {
+      product_url: `${PROTOCOL}/bench-mug`,
+      buyer: { email: 'ada@example.com' },
+      shipping_address: ADDRESS,
+    });
+    if (c.status !== 'ready_to_confirm') throw new Error(`checkout is ${c.status}, not ready_to_confirm`);
+    ids.push(c.id);
+  }
+  return { headers, ids };
+}
+
+/**
+ * Commerce: `GET /v1/checkouts/{id}` (API key, user token, row) against bare node:http and bare
+ * express doing the same lookups; keyed against unkeyed confirm; the commerce client's retrieve
+ * against a raw fetch of the same URL.
+ */
 export default async function commerceBench() {
   const server = await startServer();
-  let baseline;
+  const baselines = [];
   try {
-    baseline = await startBaseline(join(server.dataDir, 'commerce.sqlite'));
     const key = await keyFor(server.env, ['--service', 'commerce', '--env', 'sandbox', '--name', 'bench']);
-    const auth = { authorization: `Bearer ${key}` };
-    const created = await fetch(`${server.commerce}/v1/offers`, {
-      method: 'POST',
-      headers: { ...auth, 'content-type': 'application/json' },
-      body: JSON.stringify({ url: 'https://protocol-shop.sandbox.test/products/bench-mug' }),
+    const { headers, ids } = await userWithCheckouts(server.commerce, key, 1);
+    const [node, express] = [
+      await startBaseline('node', server.dataDir),
+      await startBaseline('express', server.dataDir),
+    ];
+    baselines.push(node, express);
+    const id = ids[0];
+    const r = await interleaved({
+      node: { url: `${node.url}/checkouts/${id}`, headers, pid: node.pid },
+      express: { url: `${express.url}/checkouts/${id}`, headers, pid: express.pid },
+      svc: { url: `${server.commerce}/v1/checkouts/${id}`, headers, pid: server.pid },
     });
-    const offer = await created.json();
-    if (!offer.id) throw new Error(`could not create an offer: ${JSON.stringify(offer)}`);
+    const rows = [
+      row('bare `node:http` + better-sqlite3: key, user token, checkout row', r.node),
+      row('bare express 5: the same lookups, the same JSON', r.express, r.node),
+      row('svc `GET /v1/checkouts/{id}` vs express', r.svc, r.express, '≥ 0.9×'),
+      row('svc `GET /v1/checkouts/{id}` vs node:http', r.svc, r.node, '≥ 0.25×'),
+    ];
 
-    const rows = [];
-    const bareHealth = await measure({ url: `${baseline.url}/health` });
-    rows.push(row('bare express `GET /health`', bareHealth));
-    rows.push(
-      row('commerce `GET /v1/health`', await measure({ url: `${server.commerce}/v1/health` }), bareHealth),
-    );
-    const bareOffer = await measure({ url: `${baseline.url}/offers/${offer.id}`, headers: auth });
-    rows.push(row('bare express: key lookup + offer row', bareOffer));
+    // Confirm: each request uses up one ready checkout, so these are closed loops of N confirms
+    // from this process (pinned to the load core), keyed and unkeyed alternately in two rounds.
+    const N = Number(process.env.BENCH_CONFIRMS ?? 300);
+    const confirms = await userWithCheckouts(server.commerce, key, 4 * N);
+    let next = 0;
+    const confirmRun = (keyed) => () =>
+      closedLoop(N, 16, server.pid, async () => {
+        const cid = confirms.ids[next++];
+        await call(server.commerce, 'POST', `/v1/checkouts/${cid}/confirm`, {
+          ...confirms.headers,
+          ...(keyed ? { 'idempotency-key': `bench-${cid}` } : {}),
+        });
+      });
+    const c = await interleaved({ unkeyed: confirmRun(false), keyed: confirmRun(true) });
+    rows.push(row(`\`POST …/confirm\` without a key (${N} confirms, 16 in flight)`, c.unkeyed));
     rows.push(
       row(
-        'commerce `GET /v1/offers/{id}` (API key)',
-        await measure({ url: `${server.commerce}/v1/offers/${offer.id}`, headers: auth }),
-        bareOffer,
+        '`POST …/confirm` with an Idempotency-Key (cost = 1 ÷ this ratio)',
+        c.keyed,
+        c.unkeyed,
+        '≥ 0.87× (cost ≤ 1.15×)',
+      ),
+    );
+
+    // The client's retrieve against a raw fetch of the same URL with the same headers.
+    const { CommerceClient } = await import(
+      pathToFileURL(join(root, 'packages/commerce-client/dist/index.js')).href
+    );
+    const client = new CommerceClient({
+      apiKey: key,
+      baseUrl: server.commerce,
+      userToken: headers['service-user-token'],
+    });
+    const M = Number(process.env.BENCH_RETRIEVES ?? 3000);
+    const url = `${server.commerce}/v1/checkouts/${id}`;
+    const k = await interleaved({
+      fetch: () =>
+        closedLoop(M, 16, process.pid, async () => {
+          const res = await fetch(url, { headers });
+          if (!res.ok) throw new Error(`fetch ${res.status}`);
+          await res.json();
+        }),
+      client: () => closedLoop(M, 16, process.pid, () => client.checkouts.retrieve(id)),
+    });
+    rows.push(row(`raw \`fetch\` of \`GET /v1/checkouts/{id}\` (${M} calls, 16 in flight)`, k.fetch));
+    rows.push(
+      row(
+        '`@svc/commerce-client` `checkouts.retrieve` (CPU column: the client process; cost = 1 ÷ ratio)',
+        k.client,
+        k.fetch,
+        '≥ 0.91× (cost ≤ 1.1×)',
       ),
     );
     return rows;
   } finally {
-    await baseline?.stop();
+    for (const b of baselines) await b.stop();
     await server.stop();
   }
 }

@@ -1,33 +1,36 @@
-import { keyFor, measure, row, startServer } from '../lib.mjs';
+import { interleaved, keyFor, row, startBaseline, startServer } from '../lib.mjs';
 
 /**
- * MCP beside REST on the same seeded demo data: `tools/call list_posts` against
- * `GET /v1/posts?brand_id=…` for the same 20 posts. The ratio is MCP ÷ REST; the MCP call
- * also authenticates the key (stamping last use), validates the arguments, writes the call
- * log and serialises the posts twice (text and structuredContent), so 1× is not the aim.
+ * Content on the seeded demo brand: `GET /v1/posts?limit=20` against a bare route reading the
+ * same posts and their latest metrics (no verdicts), and MCP `tools/call` against its REST twin
+ * for `list_posts` and `list_agents`. For MCP the ratio is MCP ÷ REST.
  */
-export default async function mcpBench() {
+export default async function contentBench() {
   // The per-key rate limit (120 calls a minute by default) would turn nearly every measured call
   // into a RATE_LIMITED tool error; lift it so the figure is the cost of serving a call, which
   // still includes counting it.
   const server = await startServer({ SERVICE_KEY_RATE_LIMIT: '1000000000' });
+  const baselines = [];
   try {
     const key = await keyFor(server.env, ['--service', 'content', '--name', 'bench', '--scopes', 'read']);
     const brands = await (await fetch(`${server.content}/v1/brands`)).json();
     const brandId = brands.brands?.[0]?.id;
     if (!brandId) throw new Error(`no demo brand: ${JSON.stringify(brands)}`);
+    const node = await startBaseline('node', server.dataDir);
+    const express = await startBaseline('express', server.dataDir);
+    baselines.push(node, express);
 
-    const rest = await measure({ url: `${server.content}/v1/posts?brand_id=${brandId}&limit=20` });
     const mcpHeaders = {
       authorization: `Bearer ${key}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
     };
-    const rpc = (method, params) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params });
+    const rpc = (name, args) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } });
     const check = await fetch(`${server.content}/mcp`, {
       method: 'POST',
       headers: mcpHeaders,
-      body: rpc('tools/call', { name: 'list_posts', arguments: { brandId, limit: 20 } }),
+      body: rpc('list_posts', { brandId, limit: 20 }),
     });
     const checked = await check.json();
     if (checked.result?.isError || checked.result?.structuredContent?.posts?.length !== 20)
@@ -35,35 +38,36 @@ export default async function mcpBench() {
         `list_posts over MCP did not return 20 posts: ${JSON.stringify(checked).slice(0, 300)}`,
       );
 
-    const mcp = await measure({
+    const mcp = (name, args) => ({
       url: `${server.content}/mcp`,
       method: 'POST',
       headers: mcpHeaders,
-      body: rpc('tools/call', { name: 'list_posts', arguments: { brandId, limit: 20 } }),
+      body: rpc(name, args),
+      pid: server.pid,
     });
-    const list = await measure({
-      url: `${server.content}/mcp`,
-      method: 'POST',
-      headers: mcpHeaders,
-      body: rpc('tools/list', {}),
-    });
-    // A call with no lookup behind it shows the fixed cost of an MCP call: key check and
-    // last-use stamp, argument validation, the call-log write.
-    const restAgents = await measure({ url: `${server.content}/v1/agents` });
-    const mcpAgents = await measure({
-      url: `${server.content}/mcp`,
-      method: 'POST',
-      headers: mcpHeaders,
-      body: rpc('tools/call', { name: 'list_agents', arguments: {} }),
+    const r = await interleaved({
+      bareNode: { url: `${node.url}/posts?brand_id=${brandId}&limit=20`, pid: node.pid },
+      bareExpress: { url: `${express.url}/posts?brand_id=${brandId}&limit=20`, pid: express.pid },
+      rest: { url: `${server.content}/v1/posts?brand_id=${brandId}&limit=20`, pid: server.pid },
+      mcpPosts: mcp('list_posts', { brandId, limit: 20 }),
+      restAgents: { url: `${server.content}/v1/agents`, pid: server.pid },
+      mcpAgents: mcp('list_agents', {}),
     });
     return [
-      row('content REST `GET /v1/posts?brand_id=…&limit=20`', rest),
-      row('MCP `tools/call list_posts` (same 20 posts; vs REST)', mcp, rest),
-      row('content REST `GET /v1/agents`', restAgents),
-      row('MCP `tools/call list_agents` (vs REST)', mcpAgents, restAgents),
-      row('MCP `tools/list` (23 tools, prebuilt)', list),
+      row('bare `node:http`: 20 posts + latest metrics each', r.bareNode),
+      row('bare express 5: 20 posts + latest metrics each', r.bareExpress, r.bareNode),
+      row(
+        'content `GET /v1/posts?brand_id=…&limit=20` (with verdicts) vs bare express',
+        r.rest,
+        r.bareExpress,
+        '≥ 0.5×',
+      ),
+      row('MCP `tools/call list_posts` (same 20 posts) vs REST', r.mcpPosts, r.rest, '≥ 0.8×'),
+      row('content REST `GET /v1/agents`', r.restAgents),
+      row('MCP `tools/call list_agents` vs REST', r.mcpAgents, r.restAgents, '≥ 0.8×'),
     ];
   } finally {
+    for (const b of baselines) await b.stop();
     await server.stop();
   }
 }

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -6,13 +6,27 @@ const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
  * Uniform base62 from a CSPRNG. Rejection sampling avoids the modulo bias a plain
  * `byte % 62` would give, which matters because API keys are built from this.
  */
+/**
+ * Random bytes are drawn from the CSPRNG a pool at a time (one call per few hundred ids instead
+ * of one per id: every request makes a request id). Each byte is used once.
+ */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
+function randomByte(): number {
+  if (poolAt === pool.length) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  return pool[poolAt++] as number;
+}
+
 export function randomBase62(length: number): string {
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248) out += BASE62[byte % 62];
-      if (out.length === length) break;
-    }
+    const byte = randomByte();
+    // 248 = 4 × 62: bytes above it are skipped so every character is equally likely.
+    if (byte < 248) out += BASE62[byte % 62];
   }
   return out;
 }

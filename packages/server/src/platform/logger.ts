@@ -28,7 +28,10 @@ export function createLogger(opts: { level?: string; name?: string } = {}): Logg
         censor: '[redacted]',
       },
     },
-    pino.destination(2),
+    // Asynchronous: a line is handed to the stream and written off the request's path (lines
+    // that arrive while a write is in flight go out together). pino flushes what is left
+    // synchronously when the process exits, a crash included.
+    pino.destination({ dest: 2, sync: false }),
   );
 }
 

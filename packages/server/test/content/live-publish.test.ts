@@ -139,8 +139,15 @@ describe('live publishing to X', () => {
 
   it('a 5xx on a call that changed nothing retries later with backoff; a 5xx on the post itself is unconfirmed', async () => {
     await startWithChannel();
-    fake.failNext('GET /2/users/me', { kind: 'status', status: 503 });
-    const res = await post('Try again later.');
+    // The image upload comes before any post goes out: a 503 there changed nothing on X.
+    const draft = await api(svc.url, 'POST', '/v1/drafts', {
+      body: { brand_id: brandId, platform: 'x', text: 'Try again later.' },
+    });
+    await api(svc.url, 'POST', `/v1/drafts/${draft.body.id}/media`, {
+      body: { asset_id: await uploadImage() },
+    });
+    fake.failNext('POST /2/media/upload/initialize', { kind: 'status', status: 503 });
+    const res = await api(svc.url, 'POST', '/v1/posts', { body: { draft_id: draft.body.id } });
     expect(res.body).toMatchObject({
       status: 'scheduled',
       retry_at: new Date(svc.clock.now().getTime() + 60_000).toISOString(),
@@ -340,8 +347,65 @@ describe('live publishing to X', () => {
     expect(fake.requests).toHaveLength(requests); // refused without asking X again
     const failed = await api(svc.url, 'GET', `/v1/posts/${later.body.id}`);
     expect(failed.body.failure).toMatch(/^CHANNEL_NEEDS_RECONNECT: .*Settings → Channels/);
-    expect(tweetsPosted()).toBe(0);
+    // The first post was tried once with the expired token (X answers 401 and posts nothing),
+    // then the refresh failed; the later one was refused before any call.
+    expect(tweetsPosted()).toBe(1);
     expect(fake.tweets.size).toBe(0);
+  });
+});
+
+describe('calls to X per published post', () => {
+  /** What the publish made X do, without the OAuth connect before it. */
+  const callsSince = (from: number) => fake.requests.slice(from);
+
+  it('a single post, a post with an image and a 3-part thread make only the calls the X API needs', async () => {
+    await startWithChannel();
+    let from = fake.requests.length;
+    expect((await post('Just one.')).body.status).toBe('published');
+    expect(callsSince(from)).toEqual(['POST /2/tweets']);
+
+    const draft = await api(svc.url, 'POST', '/v1/drafts', {
+      body: { brand_id: brandId, platform: 'x', text: 'With a chart.' },
+    });
+    await api(svc.url, 'POST', `/v1/drafts/${draft.body.id}/media`, {
+      body: { asset_id: await uploadImage() },
+    });
+    from = fake.requests.length;
+    const withImage = await api(svc.url, 'POST', '/v1/posts', { body: { draft_id: draft.body.id } });
+    expect(withImage.body.status).toBe('published');
+    const imageCalls = callsSince(from);
+    // The upload (initialize, one append per chunk, finalize), then the post: nothing else.
+    expect(imageCalls.filter((c) => !c.startsWith('POST /2/media/upload/'))).toEqual(['POST /2/tweets']);
+    expect(imageCalls[0]).toBe('POST /2/media/upload/initialize');
+    expect(imageCalls.at(-2)).toMatch(/^POST \/2\/media\/upload\/[0-9]+\/finalize$/);
+
+    from = fake.requests.length;
+    const thread = await api(svc.url, 'POST', '/v1/posts', {
+      body: {
+        channel_id: channelId,
+        parts: [{ text: 'One of three.' }, { text: 'Two.' }, { text: 'Three.' }],
+      },
+    });
+    expect(thread.body.status).toBe('published');
+    expect(callsSince(from)).toEqual(['POST /2/tweets', 'POST /2/tweets', 'POST /2/tweets']);
+    // The permalink still names the account, from the channel's handle.
+    expect(thread.body.permalink).toMatch(
+      new RegExp(`^https://x\\.com/${fake.user.username}/status/[0-9]+$`),
+    );
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('a snapshot reads counts and replies with one call each, knowing its own account', async () => {
+    await startWithChannel();
+    const id = (await post('Read me.')).body.id;
+    const tweet = [...fake.tweets.values()][0];
+    fake.reply(tweet?.id as string, { username: 'maya', text: 'Nice one?' });
+    const from = fake.requests.length;
+    svc.clock.advance(3_600_000);
+    expect((await pass()).snapshots).toBe(1);
+    expect(callsSince(from).sort()).toEqual([`GET /2/tweets/${tweet?.id}`, 'GET /2/tweets/search/recent']);
+    const replies = (await api(svc.url, 'GET', `/v1/posts/${id}/replies`)).body.replies;
+    expect(replies.map((r: { author: string }) => r.author)).toEqual(['@maya']);
   });
 });
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { AppError } from '../../platform/errors.js';
 import { trimTrailingSlashes } from '../../platform/trim-end.js';
 import type { ContentContext } from '../context.js';
+import { channelsStore } from '../db/stores/channels-store.js';
 import { assetDir, mediaRoot } from '../media/files.js';
 import type { VariantFile } from '../media/render.js';
 import { mediaStore } from '../media/store.js';
@@ -131,9 +132,18 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
           );
         const p = provider(ctx, req.platform);
         const media = earlier.length ? [] : await readMedia(ctx, req);
+        // The channel's handle is the account's username (set at connect and reconnect), so the
+        // provider builds the permalink from it instead of asking the platform on every publish.
+        const username = req.channelHandle.replace(/^@/, '') || undefined;
         return await withToken(ctx, req.channelId, (accessToken) =>
           p
-            .publish({ accessToken, parts: req.parts, media, alreadyPublished: earlier })
+            .publish({
+              accessToken,
+              parts: req.parts,
+              media,
+              alreadyPublished: earlier,
+              ...(username ? { username } : {}),
+            })
             .catch((err: unknown) => {
               // A 401 on a later part: the parts before it are out; the retry sends only the rest.
               if (err instanceof ProviderError && err.publishedIds.length) earlier = err.publishedIds;
@@ -158,8 +168,9 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
       const p = provider(ctx, ref.platform);
       if (!p.replies) return null;
       const read = p.replies.bind(p);
+      const accountId = (await channelsStore(ctx.db).get(ref.channelId))?.platform_user_id ?? undefined;
       return withToken(ctx, ref.channelId, (accessToken) =>
-        read({ accessToken, externalId: ref.externalId }),
+        read({ accessToken, externalId: ref.externalId, ...(accountId ? { accountId } : {}) }),
       );
     },
 

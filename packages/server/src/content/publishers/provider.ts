@@ -105,8 +105,12 @@ export interface PlatformProvider {
   publish(input: ProviderPublishInput): Promise<ProviderPublishResult>;
   status(input: { accessToken: string; externalId: string }): Promise<ProviderStatus>;
   metrics(input: { accessToken: string; externalId: string }): Promise<Counts>;
-  /** Replies under a post, newest first as the platform gives them; left out where the API has no read for them. */
-  replies?(input: { accessToken: string; externalId: string }): Promise<ProviderReply[]>;
+  /**
+   * Replies under a post by other accounts, newest first as the platform gives them; left out
+   * where the API has no read for them. `accountId` is the channel's own account (its
+   * `platform_user_id`), so the provider need not ask the platform who the token is for.
+   */
+  replies?(input: { accessToken: string; externalId: string; accountId?: string }): Promise<ProviderReply[]>;
 }
 
 /**

@@ -136,14 +136,14 @@ export function createXProvider(opts: XClientOptions): PlatformProvider {
      * Replies by other accounts in the post's conversation, from recent search (X keeps the last
      * 7 days there): `conversation_id:<id>`, with the author expanded for the handle.
      */
-    async replies({ accessToken, externalId }) {
+    async replies({ accessToken, externalId, accountId }) {
       if (!/^[0-9]{1,19}$/.test(externalId))
         throw new ProviderError('x', 'invalid', `${externalId} is no X post id.`);
-      const me = await call<{ data?: { id?: string } }>({
-        method: 'GET',
-        path: '/2/users/me',
-        token: accessToken,
-      });
+      // The channel knows its own account id; asking X costs a call per post per snapshot.
+      const ownId =
+        accountId ??
+        (await call<{ data?: { id?: string } }>({ method: 'GET', path: '/2/users/me', token: accessToken }))
+          ?.data?.id;
       const q = new URLSearchParams({
         query: `conversation_id:${externalId}`,
         max_results: '100',
@@ -156,7 +156,7 @@ export function createXProvider(opts: XClientOptions): PlatformProvider {
       }>({ method: 'GET', path: `/2/tweets/search/recent?${q}`, token: accessToken });
       const users = new Map((res?.includes?.users ?? []).map((u) => [u.id, u.username]));
       return (res?.data ?? [])
-        .filter((t) => t.id && t.author_id !== me?.data?.id)
+        .filter((t) => t.id && t.author_id !== ownId)
         .map((t) => ({
           externalId: t.id as string,
           author: users.get(t.author_id) ? `@${users.get(t.author_id)}` : '',

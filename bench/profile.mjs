@@ -1,0 +1,126 @@
+#!/usr/bin/env node
+// `node bench/profile.mjs <checkout|posts|agents|mcp-agents|mcp-posts> [seconds]`: starts svc-server
+// under `node --cpu-prof`, loads one hot path with wrk, stops the server and prints where the CPU
+// time went: self time by function and by package (express, pino, zod, better-sqlite3, svc, node).
+// Finding out why comes before tuning (docs/benchmarks.md).
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { keyFor, requireWrk, startServer, wrk } from './lib.mjs';
+
+requireWrk();
+const [what = 'checkout', seconds = '8'] = process.argv.slice(2);
+const profDir = mkdtempSync(join(tmpdir(), 'svc-prof-'));
+const server = await startServer(
+  { SERVICE_KEY_RATE_LIMIT: '1000000000' },
+  { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] },
+);
+try {
+  const json = async (url, init) => (await fetch(url, init)).json();
+  let target;
+  if (what === 'checkout') {
+    const key = await keyFor(server.env, ['--service', 'commerce', '--env', 'sandbox', '--name', 'p']);
+    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+    const { public_token } = await json(`${server.commerce}/v1/sandbox/public_token`, {
+      method: 'POST',
+      headers: auth,
+      body: '{}',
+    });
+    const { user_token } = await json(`${server.commerce}/v1/approval_tokens/exchange`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ public_token }),
+    });
+    const headers = { authorization: auth.authorization, 'service-user-token': user_token };
+    const c = await json(`${server.commerce}/v1/checkouts`, {
+      method: 'POST',
+      headers: { ...auth, 'service-user-token': user_token },
+      body: JSON.stringify({ product_url: 'https://protocol-shop.sandbox.test/products/mug' }),
+    });
+    target = { url: `${server.commerce}/v1/checkouts/${c.id}`, headers };
+  } else {
+    const brandId = (await json(`${server.content}/v1/brands`)).brands[0].id;
+    const key = await keyFor(server.env, ['--service', 'content', '--name', 'p', '--scopes', 'read']);
+    const mcp = (name, args) => ({
+      url: `${server.content}/mcp`,
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${key}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      }),
+    });
+    target = {
+      posts: { url: `${server.content}/v1/posts?brand_id=${brandId}&limit=20` },
+      agents: { url: `${server.content}/v1/agents` },
+      'mcp-agents': mcp('list_agents', {}),
+      'mcp-posts': mcp('list_posts', { brandId, limit: 20 }),
+    }[what];
+  }
+  const r = wrk(target, Number(seconds));
+  console.log(`${what}: ${Math.round(r.rps)} req/s under the profiler`);
+} finally {
+  await server.stop();
+}
+
+const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8'));
+rmSync(profDir, { recursive: true, force: true });
+const dt = new Map();
+profile.samples.forEach((id, i) => {
+  dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+});
+const total = [...dt.values()].reduce((a, b) => a + b, 0);
+const byFn = new Map();
+const byPkg = new Map();
+const pkgOf = (url) => {
+  if (!url) return '(native/gc/idle)';
+  const m = /node_modules\/(?:\.pnpm\/[^/]+\/node_modules\/)?((?:@[^/]+\/)?[^/]+)/.exec(url);
+  if (m) return m[1];
+  if (url.startsWith('node:')) return 'node core';
+  if (url.includes('/dist/')) return 'svc';
+  return url;
+};
+for (const n of profile.nodes) {
+  const t = dt.get(n.id) ?? 0;
+  if (!t) continue;
+  const { functionName, url, lineNumber } = n.callFrame;
+  const key = `${functionName || '(anon)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+  byFn.set(key, (byFn.get(key) ?? 0) + t);
+  const pkg = pkgOf(url);
+  byPkg.set(pkg, (byPkg.get(pkg) ?? 0) + t);
+}
+// Inclusive time: a frame's own time and everything it called (counted once per stack).
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const inclusive = new Map();
+const walk = (id, onStack) => {
+  const n = byId.get(id);
+  const { functionName, url, lineNumber } = n.callFrame;
+  const key = `${functionName || '(anon)'} ${url.split('/').slice(-2).join('/')}:${lineNumber + 1}`;
+  let t = dt.get(id) ?? 0;
+  const fresh = !onStack.has(key);
+  if (fresh) onStack.add(key);
+  for (const c of n.children ?? []) t += walk(c, onStack);
+  if (fresh) {
+    onStack.delete(key);
+    if (url && !url.startsWith('node:')) inclusive.set(key, (inclusive.get(key) ?? 0) + t);
+  }
+  return t;
+};
+walk(profile.nodes[0].id, new Set());
+const pct = (t) => `${((100 * t) / total).toFixed(1)}%`;
+console.log('\nself time by package');
+for (const [k, t] of [...byPkg].sort((a, b) => b[1] - a[1]).slice(0, 12))
+  console.log(`  ${pct(t).padStart(6)}  ${k}`);
+console.log('\nself time by function (top 25)');
+for (const [k, t] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, 25))
+  console.log(`  ${pct(t).padStart(6)}  ${k}`);
+console.log('\ninclusive time by function, outside node core (top 40)');
+for (const [k, t] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 40))
+  console.log(`  ${pct(t).padStart(6)}  ${k}`);
