@@ -65,8 +65,10 @@ export interface ContentContext {
   readonly publisher: Publisher;
   /** Monotonic milliseconds for step durations only; never for domain time. */
   readonly stopwatch: () => number;
-  /** In-process event fan-out (post.published, post.metrics_settled) to automations. */
+  /** Who hears post events (post.published, post.metrics_settled) once they leave the outbox. */
   readonly events: ContentEvents;
+  /** This instance's name on the leases and claims it takes in the shared database. */
+  readonly instanceId: string;
   /** Set by app.ts once the media module is wired; null while it is not. */
   media: MediaPort | null;
 }
@@ -85,6 +87,7 @@ export function createContentContext(
     publisher: createPublisher(deps.config, () => ctx),
     stopwatch: deps.stopwatch ?? (() => performance.now()),
     events: { handlers: [] },
+    instanceId: deps.ids.make('inst'),
     media: null,
   };
   return ctx;

@@ -38,6 +38,8 @@ describe('migration 007 on a database that already holds duplicates', () => {
     db.exec(`DROP INDEX posts_one_per_slot; DROP INDEX approvals_one_pending_per_draft;
              ALTER TABLE posts DROP COLUMN slot_hour;
              ALTER TABLE oauth_states DROP COLUMN browser_hash; DROP TABLE key_rate_windows;
+             DROP TABLE leases; DROP TABLE content_events;
+             ALTER TABLE automations DROP COLUMN lease_owner; ALTER TABLE automations DROP COLUMN lease_until;
              DELETE FROM schema_migrations WHERE id >= 7;`);
     ids.extraPost = `${ids.keptPost}dup`;
     ids.extraApproval = `${ids.keptApproval}dup`;

@@ -7,6 +7,7 @@ import { storeSessions } from './migrations/006-store-sessions.js';
 import { checkoutVersions } from './migrations/007-checkout-versions.js';
 import { passkeys } from './migrations/008-passkeys.js';
 import { confirmLinksHashed } from './migrations/009-confirm-links-hashed.js';
+import { onceAcrossInstances } from './migrations/010-once-across-instances.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -39,4 +40,5 @@ export const commerceMigrations: Migration[] = [
   checkoutVersions,
   passkeys,
   confirmLinksHashed,
+  onceAcrossInstances,
 ];

@@ -8,6 +8,7 @@ import { publishAttemptsMigration } from './006-publish-attempts.js';
 import { invariantsMigration } from './007-invariants.js';
 import { oauthBrowserBindingMigration } from './008-oauth-browser-binding.js';
 import { keyRateLimitsMigration } from './009-key-rate-limits.js';
+import { onceAcrossInstancesMigration } from './010-once-across-instances.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -23,4 +24,5 @@ export const contentMigrations: Migration[] = [
   invariantsMigration,
   oauthBrowserBindingMigration,
   keyRateLimitsMigration,
+  onceAcrossInstancesMigration,
 ];

@@ -66,6 +66,27 @@ export function automationsStore(db: SqlExecutor) {
         "SELECT * FROM automations WHERE trigger_type = 'schedule' AND enabled = 1 AND next_run_at <= ? ORDER BY next_run_at, id",
         [now],
       ),
+    /**
+     * Claims a due scheduled automation in one statement: only while it is still due at the time
+     * the caller read (`dueAt`) and nobody holds it, so two instances never both fire it. A claim
+     * whose instance died runs out at `leaseUntil` and the automation is due again.
+     */
+    async claimDue(id: string, dueAt: string, owner: string, now: string, leaseUntil: string) {
+      const r = await db.run(
+        `UPDATE automations SET lease_owner = ?, lease_until = ?
+          WHERE id = ? AND next_run_at = ? AND enabled = 1 AND (lease_until IS NULL OR lease_until <= ?)`,
+        [owner, leaseUntil, id, dueAt, now],
+      );
+      return r.changes > 0;
+    },
+    /** Moves a fired automation to its next time and lets go of the claim; only its holder can. */
+    async finishDue(id: string, owner: string, nextRunAt: string | null, at: string) {
+      await db.run(
+        `UPDATE automations SET next_run_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
+          WHERE id = ? AND lease_owner = ?`,
+        [nextRunAt, at, id, owner],
+      );
+    },
     listening: (event: string, brandId: string) =>
       db.all<AutomationRow>(
         'SELECT * FROM automations WHERE event = ? AND enabled = 1 AND brand_id = ? ORDER BY created_at, id',
