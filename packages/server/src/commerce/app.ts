@@ -12,6 +12,7 @@ import {
   mountRoutes,
   openApiRoute,
 } from '../platform/http/index.js';
+import { instanceName } from '../platform/instance.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { type CommerceAuth, commerceAuthenticators } from './auth.js';
 import type { CommerceContext } from './context.js';
@@ -39,6 +40,11 @@ export const openCommerceDatabase = (dataDir: string, log?: (message: string) =>
 export interface CommerceServiceHandle extends ServiceHandle {
   /** The webhook dispatcher; tests call `runDue()` after moving the clock. */
   dispatcher: Dispatcher;
+  /**
+   * One confirm-recovery pass now (what the background loop runs every minute): finishes every
+   * checkout stuck in `confirming` since `olderThanMs` ago whose placement lease nobody holds.
+   */
+  recover(olderThanMs?: number): Promise<void>;
 }
 
 export interface CommerceDeps extends ServiceDeps {
@@ -70,7 +76,9 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
       'SERVICE_STORES_ALLOW_PRIVATE is on: store requests may reach localhost, private addresses and plain http. Use it for local development and tests only.',
     );
   }
+  const instanceId = instanceName(deps.ids);
   const dispatcher = createDispatcher({
+    owner: instanceId,
     db,
     clock: deps.clock,
     logger: deps.logger,
@@ -86,6 +94,7 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
     logger: deps.logger,
     db,
     eventsWritten: () => dispatcher.nudge(),
+    instanceId,
   };
 
   const routes = [
@@ -143,6 +152,9 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
     db,
     openapi,
     dispatcher,
+    recover: async (olderThanMs = 0) => {
+      await recoverStuck(olderThanMs);
+    },
     startBackground() {
       dispatcher.start();
       purge ??= setInterval(() => {
@@ -151,7 +163,8 @@ export function createCommerceApp(deps: CommerceDeps): CommerceServiceHandle {
           .catch((err) => deps.logger.error({ err }, 'idempotency purge failed'));
       }, PURGE_EVERY_MS);
       purge.unref();
-      // At start-up nothing of this process is placing yet: every confirming checkout is stuck.
+      // At start-up nothing of this process is placing yet; another instance's placements are
+      // under their lease and left alone, so every confirming checkout nobody holds is stuck.
       if (!recover) void recoverStuck(0);
       recover ??= setInterval(
         () => void recoverStuck(RECOVER_AFTER_MS),

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { SqlDatabase } from '../platform/db/sqlite.js';
 import type { Ids } from '../platform/ids.js';
+import { instanceName } from '../platform/instance.js';
 import type { Logger } from '../platform/logger.js';
 import type { ServiceDeps } from '../platform/service.js';
 import type { Platform } from './domain.js';
@@ -87,7 +88,7 @@ export function createContentContext(
     publisher: createPublisher(deps.config, () => ctx),
     stopwatch: deps.stopwatch ?? (() => performance.now()),
     events: { handlers: [] },
-    instanceId: deps.ids.make('inst'),
+    instanceId: instanceName(deps.ids),
     media: null,
   };
   return ctx;
