@@ -13,6 +13,7 @@ import {
   mountRoutes,
   openApiRoute,
 } from '../platform/http/index.js';
+import { instanceName } from '../platform/instance.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { type CommerceAuth, commerceAuthenticators } from './auth.js';
 import type { CommerceContext } from './context.js';
@@ -54,6 +55,11 @@ export const openCommerceDatabase = (
 export interface CommerceServiceHandle extends ServiceHandle {
   /** The webhook dispatcher; tests call `runDue()` after moving the clock. */
   dispatcher: Dispatcher;
+  /**
+   * One confirm-recovery pass now (what the background loop runs every minute): finishes every
+   * checkout stuck in `confirming` since `olderThanMs` ago whose placement lease nobody holds.
+   */
+  recover(olderThanMs?: number): Promise<void>;
 }
 
 export interface CommerceDeps extends ServiceDeps {
@@ -88,7 +94,9 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
       'SERVICE_STORES_ALLOW_PRIVATE is on: store requests may reach localhost, private addresses and plain http. Use it for local development and tests only.',
     );
   }
+  const instanceId = instanceName(deps.ids);
   const dispatcher = createDispatcher({
+    owner: instanceId,
     db,
     clock: deps.clock,
     logger: deps.logger,
@@ -104,6 +112,7 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     logger: deps.logger,
     db,
     eventsWritten: () => dispatcher.nudge(),
+    instanceId,
   };
 
   const routes = [
@@ -161,6 +170,9 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     db,
     openapi,
     dispatcher,
+    recover: async (olderThanMs = 0) => {
+      await recoverStuck(olderThanMs);
+    },
     startBackground() {
       dispatcher.start();
       purge ??= setInterval(() => {
@@ -169,7 +181,8 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
           .catch((err) => deps.logger.error({ err }, 'idempotency purge failed'));
       }, PURGE_EVERY_MS);
       purge.unref();
-      // At start-up nothing of this process is placing yet: every confirming checkout is stuck.
+      // At start-up nothing of this process is placing yet; another instance's placements are
+      // under their lease and left alone, so every confirming checkout nobody holds is stuck.
       if (!recover) void recoverStuck(0);
       recover ??= setInterval(
         () => void recoverStuck(RECOVER_AFTER_MS),

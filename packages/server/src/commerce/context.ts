@@ -7,6 +7,8 @@ export interface CommerceContext extends ServiceDeps {
   db: SqlDatabase;
   /** Called after a transaction that wrote events has committed, so delivery starts at once. */
   eventsWritten(): void;
+  /** This instance's name on the leases it takes in the shared database. */
+  instanceId: string;
 }
 
 /** An API key's account and environment: the unit of isolation. */

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
 import { idempotencyStorage } from '../platform/db/idempotency-store.js';
+import { leasesStore } from '../platform/db/leases-store.js';
 import { openServiceDatabase } from '../platform/db/open.js';
 import type { SqlDatabase } from '../platform/db/sql.js';
 import { idempotency } from '../platform/http/idempotency.js';
@@ -19,6 +20,7 @@ import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { type ContentAuth, contentAuthenticators } from './auth.js';
 import { type ContentContext, createContentContext, type MediaPort } from './context.js';
 import { contentMigrations } from './db/migrations/index.js';
+import { purgeHandledEvents } from './events.js';
 import { createMcpServer } from './mcp/index.js';
 import {
   isMediaUploadRequest,
@@ -88,6 +90,14 @@ const personGuard = (config: Pick<Config, 'localOnly' | 'content'>) =>
 
 /** How often the background worker publishes due posts, grows metrics and fires automations. */
 export const TICK_MS = 30_000;
+/**
+ * The background pass runs on one instance at a time: it holds this lease while it runs. If that
+ * instance dies mid-pass, the lease runs out and the next instance to look takes over. (Each job
+ * in the pass is also claimed row by row, so a sandbox clock advance, which runs a pass inside
+ * its request, cannot double anything either.)
+ */
+export const PASS_LEASE = 'content:background-pass';
+export const PASS_LEASE_MS = 5 * 60_000;
 
 export interface ContentHandle extends ServiceHandle {
   /** The context every content service takes; the MCP server is built on it. */
@@ -100,6 +110,11 @@ export interface ContentHandle extends ServiceHandle {
    * (tests, examples/live-local): move the clock, then call this instead of waiting for the loop.
    */
   pass(): Promise<Omit<AdvanceResultView, 'now' | 'offset_ms'>>;
+  /**
+   * What the background loop runs every TICK_MS: a pass plus purges, under the deployment-wide
+   * pass lease. False when another instance holds the lease (nothing was run here).
+   */
+  backgroundPass(): Promise<boolean>;
 }
 
 /**
@@ -148,10 +163,29 @@ export async function createContentApp(
     ),
   );
   // Requests wait for the first-start seed so a newcomer never sees a half-built demo brand.
+  // Then each request reads the shared sandbox clock: another instance may have moved it.
   const waitForReady: RequestHandler = (_req, _res, next) => {
-    ready.then(() => next(), next);
+    ready.then(() => ctx.clock.sync(db)).then(() => next(), next);
+  };
+  /** One background pass if no other instance is running one; false when one was. */
+  const leases = leasesStore(db);
+  const backgroundPass = async () => {
+    await ready;
+    const real = deps.clock.now();
+    const until = new Date(real.getTime() + PASS_LEASE_MS).toISOString();
+    if (!(await leases.take(PASS_LEASE, ctx.instanceId, real.toISOString(), until))) return false;
+    try {
+      await ctx.clock.sync(db);
+      await tick(ctx);
+      await purgeHandledEvents(ctx);
+      await idempotencyStore.purge(deps.clock.now().toISOString());
+    } finally {
+      await leases.release(PASS_LEASE, ctx.instanceId);
+    }
+    return true;
   };
 
+  const idempotencyStore = idempotencyStorage(db);
   const app = createHttpApp({
     logger: deps.logger,
     bodyLimitBytes: deps.config.maxBodyBytes,
@@ -171,7 +205,6 @@ export async function createContentApp(
       guard: personGuard(deps.config),
     }),
   );
-  const idempotencyStore = idempotencyStorage(db);
   app.use(
     mountRoutes(guardContentRoutes([...routes, openApiRoute(openapi, 'person')], deps.config), {
       authenticators: contentAuthenticators(),
@@ -199,13 +232,14 @@ export async function createContentApp(
     openapi,
     ctx,
     ready,
-    pass: () => ready.then(() => tick(ctx)),
+    pass: () => ready.then(() => ctx.clock.sync(db)).then(() => tick(ctx)),
+    backgroundPass,
     startBackground() {
       if (timer) return;
       timer = setInterval(() => {
         if (ticking) return;
         ticking = true;
-        Promise.all([ready.then(() => tick(ctx)), idempotencyStore.purge(deps.clock.now().toISOString())])
+        backgroundPass()
           .catch((err: unknown) => deps.logger.error({ err }, 'content background tick failed'))
           .finally(() => {
             ticking = false;

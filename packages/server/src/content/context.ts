@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { SqlDatabase } from '../platform/db/sqlite.js';
 import type { Ids } from '../platform/ids.js';
+import { instanceName } from '../platform/instance.js';
 import type { Logger } from '../platform/logger.js';
 import type { ServiceDeps } from '../platform/service.js';
 import type { Platform } from './domain.js';
@@ -65,8 +66,10 @@ export interface ContentContext {
   readonly publisher: Publisher;
   /** Monotonic milliseconds for step durations only; never for domain time. */
   readonly stopwatch: () => number;
-  /** In-process event fan-out (post.published, post.metrics_settled) to automations. */
+  /** Who hears post events (post.published, post.metrics_settled) once they leave the outbox. */
   readonly events: ContentEvents;
+  /** This instance's name on the leases and claims it takes in the shared database. */
+  readonly instanceId: string;
   /** Set by app.ts once the media module is wired; null while it is not. */
   media: MediaPort | null;
 }
@@ -85,6 +88,7 @@ export async function createContentContext(
     publisher: createPublisher(deps.config, () => ctx),
     stopwatch: deps.stopwatch ?? (() => performance.now()),
     events: { handlers: [] },
+    instanceId: instanceName(deps.ids),
     media: null,
   };
   return ctx;

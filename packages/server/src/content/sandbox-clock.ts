@@ -1,11 +1,17 @@
 import type { Clock } from '../platform/clock.js';
-import type { SqlDatabase } from '../platform/db/sqlite.js';
-import { readSandboxOffset, writeSandboxOffset } from './db/stores/sandbox-clock-store.js';
+import type { SqlDatabase, SqlExecutor } from '../platform/db/sqlite.js';
+import {
+  addSandboxOffset,
+  currentSandboxOffset,
+  readSandboxOffset,
+} from './db/stores/sandbox-clock-store.js';
 
 /**
  * The clock the content service runs on: the base clock plus a persisted offset. Advancing it
  * in sandbox mode makes scheduled posts come due and metrics grow without waiting; the offset
- * survives restarts so the demo's timeline stays coherent.
+ * survives restarts so the demo's timeline stays coherent. It lives in the database, shared by
+ * every instance: this object only remembers the last value it read, and `sync` (before each
+ * request and each background pass) picks up an advance made on another instance.
  */
 export class SandboxClock implements Clock {
   readonly #base: Clock;
@@ -24,14 +30,25 @@ export class SandboxClock implements Clock {
     return new Date(this.#base.now().getTime() + this.#offsetMs);
   }
 
+  /**
+   * The base clock without the sandbox offset. Leases and claims run on it: an advance of the
+   * sandbox clock must not make another instance's claim look expired.
+   */
+  realNow(): Date {
+    return this.#base.now();
+  }
+
   get offsetMs(): number {
     return this.#offsetMs;
   }
 
+  /** Re-reads the shared offset. */
+  async sync(db: SqlExecutor): Promise<void> {
+    this.#offsetMs = await currentSandboxOffset(db);
+  }
+
   async advance(db: SqlDatabase, ms: number): Promise<Date> {
-    const next = this.#offsetMs + ms;
-    await writeSandboxOffset(db, next);
-    this.#offsetMs = next;
+    this.#offsetMs = await addSandboxOffset(db, ms);
     return this.now();
   }
 }

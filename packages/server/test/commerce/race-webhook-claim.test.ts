@@ -50,10 +50,15 @@ describe('claiming due webhook deliveries from two instances', () => {
       await s.webhooks.insertDelivery({ id: `del_${n}`, event_id: `evt_${n}`, endpoint_id: 'we_1', at });
     }
     const claim = (db: SqlDatabase) =>
-      commerceStores(db).webhooks.claimDue('2026-01-01T00:01:00.000Z', '2026-01-01T00:02:00.000Z', {
-        limit: 10,
-        perEndpoint: 10,
-      });
+      commerceStores(db).webhooks.claimDue(
+        '2026-01-01T00:01:00.000Z',
+        '2026-01-01T00:02:00.000Z',
+        db === one ? 'claimer-one' : 'claimer-two',
+        {
+          limit: 10,
+          perEndpoint: 10,
+        },
+      );
     // The second dispatcher selects the due deliveries, the first claims them, then the second writes.
     const race = interleave(one, two);
     const [first, second] = await race.run(

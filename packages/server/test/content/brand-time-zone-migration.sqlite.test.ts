@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentContext } from '../../src/content/context.js';
-import { brandTimeZoneMigration } from '../../src/content/db/migrations/012-brand-time-zone.js';
+import { brandTimeZoneMigration } from '../../src/content/db/migrations/013-brand-time-zone.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../src/platform/db/sqlite.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';

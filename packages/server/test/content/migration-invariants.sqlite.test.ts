@@ -42,6 +42,8 @@ describe('migration 007 on a database that already holds duplicates', () => {
              DROP TRIGGER digests_seq; DROP TRIGGER automation_fires_seq;
              ALTER TABLE digests DROP COLUMN seq; ALTER TABLE automation_fires DROP COLUMN seq;
              DROP TABLE media_references;
+             DROP TABLE leases; DROP TABLE content_events;
+             ALTER TABLE automations DROP COLUMN lease_owner; ALTER TABLE automations DROP COLUMN lease_until;
              DELETE FROM schema_migrations WHERE id >= 7;`);
     ids.extraPost = `${ids.keptPost}dup`;
     ids.extraApproval = `${ids.keptApproval}dup`;

@@ -8,6 +8,7 @@ import { checkoutVersions } from './migrations/007-checkout-versions.js';
 import { passkeys } from './migrations/008-passkeys.js';
 import { confirmLinksHashed } from './migrations/009-confirm-links-hashed.js';
 import { orderingColumns } from './migrations/010-ordering-columns.js';
+import { onceAcrossInstances } from './migrations/011-once-across-instances.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -59,4 +60,5 @@ export const commerceMigrations: Migration[] = [
   passkeys,
   confirmLinksHashed,
   orderingColumns,
+  onceAcrossInstances,
 ];

@@ -1,4 +1,5 @@
 import { idempotencyAnswers } from '../../platform/db/idempotency-store.js';
+import { leasesStore } from '../../platform/db/leases-store.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { apiKeysStore } from './api-keys-store.js';
 import { approvalsStore } from './approvals-store.js';
@@ -20,6 +21,7 @@ export function commerceStores(db: SqlExecutor) {
     checkouts: checkoutsStore(db),
     connections: connectionsStore(db),
     idempotency: idempotencyAnswers(db),
+    leases: leasesStore(db),
     offers: offersStore(db),
     orders: ordersStore(db),
     passkeys: passkeysStore(db),

@@ -132,6 +132,7 @@ export function webhooksStore(db: SqlExecutor) {
     async claimDue(
       now: string,
       leaseUntil: string,
+      owner: string,
       opts: { limit: number; perEndpoint: number; busy?: ReadonlyMap<string, number>; ids?: string[] },
     ): Promise<DueDelivery[]> {
       if (opts.limit <= 0) return [];
@@ -157,27 +158,48 @@ export function webhooksStore(db: SqlExecutor) {
         if (rn > opts.perEndpoint - (opts.busy?.get(r.endpoint_id) ?? 0)) continue;
         // The claim is one conditional statement: it takes the lease only if the delivery is still
         // pending, due and unleased now, so two dispatchers that both selected it cannot both send it.
+        // PostgreSQL: the SELECT above is where `FOR UPDATE SKIP LOCKED` belongs once the engine
+        // lands (h-pgcore); this conditional UPDATE stays the claim on both engines.
         const took = await db.run(
-          `UPDATE deliveries SET lease_until = ?
+          `UPDATE deliveries SET lease_until = ?, lease_owner = ?
             WHERE id = ? AND status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`,
-          [leaseUntil, r.id, now, now],
+          [leaseUntil, owner, r.id, now, now],
         );
         if (took.changes === 0) continue;
         claimed.push({ ...r, event_data: fromJson(r.event_data) });
       }
       return claimed;
     },
-    async recordAttempt(a: AttemptRecord & { status: DeliveryStatus; at: string }): Promise<void> {
+    /**
+     * Records an attempt's outcome, only while `owner` still holds the delivery's claim (and it is
+     * still at attempt `attempt - 1`): a sender whose lease ran out, and whose delivery another
+     * instance took over, cannot overwrite or double-count. False when nothing was recorded.
+     */
+    async recordAttempt(
+      a: AttemptRecord & { status: DeliveryStatus; at: string; owner: string },
+    ): Promise<boolean> {
+      const moved = await db.run(
+        `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL,
+                last_status = ?, last_error = ?, updated_at = ?
+          WHERE id = ? AND lease_owner = ? AND attempts = ?`,
+        [
+          a.status,
+          a.attempt,
+          a.next_attempt_at,
+          a.status_code,
+          a.error,
+          a.at,
+          a.delivery_id,
+          a.owner,
+          a.attempt - 1,
+        ],
+      );
+      if (moved.changes === 0) return false;
       await db.run(
         'INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, error, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)',
         [a.delivery_id, a.attempt, a.started_at, a.status_code, a.error, a.next_attempt_at],
       );
-      await db.run(
-        `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL,
-                last_status = ?, last_error = ?, updated_at = ?
-          WHERE id = ?`,
-        [a.status, a.attempt, a.next_attempt_at, a.status_code, a.error, a.at, a.delivery_id],
-      );
+      return true;
     },
     listDeliveries(accountId: string, opts: { endpointId?: string; eventId?: string; limit: number }) {
       const where = ['w.account_id = ?'];

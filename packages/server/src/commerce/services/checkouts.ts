@@ -295,8 +295,9 @@ export async function pollStoreHandOffs(ctx: CommerceContext): Promise<number> {
   let moved = 0;
   for (const c of await commerceStores(ctx.db).checkouts.listWaitingAtStore(50)) {
     if (inProgress.has(c.id)) continue;
-    const after = await refreshFromStore(ctx, c);
-    if (after.status !== c.status) moved++;
+    // Another instance may be placing or polling it: that one asks the store, not this one.
+    const after = await underPlacementLease(ctx, c.id, () => refreshFromStore(ctx, c));
+    if (after && after.status !== c.status) moved++;
   }
   return moved;
 }
@@ -390,10 +391,33 @@ async function answerConfirm(s: CommerceStores, c: CheckoutRecord): Promise<void
 }
 
 /**
- * Confirms and placements running in this process, by checkout id. Crash recovery leaves these
- * alone, and a retry of a confirm still running here waits for it rather than racing it.
+ * Confirms and placements running in this process, by checkout id. A retry of a confirm still
+ * running here waits for it rather than racing it. Across instances the placement lease decides.
  */
 const inProgress = new Map<string, Promise<unknown>>();
+
+/**
+ * While a checkout's order is being placed (or its store asked where it stands) the instance
+ * doing it holds this lease in the database, so crash recovery and hand-off polling on every
+ * instance leave it alone. A placement whose instance died keeps it until it runs out; then
+ * recovery (on any instance) asks the store and finishes the checkout.
+ */
+export const PLACEMENT_LEASE_MS = 2 * 60_000;
+const placementLease = (id: string) => `checkout-placement:${id}`;
+const placementUntil = (ctx: CommerceContext) =>
+  new Date(ctx.clock.now().getTime() + PLACEMENT_LEASE_MS).toISOString();
+
+/** Runs `work` holding the checkout's placement lease; null when someone else holds it. */
+async function underPlacementLease<T>(
+  ctx: CommerceContext,
+  id: string,
+  work: () => Promise<T>,
+): Promise<T | null> {
+  const leases = commerceStores(ctx.db).leases;
+  const now = ctx.clock.now().toISOString();
+  if (!(await leases.take(placementLease(id), ctx.instanceId, now, placementUntil(ctx)))) return null;
+  return tracked(id, work).finally(() => leases.release(placementLease(id), ctx.instanceId));
+}
 
 function tracked<T>(id: string, work: () => Promise<T>): Promise<T> {
   // `work` runs up to its first await here, so the entry exists before anything it commits.
@@ -445,11 +469,15 @@ export async function confirmCheckout(
         // Device and browser routes place the order on the user's side; the store reports back
         // later. For the request, this write is final.
         if (saved.route !== 'ucp') await answerConfirm(s, saved);
+        // Taken with the move to `confirming`, so no instance's recovery sees it unheld.
+        else await s.leases.take(placementLease(id), ctx.instanceId, now.toISOString(), placementUntil(ctx));
         return { retried: false as const, checkout: saved, merchant };
       });
       if (step.retried) return resumeConfirm(ctx, step.checkout, earlier);
       if (step.checkout.route !== 'ucp') return step.checkout;
-      return place(ctx, step.checkout, step.merchant);
+      return place(ctx, step.checkout, step.merchant).finally(() =>
+        commerceStores(ctx.db).leases.release(placementLease(id), ctx.instanceId),
+      );
     }),
   );
 }
@@ -524,7 +552,8 @@ async function resumeConfirm(
     await earlier.catch(() => undefined);
     return load(commerceStores(ctx.db), ownerOf(c), c.id);
   }
-  return finishFromStore(ctx, c);
+  // Still being placed on another instance: answer where it stands; it moves on from there.
+  return (await underPlacementLease(ctx, c.id, () => finishFromStore(ctx, c))) ?? c;
 }
 
 /** Asks the store to place the order, then records the outcome. No transaction is held meanwhile. */
@@ -618,7 +647,8 @@ async function finishFromStore(ctx: CommerceContext, c: CheckoutRecord): Promise
 
 /**
  * Crash recovery: finishes every `ucp` checkout handed to the store at or before `before` whose
- * confirm is not running in this process. Called at start-up and then periodically.
+ * placement nobody holds (not this process, no other instance): a placement lease that ran out
+ * means its instance died. Called at start-up and then periodically, on every instance.
  */
 export async function recoverConfirming(ctx: CommerceContext, before: Date): Promise<number> {
   let finished = 0;
@@ -626,8 +656,8 @@ export async function recoverConfirming(ctx: CommerceContext, before: Date): Pro
   for (const c of stuck) {
     if (inProgress.has(c.id)) continue;
     try {
-      const after = await tracked(c.id, () => finishFromStore(ctx, c));
-      if (after.status !== 'confirming') finished++;
+      const after = await underPlacementLease(ctx, c.id, () => finishFromStore(ctx, c));
+      if (after && after.status !== 'confirming') finished++;
     } catch (err) {
       ctx.logger.error({ err, checkout: c.id }, 'could not recover a checkout stuck in confirming');
     }
@@ -823,7 +853,8 @@ export async function merchantComplete(
   const current = await load(commerceStores(ctx.db), actor, id);
   if (current.status !== 'confirming') throw stateError(current, 'merchant_complete', 'confirming');
   const merchant = await getMerchant(commerceStores(ctx.db), actor.env, current.merchant_id);
-  return toCheckout(await tracked(id, () => place(ctx, current, merchant)));
+  const placed = await underPlacementLease(ctx, id, () => place(ctx, current, merchant));
+  return toCheckout(placed ?? (await load(commerceStores(ctx.db), actor, id)));
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { Clock } from '../../platform/clock.js';
 import type { SqlDatabase } from '../../platform/db/sqlite.js';
+import { randomIds } from '../../platform/ids.js';
+import { instanceName } from '../../platform/instance.js';
 import type { Logger } from '../../platform/logger.js';
 import { commerceStores } from '../db/stores.js';
 import type { DueDelivery } from '../db/webhooks-store.js';
@@ -17,6 +19,8 @@ export interface DispatcherOptions extends SendOptions {
   perEndpoint?: number;
   /** Attempts in flight in all at most (default `MAX_CONCURRENCY`). */
   concurrency?: number;
+  /** This instance's name on the deliveries it claims (a dispatcher of its own: a fresh name). */
+  owner?: string;
 }
 
 export interface RunSummary {
@@ -36,8 +40,12 @@ export interface Dispatcher {
   stop(): Promise<void>;
 }
 
-/** A claimed delivery stays with its sender this long; a crash mid-send frees it afterwards. */
-const LEASE_MS = 60_000;
+/**
+ * A claimed delivery stays with its sender this long; a crash mid-send frees it afterwards, for
+ * any instance to take. Longer than a send can take (the sender's timeout), so an attempt is
+ * never sent twice at once.
+ */
+export const LEASE_MS = 60_000;
 /**
  * One endpoint never has more than this many attempts in flight, so a slow or hanging endpoint
  * holds at most this many of the dispatcher's slots and delays only its own deliveries.
@@ -53,6 +61,7 @@ export const MAX_CONCURRENCY = 64;
  */
 export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const pollMs = opts.pollMs ?? 1_000;
+  const owner = opts.owner ?? instanceName(randomIds);
   const perEndpoint = opts.perEndpoint ?? PER_ENDPOINT_CONCURRENCY;
   const concurrency = opts.concurrency ?? MAX_CONCURRENCY;
   let timer: NodeJS.Timeout | null = null;
@@ -73,8 +82,9 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     const outcome = await sendSigned(d.url, d.secret, body, started, opts);
     const number = d.attempts + 1;
     const retryAt = outcome.ok ? null : nextAttemptAt(opts.clock.now(), number, opts.random);
-    await opts.db.transaction((tx) =>
+    const recorded = await opts.db.transaction((tx) =>
       commerceStores(tx).webhooks.recordAttempt({
+        owner,
         delivery_id: d.id,
         attempt: number,
         started_at: started.toISOString(),
@@ -85,6 +95,14 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         at: opts.clock.now().toISOString(),
       }),
     );
+    if (!recorded) {
+      // Our claim ran out mid-send and another instance took the delivery: its attempt counts.
+      opts.logger.warn(
+        { delivery: d.id, attempt: number },
+        'webhook attempt finished after its lease ran out; not recorded',
+      );
+      return outcome.ok;
+    }
     if (!outcome.ok) {
       opts.logger.warn(
         { delivery: d.id, event: d.event_id, attempt: number, status: outcome.status, error: outcome.error },
@@ -121,6 +139,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         commerceStores(tx).webhooks.claimDue(
           now.toISOString(),
           new Date(now.getTime() + LEASE_MS).toISOString(),
+          owner,
           {
             limit: concurrency - inFlight.size,
             perEndpoint,

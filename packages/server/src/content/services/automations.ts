@@ -303,19 +303,39 @@ export async function runAutomationNow(ctx: ContentContext, id: string) {
   return { automation_id: id, run: result.run };
 }
 
-/** Schedule triggers that have come due: each fires once, then moves to its next time after now. */
+/**
+ * A claimed schedule stays with its instance this long (an agent may call a real model); if the
+ * instance dies mid-fire, the automation is due again once it runs out.
+ */
+export const SCHEDULE_LEASE_MS = 10 * 60_000;
+
+/**
+ * Schedule triggers that have come due: each fires once, then moves to its next time after now.
+ * Each is claimed first, so with several instances on one database only one of them fires it.
+ */
 export async function fireDueAutomations(ctx: ContentContext) {
   const now = ctx.clock.now();
-  const due = await automationsStore(ctx.db).due(now.toISOString());
+  const store = automationsStore(ctx.db);
+  const due = await store.due(now.toISOString());
   const out: { automation_id: string; outcome: string; run_id: string | null }[] = [];
   for (const row of due) {
-    await automationsStore(ctx.db).update(
-      row.id,
-      { next_run_at: nextRunAt(fromJson<TriggerInput>(row.trigger), now) },
-      now.toISOString(),
-    );
-    const r = await fire(ctx, row, 'schedule', {});
-    out.push({ automation_id: row.id, outcome: r.outcome, run_id: r.run?.id ?? null });
+    if (!row.next_run_at) continue;
+    // Leases run on real time: advancing the sandbox clock must not expire another's claim.
+    const real = ctx.clock.realNow();
+    const leaseUntil = new Date(real.getTime() + SCHEDULE_LEASE_MS).toISOString();
+    if (!(await store.claimDue(row.id, row.next_run_at, ctx.instanceId, real.toISOString(), leaseUntil)))
+      continue; // fired (or being fired) by another instance or pass
+    try {
+      const r = await fire(ctx, row, 'schedule', {});
+      out.push({ automation_id: row.id, outcome: r.outcome, run_id: r.run?.id ?? null });
+    } finally {
+      await store.finishDue(
+        row.id,
+        ctx.instanceId,
+        nextRunAt(fromJson<TriggerInput>(row.trigger), now),
+        ctx.clock.now().toISOString(),
+      );
+    }
   }
   return out;
 }

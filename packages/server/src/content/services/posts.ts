@@ -8,7 +8,7 @@ import { fromJson, toJson } from '../db/stores/paging.js';
 import { type PostRow, postsStore, slotHourOf } from '../db/stores/posts-store.js';
 import { publishAttemptsStore } from '../db/stores/publish-attempts-store.js';
 import { type Platform, type PostStatus, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
-import { type ContentEvent, emit } from '../events.js';
+import { deliverEvents, recordEvents } from '../events.js';
 import { PublishError, type PublishResult } from '../publishers/index.js';
 import type { Page } from '../schemas/common.js';
 import type { OutcomeView, PostView } from '../schemas/posts.js';
@@ -264,7 +264,6 @@ export async function publishPosts(
 ): Promise<{ published: string[]; failed: string[] }> {
   const published: string[] = [];
   const failed: string[] = [];
-  const events: ContentEvent[] = [];
   for (const post of due) {
     const channel = await channelsStore(ctx.db).get(post.channel_id);
     const parts = fromJson<StoredPart[]>(post.parts);
@@ -328,9 +327,8 @@ export async function publishPosts(
       });
     });
     published.push(post.id);
-    events.push({ name: 'post.published', brandId: post.brand_id, postId: post.id, at: when });
   }
-  await emit(ctx.events, events);
+  if (published.length) await deliverEvents(ctx);
   return { published, failed };
 }
 
@@ -367,6 +365,10 @@ async function markPublished(
     );
   if (post.draft_id) await draftsStore(tx).setStatus(post.draft_id, 'published', when);
   await moveIdeaBySystem(tx, post.idea_id, 'live', when);
+  // In the same transaction: the automations hear of the post exactly when it is published.
+  await recordEvents(ctx, tx, [
+    { name: 'post.published', brandId: post.brand_id, postId: post.id, at: when },
+  ]);
 }
 
 /** Records why the attempt ended without a post and what happens next; returns the post's fate. */
@@ -519,7 +521,7 @@ export async function confirmPost(
       permalink: input.permalink ?? null,
     }),
   );
-  await emit(ctx.events, [{ name: 'post.published', brandId: post.brand_id, postId: id, at: when }]);
+  await deliverEvents(ctx);
   return listOne(ctx, id);
 }
 
@@ -676,22 +678,21 @@ export async function settle(
 ): Promise<string[]> {
   const candidates = posts.filter((p) => p.settled_at === null && p.status === 'published');
   if (candidates.length === 0) return [];
-  // Only the posts this call settled emit `post.metrics_settled`: a concurrent resolve (or the
-  // tick) that settled one first has already told the automations.
+  // Only the posts this call settled record `post.metrics_settled`, in the transaction that
+  // settles them: a concurrent resolve (or a pass on another instance) that settled one first
+  // has already told the automations.
   const fresh: PostRow[] = [];
   await ctx.db.transaction(async (tx) => {
     const now = ctx.clock.now().toISOString();
-    for (const p of candidates) if (await postsStore(tx).settleIf(p.id, at ? at(p) : now, now)) fresh.push(p);
+    for (const p of candidates) {
+      if (!(await postsStore(tx).settleIf(p.id, at ? at(p) : now, now))) continue;
+      fresh.push(p);
+      await recordEvents(ctx, tx, [
+        { name: 'post.metrics_settled', brandId: p.brand_id, postId: p.id, at: at ? at(p) : now },
+      ]);
+    }
   });
-  await emit(
-    ctx.events,
-    fresh.map((p) => ({
-      name: 'post.metrics_settled' as const,
-      brandId: p.brand_id,
-      postId: p.id,
-      at: at ? at(p) : ctx.clock.now().toISOString(),
-    })),
-  );
+  if (fresh.length) await deliverEvents(ctx);
   return fresh.map((p) => p.id);
 }
 

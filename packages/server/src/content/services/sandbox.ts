@@ -2,6 +2,7 @@ import { HOUR } from '../../platform/clock.js';
 import type { ContentContext } from '../context.js';
 import { type PostRow, postsStore } from '../db/stores/posts-store.js';
 import { SANDBOX, SETTLE_AGE_H } from '../domain.js';
+import { deliverEvents } from '../events.js';
 import type { AdvanceResultView } from '../schemas/workspace.js';
 import { fireDueAutomations } from './automations.js';
 import { conflict } from './errors.js';
@@ -51,6 +52,8 @@ export async function growMetrics(
 
 /** One pass of the background loop (and of each sandbox clock hop): publish what is due, grow metrics, fire due automations. */
 export async function tick(ctx: ContentContext): Promise<Omit<AdvanceResultView, 'now' | 'offset_ms'>> {
+  // Events a dead instance claimed and never handled come back here once their lease ran out.
+  await deliverEvents(ctx);
   const now = ctx.clock.now();
   const due = await postsStore(ctx.db).due(now.toISOString());
   const { published, failed } = due.length ? await publishPosts(ctx, due) : { published: [], failed: [] };

@@ -38,7 +38,8 @@ export function openSqliteDatabase(
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
-  // Lets `svc-server keys create` write while a running server holds the file.
+  // Lets `svc-server keys create` write while a running server holds the file, and a second
+  // instance starting beside a running one wait for its migrations.
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
   try {
@@ -47,11 +48,42 @@ export function openSqliteDatabase(
     db.close();
     throw err;
   }
+  // From here on a busy database is waited for asynchronously (see withBusyRetry): SQLite's own
+  // wait blocks the event loop, so another instance in this same process that holds the write
+  // lock across an await could never finish and let go.
+  db.pragma(`busy_timeout = ${BUSY_SPIN_MS}`);
   return new GatedDatabase(db);
 }
 
 /** @deprecated the name before PostgreSQL; use openSqliteDatabase (or openServiceDatabase). */
 export const openDatabase = openSqliteDatabase;
+
+/** How long SQLite itself spins on a locked database before we wait asynchronously instead. */
+const BUSY_SPIN_MS = 20;
+/** How long a write waits in all for another instance's write transaction before it gives up. */
+const BUSY_WAIT_MS = 10_000;
+
+const isBusy = (err: unknown) =>
+  err instanceof Error && 'code' in err && (err.code === 'SQLITE_BUSY' || err.code === 'SQLITE_LOCKED');
+
+/**
+ * Runs `fn` (a write, or BEGIN IMMEDIATE) and, while another connection (another instance, or
+ * the CLI) holds the write lock, tries again after a short asynchronous pause. Real time, not the
+ * injected clock: this is the engine's wait, not domain time.
+ */
+async function withBusyRetry<T>(fn: () => T, gate: () => Promise<void> | null = () => null): Promise<T> {
+  const deadline = Date.now() + BUSY_WAIT_MS;
+  for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+    // Re-checked after every wake-up, in the frame that runs `fn`: nothing can take the gate between.
+    for (let g = gate(); g; g = gate()) await g;
+    try {
+      return fn();
+    } catch (err) {
+      if (!isBusy(err) || Date.now() > deadline) throw err;
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause + Math.random() * pause));
+  }
+}
 
 const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
@@ -102,22 +134,25 @@ class GatedDatabase implements SqliteDatabase {
     this.#direct = directExecutor(db);
   }
 
-  async get<T = Row>(sql: string, params?: SqlParams) {
-    // Re-checked after every wake-up, in this frame: another waiter may have taken the gate first.
-    while (this.#gate) await this.#gate;
-    return this.#direct.get<T>(sql, params);
+  /**
+   * Runs one statement outside any transaction. It may meet another instance's write lock (an
+   * UPDATE … RETURNING read through `get` writes too): it then waits and tries again, re-checking
+   * the gate each time so it never lands inside a transaction this process started meanwhile.
+   */
+  #now<T>(fn: () => T): Promise<T> {
+    return withBusyRetry(fn, () => this.#gate);
   }
 
-  async all<T = Row>(sql: string, params?: SqlParams) {
-    // Re-checked after every wake-up, in this frame: another waiter may have taken the gate first.
-    while (this.#gate) await this.#gate;
-    return this.#direct.all<T>(sql, params);
+  get<T = Row>(sql: string, params?: SqlParams) {
+    return this.#now(() => prepare(this.raw, sql).get(...bind(params)) as T | undefined);
   }
 
-  async run(sql: string, params?: SqlParams) {
-    // Re-checked after every wake-up, in this frame: another waiter may have taken the gate first.
-    while (this.#gate) await this.#gate;
-    return this.#direct.run(sql, params);
+  all<T = Row>(sql: string, params?: SqlParams) {
+    return this.#now(() => prepare(this.raw, sql).all(...bind(params)) as T[]);
+  }
+
+  run(sql: string, params?: SqlParams) {
+    return this.#now(() => ({ changes: prepare(this.raw, sql).run(...bind(params)).changes }));
   }
 
   /** `opts.isolation` is ignored: BEGIN IMMEDIATE and the gate already make writers serial. */
@@ -129,7 +164,8 @@ class GatedDatabase implements SqliteDatabase {
       release = resolve;
     });
     try {
-      this.raw.exec('BEGIN IMMEDIATE');
+      // Another instance's write transaction: wait for it without blocking this process.
+      await withBusyRetry(() => this.raw.exec('BEGIN IMMEDIATE'));
       try {
         const result = await fn(this.#direct);
         this.raw.exec('COMMIT');

@@ -10,7 +10,8 @@ import { oauthBrowserBindingMigration } from './008-oauth-browser-binding.js';
 import { keyRateLimitsMigration } from './009-key-rate-limits.js';
 import { orderingColumnsMigration } from './010-ordering-columns.js';
 import { mediaReferencesMigration } from './011-media-references.js';
-import { brandTimeZoneMigration } from './012-brand-time-zone.js';
+import { brandTimeZoneMigration } from './013-brand-time-zone.js';
+import { onceAcrossInstancesMigration } from './012-once-across-instances.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -28,5 +29,6 @@ export const contentMigrations: Migration[] = [
   keyRateLimitsMigration,
   orderingColumnsMigration,
   mediaReferencesMigration,
+  onceAcrossInstancesMigration,
   brandTimeZoneMigration,
 ];

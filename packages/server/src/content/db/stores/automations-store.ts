@@ -75,6 +75,27 @@ export function automationsStore(db: SqlExecutor) {
           [now],
         )
       ).map(decode),
+    /**
+     * Claims a due scheduled automation in one statement: only while it is still due at the time
+     * the caller read (`dueAt`) and nobody holds it, so two instances never both fire it. A claim
+     * whose instance died runs out at `leaseUntil` and the automation is due again.
+     */
+    async claimDue(id: string, dueAt: string, owner: string, now: string, leaseUntil: string) {
+      const r = await db.run(
+        `UPDATE automations SET lease_owner = ?, lease_until = ?
+          WHERE id = ? AND next_run_at = ? AND enabled = TRUE AND (lease_until IS NULL OR lease_until <= ?)`,
+        [owner, leaseUntil, id, dueAt, now],
+      );
+      return r.changes > 0;
+    },
+    /** Moves a fired automation to its next time and lets go of the claim; only its holder can. */
+    async finishDue(id: string, owner: string, nextRunAt: string | null, at: string) {
+      await db.run(
+        `UPDATE automations SET next_run_at = ?, lease_owner = NULL, lease_until = NULL, updated_at = ?
+          WHERE id = ? AND lease_owner = ?`,
+        [nextRunAt, at, id, owner],
+      );
+    },
     listening: async (event: string, brandId: string) =>
       (
         await db.all<AutomationRow>(

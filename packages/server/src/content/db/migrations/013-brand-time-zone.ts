@@ -7,7 +7,7 @@ import type { Migration } from '../../../platform/db/sqlite.js';
  * run in UTC and that every engine knows.
  */
 export const brandTimeZoneMigration: Migration = {
-  id: 12,
+  id: 13,
   name: 'brand time zone',
   up: `ALTER TABLE brands ADD COLUMN time_zone TEXT NOT NULL DEFAULT 'UTC';`,
   postgres: `ALTER TABLE brands ADD COLUMN time_zone TEXT COLLATE "C" NOT NULL DEFAULT 'UTC';`,

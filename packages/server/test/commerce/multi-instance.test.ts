@@ -1,0 +1,146 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { CommerceServiceHandle } from '../../src/commerce/app.js';
+import { commerceStores } from '../../src/commerce/db/stores.js';
+import { PLACEMENT_LEASE_MS } from '../../src/commerce/services/checkouts.js';
+import { LEASE_MS } from '../../src/commerce/webhooks/dispatcher.js';
+import { ManualClock } from '../../src/platform/clock.js';
+import { api, startTestService, type TestService } from '../helpers/start.js';
+import { ADDRESS, as, BUYER, makeKey, PROTOCOL, sandboxUser, startReceiver } from './helpers.js';
+
+/**
+ * Two commerce instances on ONE data directory (one SQLite file): the same setup as several
+ * `svc-server start` processes on one database. A "killed" instance is one that stops without
+ * giving back what it claimed: its claims come back to the other once their lease runs out.
+ */
+describe('commerce: two instances on one database', () => {
+  let a: TestService;
+  let b: TestService;
+  const clock = new ManualClock(new Date('2026-03-02T08:30:00.000Z'));
+  const handle = (s: TestService) => s.handle as CommerceServiceHandle;
+
+  beforeEach(async () => {
+    a = await startTestService('commerce', { clock, config: { webhookAllowPrivate: true } });
+    b = await startTestService('commerce', {
+      clock,
+      dataDir: a.dataDir,
+      config: { webhookAllowPrivate: true },
+    });
+  });
+  afterEach(async () => {
+    await b.close();
+    await a.close();
+  });
+
+  it("delivers each webhook once when both dispatchers run; a dead claimer's deliveries come back after the lease", async () => {
+    const receiver = await startReceiver();
+    try {
+      const key = await makeKey(a, 'sandbox');
+      expect((await as(a, key)('POST', '/v1/webhook_endpoints', { url: receiver.url })).status).toBe(201);
+      // Events come from user-visible changes: approvals and checkouts, made on either instance.
+      const user = await sandboxUser(b, key);
+      for (const n of [1, 2, 3])
+        await user.call('POST', '/v1/checkouts', {
+          product_url: `${PROTOCOL}/thing-${n}-price-1500`,
+          buyer: BUYER,
+          shipping_address: ADDRESS,
+        });
+      const [ra, rb] = await Promise.all([handle(a).dispatcher.runDue(), handle(b).dispatcher.runDue()]);
+      const ids = receiver.received.map((r) => r.event.id);
+      expect(ids.length).toBeGreaterThanOrEqual(3);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ra.attempted + rb.attempted).toBe(ids.length);
+
+      // A claims the next deliveries and dies before sending them.
+      await user.call('POST', '/v1/checkouts', {
+        product_url: `${PROTOCOL}/thing-4-price-1500`,
+        buyer: BUYER,
+        shipping_address: ADDRESS,
+      });
+      const now = clock.now();
+      const orphaned = await handle(a).db.transaction((tx) =>
+        commerceStores(tx).webhooks.claimDue(
+          now.toISOString(),
+          new Date(now.getTime() + LEASE_MS).toISOString(),
+          'a-dead-instance',
+          { limit: 100, perEndpoint: 100 },
+        ),
+      );
+      expect(orphaned.length).toBeGreaterThan(0);
+      expect((await handle(b).dispatcher.runDue()).attempted).toBe(0);
+      clock.advance(LEASE_MS);
+      const [late1, late2] = await Promise.all([
+        handle(b).dispatcher.runDue(),
+        handle(a).dispatcher.runDue(),
+      ]);
+      expect(late1.attempted + late2.attempted).toBe(orphaned.length);
+      const all = receiver.received.map((r) => r.event.id);
+      expect(new Set(all).size).toBe(all.length);
+      expect(all).toEqual(expect.arrayContaining(orphaned.map((d) => d.event_id)));
+      // The dead instance's late report of its attempt changes nothing: the delivery moved on.
+      const late = await handle(a).db.transaction((tx) =>
+        commerceStores(tx).webhooks.recordAttempt({
+          delivery_id: orphaned[0]?.id ?? '',
+          attempt: 1,
+          started_at: now.toISOString(),
+          status_code: 500,
+          error: 'late',
+          next_attempt_at: null,
+          status: 'failed',
+          at: clock.now().toISOString(),
+          owner: 'a-dead-instance',
+        }),
+      );
+      expect(late).toBe(false);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('a placement stuck on a dead instance is recovered once, by another, after its lease runs out', async () => {
+    const key = await makeKey(a, 'sandbox');
+    const user = await sandboxUser(a, key);
+    const made = await user.call('POST', '/v1/checkouts', {
+      product_url: `${PROTOCOL}/slow-order-multi-price-2000`,
+      buyer: BUYER,
+      shipping_address: ADDRESS,
+    });
+    expect(made.body.status).toBe('ready_to_confirm');
+    const id = made.body.id as string;
+    // A moves the checkout to `confirming` and dies in the store call: nothing after is written.
+    const raw = handle(a).db.raw;
+    const confirm = user.call('POST', `/v1/checkouts/${id}/confirm`, undefined, {
+      'idempotency-key': 'k-multi',
+    });
+    const status = () =>
+      (raw.prepare('SELECT status FROM checkouts WHERE id = ?').get(id) as { status: string }).status;
+    while (status() !== 'confirming') await new Promise((r) => setImmediate(r));
+    handle(a).db.close();
+    expect((await confirm).status).toBe(500);
+
+    // B's recovery (at start-up or on its beat) leaves a placement under lease alone.
+    await handle(b).recover();
+    const userB = as(b, key, user.userToken);
+    expect((await userB('GET', `/v1/checkouts/${id}`)).body.status).toBe('confirming');
+    clock.advance(PLACEMENT_LEASE_MS);
+    await Promise.all([handle(b).recover(), handle(b).recover()]);
+    const done = (await userB('GET', `/v1/checkouts/${id}`)).body;
+    expect(['completed', 'failed']).toContain(done.status);
+    const orders = handle(b)
+      .db.raw.prepare('SELECT COUNT(*) AS n FROM orders WHERE checkout_id = ?')
+      .get(id) as {
+      n: number;
+    };
+    expect(orders.n).toBe(done.status === 'completed' ? 1 : 0);
+  });
+
+  it('a key revoked on one instance is refused by the other on its very next request', async () => {
+    const made = (
+      await api(a.url, 'POST', '/dashboard/api/api_keys', { body: { env: 'sandbox', name: 'Shared' } })
+    ).body;
+    expect((await as(b, made.key)('GET', '/v1/merchants')).status).toBe(200);
+    expect((await api(a.url, 'POST', `/dashboard/api/api_keys/${made.id}/revoke`)).status).toBe(200);
+    const refused = await as(b, made.key)('GET', '/v1/merchants');
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBeDefined();
+  });
+});
