@@ -4,7 +4,7 @@ import { commerceStores } from '../../src/commerce/db/stores.js';
 import { PLACEMENT_LEASE_MS } from '../../src/commerce/services/checkouts.js';
 import { LEASE_MS } from '../../src/commerce/webhooks/dispatcher.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import { api, startTestService, type TestService } from '../helpers/start.js';
+import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
 import { ADDRESS, as, BUYER, makeKey, PROTOCOL, sandboxUser, startReceiver } from './helpers.js';
 
 /**
@@ -23,7 +23,8 @@ describe('commerce: two instances on one database', () => {
     b = await startTestService('commerce', {
       clock,
       dataDir: a.dataDir,
-      config: { webhookAllowPrivate: true },
+      // On PostgreSQL, the first instance's database (on SQLite the shared data directory is it).
+      config: { webhookAllowPrivate: true, ...sameDatabase(a) },
     });
   });
   afterEach(async () => {
@@ -107,14 +108,14 @@ describe('commerce: two instances on one database', () => {
     expect(made.body.status).toBe('ready_to_confirm');
     const id = made.body.id as string;
     // A moves the checkout to `confirming` and dies in the store call: nothing after is written.
-    const raw = handle(a).db.raw;
+    const db = handle(a).db;
     const confirm = user.call('POST', `/v1/checkouts/${id}/confirm`, undefined, {
       'idempotency-key': 'k-multi',
     });
-    const status = () =>
-      (raw.prepare('SELECT status FROM checkouts WHERE id = ?').get(id) as { status: string }).status;
-    while (status() !== 'confirming') await new Promise((r) => setImmediate(r));
-    handle(a).db.close();
+    const status = async () =>
+      (await db.get<{ status: string }>('SELECT status FROM checkouts WHERE id = ?', [id]))?.status;
+    while ((await status()) !== 'confirming') await new Promise((r) => setImmediate(r));
+    void db.close();
     expect((await confirm).status).toBe(500);
 
     // B's recovery (at start-up or on its beat) leaves a placement under lease alone.
@@ -125,12 +126,11 @@ describe('commerce: two instances on one database', () => {
     await Promise.all([handle(b).recover(), handle(b).recover()]);
     const done = (await userB('GET', `/v1/checkouts/${id}`)).body;
     expect(['completed', 'failed']).toContain(done.status);
-    const orders = handle(b)
-      .db.raw.prepare('SELECT COUNT(*) AS n FROM orders WHERE checkout_id = ?')
-      .get(id) as {
-      n: number;
-    };
-    expect(orders.n).toBe(done.status === 'completed' ? 1 : 0);
+    const orders = await handle(b).db.get<{ n: number }>(
+      'SELECT COUNT(*) AS n FROM orders WHERE checkout_id = ?',
+      [id],
+    );
+    expect(orders?.n).toBe(done.status === 'completed' ? 1 : 0);
   });
 
   it('a key revoked on one instance is refused by the other on its very next request', async () => {

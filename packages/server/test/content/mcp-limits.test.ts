@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
 import type { McpEngine } from '../../src/content/mcp/engine.js';
 import { mcpRouter } from '../../src/content/mcp/router.js';
-import { api, startTestService, type TestService } from '../helpers/start.js';
+import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
 import { connect, fails, makeKey, ok, rawMcp } from './mcp-helpers.js';
 
 const notes = (n: number, size: number, tag = 'n') =>
@@ -199,7 +199,7 @@ describe('per-key rate limit', () => {
     const second = await startTestService('content', {
       dataDir: svc.dataDir,
       clock: svc.clock,
-      config: { keyRateLimit: 3 },
+      config: { keyRateLimit: 3, ...sameDatabase(svc) },
     });
     try {
       const a = await connect(svc, key);

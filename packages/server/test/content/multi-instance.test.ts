@@ -5,7 +5,7 @@ import { EVENT_LEASE_MS } from '../../src/content/events.js';
 import { SCHEDULE_LEASE_MS } from '../../src/content/services/automations.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { leasesStore } from '../../src/platform/db/leases-store.js';
-import { api, startTestService, type TestService } from '../helpers/start.js';
+import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
 
 /**
@@ -22,7 +22,11 @@ describe('content: two instances on one database', () => {
 
   beforeEach(async () => {
     a = await startTestService('content', { clock, config: { seed: 'none' } });
-    b = await startTestService('content', { clock, dataDir: a.dataDir, config: { seed: 'none' } });
+    b = await startTestService('content', {
+      clock,
+      dataDir: a.dataDir,
+      config: { seed: 'none', ...sameDatabase(a) },
+    });
   });
   afterEach(async () => {
     await b.close();

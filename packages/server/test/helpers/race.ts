@@ -1,5 +1,5 @@
 import type { SqlDatabase, SqlExecutor, SqlParams, TransactionOptions } from '../../src/platform/db/sql.js';
-import { startTestService } from './start.js';
+import { sameDatabase, startTestService } from './start.js';
 
 type Tx = <T>(fn: (tx: SqlExecutor) => Promise<T>, opts?: TransactionOptions) => Promise<T>;
 
@@ -106,8 +106,7 @@ export function settledValue<T>(r: PromiseSettledResult<T>): T {
  */
 export async function twoInstances(name: 'content' | 'commerce') {
   const a = await startTestService(name);
-  const shared = a.config.databaseUrl ? { config: { databaseUrl: a.config.databaseUrl } } : {};
-  const b = await startTestService(name, { dataDir: a.dataDir, clock: a.clock, ...shared });
+  const b = await startTestService(name, { dataDir: a.dataDir, clock: a.clock, config: sameDatabase(a) });
   return {
     a,
     b,

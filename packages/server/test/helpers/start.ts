@@ -116,6 +116,13 @@ export async function startTestService(
   };
 }
 
+/**
+ * Config for a second instance beside `first`: on PostgreSQL, `first`'s database (which `first`
+ * drops on close); on SQLite nothing, as sharing the data directory shares the database.
+ */
+export const sameDatabase = (first: TestService): Partial<Config> =>
+  first.config.databaseUrl ? { databaseUrl: first.config.databaseUrl } : {};
+
 /** fetch + JSON with the headers our APIs expect. */
 export async function api(
   base: string,
