@@ -10,8 +10,8 @@ import { oauthBrowserBindingMigration } from './008-oauth-browser-binding.js';
 import { keyRateLimitsMigration } from './009-key-rate-limits.js';
 import { orderingColumnsMigration } from './010-ordering-columns.js';
 import { mediaReferencesMigration } from './011-media-references.js';
-import { brandTimeZoneMigration } from './013-brand-time-zone.js';
 import { onceAcrossInstancesMigration } from './012-once-across-instances.js';
+import { brandTimeZoneMigration } from './013-brand-time-zone.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
