@@ -83,8 +83,8 @@ async function waitWhileConfirming(call: Call, id: string) {
 const eventTypes = async (id: string) =>
   (
     await (svc as TestService).handle.db.all<{ type: string; data: string }>(
-      // rowid until h-portable's ordering column lands: created_at ties within one confirm.
-      'SELECT type, data FROM events ORDER BY rowid',
+      // Insertion order (created_at ties within one confirm under the manual clock).
+      'SELECT type, data FROM events ORDER BY seq',
     )
   )
     .filter((e) => [JSON.parse(e.data).id, JSON.parse(e.data).checkout_id].includes(id))

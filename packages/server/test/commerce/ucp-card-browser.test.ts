@@ -1,5 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -7,6 +5,7 @@ import type { Config } from '../../src/config.js';
 import { type FakeTokenizer, startTokenizer } from '../fakes/ucp-tokenizer.js';
 import { useBrowser } from '../helpers/browser.js';
 import { startTestService } from '../helpers/start.js';
+import { storedBytes } from '../helpers/stored-bytes.js';
 import { makeKey } from './helpers.js';
 import { liveUser, offerAndCheckout, ucpStores } from './ucp-helpers.js';
 
@@ -86,10 +85,10 @@ describe('paying by card on the hosted page, in a real browser', () => {
       expect(t.requests[0]).toMatchObject({ path: '/tokenize', origin: new URL(svc.url).origin });
 
       const secrets = ['4242424242424242', '4242 4242 4242 4242', token as string];
-      const files = readdirSync(svc.dataDir, { recursive: true, withFileTypes: true })
-        .filter((e) => e.isFile())
-        .map((e) => ({ name: e.name, bytes: readFileSync(join(e.parentPath, e.name)) }));
-      expect(files.map((f) => f.name)).toContain('commerce.sqlite');
+      const files = await storedBytes(svc);
+      expect(files.map((f) => f.name)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^(commerce\.sqlite|table checkouts)$/)]),
+      );
       for (const f of files) {
         for (const secret of secrets) expect(f.bytes.includes(secret), `${secret} in ${f.name}`).toBe(false);
       }

@@ -1,11 +1,10 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { STORE_CREDENTIAL, type UcpStore } from '../fakes/ucp-store.js';
 import { startTestService, type TestService } from '../helpers/start.js';
+import { storedBytes } from '../helpers/stored-bytes.js';
 import { ADDRESS, as, BUYER, type Call, makeKey } from './helpers.js';
 import { liveServiceAndUser, liveUser, offerAndCheckout, ucpStores } from './ucp-helpers.js';
 
@@ -257,10 +256,6 @@ describe('UCP stores: credentials and recovery', () => {
     );
     return { logger, text: () => lines.join('') };
   }
-  const dataFiles = (svc: TestService) =>
-    readdirSync(svc.dataDir, { recursive: true, withFileTypes: true })
-      .filter((e) => e.isFile())
-      .map((e) => readFileSync(join(e.parentPath, e.name)));
 
   it('7. an instrument offered with its credential: only its reference is kept and sent, and the credential is in no database file and no log', async () => {
     const logs = capturedLogs();
@@ -282,9 +277,11 @@ describe('UCP stores: credentials and recovery', () => {
           ],
         },
       });
-      const files = dataFiles(svc);
-      expect(files.length).toBeGreaterThan(0);
-      for (const f of files) expect(f.includes(STORE_CREDENTIAL)).toBe(false);
+      const stored = await storedBytes(svc);
+      expect(stored.map((f) => f.name)).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^(commerce\.sqlite|table checkouts)$/)]),
+      );
+      for (const f of stored) expect(f.bytes.includes(STORE_CREDENTIAL), f.name).toBe(false);
       expect(logs.text()).not.toContain(STORE_CREDENTIAL);
     } finally {
       await svc.close();

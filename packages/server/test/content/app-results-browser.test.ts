@@ -1,7 +1,6 @@
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import type { Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlDatabase } from '../../src/platform/db/sql.js';
 import { sequentialIds } from '../../src/platform/ids.js';
 import { expectAccessible, expectFitsPhone, screenshot, watchProblems } from '../helpers/app-pages.js';
 import { useBrowser } from '../helpers/browser.js';
@@ -448,13 +447,14 @@ describe('the web app: results pages on an empty workspace, and stored links tha
       body: { name: 'Odd links', memory: { products: [products[1]] } },
     });
     expect(brand.status).toBe(201);
-    const db = new Database(join(svc.dataDir, 'content.sqlite'));
     const memory = {
       ...brand.body.memory,
       products: products.map((p, i) => ({ id: `mem_${i}`, description: '', ...p })),
     };
-    db.prepare('UPDATE brands SET memory = ? WHERE id = ?').run(JSON.stringify(memory), brand.body.id);
-    db.close();
+    await (svc.handle as unknown as { db: SqlDatabase }).db.run('UPDATE brands SET memory = ? WHERE id = ?', [
+      JSON.stringify(memory),
+      brand.body.id,
+    ]);
     await page.goto(`${svc.url}/memory`);
     await page.getByRole('heading', { name: 'Products' }).waitFor();
     await page.getByText('javascript:alert(document.domain)').waitFor();

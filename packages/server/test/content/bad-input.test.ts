@@ -1,18 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SqlDatabase } from '../../src/platform/db/sql.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
-/** Row counts of every table, to show a refused request left nothing behind. */
-function snapshot(svc: TestService): Record<string, number> {
-  const raw = (svc.handle as any).db.raw;
-  const tables = raw
-    .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-    .all() as { name: string }[];
-  return Object.fromEntries(
-    tables.map((t) => [
-      t.name,
-      (raw.prepare(`SELECT COUNT(*) AS n FROM "${t.name}"`).get() as { n: number }).n,
-    ]),
+/** Row counts of every table, on either engine, to show a refused request left nothing behind. */
+async function snapshot(svc: TestService): Promise<Record<string, number>> {
+  const db = (svc.handle as any).db as SqlDatabase;
+  const tables = await db.all<{ name: string }>(
+    db.dialect === 'sqlite'
+      ? "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+      : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'",
   );
+  const counts: Record<string, number> = {};
+  for (const t of tables)
+    counts[t.name] = (await db.get<{ n: number }>(`SELECT COUNT(*) AS n FROM "${t.name}"`))?.n ?? 0;
+  return counts;
 }
 
 const fill = (path: string) =>
@@ -25,7 +26,7 @@ describe('bad input on every route', () => {
   beforeAll(async () => {
     svc = await startTestService('content', { config: { seed: 'demo' } });
     doc = (await api(svc.url, 'GET', '/v1/openapi.json')).body;
-    before = snapshot(svc);
+    before = await snapshot(svc);
   });
   afterAll(() => svc.close());
 
@@ -121,7 +122,7 @@ describe('bad input on every route', () => {
       expect((await api(svc.url, 'GET', path)).status, path).toBe(400);
   });
 
-  it('left nothing half-written', () => {
-    expect(snapshot(svc)).toEqual(before);
+  it('left nothing half-written', async () => {
+    expect(await snapshot(svc)).toEqual(before);
   });
 });

@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
-import { openDatabase } from '../../src/platform/db/sqlite.js';
+import { openSqliteDatabase } from '../../src/platform/db/sqlite.js';
+import { testEngine } from '../helpers/database.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
 
@@ -164,25 +165,32 @@ describe('media that drafts and posts refer to', () => {
     expect((await fetchImage(url as string)).status).toBe(404);
   });
 
-  it('finds references written before the references table existed (migration 11 fills it)', async () => {
-    const asset = await upload();
-    const draft = await draftWith(asset.id, 'Attached before the upgrade.');
-    const post = await api(svc.url, 'POST', '/v1/posts', {
-      body: { draft_id: draft.id, scheduled_for: daysAhead(4) },
-    });
-    const [url] = mediaUrls(post.body.parts);
-    // Back to the schema before 011 (rows the drafts and posts hold as JSON only), then upgrade.
-    const file = join(svc.dataDir, 'content.sqlite');
-    const old = openDatabase(file, contentMigrations);
-    old.raw.exec('DROP TABLE media_references; DELETE FROM schema_migrations WHERE id >= 11;');
-    old.close();
-    openDatabase(file, contentMigrations, { log: () => {} }).close();
+  // SQLite only: PostgreSQL deployments start with the table (no rows predate it).
+  it.runIf(testEngine === 'sqlite')(
+    'finds references written before the references table existed (migration 11 fills it)',
+    async () => {
+      const asset = await upload();
+      const draft = await draftWith(asset.id, 'Attached before the upgrade.');
+      const post = await api(svc.url, 'POST', '/v1/posts', {
+        body: { draft_id: draft.id, scheduled_for: daysAhead(4) },
+      });
+      const [url] = mediaUrls(post.body.parts);
+      // Back to the schema before 011 (rows the drafts and posts hold as JSON only), then upgrade.
+      const file = join(svc.dataDir, 'content.sqlite');
+      const old = openSqliteDatabase(file, contentMigrations);
+      // Back past every later step too, so they run again after 011.
+      old.raw.exec(`DROP TABLE media_references; DROP TABLE leases; DROP TABLE content_events;
+      ALTER TABLE automations DROP COLUMN lease_owner; ALTER TABLE automations DROP COLUMN lease_until;
+      ALTER TABLE brands DROP COLUMN time_zone; DELETE FROM schema_migrations WHERE id >= 11;`);
+      await old.close();
+      await openSqliteDatabase(file, contentMigrations, { log: () => {} }).close();
 
-    expect((await api(svc.url, 'DELETE', `/v1/media/${asset.id}`)).status).toBe(200);
-    await expectImage(url as string);
-    expect((await api(svc.url, 'DELETE', `/v1/posts/${post.body.id}`)).status).toBe(200);
-    await expectImage(url as string);
-  });
+      expect((await api(svc.url, 'DELETE', `/v1/media/${asset.id}`)).status).toBe(200);
+      await expectImage(url as string);
+      expect((await api(svc.url, 'DELETE', `/v1/posts/${post.body.id}`)).status).toBe(200);
+      await expectImage(url as string);
+    },
+  );
 
   it('serves nothing for a referenced file name under another asset id', async () => {
     const asset = await upload();

@@ -32,7 +32,7 @@ function normaliseDefault(value: string | null): string {
   if (value === null) return '-';
   // An insertion-order column: PostgreSQL fills it from its sequence by default, SQLite by a
   // trigger (platform/db/ordering-column.ts), which table_info shows as no default.
-  if (/^nextval\('[a-z_]+_seq'::regclass\)$/.test(value)) return '-';
+  if (/^nextval\('([a-z_]+\.)?[a-z_]+_seq'::regclass\)$/.test(value)) return '-';
   const v = value.replace(/::[a-z ]+$/, '');
   if (v === 'false') return '0';
   if (v === 'true') return '1';

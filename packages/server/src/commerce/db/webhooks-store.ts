@@ -147,7 +147,7 @@ export function webhooksStore(db: SqlExecutor) {
              JOIN webhook_endpoints w ON w.id = d.endpoint_id
              JOIN events e ON e.id = d.event_id
             WHERE d.status = 'pending' AND d.next_attempt_at <= ?
-              AND (d.lease_until IS NULL OR d.lease_until <= ?)${only})
+              AND (d.lease_until IS NULL OR d.lease_until <= ?)${only}) due
           WHERE rn <= ?
           ORDER BY rn, due_at, endpoint_id`,
         [now, now, ...(ids ?? []), opts.perEndpoint],

@@ -6,7 +6,7 @@ import type { Migration } from '../../../platform/db/sqlite.js';
  * insertion order within one millisecond; that was `rowid`, which PostgreSQL lacks. `seq` takes
  * its place (see platform/db/ordering-column.ts).
  */
-const sql = orderingColumnSql(['connections', 'orders', 'webhook_endpoints', 'deliveries']);
+const sql = orderingColumnSql(['connections', 'orders', 'webhook_endpoints', 'deliveries', 'events']);
 
 export const orderingColumns: Migration = {
   id: 10,
