@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import { STORE_CREDENTIAL, type UcpStore } from '../fakes/ucp-store.js';
-import { startTestService, type TestService } from '../helpers/start.js';
+import { startTestService } from '../helpers/start.js';
 import { storedBytes } from '../helpers/stored-bytes.js';
 import { ADDRESS, as, BUYER, type Call, makeKey } from './helpers.js';
 import { liveServiceAndUser, liveUser, offerAndCheckout, ucpStores } from './ucp-helpers.js';
