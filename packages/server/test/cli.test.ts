@@ -29,8 +29,13 @@ function runCli(args: string[], envVars: NodeJS.ProcessEnv) {
   return spawnSync(process.execPath, [cli, ...args], { env: envVars, encoding: 'utf8', timeout: 20_000 });
 }
 
-/** The command-line contract the README and the docs rely on, exercised on the built bin. */
-describe('svc-server', () => {
+/**
+ * The command-line contract the README and the docs rely on, exercised on the built bin. Every
+ * command is a whole process start (about a second; several on a loaded machine), so the tests
+ * here get more time than the suite's default; they run the bin without blocking this process,
+ * because a blocked event loop misses the server closing an idle keep-alive socket.
+ */
+describe('svc-server', { timeout: 60_000 }, () => {
   let dataDir: string;
   let server: ChildProcess;
   let stdout = '';
@@ -106,7 +111,7 @@ describe('svc-server', () => {
   });
 
   it('creates a content key while the server runs, printing only the key', async () => {
-    const res = runCli(
+    const res = await runCliAsync(
       ['keys', 'create', '--service', 'content', '--name', 'cli-test', '--scopes', 'read,write'],
       env(dataDir),
     );
@@ -122,7 +127,7 @@ describe('svc-server', () => {
       ['sandbox', 'svc_test_'],
       ['live', 'svc_live_'],
     ] as const) {
-      const res = runCli(
+      const res = await runCliAsync(
         ['keys', 'create', '--service', 'commerce', '--env', envName, '--name', 'cli'],
         env(dataDir),
       );
@@ -137,8 +142,8 @@ describe('svc-server', () => {
     }
   });
 
-  it('refuses bad keys create arguments with a clear line', () => {
-    const res = runCli(
+  it('refuses bad keys create arguments with a clear line', async () => {
+    const res = await runCliAsync(
       ['keys', 'create', '--service', 'content', '--name', 'x', '--scopes', 'admin'],
       env(dataDir),
     );
