@@ -60,7 +60,7 @@ export function createMediaService(ctx: MediaContext) {
   const base = trimTrailingSlashes(ctx.config.content.publicUrl ?? '');
   const now = () => ctx.clock.now().toISOString();
 
-  const withLock = assetLocks();
+  const withLock = assetLocks(ctx);
 
   const view = (rec: MediaRecord) => toAssetView(rec, base);
 
