@@ -150,6 +150,7 @@ export async function createContentApp(
   const openapi = buildOpenApi(routes, contentOpenApiInfo(deps.config));
 
   // Before anything can publish: a publish the last run never finished may be live (unconfirmed).
+  // Only attempts whose owner is gone: another instance may be publishing right now.
   const recovered = recoverInterruptedPublishes(ctx).then(
     (posts) => {
       if (posts.length) deps.logger.warn({ posts }, 'publishes interrupted by a stop are now unconfirmed');
@@ -176,6 +177,8 @@ export async function createContentApp(
     if (!(await leases.take(PASS_LEASE, ctx.instanceId, real.toISOString(), until))) return false;
     try {
       await ctx.clock.sync(db);
+      // An instance that died mid-publish on another machine is seen only once its lease runs out.
+      await recoverInterruptedPublishes(ctx);
       await tick(ctx);
       await purgeHandledEvents(ctx);
       await idempotencyStore.purge(deps.clock.now().toISOString());

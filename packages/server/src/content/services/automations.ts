@@ -1,6 +1,7 @@
 import { AppError, notFound } from '../../platform/errors.js';
 import { AGENTS } from '../agents/index.js';
 import type { Caller, ContentContext } from '../context.js';
+import { automationRunCountsStore } from '../db/stores/automation-run-counts-store.js';
 import { type AutomationRow, automationsStore } from '../db/stores/automations-store.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
 import { type AgentId, AUTOMATION_CAPS } from '../domain.js';
@@ -240,11 +241,14 @@ async function fire(
     await store.addFire({ ...base, outcome: 'skipped', run_id: null, message });
     return { outcome: 'skipped', run: null, message, code: idle.code };
   }
-  const mine = await store.runsOn(day, row.id);
-  const all = await store.runsOn(day);
-  if (mine >= row.daily_cap || all >= AUTOMATION_CAPS.perWorkspace) {
+  // Counted in the database before the run, so instances firing at once share the caps.
+  const capped = await automationRunCountsStore(ctx.db).take(day, row.id, {
+    automation: row.daily_cap,
+    workspace: AUTOMATION_CAPS.perWorkspace,
+  });
+  if (capped) {
     const message =
-      mine >= row.daily_cap
+      capped === 'automation'
         ? `Automation '${row.id}' has reached its daily cap of ${row.daily_cap} runs for ${day} (server local date).`
         : `The workspace has reached its daily cap of ${AUTOMATION_CAPS.perWorkspace} automation runs for ${day} (server local date).`;
     await store.addFire({ ...base, outcome: 'capped', run_id: null, message });
