@@ -21,6 +21,7 @@ import { conflict } from './errors.js';
 /** Refresh this long before the platform says the access token expires. */
 export const REFRESH_MARGIN_MS = 5 * 60_000;
 
+/** Safe per instance: a box is a pure function of the key, the same on every instance. */
 const boxes = new WeakMap<Buffer, SecretBox>();
 
 /** The secret box keyed by SERVICE_SECRET_KEY (start-up makes sure live mode has one). */
