@@ -20,7 +20,13 @@ export function assetLocks(ctx: MediaContext) {
     withLeaseLock(
       ctx.db,
       `content:media:${id}`,
-      { instance, now, ttlMs: ASSET_LEASE_MS, waitMs: ASSET_LEASE_MS, what: `a change to media asset ${id}` },
+      {
+        instance,
+        now,
+        ttlMs: ASSET_LEASE_MS,
+        waitMs: ASSET_LEASE_MS + 15_000,
+        what: `a change to media asset ${id}`,
+      },
       fn,
     );
 }

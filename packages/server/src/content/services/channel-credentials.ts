@@ -120,7 +120,7 @@ async function underRefreshLease(ctx: ContentContext, channelId: string, fn: () 
       now: () => ctx.clock.realNow(),
       // Longer than the refresh call can take (its timeout), so a live holder never loses it.
       ttlMs: REFRESH_LEASE_MS,
-      waitMs: REFRESH_LEASE_MS,
+      waitMs: REFRESH_LEASE_MS + 15_000,
       what: `the token refresh of channel ${channelId}`,
     },
     fn,

@@ -11,7 +11,10 @@ export interface LeaseLockOptions {
   now: () => Date;
   /** How long the lease lasts if its holder dies: longer than `fn` can take. */
   ttlMs: number;
-  /** How long to wait for another holder before giving up with 503 LOCK_BUSY. */
+  /**
+   * How long to wait for another holder before giving up with 503 LOCK_BUSY. Make it longer than
+   * `ttlMs`, so a waiter outlasts a dead holder's lease and takes over instead of failing.
+   */
   waitMs: number;
   /** What the 503 says is busy, e.g. "the token refresh of channel ch_1". */
   what: string;
