@@ -45,7 +45,7 @@ import { postRoutes } from './routes/posts.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import type { AdvanceResultView } from './schemas/workspace.js';
 import { seedDemoWorkspace } from './seed/demo.js';
-import { automationEventHandler } from './services/automations.js';
+import { automationEventHandler, purgeOldRunCounts } from './services/automations.js';
 import { recoverInterruptedPublishes } from './services/posts.js';
 import { tick } from './services/sandbox.js';
 import { webApp } from './web-app.js';
@@ -181,6 +181,7 @@ export async function createContentApp(
       await recoverInterruptedPublishes(ctx);
       await tick(ctx);
       await purgeHandledEvents(ctx);
+      await purgeOldRunCounts(ctx);
       await idempotencyStore.purge(deps.clock.now().toISOString());
     } finally {
       await leases.release(PASS_LEASE, ctx.instanceId);

@@ -155,6 +155,15 @@ describe('content across instances: process state in the database', () => {
     expect((await api(b.url, 'GET', `/v1/automations/${auto.body.id}`)).body.runs_today).toBe(2);
     const runs = await api(a.url, 'GET', '/v1/agent-runs?agent_id=digest&limit=100');
     expect(runs.body.agent_runs.filter((r: any) => r.automation_id === auto.body.id)).toHaveLength(2);
+
+    // Two days on, a background pass drops the old day's counters; the automation runs again.
+    const counters = async () =>
+      (await handle(a).db.get<{ n: number }>('SELECT COUNT(*) AS n FROM automation_run_counts'))?.n;
+    expect(await counters()).toBe(2); // the automation's and the workspace's, for today
+    a.clock.advance(2 * 24 * 3_600_000);
+    expect(await handle(b).backgroundPass()).toBe(true);
+    expect(await counters()).toBe(0);
+    expect((await run(a)).status).toBe(201);
   });
 
   it('two focal-point changes to one asset on two instances render one after the other', async () => {

@@ -1,3 +1,4 @@
+import { DAY } from '../../platform/clock.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { AGENTS } from '../agents/index.js';
 import type { Caller, ContentContext } from '../context.js';
@@ -22,6 +23,10 @@ import { requireBrand } from './brands.js';
 /** The server-local calendar day, which is what "daily" means for caps. */
 export const localDay = (d: Date) =>
   `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+/** Cap counters of the days before yesterday go (caps count today only); each background pass. */
+export const purgeOldRunCounts = (ctx: ContentContext) =>
+  automationRunCountsStore(ctx.db).purgeBefore(localDay(new Date(ctx.clock.now().getTime() - DAY)));
 
 /** The next time a schedule trigger is due, strictly after `after`, in server local time. */
 export function nextRunAt(trigger: TriggerInput, after: Date): string | null {

@@ -41,5 +41,9 @@ export function automationRunCountsStore(db: SqlDatabase) {
         return 'workspace';
       });
     },
+    /** Drops the counts of days before `day` (text order is date order): caps look at today only. */
+    async purgeBefore(day: string) {
+      await db.run('DELETE FROM automation_run_counts WHERE day < ?', [day]);
+    },
   };
 }
