@@ -45,7 +45,7 @@ import { postRoutes } from './routes/posts.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import type { AdvanceResultView } from './schemas/workspace.js';
 import { seedDemoWorkspace } from './seed/demo.js';
-import { automationEventHandler } from './services/automations.js';
+import { automationEventHandler, purgeOldRunCounts } from './services/automations.js';
 import { recoverInterruptedPublishes } from './services/posts.js';
 import { tick } from './services/sandbox.js';
 import { webApp } from './web-app.js';
@@ -150,6 +150,7 @@ export async function createContentApp(
   const openapi = buildOpenApi(routes, contentOpenApiInfo(deps.config));
 
   // Before anything can publish: a publish the last run never finished may be live (unconfirmed).
+  // Only attempts whose owner is gone: another instance may be publishing right now.
   const recovered = recoverInterruptedPublishes(ctx).then(
     (posts) => {
       if (posts.length) deps.logger.warn({ posts }, 'publishes interrupted by a stop are now unconfirmed');
@@ -176,8 +177,11 @@ export async function createContentApp(
     if (!(await leases.take(PASS_LEASE, ctx.instanceId, real.toISOString(), until))) return false;
     try {
       await ctx.clock.sync(db);
+      // An instance that died mid-publish on another machine is seen only once its lease runs out.
+      await recoverInterruptedPublishes(ctx);
       await tick(ctx);
       await purgeHandledEvents(ctx);
+      await purgeOldRunCounts(ctx);
       await idempotencyStore.purge(deps.clock.now().toISOString());
     } finally {
       await leases.release(PASS_LEASE, ctx.instanceId);

@@ -181,7 +181,9 @@ describe('media that drafts and posts refer to', () => {
       // Back past every later step too, so they run again after 011.
       old.raw.exec(`DROP TABLE media_references; DROP TABLE leases; DROP TABLE content_events;
       ALTER TABLE automations DROP COLUMN lease_owner; ALTER TABLE automations DROP COLUMN lease_until;
-      ALTER TABLE brands DROP COLUMN time_zone; DELETE FROM schema_migrations WHERE id >= 11;`);
+      ALTER TABLE brands DROP COLUMN time_zone;
+      DROP TABLE automation_run_counts; ALTER TABLE publish_attempts DROP COLUMN owner; ALTER TABLE publish_attempts DROP COLUMN lease_until;
+      DELETE FROM schema_migrations WHERE id >= 11;`);
       await old.close();
       await openSqliteDatabase(file, contentMigrations, { log: () => {} }).close();
 

@@ -44,6 +44,7 @@ describe('migration 007 on a database that already holds duplicates', () => {
              DROP TABLE media_references;
              DROP TABLE leases; DROP TABLE content_events;
              ALTER TABLE automations DROP COLUMN lease_owner; ALTER TABLE automations DROP COLUMN lease_until;
+             DROP TABLE automation_run_counts; ALTER TABLE publish_attempts DROP COLUMN owner; ALTER TABLE publish_attempts DROP COLUMN lease_until;
              DELETE FROM schema_migrations WHERE id >= 7;`);
     ids.extraPost = `${ids.keptPost}dup`;
     ids.extraApproval = `${ids.keptApproval}dup`;

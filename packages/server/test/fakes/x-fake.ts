@@ -31,7 +31,9 @@ export type XBehaviour =
       message?: string;
     }
   /** No answer. With `afterAccept`, the request takes effect first (the post IS stored). */
-  | { kind: 'hang'; afterAccept?: boolean };
+  | { kind: 'hang'; afterAccept?: boolean }
+  /** Answered normally, but only once `until` settles (a slow platform the test lets go). */
+  | { kind: 'hold'; until: Promise<void> };
 
 export interface XFakeTweet {
   id: string;
@@ -63,7 +65,8 @@ export interface XFake {
   /** Media whose upload reached finalize, with the bytes received. */
   media: Map<string, { mediaType: string; bytes: number }>;
   /**
-   * The next request to `route` (e.g. `POST /2/tweets`, `GET /2/tweets/:id`) behaves like this;
+   * The next request to `route` (e.g. `POST /2/tweets`, `GET /2/tweets/:id`, or
+   * `POST /2/oauth2/token`, which takes only `hold`) behaves like this;
    * with `after`, that many matching requests are answered normally first.
    */
   failNext(route: string, b: XBehaviour, opts?: { after?: number }): void;
@@ -450,11 +453,26 @@ export async function startXFake(
     ],
   ];
 
+  /** The behaviour set with failNext for this request to `route`, if its turn has come. */
+  const take = (route: string): XBehaviour | undefined => {
+    const entry = pending.find((p) => p.route === route);
+    if (entry && entry.after > 0) entry.after--;
+    else if (entry) {
+      pending.splice(pending.indexOf(entry), 1);
+      return entry.b;
+    }
+    return undefined;
+  };
+
   const dispatch = async (req: IncomingMessage, res: ServerResponse): Promise<Answer | null> => {
     const url = new URL(req.url ?? '/', 'http://fake');
     requests.push(`${req.method} ${url.pathname}`);
     if (req.method === 'GET' && url.pathname === '/i/oauth2/authorize') return authorize(url.searchParams);
-    if (req.method === 'POST' && url.pathname === '/2/oauth2/token') return token(req);
+    if (req.method === 'POST' && url.pathname === '/2/oauth2/token') {
+      const held = take('POST /2/oauth2/token');
+      if (held?.kind === 'hold') await held.until;
+      return token(req);
+    }
     for (const [method, pattern, docPath, schema, handler] of routes) {
       const match = pattern.exec(url.pathname);
       if (!match || req.method !== method) continue;
@@ -471,14 +489,8 @@ export async function startXFake(
       if (queryProblem) return invalid(`${method} ${url.pathname}: ${queryProblem}`);
       const guarded = await guard(req, op, schema);
       if ('answer' in guarded) return guarded.answer;
-      const route = `${method} ${docPath.replace('{id}', ':id')}`;
-      const entry = pending.find((p) => p.route === route);
-      let b: XBehaviour | undefined;
-      if (entry && entry.after > 0) entry.after--;
-      else if (entry) {
-        pending.splice(pending.indexOf(entry), 1);
-        b = entry.b;
-      }
+      const b = take(`${method} ${docPath.replace('{id}', ':id')}`);
+      if (b?.kind === 'hold') await b.until;
       if (b?.kind === 'status') {
         const message =
           b.message ??

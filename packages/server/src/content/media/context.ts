@@ -13,9 +13,12 @@ import type { MediaLimits } from './limits.js';
 export interface MediaContext {
   readonly db: SqlDatabase;
   readonly config: Config;
-  readonly clock: Clock;
+  /** `realNow`: the clock without the sandbox offset (leases run on it); `now` when absent. */
+  readonly clock: Clock & { realNow?(): Date };
   readonly ids: Ids;
   readonly logger: Logger;
+  /** The name this instance takes leases under (ContentContext has one; else one is made). */
+  readonly instanceId?: string;
   /** Defaults to `publicMediaFetcher` (publicFetch with allowPrivate: false). */
   readonly mediaFetcher?: MediaFetcher;
   readonly mediaLimits?: Partial<MediaLimits>;

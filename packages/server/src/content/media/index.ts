@@ -15,8 +15,9 @@ export { createMediaService, type MediaListPage, type MediaPatch, type MediaServ
 export { isMediaUploadRequest } from './upload.js';
 
 /**
- * One service per context, so routes, the /media file server, drafts' attach_media and the
- * MCP list_media tool share the same per-asset locks.
+ * One service per context, so routes, the /media file server, drafts' attach_media and the MCP
+ * list_media tool share one instance of it. Safe per process: the service keeps no state of its
+ * own (its per-asset locks are leases in the database, see locks.ts).
  */
 const services = new WeakMap<MediaContext, MediaService>();
 export function mediaService(ctx: MediaContext): MediaService {

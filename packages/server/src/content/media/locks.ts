@@ -1,17 +1,32 @@
+import { withLeaseLock } from '../../platform/db/lease-lock.js';
+import { instanceName } from '../../platform/instance.js';
+import type { MediaContext } from './context.js';
+
+/** Longer than rendering one asset's crops can take; a holder that dies frees the asset after it. */
+export const ASSET_LEASE_MS = 2 * 60_000;
+
 /**
- * Serialises work per asset id within this process, so two focal-point changes (or a change
- * and a delete) cannot render over each other. The server is one process per data directory.
+ * Serialises work per asset id across every instance on the database, so two focal-point changes
+ * (or a change and a delete) cannot render over each other: each reads the row its predecessor
+ * wrote, renders the next revision's files and only then writes the row. A process-local lock
+ * would not do: the media folder and the rows are shared by all instances. Rendering touches the
+ * file system, so the lock is a lease (platform/db/lease-lock.ts), not a transaction.
  */
-export function assetLocks() {
-  const locks = new Map<string, Promise<unknown>>();
-  return async <T>(id: string, fn: () => Promise<T>): Promise<T> => {
-    const prev = locks.get(id) ?? Promise.resolve();
-    const run = prev.catch(() => {}).then(fn);
-    locks.set(id, run);
-    try {
-      return await run;
-    } finally {
-      if (locks.get(id) === run) locks.delete(id);
-    }
-  };
+export function assetLocks(ctx: MediaContext) {
+  const instance = ctx.instanceId ?? instanceName(ctx.ids);
+  // Leases run on the real clock: a sandbox clock advance must not expire one that is held.
+  const now = () => ctx.clock.realNow?.() ?? ctx.clock.now();
+  return <T>(id: string, fn: () => Promise<T>): Promise<T> =>
+    withLeaseLock(
+      ctx.db,
+      `content:media:${id}`,
+      {
+        instance,
+        now,
+        ttlMs: ASSET_LEASE_MS,
+        waitMs: ASSET_LEASE_MS + 15_000,
+        what: `a change to media asset ${id}`,
+      },
+      fn,
+    );
 }

@@ -60,7 +60,7 @@ export function createMediaService(ctx: MediaContext) {
   const base = trimTrailingSlashes(ctx.config.content.publicUrl ?? '');
   const now = () => ctx.clock.now().toISOString();
 
-  const withLock = assetLocks();
+  const withLock = assetLocks(ctx);
 
   const view = (rec: MediaRecord) => toAssetView(rec, base);
 
@@ -283,7 +283,9 @@ export function createMediaService(ctx: MediaContext) {
     /**
      * Removes files nothing refers to (no asset row lists them, no draft or post names them) and
      * directories left empty: from a crash between building and saving, a brand deletion
-     * (ON DELETE CASCADE removes rows, not files), or references that went away. Run at start-up.
+     * (ON DELETE CASCADE removes rows, not files), or references that went away. Not called by
+     * the server today. Only with every instance stopped: another instance's upload in flight has
+     * files in `.staging`/`.tmp`, and a moved-in directory whose row is not written yet.
      */
     async sweepOrphans(): Promise<number> {
       await removeQuietly(join(root, '.staging'));

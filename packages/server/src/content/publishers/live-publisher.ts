@@ -105,11 +105,13 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
     channelId: string,
     call: (token: string) => Promise<T>,
   ): Promise<T> => {
+    const token = await accessTokenFor(ctx, channelId);
     try {
-      return await call(await accessTokenFor(ctx, channelId));
+      return await call(token);
     } catch (err) {
       if (!(err instanceof ProviderError && err.kind === 'token_expired')) throw err;
-      return call(await refreshAccessToken(ctx, channelId));
+      // Named, so a refresh another instance made meanwhile is used rather than repeated.
+      return call(await refreshAccessToken(ctx, channelId, token));
     }
   };
 

@@ -1,6 +1,8 @@
+import { DAY } from '../../platform/clock.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { AGENTS } from '../agents/index.js';
 import type { Caller, ContentContext } from '../context.js';
+import { automationRunCountsStore } from '../db/stores/automation-run-counts-store.js';
 import { type AutomationRow, automationsStore } from '../db/stores/automations-store.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
 import { type AgentId, AUTOMATION_CAPS } from '../domain.js';
@@ -21,6 +23,10 @@ import { requireBrand } from './brands.js';
 /** The server-local calendar day, which is what "daily" means for caps. */
 export const localDay = (d: Date) =>
   `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}-${String(d.getDate()).padStart(2, '0')}`;
+
+/** Cap counters of the days before yesterday go (caps count today only); each background pass. */
+export const purgeOldRunCounts = (ctx: ContentContext) =>
+  automationRunCountsStore(ctx.db).purgeBefore(localDay(new Date(ctx.clock.now().getTime() - DAY)));
 
 /** The next time a schedule trigger is due, strictly after `after`, in server local time. */
 export function nextRunAt(trigger: TriggerInput, after: Date): string | null {
@@ -240,11 +246,14 @@ async function fire(
     await store.addFire({ ...base, outcome: 'skipped', run_id: null, message });
     return { outcome: 'skipped', run: null, message, code: idle.code };
   }
-  const mine = await store.runsOn(day, row.id);
-  const all = await store.runsOn(day);
-  if (mine >= row.daily_cap || all >= AUTOMATION_CAPS.perWorkspace) {
+  // Counted in the database before the run, so instances firing at once share the caps.
+  const capped = await automationRunCountsStore(ctx.db).take(day, row.id, {
+    automation: row.daily_cap,
+    workspace: AUTOMATION_CAPS.perWorkspace,
+  });
+  if (capped) {
     const message =
-      mine >= row.daily_cap
+      capped === 'automation'
         ? `Automation '${row.id}' has reached its daily cap of ${row.daily_cap} runs for ${day} (server local date).`
         : `The workspace has reached its daily cap of ${AUTOMATION_CAPS.perWorkspace} automation runs for ${day} (server local date).`;
     await store.addFire({ ...base, outcome: 'capped', run_id: null, message });

@@ -1,4 +1,5 @@
 import { createSecretBox, type SecretBox, SecretBoxError } from '../../platform/crypto/secret-box.js';
+import { withLeaseLock } from '../../platform/db/lease-lock.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
@@ -20,6 +21,7 @@ import { conflict } from './errors.js';
 /** Refresh this long before the platform says the access token expires. */
 export const REFRESH_MARGIN_MS = 5 * 60_000;
 
+/** Safe per instance: a box is a pure function of the key, the same on every instance. */
 const boxes = new WeakMap<Buffer, SecretBox>();
 
 /** The secret box keyed by SERVICE_SECRET_KEY (start-up makes sure live mode has one). */
@@ -100,16 +102,43 @@ export async function saveTokens(
   });
 }
 
-/** Refreshes in flight, per channel: refresh tokens rotate, so two at once would spend one twice. */
-const refreshing = new WeakMap<ContentContext['db'], Map<string, Promise<string>>>();
-function inFlightOf(ctx: ContentContext) {
-  let map = refreshing.get(ctx.db);
-  if (!map) {
-    map = new Map();
-    refreshing.set(ctx.db, map);
-  }
-  return map;
+/**
+ * Refresh tokens rotate: two refreshes sent with one refresh token spend it twice, and the second
+ * is refused, which would cost the person the channel. So a channel's refresh runs under a lease
+ * in the database, one at a time across every instance; a caller that finds one running waits for
+ * it and then reads the tokens it stored instead of refreshing again.
+ */
+export const REFRESH_LEASE_MS = 2 * 60_000;
+const refreshLease = (channelId: string) => `content:token-refresh:${channelId}`;
+
+async function underRefreshLease(ctx: ContentContext, channelId: string, fn: () => Promise<string>) {
+  return withLeaseLock(
+    ctx.db,
+    refreshLease(channelId),
+    {
+      instance: ctx.instanceId,
+      now: () => ctx.clock.realNow(),
+      // Longer than the refresh call can take (its timeout), so a live holder never loses it.
+      ttlMs: REFRESH_LEASE_MS,
+      waitMs: REFRESH_LEASE_MS + 15_000,
+      what: `the token refresh of channel ${channelId}`,
+    },
+    fn,
+  );
 }
+
+/** The stored access token, opened; marks the channel when it cannot be read. */
+async function openAccessToken(ctx: ContentContext, channel: ChannelRow, sealed: string): Promise<string> {
+  try {
+    return secretBox(ctx).open(sealed, sealContext(channel.id, 'access_token'));
+  } catch (err) {
+    if (!(err instanceof SecretBoxError)) throw err;
+    throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`);
+  }
+}
+
+const expiresSoon = (ctx: ContentContext, expiresAt: string | null) =>
+  expiresAt !== null && Date.parse(expiresAt) - ctx.clock.now().getTime() <= REFRESH_MARGIN_MS;
 
 async function refreshNow(ctx: ContentContext, channel: ChannelRow): Promise<string> {
   const creds = await channelCredentialsStore(ctx.db).get(channel.id);
@@ -149,37 +178,40 @@ async function refreshNow(ctx: ContentContext, channel: ChannelRow): Promise<str
 }
 
 /**
- * Refreshes the channel's access token now (after the platform answered 401). Throws 409
- * CHANNEL_NEEDS_RECONNECT, with the channel marked, when the platform refuses the refresh; a
- * ProviderError `unavailable` / `rate_limited` when it could not be asked (nothing marked).
+ * Refreshes the channel's access token now (after the platform answered 401 to `rejected`). Throws
+ * 409 CHANNEL_NEEDS_RECONNECT, with the channel marked, when the platform refuses the refresh; a
+ * ProviderError `unavailable` / `rate_limited` when it could not be asked (nothing marked). When
+ * another call (on any instance) stored a new token since `rejected` was read, that one is used.
  */
-export async function refreshAccessToken(ctx: ContentContext, channelId: string): Promise<string> {
-  const inFlight = inFlightOf(ctx);
-  const running = inFlight.get(channelId);
-  if (running) return running;
-  // Registered before the first await, so a second caller in the same tick joins this one.
-  const job = liveChannel(ctx, channelId)
-    .then((channel) => refreshNow(ctx, channel))
-    .finally(() => inFlight.delete(channelId));
-  inFlight.set(channelId, job);
-  return job;
+export async function refreshAccessToken(
+  ctx: ContentContext,
+  channelId: string,
+  rejected?: string,
+): Promise<string> {
+  await liveChannel(ctx, channelId);
+  return underRefreshLease(ctx, channelId, async () => {
+    // Read again under the lease: the status and tokens may have changed while we waited.
+    const channel = await liveChannel(ctx, channelId);
+    const creds = await channelCredentialsStore(ctx.db).get(channelId);
+    if (creds && rejected !== undefined) {
+      const current = await openAccessToken(ctx, channel, creds.access_token);
+      if (current !== rejected) return current;
+    }
+    return refreshNow(ctx, channel);
+  });
 }
 
 /** A usable access token for the channel, refreshed first when it expires within five minutes. */
 export async function accessTokenFor(ctx: ContentContext, channelId: string): Promise<string> {
-  const running = inFlightOf(ctx).get(channelId);
-  if (running) return running;
   const channel = await liveChannel(ctx, channelId);
   const creds = await channelCredentialsStore(ctx.db).get(channelId);
   if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.');
-  const expiresAt = creds.expires_at ? Date.parse(creds.expires_at) : null;
-  if (expiresAt !== null && expiresAt - ctx.clock.now().getTime() <= REFRESH_MARGIN_MS) {
-    return refreshAccessToken(ctx, channelId);
-  }
-  try {
-    return secretBox(ctx).open(creds.access_token, sealContext(channelId, 'access_token'));
-  } catch (err) {
-    if (!(err instanceof SecretBoxError)) throw err;
-    throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`);
-  }
+  if (!expiresSoon(ctx, creds.expires_at)) return openAccessToken(ctx, channel, creds.access_token);
+  return underRefreshLease(ctx, channelId, async () => {
+    // Whoever held the lease before us may have refreshed already: then its token is the one.
+    const fresh = await liveChannel(ctx, channelId);
+    const now = await channelCredentialsStore(ctx.db).get(channelId);
+    if (now && !expiresSoon(ctx, now.expires_at)) return openAccessToken(ctx, fresh, now.access_token);
+    return refreshNow(ctx, fresh);
+  });
 }

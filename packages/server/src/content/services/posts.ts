@@ -20,6 +20,7 @@ import { checkParts, partsFromInput } from './drafts.js';
 import { conflict, unprocessable } from './errors.js';
 import { moveIdeaBySystem } from './ideas.js';
 import { baselineCurve, outcomeOf, type SnapshotWithPlatform } from './metrics.js';
+import { attemptLease, isAbandoned, keepAttemptAlive } from './publish-leases.js';
 import { ageAt, dueAges, takeSimulatedSnapshots } from './snapshots.js';
 import { isSandboxPost, metricsView, partsView, type StoredPart } from './views.js';
 
@@ -293,12 +294,14 @@ export async function publishPosts(
         post_id: post.id,
         platform: post.platform,
         started_at: startedAt,
+        ...attemptLease(ctx),
       });
       return true;
     });
     if (!claimed) continue; // published, deleted or claimed by another pass meanwhile
     const earlier = fromJson<string[]>(post.external_ids ?? '[]');
     let result: PublishResult;
+    const stopRenewing = keepAttemptAlive(ctx, attemptId);
     try {
       result = await ctx.publisher.publish({
         postId: post.id,
@@ -313,6 +316,8 @@ export async function publishPosts(
       const outcome = await recordFailure(ctx, post, attemptId, err, earlier);
       if (outcome === 'failed') failed.push(post.id);
       continue;
+    } finally {
+      stopRenewing();
     }
     // The sandbox clock jumps in hops, so a sandbox post publishes at its slot and its age lines
     // up with the timeline; a live post went out now.
@@ -429,30 +434,34 @@ async function recordFailure(
 }
 
 /**
- * Start-up: an attempt without an outcome means the server stopped while the platform was being
- * called. The post may be live, so it becomes `unconfirmed`; it is never sent again on its own.
+ * At start-up and in each background pass: an attempt without an outcome whose owner is gone (see
+ * isAbandoned) means an instance stopped while the platform was being called. The post may be
+ * live, so it becomes `unconfirmed`; it is never sent again on its own. Attempts another live
+ * instance is still making are left to it.
  */
 export async function recoverInterruptedPublishes(ctx: ContentContext): Promise<string[]> {
-  const open = await publishAttemptsStore(ctx.db).open();
+  const open = (await publishAttemptsStore(ctx.db).open()).filter((a) => isAbandoned(ctx, a));
   const at = ctx.clock.now().toISOString();
+  const recovered: string[] = [];
   for (const a of open) {
     const why = `PUBLISH_UNCONFIRMED: the server stopped while ${a.platform} was being called (attempt started ${a.started_at}); the post may or may not be live.`;
     await ctx.db.transaction(async (tx) => {
-      await publishAttemptsStore(tx).finish(a.id, {
-        outcome: 'unconfirmed',
+      const ended = await publishAttemptsStore(tx).abandon(a, {
         finished_at: at,
         external_ids: fromJson<string[]>(a.external_ids),
         error: why,
       });
+      if (!ended) return; // its owner renewed or finished it meanwhile, or another instance recovered it
       await postsStore(tx).updateIf(
         a.post_id,
         'publishing',
         { status: 'unconfirmed', notice: unconfirmedNotice(a.post_id, why) },
         at,
       );
+      recovered.push(a.post_id);
     });
   }
-  return open.map((a) => a.post_id);
+  return recovered;
 }
 
 const notUnconfirmed = (id: string, status: string) =>
