@@ -8,9 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keyFor, requireWrk, startServer, wrk } from './lib.mjs';
 
-requireWrk();
 const [what = 'checkout', seconds = '8'] = process.argv.slice(2);
-const profDir = mkdtempSync(join(tmpdir(), 'svc-prof-'));
+// `--read <dir>`: only read the newest profile in <dir> (written by a bench case run with
+// BENCH_PROFILE_DIR, e.g. `BENCH_PROFILE_DIR=/tmp/p pnpm bench webhooks`).
+const reading = what === '--read';
+const profDir = reading ? seconds : mkdtempSync(join(tmpdir(), 'svc-prof-'));
+if (!reading) await profileUnderWrk();
+
+async function profileUnderWrk() {
+requireWrk();
 const server = await startServer(
   { SERVICE_KEY_RATE_LIMIT: '1000000000' },
   { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] },
@@ -68,10 +74,14 @@ try {
 } finally {
   await server.stop();
 }
+}
 
-const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+const file = readdirSync(profDir)
+  .filter((f) => f.endsWith('.cpuprofile'))
+  .sort()
+  .at(-1);
 const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8'));
-rmSync(profDir, { recursive: true, force: true });
+if (!reading) rmSync(profDir, { recursive: true, force: true });
 const dt = new Map();
 profile.samples.forEach((id, i) => {
   dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));

@@ -187,9 +187,12 @@ export function webhooksStore(db: SqlExecutor) {
      * 2. Each endpoint's in-flight count is read after that lock, so it sees every claim committed
      *    before it: the per-endpoint limit holds across instances.
      * 3. One UPDATE takes the leases: the oldest due rows of each endpoint, locked with
-     *    `FOR UPDATE SKIP LOCKED` on PostgreSQL (rows another claimer holds are skipped, not waited
-     *    for), and the due-and-unleased condition repeated in its WHERE, so a row that changed
-     *    meanwhile is not taken.
+     *    `FOR UPDATE SKIP LOCKED` on PostgreSQL. Rows another claimer holds are skipped, not
+     *    waited for; a row another claimer changed since this statement began is checked again
+     *    against the due-and-unleased condition once locked (READ COMMITTED's re-check), so a
+     *    claim that just committed is never taken twice. SQLite runs the statement alone. The
+     *    UPDATE itself then finds the picked rows by primary key (repeating the condition there
+     *    made SQLite walk every pending delivery).
      */
     async claimDue(
       now: string,
@@ -239,15 +242,8 @@ export function webhooksStore(db: SqlExecutor) {
         `WITH picked AS MATERIALIZED (${parts.join(' UNION ALL ')})
          UPDATE deliveries SET lease_until = ?, lease_owner = ?
           WHERE id IN (SELECT id FROM picked)
-            AND status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)
           RETURNING id`,
-        [
-          ...room.flatMap(([endpointId, n]) => [endpointId, now, now, ...onlyParams, n]),
-          leaseUntil,
-          owner,
-          now,
-          now,
-        ],
+        [...room.flatMap(([endpointId, n]) => [endpointId, now, now, ...onlyParams, n]), leaseUntil, owner],
       );
       if (taken.length === 0) return [];
       const rows = await db.all<DueDelivery & { event_data: string }>(
