@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { cpuMs, keyFor, root, startServer } from '../lib.mjs';
+import { apiCall, cpuMs, keyFor, root, startServer } from '../lib.mjs';
 
 // Webhook dispatcher to a local receiver: signed deliveries per second and first-attempt latency
 // (event creation to receipt), with and without a dead endpoint (one that accepts the connection
@@ -15,16 +15,7 @@ const SECONDS = Number(process.env.BENCH_WEBHOOK_SECONDS ?? 5);
 const OFFERED = Number(process.env.BENCH_WEBHOOK_RATE ?? 2400);
 const HEALTHY_ENDPOINTS = 15;
 
-async function call(base, method, path, headers, body) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const call = apiCall;
 
 /** Answers 200 at once and records, per delivery, the latency from the event's creation. */
 async function startReceiver(verify, secrets) {
@@ -83,7 +74,8 @@ async function run({ dead }) {
   try {
     const key = await keyFor(server.env, ['--service', 'commerce', '--env', 'sandbox', '--name', 'bench']);
     const auth = { authorization: `Bearer ${key}` };
-    if (deadReceiver) await call(server.commerce, 'POST', '/v1/webhook_endpoints', auth, { url: deadReceiver.url });
+    if (deadReceiver)
+      await call(server.commerce, 'POST', '/v1/webhook_endpoints', auth, { url: deadReceiver.url });
     for (let i = 0; i < HEALTHY_ENDPOINTS; i++) {
       const path = `/hooks/${i}`;
       const made = await call(server.commerce, 'POST', '/v1/webhook_endpoints', auth, {
