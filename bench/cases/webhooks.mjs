@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -60,6 +61,21 @@ async function startDeadReceiver() {
   };
 }
 
+/**
+ * On PostgreSQL (SERVICE_DATABASE_URL set), each run gets a database of its own, made and dropped
+ * with psql, so the second run starts as empty as the first (an environment holds 16 endpoints).
+ */
+function freshPostgresDatabase() {
+  const base = process.env.SERVICE_DATABASE_URL;
+  if (!base) return null;
+  const name = `svc_bench_hooks_${process.pid}_${Date.now()}`;
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  const psql = (sql) => execFileSync('psql', [base, '-qc', sql], { stdio: 'ignore' });
+  psql(`CREATE DATABASE ${name}`);
+  return { url: url.href, drop: () => psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
 async function run({ dead }) {
   const { verifySignature } = await import(pathToFileURL(join(root, 'packages/webhooks/dist/index.js')).href);
   const secrets = new Map();
@@ -67,8 +83,9 @@ async function run({ dead }) {
   const deadReceiver = dead ? await startDeadReceiver() : null;
   // BENCH_PROFILE_DIR=<dir>: the server writes a CPU profile there (read it with bench/profile.mjs --read).
   const prof = process.env.BENCH_PROFILE_DIR;
+  const database = freshPostgresDatabase();
   const server = await startServer(
-    { SERVICE_WEBHOOK_ALLOW_PRIVATE: '1' },
+    { SERVICE_WEBHOOK_ALLOW_PRIVATE: '1', ...(database ? { SERVICE_DATABASE_URL: database.url } : {}) },
     prof ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {},
   );
   try {
@@ -132,6 +149,7 @@ async function run({ dead }) {
     };
   } finally {
     await server.stop();
+    database?.drop();
     await receiver.close();
     await deadReceiver?.close();
   }
