@@ -268,3 +268,15 @@ export async function closedLoop(n, concurrency, pid, call) {
   const at = (p) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))];
   return { rps: n / seconds, p50: at(50), p99: at(99), cpuUs: ((cpuMs(pid) - cpuBefore) * 1000) / n };
 }
+
+/** One JSON API call; anything but a 2xx throws with the answer, so a bench never measures errors. */
+export async function apiCall(base, method, path, headers, body) {
+  const res = await fetch(`${base}${path}`, {
+    method,
+    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}

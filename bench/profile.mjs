@@ -8,70 +8,80 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keyFor, requireWrk, startServer, wrk } from './lib.mjs';
 
-requireWrk();
 const [what = 'checkout', seconds = '8'] = process.argv.slice(2);
-const profDir = mkdtempSync(join(tmpdir(), 'svc-prof-'));
-const server = await startServer(
-  { SERVICE_KEY_RATE_LIMIT: '1000000000' },
-  { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] },
-);
-try {
-  const json = async (url, init) => (await fetch(url, init)).json();
-  let target;
-  if (what === 'checkout') {
-    const key = await keyFor(server.env, ['--service', 'commerce', '--env', 'sandbox', '--name', 'p']);
-    const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
-    const { public_token } = await json(`${server.commerce}/v1/sandbox/public_token`, {
-      method: 'POST',
-      headers: auth,
-      body: '{}',
-    });
-    const { user_token } = await json(`${server.commerce}/v1/approval_tokens/exchange`, {
-      method: 'POST',
-      headers: auth,
-      body: JSON.stringify({ public_token }),
-    });
-    const headers = { authorization: auth.authorization, 'service-user-token': user_token };
-    const c = await json(`${server.commerce}/v1/checkouts`, {
-      method: 'POST',
-      headers: { ...auth, 'service-user-token': user_token },
-      body: JSON.stringify({ product_url: 'https://protocol-shop.sandbox.test/products/mug' }),
-    });
-    target = { url: `${server.commerce}/v1/checkouts/${c.id}`, headers };
-  } else {
-    const brandId = (await json(`${server.content}/v1/brands`)).brands[0].id;
-    const key = await keyFor(server.env, ['--service', 'content', '--name', 'p', '--scopes', 'read']);
-    const mcp = (name, args) => ({
-      url: `${server.content}/mcp`,
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${key}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name, arguments: args },
-      }),
-    });
-    target = {
-      posts: { url: `${server.content}/v1/posts?brand_id=${brandId}&limit=20` },
-      agents: { url: `${server.content}/v1/agents` },
-      'mcp-agents': mcp('list_agents', {}),
-      'mcp-posts': mcp('list_posts', { brandId, limit: 20 }),
-    }[what];
+// `--read <dir>`: only read the newest profile in <dir> (written by a bench case run with
+// BENCH_PROFILE_DIR, e.g. `BENCH_PROFILE_DIR=/tmp/p pnpm bench webhooks`).
+const reading = what === '--read';
+const profDir = reading ? seconds : mkdtempSync(join(tmpdir(), 'svc-prof-'));
+if (!reading) await profileUnderWrk();
+
+async function profileUnderWrk() {
+  requireWrk();
+  const server = await startServer(
+    { SERVICE_KEY_RATE_LIMIT: '1000000000' },
+    { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] },
+  );
+  try {
+    const json = async (url, init) => (await fetch(url, init)).json();
+    let target;
+    if (what === 'checkout') {
+      const key = await keyFor(server.env, ['--service', 'commerce', '--env', 'sandbox', '--name', 'p']);
+      const auth = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
+      const { public_token } = await json(`${server.commerce}/v1/sandbox/public_token`, {
+        method: 'POST',
+        headers: auth,
+        body: '{}',
+      });
+      const { user_token } = await json(`${server.commerce}/v1/approval_tokens/exchange`, {
+        method: 'POST',
+        headers: auth,
+        body: JSON.stringify({ public_token }),
+      });
+      const headers = { authorization: auth.authorization, 'service-user-token': user_token };
+      const c = await json(`${server.commerce}/v1/checkouts`, {
+        method: 'POST',
+        headers: { ...auth, 'service-user-token': user_token },
+        body: JSON.stringify({ product_url: 'https://protocol-shop.sandbox.test/products/mug' }),
+      });
+      target = { url: `${server.commerce}/v1/checkouts/${c.id}`, headers };
+    } else {
+      const brandId = (await json(`${server.content}/v1/brands`)).brands[0].id;
+      const key = await keyFor(server.env, ['--service', 'content', '--name', 'p', '--scopes', 'read']);
+      const mcp = (name, args) => ({
+        url: `${server.content}/mcp`,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${key}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name, arguments: args },
+        }),
+      });
+      target = {
+        posts: { url: `${server.content}/v1/posts?brand_id=${brandId}&limit=20` },
+        agents: { url: `${server.content}/v1/agents` },
+        'mcp-agents': mcp('list_agents', {}),
+        'mcp-posts': mcp('list_posts', { brandId, limit: 20 }),
+      }[what];
+    }
+    const r = wrk(target, Number(seconds));
+    console.log(`${what}: ${Math.round(r.rps)} req/s under the profiler`);
+  } finally {
+    await server.stop();
   }
-  const r = wrk(target, Number(seconds));
-  console.log(`${what}: ${Math.round(r.rps)} req/s under the profiler`);
-} finally {
-  await server.stop();
 }
 
-const file = readdirSync(profDir).find((f) => f.endsWith('.cpuprofile'));
+const file = readdirSync(profDir)
+  .filter((f) => f.endsWith('.cpuprofile'))
+  .sort()
+  .at(-1);
 const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8'));
-rmSync(profDir, { recursive: true, force: true });
+if (!reading) rmSync(profDir, { recursive: true, force: true });
 const dt = new Map();
 profile.samples.forEach((id, i) => {
   dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));

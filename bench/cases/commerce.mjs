@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { closedLoop, interleaved, keyFor, root, row, startBaseline, startServer } from '../lib.mjs';
+import { apiCall, closedLoop, interleaved, keyFor, root, row, startBaseline, startServer } from '../lib.mjs';
 
 const PROTOCOL = 'https://protocol-shop.sandbox.test/products';
 const ADDRESS = {
@@ -12,16 +12,7 @@ const ADDRESS = {
   country: 'US',
 };
 
-async function call(base, method, path, headers, body) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
+const call = apiCall;
 
 /** A sandbox user (no spending rules) and a checkout of theirs ready to confirm. */
 async function userWithCheckouts(base, key, n) {

@@ -1,8 +1,10 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CommerceServiceHandle } from '../../src/commerce/app.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
 import { PLACEMENT_LEASE_MS } from '../../src/commerce/services/checkouts.js';
-import { LEASE_MS } from '../../src/commerce/webhooks/dispatcher.js';
+import { LEASE_MS, PER_ENDPOINT_CONCURRENCY } from '../../src/commerce/webhooks/dispatcher.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
 import { ADDRESS, as, BUYER, makeKey, PROTOCOL, sandboxUser, startReceiver } from './helpers.js';
@@ -63,7 +65,7 @@ describe('commerce: two instances on one database', () => {
           now.toISOString(),
           new Date(now.getTime() + LEASE_MS).toISOString(),
           'a-dead-instance',
-          { limit: 100, perEndpoint: 100 },
+          { limit: 100, perEndpoint: 100, dialect: handle(a).db.dialect },
         ),
       );
       expect(orphaned.length).toBeGreaterThan(0);
@@ -94,6 +96,74 @@ describe('commerce: two instances on one database', () => {
       expect(late).toBe(false);
     } finally {
       await receiver.close();
+    }
+  });
+
+  it("holds each endpoint's limit of attempts in flight across both instances' claims", async () => {
+    const key = await makeKey(a, 'sandbox');
+    const receiver = await startReceiver();
+    try {
+      expect((await as(a, key)('POST', '/v1/webhook_endpoints', { url: receiver.url })).status).toBe(201);
+      const user = await sandboxUser(a, key);
+      for (let n = 0; n < 6; n++)
+        await user.call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/limit-${n}-price-900` });
+      const now = clock.now();
+      const claim = (s: TestService, owner: string) =>
+        handle(s).db.transaction((tx) =>
+          commerceStores(tx).webhooks.claimDue(
+            now.toISOString(),
+            new Date(now.getTime() + LEASE_MS).toISOString(),
+            owner,
+            { limit: 100, perEndpoint: PER_ENDPOINT_CONCURRENCY, dialect: handle(s).db.dialect },
+          ),
+        );
+      // Each instance alone may take the endpoint's whole share; together they may not exceed it.
+      const [fromA, fromB] = await Promise.all([claim(a, 'instance-a'), claim(b, 'instance-b')]);
+      expect(fromA.length + fromB.length).toBe(PER_ENDPOINT_CONCURRENCY);
+      expect(new Set([...fromA, ...fromB].map((d) => d.id)).size).toBe(PER_ENDPOINT_CONCURRENCY);
+      // While those are in flight (a's or b's, unexpired), neither instance gets another.
+      expect(await claim(a, 'instance-a')).toHaveLength(0);
+      expect(await claim(b, 'instance-b')).toHaveLength(0);
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it('two running dispatchers never send more than the per-endpoint limit at once, each delivery once', async () => {
+    let open = 0;
+    let most = 0;
+    const seen: string[] = [];
+    // Answers each request a little later, so attempts overlap and the overlap can be counted.
+    const server = createServer((req, res) => {
+      open += 1;
+      most = Math.max(most, open);
+      const chunks: Buffer[] = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        seen.push(JSON.parse(Buffer.concat(chunks).toString('utf8')).id);
+        setTimeout(() => {
+          open -= 1;
+          res.end('ok');
+        }, 20);
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+      const key = await makeKey(a, 'sandbox');
+      expect((await as(a, key)('POST', '/v1/webhook_endpoints', { url })).status).toBe(201);
+      const user = await sandboxUser(b, key);
+      for (let n = 0; n < 12; n++)
+        await user.call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/overlap-${n}-price-900` });
+      const [ra, rb] = await Promise.all([handle(a).dispatcher.runDue(), handle(b).dispatcher.runDue()]);
+      expect(seen.length).toBeGreaterThanOrEqual(12);
+      expect(new Set(seen).size).toBe(seen.length);
+      expect(ra.attempted + rb.attempted).toBe(seen.length);
+      expect(most).toBeGreaterThan(1);
+      expect(most).toBeLessThanOrEqual(PER_ENDPOINT_CONCURRENCY);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
     }
   });
 

@@ -57,6 +57,7 @@ describe('claiming due webhook deliveries from two instances', () => {
         {
           limit: 10,
           perEndpoint: 10,
+          dialect: db.dialect,
         },
       );
     // The second dispatcher selects the due deliveries, the first claims them, then the second writes.

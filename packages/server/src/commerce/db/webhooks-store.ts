@@ -1,4 +1,5 @@
 import { fromJson, toJson } from '../../platform/db/json.js';
+import type { Dialect } from '../../platform/db/sql.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import type { CommerceEnv } from './api-keys-store.js';
 
@@ -55,6 +56,55 @@ export interface DueDelivery {
   event_type: string;
   event_data: unknown;
   event_created_at: string;
+}
+
+/** A delivery that is due and that no unexpired claim holds (binds `now` twice). */
+const DUE =
+  "d.status = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)";
+
+const marks = (xs: readonly unknown[]) => xs.map(() => '?').join(', ');
+
+/**
+ * How many each endpoint may take now: what its limit leaves beside the attempts in flight
+ * (anyone's), handed out one at a time across endpoints so `limit` is shared fairly.
+ */
+function shareRoom(
+  endpointIds: readonly string[],
+  busy: ReadonlyMap<string, number>,
+  perEndpoint: number,
+  limit: number,
+): [string, number][] {
+  const free = endpointIds.map((id) => [id, Math.max(0, perEndpoint - (busy.get(id) ?? 0))] as const);
+  const given = new Map<string, number>();
+  let left = limit;
+  for (let round = 0; left > 0; round++) {
+    let any = false;
+    for (const [id, n] of free) {
+      if (left === 0 || round >= n) continue;
+      given.set(id, (given.get(id) ?? 0) + 1);
+      left -= 1;
+      any = true;
+    }
+    if (!any) break;
+  }
+  return [...given];
+}
+
+/** Oldest first within each endpoint, endpoints interleaved: no endpoint waits behind another's batch. */
+function roundRobin<T extends { endpoint_id: string }>(rows: T[]): T[] {
+  const queues = new Map<string, T[]>();
+  for (const r of rows) {
+    const q = queues.get(r.endpoint_id);
+    if (q) q.push(r);
+    else queues.set(r.endpoint_id, [r]);
+  }
+  const out: T[] = [];
+  for (let i = 0; out.length < rows.length; i++)
+    for (const q of queues.values()) {
+      const r = q[i];
+      if (r) out.push(r);
+    }
+  return out;
 }
 
 const DELIVERY_COLUMNS =
@@ -125,50 +175,93 @@ export function webhooksStore(db: SqlExecutor) {
       );
     },
     /**
-     * Claims due deliveries with a lease, so two dispatch loops never send the same attempt.
-     * At most `perEndpoint - busy[endpoint]` per endpoint (what that endpoint may still take on
-     * beside what is in flight) and `limit` in all, taken round-robin across endpoints, oldest first.
+     * Claims due deliveries with a lease, so two dispatchers (in one process or on two instances)
+     * never send the same attempt at once. Each endpoint gets at most `perEndpoint` attempts in
+     * flight counted in the database (every instance's unexpired claims), `limit` in all, shared
+     * round-robin across endpoints, oldest first. Run it inside a transaction:
+     *
+     * 1. PostgreSQL: the endpoints with due work are locked (`FOR NO KEY UPDATE SKIP LOCKED`, which
+     *    leaves inserts of new deliveries alone), so two instances never count and claim for the
+     *    same endpoint at once; an endpoint another instance is claiming for is skipped until its
+     *    next pass. SQLite's writers are serial already (BEGIN IMMEDIATE).
+     * 2. Each endpoint's in-flight count is read after that lock, so it sees every claim committed
+     *    before it: the per-endpoint limit holds across instances.
+     * 3. One UPDATE takes the leases: the oldest due rows of each endpoint, locked with
+     *    `FOR UPDATE SKIP LOCKED` on PostgreSQL. Rows another claimer holds are skipped, not
+     *    waited for; a row another claimer changed since this statement began is checked again
+     *    against the due-and-unleased condition once locked (READ COMMITTED's re-check), so a
+     *    claim that just committed is never taken twice. SQLite runs the statement alone. The
+     *    UPDATE itself then finds the picked rows by primary key (repeating the condition there
+     *    made SQLite walk every pending delivery).
      */
     async claimDue(
       now: string,
       leaseUntil: string,
       owner: string,
-      opts: { limit: number; perEndpoint: number; busy?: ReadonlyMap<string, number>; ids?: string[] },
+      opts: { limit: number; perEndpoint: number; dialect: Dialect; ids?: readonly string[] },
     ): Promise<DueDelivery[]> {
       if (opts.limit <= 0) return [];
-      const { ids } = opts;
-      const only = ids ? ` AND d.id IN (${ids.map(() => '?').join(', ')})` : '';
-      const rows = await db.all<DueDelivery & { event_data: string; rn: number; due_at: string }>(
-        `SELECT * FROM (
-           SELECT d.id, d.endpoint_id, d.attempts, w.url, w.secret, e.id AS event_id, e.type AS event_type,
-                  e.data AS event_data, e.created_at AS event_created_at, d.next_attempt_at AS due_at,
-                  ROW_NUMBER() OVER (PARTITION BY d.endpoint_id ORDER BY d.next_attempt_at, d.seq) AS rn
-             FROM deliveries d
-             JOIN webhook_endpoints w ON w.id = d.endpoint_id
-             JOIN events e ON e.id = d.event_id
-            WHERE d.status = 'pending' AND d.next_attempt_at <= ?
-              AND (d.lease_until IS NULL OR d.lease_until <= ?)${only}) due
-          WHERE rn <= ?
-          ORDER BY rn, due_at, endpoint_id`,
-        [now, now, ...(ids ?? []), opts.perEndpoint],
+      const ids = opts.ids;
+      if (ids && ids.length === 0) return [];
+      const only = ids ? ` AND d.id IN (${marks(ids)})` : '';
+      const onlyParams = ids ?? [];
+      const pg = opts.dialect === 'postgres';
+      const endpoints = await db.all<{ id: string }>(
+        `SELECT w.id FROM webhook_endpoints w
+          WHERE w.removed_at IS NULL
+            AND EXISTS (SELECT 1 FROM deliveries d
+                         WHERE d.endpoint_id = w.id AND ${DUE}${only})
+          ORDER BY w.id${pg ? ' FOR NO KEY UPDATE SKIP LOCKED' : ''}`,
+        [now, now, ...onlyParams],
       );
-      const claimed: DueDelivery[] = [];
-      for (const { rn, due_at: _due, ...r } of rows) {
-        if (claimed.length >= opts.limit) break;
-        if (rn > opts.perEndpoint - (opts.busy?.get(r.endpoint_id) ?? 0)) continue;
-        // The claim is one conditional statement: it takes the lease only if the delivery is still
-        // pending, due and unleased now, so two dispatchers that both selected it cannot both send it.
-        // PostgreSQL: the SELECT above is where `FOR UPDATE SKIP LOCKED` belongs once the engine
-        // lands (h-pgcore); this conditional UPDATE stays the claim on both engines.
-        const took = await db.run(
-          `UPDATE deliveries SET lease_until = ?, lease_owner = ?
-            WHERE id = ? AND status = 'pending' AND next_attempt_at <= ? AND (lease_until IS NULL OR lease_until <= ?)`,
-          [leaseUntil, owner, r.id, now, now],
-        );
-        if (took.changes === 0) continue;
-        claimed.push({ ...r, event_data: fromJson(r.event_data) });
-      }
-      return claimed;
+      if (endpoints.length === 0) return [];
+      // One count per endpoint from its own index range; an IN list with GROUP BY cost SQLite
+      // twenty times as much.
+      const busy = await db.all<{ endpoint_id: string; n: number }>(
+        `SELECT w.id AS endpoint_id,
+                (SELECT COUNT(*) FROM deliveries x
+                  WHERE x.endpoint_id = w.id AND x.status = 'pending' AND x.lease_until > ?) AS n
+           FROM webhook_endpoints w WHERE w.id IN (${marks(endpoints)})`,
+        [now, ...endpoints.map((e) => e.id)],
+      );
+      const room = shareRoom(
+        endpoints.map((e) => e.id),
+        new Map(busy.map((b) => [b.endpoint_id, Number(b.n)])),
+        opts.perEndpoint,
+        opts.limit,
+      );
+      if (room.length === 0) return [];
+      const lock = pg ? ' FOR UPDATE SKIP LOCKED' : '';
+      const parts = room.map(
+        (_, i) =>
+          `SELECT id FROM (SELECT d.id FROM deliveries d
+             WHERE d.endpoint_id = ? AND ${DUE}${only}
+             ORDER BY d.next_attempt_at, d.seq LIMIT ?${lock}) e${i}`,
+      );
+      // The picked rows in a materialized CTE: a locking subquery written inside the WHERE may be
+      // run again for every row PostgreSQL's plan tests against it, and with SKIP LOCKED each
+      // run picks different rows, so far more than the limit would be claimed.
+      const taken = await db.all<{ id: string }>(
+        `WITH picked AS MATERIALIZED (${parts.join(' UNION ALL ')})
+         UPDATE deliveries SET lease_until = ?, lease_owner = ?
+          WHERE id IN (SELECT id FROM picked)
+          RETURNING id`,
+        [...room.flatMap(([endpointId, n]) => [endpointId, now, now, ...onlyParams, n]), leaseUntil, owner],
+      );
+      if (taken.length === 0) return [];
+      const rows = await db.all<DueDelivery & { event_data: string }>(
+        `SELECT d.id, d.endpoint_id, d.attempts, w.url, w.secret, e.id AS event_id, e.type AS event_type,
+                e.data AS event_data, e.created_at AS event_created_at
+           FROM deliveries d
+           JOIN webhook_endpoints w ON w.id = d.endpoint_id
+           JOIN events e ON e.id = d.event_id
+          WHERE d.id IN (${marks(taken)})
+          ORDER BY d.next_attempt_at, d.seq`,
+        taken.map((t) => t.id),
+      );
+      return roundRobin(
+        rows.map((r) => ({ ...r, attempts: Number(r.attempts), event_data: fromJson(r.event_data) })),
+      );
     },
     /**
      * Records an attempt's outcome, only while `owner` still holds the delivery's claim (and it is

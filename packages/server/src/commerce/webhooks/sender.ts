@@ -1,6 +1,6 @@
 import type { lookup as dnsLookup } from 'node:dns';
 import { signPayload } from '@svc/webhooks';
-import { publicFetch } from '../../platform/net/public-url.js';
+import { publicStatus } from '../../platform/net/public-url.js';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const SIGNATURE_HEADER = 'Service-Signature';
@@ -40,7 +40,7 @@ export async function sendSigned(
 ): Promise<SendOutcome> {
   const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   try {
-    const res = await publicFetch(url, {
+    const status = await publicStatus(url, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
@@ -54,16 +54,15 @@ export async function sendSigned(
       maxBytes: 64 * 1024,
       ...(opts.lookup ? { lookup: opts.lookup } : {}),
     });
-    await res.body?.cancel().catch(() => undefined);
-    if (res.status >= 200 && res.status < 300) return { ok: true, status: res.status, error: null };
-    if (res.status >= 300 && res.status < 400) {
+    if (status >= 200 && status < 300) return { ok: true, status: status, error: null };
+    if (status >= 300 && status < 400) {
       return {
         ok: false,
-        status: res.status,
-        error: `Redirect (${res.status}) not followed: only a 2xx counts.`,
+        status: status,
+        error: `Redirect (${status}) not followed: only a 2xx counts.`,
       };
     }
-    return { ok: false, status: res.status, error: `The endpoint answered ${res.status}.` };
+    return { ok: false, status: status, error: `The endpoint answered ${status}.` };
   } catch (err) {
     return { ok: false, status: null, error: describe(err, timeoutMs) };
   }
