@@ -9,6 +9,7 @@ import { passkeys } from './migrations/008-passkeys.js';
 import { confirmLinksHashed } from './migrations/009-confirm-links-hashed.js';
 import { orderingColumns } from './migrations/010-ordering-columns.js';
 import { onceAcrossInstances } from './migrations/011-once-across-instances.js';
+import { idempotencyOwner } from './migrations/012-idempotency-owner.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -61,4 +62,5 @@ export const commerceMigrations: Migration[] = [
   confirmLinksHashed,
   orderingColumns,
   onceAcrossInstances,
+  idempotencyOwner,
 ];
