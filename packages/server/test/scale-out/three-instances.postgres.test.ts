@@ -38,6 +38,8 @@ let nginx: { stop(): Promise<void> } | null = null;
 let contentUrl: string;
 let commerceUrl: string;
 let env: Record<string, string>;
+/** The commerce key every test uses, made with `svc-server keys create` once all instances run. */
+let key: string;
 
 const cliEnv = () => ({ ...process.env, ...env, SERVICE_DATA_DIR: join(root, 'cli', '.data') });
 
@@ -138,6 +140,7 @@ beforeAll(async () => {
     }),
   );
   await startHookReceiver();
+  key = await makeCommerceKey('scale-out');
 }, 120_000);
 
 afterAll(async () => {
@@ -150,13 +153,11 @@ afterAll(async () => {
 });
 
 describe('three svc-server instances on one PostgreSQL database behind nginx', () => {
-  let key: string;
   let endpointId: string;
   let checkoutsUnderLoad: string[] = [];
   let killedAt = 0;
 
   it('webhook events under load: one instance is killed with kill -9 mid-delivery and restarted', async () => {
-    key = await makeCommerceKey('scale-out');
     const app = as({ url: commerceUrl }, key);
     const endpoint = await app('POST', '/v1/webhook_endpoints', { url: receiverUrl });
     expect(endpoint.status).toBe(201);
@@ -230,6 +231,30 @@ describe('three svc-server instances on one PostgreSQL database behind nginx', (
       expect(replay.body).toEqual(successes[0]?.body);
     }
   }, 60_000);
+
+  it('50 concurrent identical keyed checkout creations spread over the instances create one checkout', async () => {
+    // Unlike confirm, creating a checkout has no state of its own to fall back on: only the
+    // key's claim stands between 50 requests and 50 checkouts.
+    const { call } = await sandboxUser({ url: commerceUrl }, key, { client_user_id: 'creator' });
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        call(
+          'POST',
+          '/v1/checkouts',
+          { product_url: `${PROTOCOL}/once-lamp-price-2500`, buyer: BUYER, shipping_address: ADDRESS },
+          { 'idempotency-key': 'one-checkout' },
+        ),
+      ),
+    );
+    expect(new Set(answers.map((a) => upstreamOf(a.headers))).size).toBe(3);
+    const created = answers.filter((a) => a.status === 201);
+    expect(created.length).toBeGreaterThanOrEqual(1);
+    expect(new Set(created.map((a) => a.body.id))).toEqual(new Set([created[0]?.body.id]));
+    for (const a of answers.filter((x) => x.status !== 201)) {
+      expect(a.status, JSON.stringify(a.body)).toBe(409);
+      expect(a.body.error.code).toBe('IDEMPOTENCY_KEY_IN_USE');
+    }
+  });
 
   it('a key revoked with `svc-server keys revoke` is refused by every instance on the next request', async () => {
     const doomed = await makeCommerceKey('doomed');
