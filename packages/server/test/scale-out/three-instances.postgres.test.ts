@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -38,6 +38,7 @@ let nginx: { stop(): Promise<void> } | null = null;
 let contentUrl: string;
 let commerceUrl: string;
 let env: Record<string, string>;
+let mediaDir: string;
 /** The commerce key every test uses, made with `svc-server keys create` once all instances run. */
 let key: string;
 
@@ -103,7 +104,7 @@ beforeAll(async () => {
   requireScaleOutTools();
   database = await createTestPostgresDatabase();
   root = mkdtempSync(join(tmpdir(), 'svc-scale-out-'));
-  const mediaDir = join(root, 'shared-media');
+  mediaDir = join(root, 'shared-media');
   mkdirSync(mediaDir);
   const [nginxContent, nginxCommerce, ...ports] = await freePorts(8);
   contentUrl = `http://127.0.0.1:${nginxContent}`;
@@ -146,6 +147,16 @@ beforeAll(async () => {
 afterAll(async () => {
   await nginx?.stop();
   await Promise.all(instances.map((inst) => killHard(inst)));
+  // What the servers logged as errors, for a failure's diagnosis (the logs go with the temp dir).
+  for (const inst of instances) {
+    const log = join(inst.dataDir, '..', 'server.log');
+    const errors = existsSync(log)
+      ? readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((l) => /"level":(50|60)/.test(l))
+      : [];
+    if (errors.length) console.error(`${inst.name} logged errors:\n${errors.join('\n')}`);
+  }
   await new Promise((resolve) => receiver?.close(resolve));
   await database?.drop();
   if (root && !process.env.SVC_KEEP_SCALE_OUT) rmSync(root, { recursive: true, force: true });
@@ -303,6 +314,9 @@ describe('three svc-server instances on one PostgreSQL database behind nginx', (
       );
       for (const b of bodies) expect(b.equals(bodies[0] as Buffer)).toBe(true);
     }
+    // The files are in the shared media directory, not in the uploading instance's data directory.
+    expect(existsSync(join(mediaDir, asset.id))).toBe(true);
+    expect(existsSync(join(instances[0]?.dataDir as string, 'media', asset.id))).toBe(false);
     // The asset itself, too, from every instance.
     for (const inst of instances)
       expect((await api(inst.content, 'GET', `/v1/media/${asset.id}`)).status).toBe(200);
