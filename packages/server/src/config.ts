@@ -111,6 +111,8 @@ const envSchema = z.object({
       (v) => v === undefined || v === '' || /^postgres(ql)?:\/\//i.test(v),
       'SERVICE_DATABASE_URL must be a postgres:// (or postgresql://) URL, e.g. postgres://svc@127.0.0.1:5432/svc',
     ),
+  // Media files in a directory every instance shares (default: SERVICE_DATA_DIR/media).
+  SERVICE_MEDIA_DIR: z.string().optional(),
   SERVICE_DATABASE_POOL_SIZE: wholeNumber('SERVICE_DATABASE_POOL_SIZE', 10, 2, 'connections'),
   CONTENT_PORT: port('CONTENT_PORT', 3000),
   COMMERCE_PORT: port('COMMERCE_PORT', 4000),
@@ -163,9 +165,14 @@ export interface Config {
   dataDir: string;
   /**
    * SERVICE_DATABASE_URL: PostgreSQL for both services (schemas `content` and `commerce`);
-   * undefined keeps each service's SQLite file in `dataDir`. Media files stay in `dataDir` either way.
+   * undefined keeps each service's SQLite file in `dataDir`.
    */
   databaseUrl?: string | undefined;
+  /**
+   * SERVICE_MEDIA_DIR: where media files live; `<dataDir>/media` when left out. Instances on
+   * several machines point it at one shared directory (see docs/operations.md, "Media").
+   */
+  mediaDir?: string;
   /** Connections each service's pool may open, per process (SERVICE_DATABASE_POOL_SIZE). */
   databasePoolSize: number;
   host: string;
@@ -264,6 +271,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     dataDir: resolve(e.SERVICE_DATA_DIR || './.data'),
     ...(e.SERVICE_DATABASE_URL ? { databaseUrl: e.SERVICE_DATABASE_URL } : {}),
+    ...(e.SERVICE_MEDIA_DIR ? { mediaDir: resolve(e.SERVICE_MEDIA_DIR) } : {}),
     databasePoolSize: e.SERVICE_DATABASE_POOL_SIZE,
     host: e.SERVICE_HOST || '127.0.0.1',
     mode: e.SERVICE_MODE,

@@ -147,6 +147,7 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
       wrap: idempotency<CommerceAuth>({
         storage: idempotencyStore,
         clock: deps.clock,
+        owner: instanceId,
         identify: ({ auth }) => {
           const a = auth as { keyId?: string; env?: string; userId?: string } | null;
           return a?.keyId ? { scope: `${a.keyId}:${a.env}`, principal: a.userId ?? '-' } : null;

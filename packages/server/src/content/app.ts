@@ -216,6 +216,7 @@ export async function createContentApp(
       wrap: idempotency<ContentAuth>({
         storage: idempotencyStore,
         clock: deps.clock,
+        owner: ctx.instanceId,
         identify: ({ auth }) => {
           const person = auth as ContentAuth['person'] | null;
           return person ? { scope: `person:${person.personId}`, principal: person.personId } : null;

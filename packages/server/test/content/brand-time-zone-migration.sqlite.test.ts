@@ -2,9 +2,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentContext } from '../../src/content/context.js';
 import { brandTimeZoneMigration } from '../../src/content/db/migrations/013-brand-time-zone.js';
-import { processStateMigration } from '../../src/content/db/migrations/014-process-state-in-database.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../src/platform/db/sqlite.js';
+import { rewindContentSchema } from '../helpers/content-rewind.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
 /** The zone's migration on a SQLite database that has brands already (PostgreSQL has no such data). */
@@ -22,10 +22,7 @@ describe('the brand time zone migration', () => {
       await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Older', time_zone: 'Asia/Tokyo' } })
     ).body;
     // Back to the schema before the zone (undoing the later migrations too), then forward again.
-    raw().exec(`ALTER TABLE brands DROP COLUMN time_zone; DROP TABLE automation_run_counts;
-      ALTER TABLE publish_attempts DROP COLUMN owner; ALTER TABLE publish_attempts DROP COLUMN lease_until;`);
-    raw().prepare('DELETE FROM schema_migrations WHERE id >= ?').run(brandTimeZoneMigration.id);
-    expect(contentMigrations.at(-1)?.id).toBe(processStateMigration.id);
+    rewindContentSchema(raw(), brandTimeZoneMigration.id);
     openSqliteDatabase(join(svc.dataDir, 'content.sqlite'), contentMigrations).close();
     expect((await api(svc.url, 'GET', `/v1/brands/${old.id}`)).body.time_zone).toBe('UTC');
   });

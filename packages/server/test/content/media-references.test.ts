@@ -3,6 +3,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import { openSqliteDatabase } from '../../src/platform/db/sqlite.js';
+import { rewindContentSchema } from '../helpers/content-rewind.js';
 import { testEngine } from '../helpers/database.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
@@ -179,11 +180,7 @@ describe('media that drafts and posts refer to', () => {
       const file = join(svc.dataDir, 'content.sqlite');
       const old = openSqliteDatabase(file, contentMigrations);
       // Back past every later step too, so they run again after 011.
-      old.raw.exec(`DROP TABLE media_references; DROP TABLE leases; DROP TABLE content_events;
-      ALTER TABLE automations DROP COLUMN lease_owner; ALTER TABLE automations DROP COLUMN lease_until;
-      ALTER TABLE brands DROP COLUMN time_zone;
-      DROP TABLE automation_run_counts; ALTER TABLE publish_attempts DROP COLUMN owner; ALTER TABLE publish_attempts DROP COLUMN lease_until;
-      DELETE FROM schema_migrations WHERE id >= 11;`);
+      rewindContentSchema(old.raw, 11);
       await old.close();
       await openSqliteDatabase(file, contentMigrations, { log: () => {} }).close();
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentContext } from '../../src/content/context.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import { openDatabase, type SqliteDatabase } from '../../src/platform/db/sqlite.js';
+import { rewindContentSchema } from '../helpers/content-rewind.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand, makeDraft } from './helpers.js';
 
@@ -35,17 +36,7 @@ describe('migration 007 on a database that already holds duplicates', () => {
     // Back to the schema before 007 (undoing the later migrations too, so 007 runs again), then
     // the duplicates, written later than the originals.
     const db = raw();
-    db.exec(`DROP INDEX posts_one_per_slot; DROP INDEX approvals_one_pending_per_draft;
-             ALTER TABLE posts DROP COLUMN slot_hour;
-             ALTER TABLE oauth_states DROP COLUMN browser_hash; DROP TABLE key_rate_windows;
-             ALTER TABLE brands DROP COLUMN time_zone;
-             DROP TRIGGER digests_seq; DROP TRIGGER automation_fires_seq;
-             ALTER TABLE digests DROP COLUMN seq; ALTER TABLE automation_fires DROP COLUMN seq;
-             DROP TABLE media_references;
-             DROP TABLE leases; DROP TABLE content_events;
-             ALTER TABLE automations DROP COLUMN lease_owner; ALTER TABLE automations DROP COLUMN lease_until;
-             DROP TABLE automation_run_counts; ALTER TABLE publish_attempts DROP COLUMN owner; ALTER TABLE publish_attempts DROP COLUMN lease_until;
-             DELETE FROM schema_migrations WHERE id >= 7;`);
+    rewindContentSchema(db, 7);
     ids.extraPost = `${ids.keptPost}dup`;
     ids.extraApproval = `${ids.keptApproval}dup`;
     const later = new Date(now + 60_000).toISOString();

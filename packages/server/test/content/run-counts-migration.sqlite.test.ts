@@ -4,6 +4,7 @@ import type { ContentContext } from '../../src/content/context.js';
 import { processStateMigration } from '../../src/content/db/migrations/014-process-state-in-database.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../src/platform/db/sqlite.js';
+import { rewindContentSchema } from '../helpers/content-rewind.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
 
@@ -34,11 +35,8 @@ describe('the automation run counts migration', () => {
     });
     const run = () => api(svc.url, 'POST', `/v1/automations/${auto.body.id}/run`);
     expect((await run()).status).toBe(201);
-    // Back to the schema before 014 (it is the latest migration), keeping the fire, then forward.
-    expect(contentMigrations.at(-1)).toBe(processStateMigration);
-    raw().exec(`DROP TABLE automation_run_counts;
-      ALTER TABLE publish_attempts DROP COLUMN owner; ALTER TABLE publish_attempts DROP COLUMN lease_until;`);
-    raw().prepare('DELETE FROM schema_migrations WHERE id = ?').run(processStateMigration.id);
+    // Back to the schema before 014, keeping the fire, then forward.
+    rewindContentSchema(raw(), processStateMigration.id);
     await openSqliteDatabase(join(svc.dataDir, 'content.sqlite'), contentMigrations).close();
 
     expect((await run()).status).toBe(201);

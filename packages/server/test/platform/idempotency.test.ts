@@ -1,3 +1,5 @@
+import { spawnSync } from 'node:child_process';
+import { hostname } from 'node:os';
 import type { Request } from 'express';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE } from '../../src/platform/clock.js';
@@ -13,6 +15,7 @@ function setup() {
   const wrap = idempotency<Auth>({
     storage,
     clock,
+    owner: 'elsewhere/1/inst_test',
     identify: ({ auth }) => ({ scope: 'key_1', principal: (auth as { id: string }).id }),
   });
   const call = (
@@ -96,19 +99,18 @@ describe('idempotency engine', () => {
 
   it('takes over a key whose lock expired (a crash) and forgets keys after the window', async () => {
     const { call, clock, storage } = setup();
-    await storage.atomically((tx) =>
-      tx.put({
-        scope: 'key_1',
-        key: 'k',
-        fingerprint: 'x',
-        state: 'in_flight',
-        lockedUntil: new Date(clock.now().getTime() + MINUTE).toISOString(),
-        expiresAt: new Date(clock.now().getTime() + 1000 * MINUTE).toISOString(),
-        response: null,
-        requestId: 'req_dead',
-        createdAt: clock.now().toISOString(),
-      }),
-    );
+    await storage.insert({
+      scope: 'key_1',
+      key: 'k',
+      fingerprint: 'x',
+      state: 'in_flight',
+      lockedUntil: new Date(clock.now().getTime() + MINUTE).toISOString(),
+      expiresAt: new Date(clock.now().getTime() + 1000 * MINUTE).toISOString(),
+      response: null,
+      requestId: 'req_dead',
+      createdAt: clock.now().toISOString(),
+      owner: 'elsewhere/1/inst_other',
+    });
     // The stored fingerprint differs, so it is refused as a different request even when unlocked.
     await expect(call({ key: 'k' }, ok(1))).rejects.toMatchObject({ code: 'INVALID_REQUEST' });
     const first = await call({ key: 'fresh' }, ok('a'));
@@ -120,6 +122,59 @@ describe('idempotency engine', () => {
     clock.advance(24 * 60 * MINUTE);
     expect((await call({ key: 'fresh' }, ok('c'))).body).toBe('c');
     expect(first.body).toBe('a');
+  });
+
+  it("takes over at once a key whose claimant's process is gone from this machine, never one a live process holds", async () => {
+    const { call, clock, storage } = setup();
+    // A process that has exited: its pid names no process now (kill -9, then a restart).
+    const dead = spawnSync(process.execPath, ['-e', '']).pid;
+    const claimed = (key: string, owner: string) =>
+      storage.insert({
+        scope: 'key_1',
+        key,
+        fingerprint: 'unused',
+        state: 'in_flight',
+        lockedUntil: new Date(clock.now().getTime() + MINUTE).toISOString(),
+        expiresAt: new Date(clock.now().getTime() + 1000 * MINUTE).toISOString(),
+        response: null,
+        requestId: `req_${key}`,
+        createdAt: clock.now().toISOString(),
+        owner,
+      });
+    const first = await call({ key: 'probe' }, ok(0));
+    expect(first.body).toBe(0);
+    const fingerprint = storage.records.get('key_1\u0000probe')?.fingerprint ?? '';
+    for (const [key, owner] of [
+      ['dead', `${hostname()}/${dead}/inst_gone`],
+      ['alive', `${hostname()}/${process.pid}/inst_other`],
+    ] as const) {
+      await claimed(key, owner);
+      const rec = storage.records.get(`key_1\u0000${key}`);
+      if (rec) storage.records.set(`key_1\u0000${key}`, { ...rec, fingerprint });
+    }
+    expect((await call({ key: 'dead' }, ok('taken over'))).body).toBe('taken over');
+    await expect(call({ key: 'alive' }, ok('no'))).rejects.toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
+  });
+
+  it('lets exactly one of many concurrent claims of one abandoned key run', async () => {
+    const { call, clock, storage } = setup();
+    await call({ key: 'stale' }, ok('first'));
+    const rec = storage.records.get('key_1\u0000stale');
+    if (rec) storage.records.set('key_1\u0000stale', { ...rec, state: 'in_flight', response: null });
+    clock.advance(MINUTE + 1);
+    let runs = 0;
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 10 }, () =>
+        call({ key: 'stale' }, async () => {
+          runs++;
+          await new Promise((r) => setTimeout(r, 5));
+          return { status: 200, body: 'again', headers: {} };
+        }),
+      ),
+    );
+    expect(runs).toBe(1);
+    for (const o of outcomes)
+      if (o.status === 'rejected') expect(o.reason).toMatchObject({ code: 'IDEMPOTENCY_KEY_IN_USE' });
   });
 
   it('stores 4xx outcomes but not 400s, 5xx or crashes', async () => {

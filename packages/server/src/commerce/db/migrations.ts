@@ -10,6 +10,7 @@ import { confirmLinksHashed } from './migrations/009-confirm-links-hashed.js';
 import { orderingColumns } from './migrations/010-ordering-columns.js';
 import { onceAcrossInstances } from './migrations/011-once-across-instances.js';
 import { deliveryClaimIndexes } from './migrations/012-delivery-claim-indexes.js';
+import { idempotencyOwner } from './migrations/013-idempotency-owner.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -63,4 +64,5 @@ export const commerceMigrations: Migration[] = [
   orderingColumns,
   onceAcrossInstances,
   deliveryClaimIndexes,
+  idempotencyOwner,
 ];

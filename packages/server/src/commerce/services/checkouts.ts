@@ -1,3 +1,4 @@
+import type { TransactionOptions } from '../../platform/db/sql.js';
 import { AppError, invalidRequest } from '../../platform/errors.js';
 import { idempotentRequest } from '../../platform/http/idempotency.js';
 import type { Actor, CommerceContext } from '../context.js';
@@ -54,8 +55,12 @@ async function load(s: CommerceStores, owner: Owner, id: string): Promise<Checko
 }
 
 /** Runs `fn` in one transaction and starts delivery of the events it wrote once it commits. */
-async function inTransaction<T>(ctx: CommerceContext, fn: (s: CommerceStores) => Promise<T>): Promise<T> {
-  const out = await ctx.db.transaction((tx) => fn(commerceStores(tx)));
+async function inTransaction<T>(
+  ctx: CommerceContext,
+  fn: (s: CommerceStores) => Promise<T>,
+  opts?: TransactionOptions,
+): Promise<T> {
+  const out = await ctx.db.transaction((tx) => fn(commerceStores(tx)), opts);
   ctx.eventsWritten();
   return out;
 }
@@ -432,6 +437,17 @@ function tracked<T>(id: string, work: () => Promise<T>): Promise<T> {
   return p;
 }
 
+/**
+ * The transactions that check the spending limits and move a checkout to `confirming`.
+ * `max_per_day` sums the user's orders and confirming checkouts, then writes another checkout:
+ * at PostgreSQL's default READ COMMITTED two such transactions (two instances) would each miss
+ * the other's and both fit under the limit. SERIALIZABLE makes one of them run again, and it then
+ * sees the other. It also makes a confirm that lost a race to another confirm of the same checkout
+ * run again and see it `confirming`, so both engines answer 409 CHECKOUT_STATE_INVALID (SQLite's
+ * writers are serial anyway), never CHECKOUT_CHANGED.
+ */
+const SPENDING_CHECKED: TransactionOptions = { isolation: 'serializable' };
+
 export async function confirmCheckout(
   ctx: CommerceContext,
   actor: CheckoutActor,
@@ -445,34 +461,39 @@ export async function confirmCheckout(
   const earlier = inProgress.get(id);
   return toCheckout(
     await tracked(id, async () => {
-      const step = await inTransaction(ctx, async (s) => {
-        const before = await load(s, actor, id);
-        if (before.status !== 'ready_to_confirm') {
-          // The same key again after a crash lost the first answer: its outcome, not a 409.
-          const first = confirmKeyOf(before);
-          if (confirmKey && first?.scope === confirmKey.scope && first.key === confirmKey.key) {
-            return { retried: true as const, checkout: before };
+      const step = await inTransaction(
+        ctx,
+        async (s) => {
+          const before = await load(s, actor, id);
+          if (before.status !== 'ready_to_confirm') {
+            // The same key again after a crash lost the first answer: its outcome, not a 409.
+            const first = confirmKeyOf(before);
+            if (confirmKey && first?.scope === confirmKey.scope && first.key === confirmKey.key) {
+              return { retried: true as const, checkout: before };
+            }
+            throw stateError(before, 'confirm', 'ready_to_confirm');
           }
-          throw stateError(before, 'confirm', 'ready_to_confirm');
-        }
-        // settle() never lets a checkout reach ready_to_confirm while the user's confirmation is missing.
-        const merchant = requireUsable(actor.env, await getMerchant(s, actor.env, before.merchant_id));
-        const now = ctx.clock.now();
-        await checkSpendingLimits(s, before, now);
-        const after: CheckoutRecord = {
-          ...before,
-          status: 'confirming',
-          confirmed_at: now.toISOString(),
-          confirm_key: confirmKey && JSON.stringify(confirmKey),
-        };
-        const saved = await persist(s, ctx, before, after);
-        // Device and browser routes place the order on the user's side; the store reports back
-        // later. For the request, this write is final.
-        if (saved.route !== 'ucp') await answerConfirm(s, saved);
-        // Taken with the move to `confirming`, so no instance's recovery sees it unheld.
-        else await s.leases.take(placementLease(id), ctx.instanceId, now.toISOString(), placementUntil(ctx));
-        return { retried: false as const, checkout: saved, merchant };
-      });
+          // settle() never lets a checkout reach ready_to_confirm while the user's confirmation is missing.
+          const merchant = requireUsable(actor.env, await getMerchant(s, actor.env, before.merchant_id));
+          const now = ctx.clock.now();
+          await checkSpendingLimits(s, before, now);
+          const after: CheckoutRecord = {
+            ...before,
+            status: 'confirming',
+            confirmed_at: now.toISOString(),
+            confirm_key: confirmKey && JSON.stringify(confirmKey),
+          };
+          const saved = await persist(s, ctx, before, after);
+          // Device and browser routes place the order on the user's side; the store reports back
+          // later. For the request, this write is final.
+          if (saved.route !== 'ucp') await answerConfirm(s, saved);
+          // Taken with the move to `confirming`, so no instance's recovery sees it unheld.
+          else
+            await s.leases.take(placementLease(id), ctx.instanceId, now.toISOString(), placementUntil(ctx));
+          return { retried: false as const, checkout: saved, merchant };
+        },
+        SPENDING_CHECKED,
+      );
       if (step.retried) return resumeConfirm(ctx, step.checkout, earlier);
       if (step.checkout.route !== 'ucp') return step.checkout;
       return place(ctx, step.checkout, step.merchant).finally(() =>
@@ -505,25 +526,29 @@ export async function payByCard(
   ctx: CommerceContext,
   input: { token: string; formToken: string; paymentToken: string },
 ): Promise<CardPaymentOutcome> {
-  const step = await inTransaction(ctx, async (s) => {
-    const before = await s.checkouts.findByConfirmToken(tokenHash(input.token));
-    if (!awaitingCard(before)) return { state: 'done' as const };
-    if (!before.form_token_hash || before.form_token_hash !== tokenHash(input.formToken)) {
-      return { state: 'stale_form' as const };
-    }
-    const merchant = requireUsable(before.env, await getMerchant(s, before.env, before.merchant_id));
-    const now = ctx.clock.now();
-    await checkSpendingLimits(s, before, now);
-    const saved = await persist(s, ctx, before, {
-      ...before,
-      status: 'confirming',
-      next_action: null,
-      confirm_token_hash: null,
-      form_token_hash: null,
-      confirmed_at: now.toISOString(),
-    });
-    return { state: 'placing' as const, checkout: saved, merchant };
-  });
+  const step = await inTransaction(
+    ctx,
+    async (s) => {
+      const before = await s.checkouts.findByConfirmToken(tokenHash(input.token));
+      if (!awaitingCard(before)) return { state: 'done' as const };
+      if (!before.form_token_hash || before.form_token_hash !== tokenHash(input.formToken)) {
+        return { state: 'stale_form' as const };
+      }
+      const merchant = requireUsable(before.env, await getMerchant(s, before.env, before.merchant_id));
+      const now = ctx.clock.now();
+      await checkSpendingLimits(s, before, now);
+      const saved = await persist(s, ctx, before, {
+        ...before,
+        status: 'confirming',
+        next_action: null,
+        confirm_token_hash: null,
+        form_token_hash: null,
+        confirmed_at: now.toISOString(),
+      });
+      return { state: 'placing' as const, checkout: saved, merchant };
+    },
+    SPENDING_CHECKED,
+  );
   if (step.state !== 'placing') return step;
   const { checkout, merchant } = step;
   let after: CheckoutRecord;

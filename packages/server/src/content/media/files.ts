@@ -8,13 +8,14 @@ import type { MediaLimits } from './limits.js';
 import { SNIFF_BYTES, sniffVideo } from './sniff.js';
 
 /**
- * On-disk layout under `<dataDir>/media`:
+ * On-disk layout under `<dataDir>/media` (or SERVICE_MEDIA_DIR, shared by every instance):
  *   <asset id>/            one directory per asset; only files named in its DB row are served
  *   .staging/<asset id>/   an asset being built; renamed into place when complete
  *   .tmp/<uuid>            an upload or download in flight
  * Leading dots keep the work areas apart from asset ids, which always start with `med_`.
  */
-export const mediaRoot = (dataDir: string) => join(dataDir, 'media');
+export const mediaRoot = (config: { dataDir: string; mediaDir?: string | undefined }) =>
+  config.mediaDir ?? join(config.dataDir, 'media');
 
 const ASSET_ID = /^med_[0-9A-Za-z]+$/;
 /** Ids reach the file system, so they are checked even though we minted them. */

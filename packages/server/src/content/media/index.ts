@@ -32,7 +32,7 @@ export function mediaService(ctx: MediaContext): MediaService {
 /** The REST routes of the Media group (auth `person`). */
 export function mediaRoutes(ctx: MediaContext) {
   const limits = { ...DEFAULT_MEDIA_LIMITS, ...ctx.mediaLimits };
-  return buildRoutes(mediaService(ctx), { root: mediaRoot(ctx.config.dataDir), limits });
+  return buildRoutes(mediaService(ctx), { root: mediaRoot(ctx.config), limits });
 }
 
 /** Public file serving under /media; mount before the app's not-found handler. */

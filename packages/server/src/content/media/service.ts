@@ -55,7 +55,7 @@ const FILE_MIME: Record<string, string> = {
 export function createMediaService(ctx: MediaContext) {
   const limits = { ...DEFAULT_MEDIA_LIMITS, ...ctx.mediaLimits };
   const fetcher = ctx.mediaFetcher ?? publicMediaFetcher;
-  const root = mediaRoot(ctx.config.dataDir);
+  const root = mediaRoot(ctx.config);
   const store = mediaStore(ctx.db);
   const base = trimTrailingSlashes(ctx.config.content.publicUrl ?? '');
   const now = () => ctx.clock.now().toISOString();

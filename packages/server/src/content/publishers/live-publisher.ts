@@ -82,7 +82,7 @@ async function readMedia(ctx: ContentContext, req: PublishRequest): Promise<Prov
         'MEDIA_NOT_PUBLIC',
         `${req.platform} fetches each image from its URL, so CONTENT_PUBLIC_URL must be a public https address (it is ${base ? `'${base}'` : 'not set'}).`,
       );
-    const data = await readFile(join(assetDir(mediaRoot(ctx.config.dataDir), rec.id), file.file));
+    const data = await readFile(join(assetDir(mediaRoot(ctx.config), rec.id), file.file));
     out.push({ mimeType: file.mime, data, url });
   }
   return out;

@@ -22,6 +22,7 @@ export const IDEMPOTENCY_TABLE_SQL = `
 `;
 
 type Row = {
+  owner: string | null;
   scope: string;
   key: string;
   fingerprint: string;
@@ -52,31 +53,8 @@ const fromRow = (r: Row): IdempotencyRecord => ({
         },
   requestId: r.request_id,
   createdAt: r.created_at,
+  owner: r.owner ?? null,
 });
-
-function tx(db: SqlExecutor) {
-  return {
-    async find(scope: string, key: string) {
-      const row = await db.get<Row>('SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?', [
-        scope,
-        key,
-      ]);
-      return row && fromRow(row);
-    },
-    async put(r: IdempotencyRecord) {
-      await db.run(
-        `INSERT INTO idempotency_keys (scope, key, fingerprint, state, locked_until, expires_at,
-           response_status, response_body, response_headers, request_id, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?)
-         ON CONFLICT (scope, key) DO UPDATE SET fingerprint = excluded.fingerprint, state = excluded.state,
-           locked_until = excluded.locked_until, expires_at = excluded.expires_at, response_status = NULL,
-           response_body = NULL, response_headers = NULL, request_id = excluded.request_id,
-           created_at = excluded.created_at`,
-        [r.scope, r.key, r.fingerprint, r.state, r.lockedUntil, r.expiresAt, r.requestId, r.createdAt],
-      );
-    },
-  };
-}
 
 /**
  * Answers a key over any executor: the database, or the transaction that makes an operation final
@@ -95,18 +73,72 @@ export function idempotencyAnswers(db: SqlExecutor) {
   };
 }
 
+const COLUMNS = `scope, key, fingerprint, state, locked_until, expires_at, response_status, response_body,
+  response_headers, request_id, created_at, owner`;
+const claimParams = (r: IdempotencyRecord) => [
+  r.scope,
+  r.key,
+  r.fingerprint,
+  r.state,
+  r.lockedUntil,
+  r.expiresAt,
+  r.requestId,
+  r.createdAt,
+  r.owner,
+];
+
 /** A service's `idempotency_keys` table behind the generic idempotency engine. */
 export function idempotencyStorage(
   db: SqlDatabase,
 ): IdempotencyStorage & { purge(before: string): Promise<number> } {
   return {
-    atomically: (fn) => db.transaction((t) => fn(tx(t))),
-    complete: idempotencyAnswers(db).complete,
-    async release(scope: string, key: string) {
-      await db.run("DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'in_flight'", [
+    async find(scope, key) {
+      const row = await db.get<Row>('SELECT * FROM idempotency_keys WHERE scope = ? AND key = ?', [
         scope,
         key,
       ]);
+      return row && fromRow(row);
+    },
+    // ON CONFLICT DO NOTHING: of claims racing on one key (any number of instances), exactly
+    // one inserts; the others wait for it to commit and change nothing.
+    async insert(r) {
+      const { changes } = await db.run(
+        `INSERT INTO idempotency_keys (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?)
+         ON CONFLICT (scope, key) DO NOTHING`,
+        claimParams(r),
+      );
+      return changes > 0;
+    },
+    // Conditional on the record the caller decided on, so of two retries taking over one
+    // abandoned key only the first lands (the second finds a new request id).
+    async replace(previous, r) {
+      const { changes } = await db.run(
+        `UPDATE idempotency_keys SET fingerprint = ?, state = ?, locked_until = ?, expires_at = ?,
+           response_status = NULL, response_body = NULL, response_headers = NULL, request_id = ?,
+           created_at = ?, owner = ?
+         WHERE scope = ? AND key = ? AND request_id = ? AND state = ?`,
+        [
+          r.fingerprint,
+          r.state,
+          r.lockedUntil,
+          r.expiresAt,
+          r.requestId,
+          r.createdAt,
+          r.owner,
+          r.scope,
+          r.key,
+          previous.requestId,
+          previous.state,
+        ],
+      );
+      return changes > 0;
+    },
+    complete: idempotencyAnswers(db).complete,
+    async release(scope: string, key: string, requestId: string) {
+      await db.run(
+        "DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'in_flight' AND request_id = ?",
+        [scope, key, requestId],
+      );
     },
     async purge(before: string) {
       const { changes } = await db.run('DELETE FROM idempotency_keys WHERE expires_at <= ?', [before]);
@@ -114,3 +146,10 @@ export function idempotencyStorage(
     },
   };
 }
+
+/**
+ * Who claimed each key (`IdempotencyRecord.owner`), added by each service's migration (content
+ * 014, commerce 012): a retry after the claimant's process died takes the key over at once.
+ */
+export const IDEMPOTENCY_OWNER_SQLITE = 'ALTER TABLE idempotency_keys ADD COLUMN owner TEXT;';
+export const IDEMPOTENCY_OWNER_POSTGRES = 'ALTER TABLE idempotency_keys ADD COLUMN owner TEXT COLLATE "C";';

@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { sha256Hex } from '../api-key-hash.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
+import { isGoneHere } from '../instance.js';
 import { checkJsonDepth } from './json-depth.js';
 import type { RouteResult, RouteWrapper } from './mount.js';
 
@@ -25,23 +26,35 @@ export interface IdempotencyRecord {
   response: StoredResponse | null;
   requestId: string;
   createdAt: string;
+  /**
+   * The instance that claimed the key (`instanceName`): a retry may take over at once when that
+   * process is gone from this machine (kill -9, then a restart), instead of waiting out the lock.
+   */
+  owner: string | null;
 }
 
-export interface IdempotencyTx {
-  find(scope: string, key: string): Promise<IdempotencyRecord | undefined>;
-  put(record: IdempotencyRecord): Promise<void>;
-}
-
-/** Where records live. Each service brings its own table; the engine only needs these four calls. */
+/**
+ * Where records live. Each service brings its own table. Every call is one statement, so claims
+ * stay correct with several processes on one database (no read-then-write across statements):
+ * a key is claimed by the one insert that lands, or taken over by the one replace that still
+ * finds the record it decided on.
+ */
 export interface IdempotencyStorage {
-  /** Runs `fn` so that no other claim on any key interleaves with it (a database transaction). */
-  atomically<T>(fn: (tx: IdempotencyTx) => Promise<T>): Promise<T>;
+  find(scope: string, key: string): Promise<IdempotencyRecord | undefined>;
+  /** Stores `record` unless the key already has one; true when this call stored it. */
+  insert(record: IdempotencyRecord): Promise<boolean>;
+  /**
+   * Replaces `previous` (an expired or abandoned record) with `record`, only while the stored
+   * record is still `previous` (same request id and state); true when this call replaced it.
+   */
+  replace(previous: IdempotencyRecord, record: IdempotencyRecord): Promise<boolean>;
   /**
    * Stores the answer of a record that is still `in_flight`; a record already answered keeps its
    * answer (the operation's own final transaction may have stored it, see `idempotentRequest`).
    */
   complete(scope: string, key: string, response: StoredResponse): Promise<void>;
-  release(scope: string, key: string): Promise<void>;
+  /** Frees a key this request claimed (`requestId`) and never answered; a later claimant's stays. */
+  release(scope: string, key: string, requestId: string): Promise<void>;
 }
 
 /**
@@ -80,6 +93,8 @@ export interface IdempotencyOptions<AuthMap extends Record<string, unknown>> {
   ttlMs?: number;
   /** How long a claimed key stays locked if the request never finishes (a crash). */
   lockMs?: number;
+  /** This instance's name (`instanceName`), stored with each claim. */
+  owner: string;
 }
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
@@ -106,14 +121,48 @@ export function canonicalJson(value: unknown): string {
  */
 const keepsError = (err: AppError) => err.status !== 400 && err.status < 500;
 
+type Decision =
+  | { kind: 'run' }
+  | { kind: 'mismatch' }
+  | { kind: 'busy' }
+  | { kind: 'replay'; existing: IdempotencyRecord };
+
+/**
+ * Claims the key for `claim`, or says why not. Instances race here, so each step is one
+ * statement: the insert lands for exactly one of them; a record found in the way is replayed,
+ * refused, or (expired, or abandoned by a dead claimant) replaced, and the replace lands only if
+ * nobody replaced it first. A loser looks again; the record it then finds decides. The loop is
+ * bounded: past it, someone else holds the key, which is what `busy` says.
+ */
+async function decide(
+  storage: IdempotencyStorage,
+  claim: IdempotencyRecord,
+  nowIso: string,
+): Promise<Decision> {
+  for (let look = 0; look < 3; look++) {
+    if (await storage.insert(claim)) return { kind: 'run' };
+    const existing = await storage.find(claim.scope, claim.key);
+    if (!existing) continue; // released between the two statements: try the insert again
+    if (existing.expiresAt > nowIso) {
+      if (existing.fingerprint !== claim.fingerprint) return { kind: 'mismatch' };
+      if (existing.state === 'done' && existing.response) return { kind: 'replay', existing };
+      if (existing.lockedUntil > nowIso && !(existing.owner && isGoneHere(existing.owner)))
+        return { kind: 'busy' };
+      // Locked by a request whose process died (its lock ran out, or its process is gone from
+      // this machine): this retry takes the key over. An operation that committed part of its
+      // work before the crash recognises the key and answers with its outcome (see
+      // `IdempotentRequest`); one that committed nothing simply runs.
+    }
+    if (await storage.replace(existing, claim)) return { kind: 'run' };
+  }
+  return { kind: 'busy' };
+}
+
 export function idempotency<AuthMap extends Record<string, unknown>>(
   opts: IdempotencyOptions<AuthMap>,
 ): RouteWrapper<AuthMap> {
   const ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
   const lockMs = opts.lockMs ?? 60 * 1000;
-  // A key claimed before this process started cannot be running here: one process serves a data
-  // directory, so its claimant died (a crash or kill) and the lock protects nothing.
-  const startedAt = opts.clock.now().toISOString();
 
   return async ({ route, input }, run) => {
     if (route.method !== 'post') return run();
@@ -137,33 +186,19 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
       `${route.method.toUpperCase()} ${path}\n${who.principal}\n${canonicalJson(input.body)}`,
     );
     const now = opts.clock.now();
-    const nowIso = now.toISOString();
-
-    const decision = await opts.storage.atomically(async (tx) => {
-      const existing = await tx.find(who.scope, key);
-      if (existing && existing.expiresAt > nowIso) {
-        if (existing.fingerprint !== fingerprint) return { kind: 'mismatch' as const };
-        if (existing.state === 'done' && existing.response) return { kind: 'replay' as const, existing };
-        if (existing.lockedUntil > nowIso && existing.createdAt >= startedAt)
-          return { kind: 'busy' as const };
-        // Locked by a request whose process died (its lock ran out, or it was claimed before this
-        // process started): this retry takes the key over. An operation that committed part of
-        // its work before the crash recognises the key and answers with its outcome (see
-        // `IdempotentRequest`); one that committed nothing simply runs.
-      }
-      await tx.put({
-        scope: who.scope,
-        key,
-        fingerprint,
-        state: 'in_flight',
-        lockedUntil: new Date(now.getTime() + lockMs).toISOString(),
-        expiresAt: new Date(now.getTime() + ttlMs).toISOString(),
-        response: null,
-        requestId: input.requestId,
-        createdAt: nowIso,
-      });
-      return { kind: 'run' as const };
-    });
+    const claim: IdempotencyRecord = {
+      scope: who.scope,
+      key,
+      fingerprint,
+      state: 'in_flight',
+      lockedUntil: new Date(now.getTime() + lockMs).toISOString(),
+      expiresAt: new Date(now.getTime() + ttlMs).toISOString(),
+      response: null,
+      requestId: input.requestId,
+      createdAt: now.toISOString(),
+      owner: opts.owner,
+    };
+    const decision = await decide(opts.storage, claim, now.toISOString());
 
     if (decision.kind === 'mismatch') {
       throw new AppError(
@@ -217,7 +252,7 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
           headers: err.headers ?? {},
         });
       } else {
-        await opts.storage.release(who.scope, key);
+        await opts.storage.release(who.scope, key, input.requestId);
       }
       throw err;
     }
@@ -230,26 +265,29 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
 export function memoryIdempotencyStorage(): IdempotencyStorage & { records: Map<string, IdempotencyRecord> } {
   const records = new Map<string, IdempotencyRecord>();
   const id = (scope: string, key: string) => `${scope}\u0000${key}`;
-  let queue: Promise<unknown> = Promise.resolve();
   return {
     records,
-    atomically<T>(fn: (tx: IdempotencyTx) => Promise<T>): Promise<T> {
-      const tx: IdempotencyTx = {
-        find: async (scope, key) => records.get(id(scope, key)),
-        put: async (record) => {
-          records.set(id(record.scope, record.key), record);
-        },
-      };
-      const next = queue.then(() => fn(tx));
-      queue = next.catch(() => undefined);
-      return next;
+    async find(scope, key) {
+      return records.get(id(scope, key));
+    },
+    async insert(record) {
+      if (records.has(id(record.scope, record.key))) return false;
+      records.set(id(record.scope, record.key), record);
+      return true;
+    },
+    async replace(previous, record) {
+      const current = records.get(id(record.scope, record.key));
+      if (current?.requestId !== previous.requestId || current.state !== previous.state) return false;
+      records.set(id(record.scope, record.key), record);
+      return true;
     },
     async complete(scope, key, response) {
       const record = records.get(id(scope, key));
       if (record?.state === 'in_flight') records.set(id(scope, key), { ...record, state: 'done', response });
     },
-    async release(scope, key) {
-      records.delete(id(scope, key));
+    async release(scope, key, requestId) {
+      const record = records.get(id(scope, key));
+      if (record?.state === 'in_flight' && record.requestId === requestId) records.delete(id(scope, key));
     },
   };
 }
