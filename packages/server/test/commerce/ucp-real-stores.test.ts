@@ -288,12 +288,36 @@ describe('UCP stores: credentials and recovery', () => {
     }
   });
 
-  it('1. recovery never re-sends a declined complete: after a restart only the checkout whose answer was lost is asked again', async () => {
+  /**
+   * A live service of the test's own (it is restarted), one approved user, and `recover`: a
+   * restart with background recovery, then the checkout once it has left `confirming`.
+   */
+  async function restartable(
+    run: (h: { call: Call; recover: (id: string) => Promise<Record<string, any>> }) => Promise<void>,
+  ) {
     let svc = await startTestService('commerce', { config: { storesAllowPrivate: true } as Partial<Config> });
     try {
       const liveKey = await makeKey(svc, 'live');
       const { userToken } = await liveUser({ svc, liveKey });
       const call: Call = (...args) => as(svc, liveKey, userToken)(...args);
+      const recover = async (id: string) => {
+        svc = await svc.restart();
+        svc.handle.startBackground();
+        let after = (await call('GET', `/v1/checkouts/${id}`)).body;
+        for (let i = 0; after.status === 'confirming' && i < 400; i++) {
+          await new Promise((r) => setTimeout(r, 5));
+          after = (await call('GET', `/v1/checkouts/${id}`)).body;
+        }
+        return after;
+      };
+      await run({ call, recover });
+    } finally {
+      await svc.close();
+    }
+  }
+
+  it('1. recovery never re-sends a declined complete: after a restart only the checkout whose answer was lost is asked again', () =>
+    restartable(async ({ call, recover }) => {
       const s = await store({ refusalStyle: 'detail' });
       const ready = () => offerAndCheckout(call, s);
       const declined = await ready();
@@ -304,21 +328,59 @@ describe('UCP stores: credentials and recovery', () => {
       const lost = await ready();
       s.script.dropCompleteAnswers = 1;
       expect((await call('POST', `/v1/checkouts/${lost.id}/confirm`)).status).toBe(503);
-
-      svc = await svc.restart();
-      svc.handle.startBackground();
-      let after = (await call('GET', `/v1/checkouts/${lost.id}`)).body;
-      for (let i = 0; after.status === 'confirming' && i < 400; i++) {
-        await new Promise((r) => setTimeout(r, 5));
-        after = (await call('GET', `/v1/checkouts/${lost.id}`)).body;
-      }
-      expect(after.status).toBe('completed');
+      expect((await recover(lost.id)).status).toBe('completed');
       const bySession = (id: string) => completes(s).filter((r) => r.path.includes(`/${id}/`)).length;
       const sessions = [...s.sessions.keys()];
       expect(sessions.map(bySession)).toEqual([1, 2]);
       expect((await call('GET', `/v1/checkouts/${declined.id}`)).body.error.code).toBe('PAYMENT_DECLINED');
-    } finally {
-      await svc.close();
-    }
-  });
+    }));
+
+  it('3. an unreadable 2xx at complete: the order the store placed is recorded from its checkout, never declined, never re-sent', () =>
+    restartable(async ({ call }) => {
+      const s = await store({ unreadableComplete: 'placed' });
+      const ready = await offerAndCheckout(call, s);
+      const done = await call('POST', `/v1/checkouts/${ready.id}/confirm`);
+      expect(done.status, JSON.stringify(done.body)).toBe(200);
+      expect(done.body.status).toBe('completed');
+      expect((await call('GET', `/v1/orders/${done.body.order_id}`)).body.merchant_order_ref).toBe('ord_1');
+      expect(completes(s)).toHaveLength(1);
+      expect(s.orders).toHaveLength(1);
+    }));
+
+  it('3. an unreadable 2xx at complete while the store is still placing: confirming (not failed), and recovery reads the store instead of sending the complete again', () =>
+    restartable(async ({ call, recover }) => {
+      const s = await store({ unreadableComplete: 'pending' });
+      const ready = await offerAndCheckout(call, s);
+      const key = { 'idempotency-key': 'unreadable-1' };
+      const first = await call('POST', `/v1/checkouts/${ready.id}/confirm`, undefined, key);
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      expect(first.body).toMatchObject({ status: 'confirming', error: null });
+      expect(first.body.merchant_messages.join('\n')).toContain('not a checkout session');
+      // A keyed retry answers the same.
+      const again = await call('POST', `/v1/checkouts/${ready.id}/confirm`, undefined, key);
+      expect(again.body).toEqual(first.body);
+      // The store finishes placing the order; recovery after a restart learns it from the store.
+      s.payAtStore([...s.sessions.keys()][0] as string);
+      const after = await recover(ready.id);
+      expect(after.status).toBe('completed');
+      expect((await call('GET', `/v1/orders/${after.order_id}`)).body.merchant_order_ref).toBe('ord_1');
+      expect(completes(s)).toHaveLength(1);
+      expect(s.orders).toHaveLength(1);
+    }));
+
+  it('3. an unreadable 2xx at complete, and the store never placed the order: recovery reads its checkout and ends ours ORDER_NOT_PLACED without a second complete', () =>
+    restartable(async ({ call, recover }) => {
+      const s = await store({ unreadableComplete: 'pending' });
+      const ready = await offerAndCheckout(call, s);
+      expect((await call('POST', `/v1/checkouts/${ready.id}/confirm`)).body.status).toBe('confirming');
+      // The store gives up on it: its checkout is canceled, no order.
+      const session = s.sessions.get([...s.sessions.keys()][0] as string);
+      if (session) session.status = 'canceled';
+      expect(await recover(ready.id)).toMatchObject({
+        status: 'failed',
+        error: { code: 'ORDER_NOT_PLACED' },
+      });
+      expect(completes(s)).toHaveLength(1);
+      expect(s.orders).toEqual([]);
+    }));
 });

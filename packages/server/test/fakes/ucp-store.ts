@@ -96,6 +96,12 @@ export interface UcpScript {
   tokenizer: { endpoint: string; identity: string } | null;
   /** The store declares only a wallet handler (Google Pay) that svc does not support, and offers no instrument. */
   walletOnly: boolean;
+  /**
+   * `complete` is answered 200 with something that is not a checkout session: `placed` places the
+   * order and answers an HTML thank-you page; `pending` leaves the session `complete_in_progress`
+   * (the order is placed later, with `payAtStore`) and answers `{"ok": true}`.
+   */
+  unreadableComplete: 'placed' | 'pending' | null;
 }
 
 interface Session {
@@ -196,6 +202,7 @@ export async function startUcpStore(
     lookupMatchedOnly: false,
     tokenizer: null,
     walletOnly: false,
+    unreadableComplete: null,
     ...opts.script,
   };
   const products = structuredClone(opts.products ?? DEFAULT_PRODUCTS);
@@ -651,7 +658,15 @@ export async function startUcpStore(
         });
         return { status: 200, kind: 'checkout', body: present(s) };
       }
+      if (script.unreadableComplete === 'pending') {
+        s.status = 'complete_in_progress';
+        return { status: 200, kind: 'other', body: { ok: true } };
+      }
       placeOrder(s);
+      if (script.unreadableComplete === 'placed') {
+        const page = '<!doctype html><html><body><h1>Thank you for your order!</h1></body></html>';
+        return { status: 200, kind: 'other', body: page, type: 'text/html; charset=utf-8' };
+      }
       return { status: 200, kind: 'checkout', body: present(s) };
     }
     return { status: 404, kind: 'other', body: errorResponse('not_found', `No route ${method} ${path}.`) };

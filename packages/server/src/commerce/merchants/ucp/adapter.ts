@@ -85,8 +85,12 @@ async function profileOf(deps: Deps, merchant: Merchant, url: string): Promise<S
   return profile as Speakable;
 }
 
-/** One REST operation at the store; mutations carry their Idempotency-Key. */
-type StoreOp = { method: string; path: string; body?: unknown; key?: string };
+/**
+ * One REST operation at the store; mutations carry their Idempotency-Key. `anyAnswer`: a 2xx that
+ * is not JSON is returned (body null) rather than treated as an outage, for the caller to judge
+ * (a `complete` the store took must never be mistaken for one it did not get).
+ */
+type StoreOp = { method: string; path: string; body?: unknown; key?: string; anyAnswer?: boolean };
 
 /**
  * One request to the store's REST endpoint with the headers UCP asks for: `UCP-Agent` (our
@@ -142,7 +146,8 @@ async function send(deps: Deps, merchant: Merchant, profile: Speakable, op: Stor
     body = parseStoreJson(text);
   } catch {
     // A 4xx in text/plain is still an answer; a 2xx that is not JSON is not one we can read.
-    if (res.status < 400) throw unavailable(merchant, `it answered HTTP ${res.status} without UCP JSON`);
+    if (res.status < 400 && !op.anyAnswer)
+      throw unavailable(merchant, `it answered HTTP ${res.status} without UCP JSON`);
   }
   return { status: res.status, body, text };
 }
@@ -167,6 +172,17 @@ function decodedHandle(segment: string): string {
 }
 
 const sessionId = (s: StoreSession | null) => (s ? String(s.data.id) : null);
+
+/**
+ * Why a checkout's `complete` is never sent again, kept on its session: `card` (the token was
+ * never kept) or `unreadable` (the store took it and answered what could not be read). Retries
+ * and recovery then read the store's checkout instead (`outcomeFromStore`).
+ */
+type CompleteSent = 'card' | 'unreadable';
+const markSent = (session: StoreSession, sent: CompleteSent): StoreSession => ({
+  ...session,
+  data: { ...session.data, complete_sent: sent },
+});
 
 /**
  * A complete the store answered `completed`: the order is recorded whatever else the answer lacks
@@ -216,12 +232,19 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
   });
 
   /**
-   * A card checkout whose token is not at hand (a retried confirm, recovery after a lost answer):
-   * the token lived only in the request that received it, so the complete cannot be sent again.
-   * The store says where its checkout stands, and that ends ours: completed is the order; still
-   * being placed waits; anything else means the complete did not take, and nothing was ordered.
+   * Where the store's checkout stands after a complete whose outcome is not in hand, read from the
+   * store and never sent again: a card checkout whose token is gone (a retried confirm, recovery
+   * after a lost answer: the token lived only in the request that received it), or a complete the
+   * store answered with a 2xx that could not be read (sending it again under its key would only
+   * replay that answer, or worse, place a second order at a store that ignores the key).
+   * Completed is the order; still being placed, or with the buyer at the store, waits; anything
+   * else means the complete did not take, and nothing was ordered.
    */
-  async function cardOutcome(input: QuoteInput, profile: Speakable): Promise<PlaceResult> {
+  async function outcomeFromStore(
+    input: QuoteInput,
+    profile: Speakable,
+    sent: CompleteSent,
+  ): Promise<PlaceResult> {
     const { c, placed } = await readSession(input, profile);
     if (placed) {
       return {
@@ -230,17 +253,69 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
         messages: [`${input.merchant.name} reports order ${placed} for this checkout.`],
       };
     }
-    if (c?.status === 'complete_in_progress') {
-      return { ok: 'waiting', action: null, session: toSession(c, input.merchant, http), messages: [] };
+    const session = c ? toSession(c, input.merchant, http) : null;
+    if (session && (session.state === 'confirming' || session.state === 'action')) {
+      return { ok: 'waiting', action: session.action, session: markSent(session, sent), messages: [] };
     }
+    const status = c?.status ?? 'unknown';
+    const why =
+      sent === 'card'
+        ? "the card payment cannot be sent again: the card's token is never kept"
+        : 'its answer to the complete could not be read, and it is not sent twice';
     return {
       ok: false,
       error: {
         code: 'ORDER_NOT_PLACED',
-        message: `${input.merchant.name} did not place the order (its checkout is ${c?.status ?? 'unknown'}) and the card payment cannot be sent again: the card's token is never kept. Nothing was ordered; create a new checkout to try again.`,
+        message: `${input.merchant.name} did not place the order (its checkout is ${status}) and ${why}. Nothing was ordered; create a new checkout to try again.`,
       },
       messages: [],
     };
+  }
+
+  /**
+   * A `complete` the store answered 2xx with something that is not a checkout session (an HTML
+   * page, `{"ok": true}`): it got the request and may have placed the order. Its checkout is read
+   * at once; unless that settles it, ours stays `confirming`, marked so that recovery reads the
+   * store's checkout again rather than send the complete a second time.
+   */
+  async function afterUnreadableComplete(
+    input: QuoteInput,
+    profile: Speakable,
+    status: number,
+  ): Promise<PlaceResult> {
+    const said = `${input.merchant.name} answered the order's complete with HTTP ${status} and a body that is not a checkout session`;
+    const pending = (session: StoreSession): PlaceResult => ({
+      ok: 'waiting',
+      action: null,
+      session: markSent(session, 'unreadable'),
+      messages: [
+        `${said}; whether it placed the order is not known yet. The checkout stays confirming and its checkout at the store is read again (the complete is never sent twice).`,
+      ],
+    });
+    let read: Awaited<ReturnType<typeof readSession>>;
+    try {
+      read = await readSession(input, profile);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return pending(input.session ?? { state: 'confirming', action: null, data: {} });
+    }
+    if (read.placed) {
+      return {
+        ok: true,
+        merchant_order_ref: read.placed,
+        messages: [`${said}; its checkout reports order ${read.placed}.`],
+      };
+    }
+    const session = read.c ? toSession(read.c, input.merchant, http) : null;
+    if (session?.state === 'action') {
+      return {
+        ok: 'waiting',
+        action: session.action,
+        session: markSent(session, 'unreadable'),
+        messages: [],
+      };
+    }
+    return pending(session ?? (input.session as StoreSession));
   }
 
   /**
@@ -476,7 +551,9 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
     async placeOrder(input) {
       const profile = await profileOf(deps, input.merchant, input.url);
       const card = input.session?.payment === 'card' ? (input.session.data.card as CardTokenizer) : null;
-      if (card && !input.payment_token) return cardOutcome(input, profile);
+      const sent = input.session?.data.complete_sent as CompleteSent | undefined;
+      if (sent) return outcomeFromStore(input, profile, sent);
+      if (card && !input.payment_token) return outcomeFromStore(input, profile, 'card');
       const instrument = card
         ? {
             id: `card_${input.checkout_id}`,
@@ -491,6 +568,7 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
         path: `/checkout-sessions/${encodeURIComponent(String(sessionId(input.session)))}/complete`,
         body: { payment: { instruments: instrument ? [{ ...instrument, selected: true }] : [] } },
         key: idempotencyKey(input.checkout_id, 'complete'),
+        anyAnswer: true,
       });
       if (res.status >= 400 || isErrorResponse(res.body)) {
         // A 409 may mean the session is already completed (an earlier complete placed the order):
@@ -518,11 +596,14 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
       }
       const placed = completedOrder(res.body, input.merchant);
       if (placed) return placed;
-      const c = checkoutFrom(input.merchant, res);
+      if (!isReadableCheckout(res.body)) return afterUnreadableComplete(input, profile, res.status);
+      const c = res.body;
       const session = toSession(c, input.merchant, http);
       const messages = messageLines(c.messages);
       if (session.state === 'action' || session.state === 'confirming') {
-        return { ok: 'waiting', action: session.action, session, messages };
+        // A card's token is gone after this call: what comes next is read from the store.
+        const waiting = card ? markSent(session, 'card') : session;
+        return { ok: 'waiting', action: session.action, session: waiting, messages };
       }
       const reason = (c.messages ?? []).find((m) => m.type === 'error');
       return {
