@@ -52,12 +52,15 @@ describe('UCP: paying through a tokenization handler', () => {
   async function pay(url: string, token: (page: string) => Promise<string>) {
     const form = await openForm(url);
     expect(form.res.status).toBe(200);
+    const filledByScript = ['payment_token', 'display_brand', 'display_last4'];
     const fields = form.inputs
-      .filter(([k]) => k !== 'payment_token')
+      .filter(([k]) => !filledByScript.includes(k))
       .map(([k, v]) => [k, fromHtml(v)] as [string, string]);
     const res = await submit(live.c.svc.url, form.action as string, [
       ...fields,
       ['payment_token', await token(form.page)],
+      ['display_brand', 'visa'],
+      ['display_last4', CARD.number.slice(-4)],
     ]);
     return { form, res, text: await res.text() };
   }
@@ -104,6 +107,28 @@ describe('UCP: paying through a tokenization handler', () => {
     ]);
     // The link is spent.
     expect((await fetch(checkout.next_action.url)).status).toBe(410);
+  });
+
+  it("a 2026-01-11 store declaring its tokenizer in the profile's payment.handlers: the buyer pays on the hosted page, and the complete carries the token as payment_data", async () => {
+    const { t, s } = await tokenizingStore({ shape: '2026-01-11' });
+    const checkout = await offerAndCheckout(user, s);
+    expect(checkout).toMatchObject({ status: 'requires_user_action', next_action: { type: 'card_payment' } });
+    const { text } = await pay(checkout.next_action.url, (page) => tokenize(t, page));
+    expect(text).toContain('Order placed');
+    expect((await user('GET', `/v1/checkouts/${checkout.id}`)).body.status).toBe('completed');
+    const complete = s.requests.find((r) => r.path.endsWith('/complete'));
+    expect(complete?.body).toEqual({
+      payment_data: {
+        id: `card_${checkout.id}`,
+        handler_id: TOKENIZER_HANDLER,
+        type: 'card',
+        brand: 'visa',
+        last_digits: '4242',
+        credential: { type: 'token', token: [...t.tokens.keys()][0] },
+      },
+    });
+    expect(s.detokenized).toHaveLength(1);
+    expect(s.orders).toHaveLength(1);
   });
 
   it('a token replayed onto another checkout is refused by the binding: that checkout fails declined, and nothing is ordered for it', async () => {

@@ -129,6 +129,15 @@ describe('UCP stores as they really are', () => {
     expect(ops.length).toBeGreaterThan(1);
     for (const r of ops) expect(r.headers['ucp-agent']).toContain('version="2026-01-11"');
     expect(ops[0]?.body).toMatchObject({ currency: 'USD', payment: {} });
+    // The complete in 2026-01-11's shape: the store's instrument as payment_data.
+    const buyer = { buyer: BUYER, shipping_address: ADDRESS };
+    expect((await user('POST', `/v1/checkouts/${ready.id}/update`, buyer)).body.status).toBe(
+      'ready_to_confirm',
+    );
+    expect((await user('POST', `/v1/checkouts/${ready.id}/confirm`)).body.status).toBe('completed');
+    expect(completes(old)[0]?.body).toEqual({
+      payment_data: { id: 'inst_account', handler_id: 'store_account', type: 'store_account' },
+    });
 
     const next = await store({ version: '2027-01-01' });
     const refused = await user('POST', '/v1/offers', { url: next.productUrl('mug') });

@@ -97,6 +97,11 @@ export interface QuoteInput {
    * asked where the checkout stands instead, since the token cannot be sent again.
    */
   payment_token?: string;
+  /**
+   * With `payment_token`: the card's brand and last four digits as the buyer's browser read them
+   * (display data; a UCP 2026-01-11 card instrument requires them). In memory only, like the token.
+   */
+  payment_card?: { brand: string; last_digits: string };
 }
 
 /** Our checkout as a store adapter needs it to ask the store about it. */

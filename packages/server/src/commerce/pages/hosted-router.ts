@@ -12,7 +12,7 @@ import { approvalPage } from './approval-page.js';
 import { confirmedPage, confirmPage, needsScript, PASSKEY_SCRIPT_PATH, sandboxNote } from './confirm-page.js';
 import { html, sendPage } from './html.js';
 import { PASSKEY_SCRIPT } from './passkey-script.js';
-import { isPaymentToken, PAY_SCRIPT, PAY_SCRIPT_PATH, paidPage, payPage } from './pay-page.js';
+import { cardDisplay, isPaymentToken, PAY_SCRIPT, PAY_SCRIPT_PATH, paidPage, payPage } from './pay-page.js';
 
 const field = (req: Request, name: string): string => {
   const v = (req.body as Record<string, unknown> | undefined)?.[name];
@@ -320,10 +320,12 @@ export function hostedRouter(ctx: CommerceContext): Router {
           "The page did not get a token for your card from the store's payment provider. Nothing was bought. Open the link from the app again.",
         );
       }
+      const card = cardDisplay(field(req, 'display_brand'), field(req, 'display_last4'));
       const out = await payByCard(ctx, {
         token: field(req, 'token'),
         formToken: field(req, 'form_token'),
         paymentToken,
+        ...(card ? { card } : {}),
       });
       if (out.state === 'stale_form') return gone(req, res, 'stale_form');
       if (out.state === 'done') return nothingToPay(req, res);

@@ -174,6 +174,15 @@ function decodedHandle(segment: string): string {
 const sessionId = (s: StoreSession | null) => (s ? String(s.data.id) : null);
 
 /**
+ * The complete's body in the store's version: 2026-04-08 lists the instruments under `payment`
+ * (the one used `selected`); 2026-01-11 sends the one instrument as `payment_data`.
+ */
+function completeBody(version: UcpVersion, instrument: Record<string, unknown> | null) {
+  if (version === '2026-01-11') return instrument ? { payment_data: instrument } : {};
+  return { payment: { instruments: instrument ? [{ ...instrument, selected: true }] : [] } };
+}
+
+/**
  * Why a checkout's `complete` is never sent again, kept on its session: `card` (the token was
  * never kept) or `unreadable` (the store took it and answered what could not be read). Retries
  * and recovery then read the store's checkout instead (`outcomeFromStore`).
@@ -559,6 +568,9 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
             id: `card_${input.checkout_id}`,
             handler_id: card.handler_id,
             type: 'card',
+            // What the buyer's browser read off the card it tokenized (brand, last four digits):
+            // display data, which a 2026-01-11 card instrument requires.
+            ...(input.payment_card ?? {}),
             // UCP's token credential: the tokenizer's token, bound to this checkout session.
             credential: { type: 'token', token: input.payment_token },
           }
@@ -566,7 +578,7 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
       const res = await call(deps, input.merchant, profile, {
         method: 'POST',
         path: `/checkout-sessions/${encodeURIComponent(String(sessionId(input.session)))}/complete`,
-        body: { payment: { instruments: instrument ? [{ ...instrument, selected: true }] : [] } },
+        body: completeBody(profile.version, instrument),
         key: idempotencyKey(input.checkout_id, 'complete'),
         anyAnswer: true,
       });
