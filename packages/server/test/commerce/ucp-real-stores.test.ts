@@ -231,6 +231,49 @@ describe('UCP stores as they really are', () => {
     expect(unknown.body.error.code).toBe('PRODUCT_NOT_FOUND');
   });
 
+  it('4. a headless store: POST /v1/offers with its origin plus item_ref has the store price the item (the pricing session is canceled), and the offer buys it', async () => {
+    const s = await store({ catalog: false, productPages: false });
+    const offer = await user('POST', '/v1/offers', { url: `${s.origin}/`, item_ref: 'var_lamp' });
+    expect(offer.status, JSON.stringify(offer.body)).toBe(201);
+    expect(offer.body).toMatchObject({
+      url: `${s.origin}/`,
+      item_ref: 'var_lamp',
+      title: 'Desk Lamp',
+      price: { amount: 12_000, currency: 'USD' },
+      variants: [{ item_ref: 'var_lamp', price: { amount: 12_000, currency: 'USD' } }],
+    });
+    const [pricing] = [...s.sessions.values()];
+    expect(pricing?.status).toBe('canceled');
+    const created = await user('POST', '/v1/checkouts', {
+      offer_id: offer.body.id,
+      quantity: 1,
+      buyer: BUYER,
+      shipping_address: ADDRESS,
+    });
+    expect(created.body.status, JSON.stringify(created.body)).toBe('ready_to_confirm');
+    expect((await user('POST', `/v1/checkouts/${created.body.id}/confirm`)).body.status).toBe('completed');
+    expect(s.orders).toHaveLength(1);
+
+    const unknown = await user('POST', '/v1/offers', { url: `${s.origin}/`, item_ref: 'no_such_item' });
+    expect([unknown.status, unknown.body.error.code]).toEqual([422, 'PRODUCT_NOT_FOUND']);
+    expect(unknown.body.error.message).toContain('No item no_such_item');
+  });
+
+  it('4. an offer from a catalog store with item_ref offers that variant first, and refuses one the product does not have', async () => {
+    const s = await store();
+    const red = await user('POST', '/v1/offers', { url: s.productUrl('mug'), item_ref: 'var_mug_red' });
+    expect(red.status, JSON.stringify(red.body)).toBe(201);
+    expect(red.body).toMatchObject({ item_ref: 'var_mug_red', availability: 'out_of_stock' });
+    expect(red.body.variants.map((v: { item_ref: string }) => v.item_ref)).toEqual([
+      'var_mug_red',
+      'var_mug_blue',
+    ]);
+    const wrong = await user('POST', '/v1/offers', { url: s.productUrl('mug'), item_ref: 'var_lamp' });
+    expect([wrong.status, wrong.body.error.param]).toEqual([400, 'item_ref']);
+    // Nothing was opened at the store for either.
+    expect(s.sessions.size).toBe(0);
+  });
+
   it('8. an offer lists every variant when the catalog lookup answers only the matched one', async () => {
     const s = await store({ lookupMatchedOnly: true });
     const offer = await user('POST', '/v1/offers', { url: s.productUrl('mug') });

@@ -121,6 +121,12 @@ export interface StoreAdapter {
   /** The store keeps a session per checkout (UCP): `session`, `cancel` and `refresh` apply. */
   readonly stateful?: boolean;
   product(merchant: Merchant, url: string): Promise<Product>;
+  /**
+   * Stateful stores with nothing to read at a link (a headless UCP store): the store's own price
+   * for its item `itemRef`, asked in a checkout session opened for it (`ref` keys it) and canceled
+   * at once. Never called inside a transaction.
+   */
+  priceItem?(merchant: Merchant, url: string, itemRef: string, ref: string): Promise<Product>;
   quote(input: QuoteInput): Promise<Quote>;
   /** Fields the store asks the user for before it will take the order (e.g. a one-time code), if any. */
   challenge(merchant: Merchant, url: string): NextAction['fields'] | null;

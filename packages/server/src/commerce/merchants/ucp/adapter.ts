@@ -502,7 +502,7 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
           throw new AppError(
             422,
             'PRODUCT_NOT_FOUND',
-            `${merchant.name} has no product page at this link (HTTP ${fetched.status}) and no catalog entry for it. If it is a headless store, create the checkout with product_url and the store's item id as item_ref.`,
+            `${merchant.name} has no product page at this link (HTTP ${fetched.status}) and no catalog entry for it. If it is a headless store, name the store's item id as item_ref with this URL (POST /v1/offers or POST /v1/checkouts with product_url).`,
           );
         }
         throw unavailable(merchant, fetched.message, fetched.reason === 'TIMEOUT' ? 'timeout' : 'failure');
@@ -510,6 +510,45 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
       const read = readProductPage(page.body, url);
       if (!read.ok) throw new AppError(422, 'PRODUCT_NOT_FOUND', `${merchant.name}: ${read.message}`);
       return productOfPageOffer(read.offer);
+    },
+
+    async priceItem(merchant, url, itemRef, ref) {
+      const profile = await profileOf(deps, merchant, url);
+      if (profile.version === '2026-01-11') {
+        throw new AppError(
+          422,
+          'MERCHANT_NOT_SUPPORTED',
+          `${merchant.name} speaks UCP 2026-01-11, which needs the currency before a checkout session opens, and it publishes neither a catalog nor product pages to learn it from. Nothing was sent to the store.`,
+        );
+      }
+      const res = await call(deps, merchant, profile, {
+        method: 'POST',
+        path: '/checkout-sessions',
+        body: { line_items: [{ item: { id: itemRef }, quantity: 1 }] },
+        key: idempotencyKey(ref, 'price'),
+      });
+      // The store's refusal says what is wrong with the item (no such item, out of stock).
+      const c = checkoutFrom(merchant, res);
+      const line = c.line_items.find((li) => li.item.id === itemRef) ?? c.line_items[0];
+      // The session was opened only for its price: canceled at once (a store that will not, lets it expire).
+      await call(deps, merchant, profile, {
+        method: 'POST',
+        path: `/checkout-sessions/${encodeURIComponent(c.id)}/cancel`,
+        key: idempotencyKey(ref, 'price-cancel'),
+      }).catch((err: Error) => deps.logger.info({ err: err.message }, 'could not cancel a pricing session'));
+      const title = line?.item.title ?? itemRef;
+      return {
+        title,
+        image_url: safeLink(line?.item.image_url, http),
+        variants: [
+          {
+            item_ref: itemRef,
+            title,
+            price: { amount: line?.item.price ?? 0, currency: c.currency },
+            availability: 'in_stock',
+          },
+        ],
+      };
     },
 
     async quote(input) {
