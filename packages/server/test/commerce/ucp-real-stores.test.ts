@@ -387,17 +387,23 @@ describe('UCP stores: credentials and recovery', () => {
       expect((await call('GET', `/v1/checkouts/${declined.id}`)).body.error.code).toBe('PAYMENT_DECLINED');
     }));
 
-  it('3. an unreadable 2xx at complete: the order the store placed is recorded from its checkout, never declined, never re-sent', () =>
-    restartable(async ({ call }) => {
-      const s = await store({ unreadableComplete: 'placed' });
-      const ready = await offerAndCheckout(call, s);
-      const done = await call('POST', `/v1/checkouts/${ready.id}/confirm`);
-      expect(done.status, JSON.stringify(done.body)).toBe(200);
-      expect(done.body.status).toBe('completed');
-      expect((await call('GET', `/v1/orders/${done.body.order_id}`)).body.merchant_order_ref).toBe('ord_1');
-      expect(completes(s)).toHaveLength(1);
-      expect(s.orders).toHaveLength(1);
-    }));
+  it.each([
+    ['an HTML page', 'placed'],
+    ['a body larger than the 1 MB cap', 'huge'],
+  ] as const)(
+    '3. a 2xx at complete with %s: the order the store placed is recorded from its checkout, never declined, never re-sent',
+    (_what, answer) =>
+      restartable(async ({ call }) => {
+        const s = await store({ unreadableComplete: answer });
+        const ready = await offerAndCheckout(call, s);
+        const done = await call('POST', `/v1/checkouts/${ready.id}/confirm`);
+        expect(done.status, JSON.stringify(done.body)).toBe(200);
+        expect(done.body.status).toBe('completed');
+        expect((await call('GET', `/v1/orders/${done.body.order_id}`)).body.merchant_order_ref).toBe('ord_1');
+        expect(completes(s)).toHaveLength(1);
+        expect(s.orders).toHaveLength(1);
+      }),
+  );
 
   it('3. an unreadable 2xx at complete while the store is still placing: confirming (not failed), and recovery reads the store instead of sending the complete again', () =>
     restartable(async ({ call, recover }) => {

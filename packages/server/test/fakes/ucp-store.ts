@@ -99,9 +99,10 @@ export interface UcpScript {
   /**
    * `complete` is answered 200 with something that is not a checkout session: `placed` places the
    * order and answers an HTML thank-you page; `pending` leaves the session `complete_in_progress`
-   * (the order is placed later, with `payAtStore`) and answers `{"ok": true}`.
+   * (the order is placed later, with `payAtStore`) and answers `{"ok": true}`; `huge` places the
+   * order and answers a 2 MB JSON body.
    */
-  unreadableComplete: 'placed' | 'pending' | null;
+  unreadableComplete: 'placed' | 'pending' | 'huge' | null;
 }
 
 interface Session {
@@ -688,6 +689,9 @@ export async function startUcpStore(
         return { status: 200, kind: 'other', body: { ok: true } };
       }
       placeOrder(s);
+      if (script.unreadableComplete === 'huge') {
+        return { status: 200, kind: 'other', body: { padding: 'x'.repeat(2 * 1024 * 1024) } };
+      }
       if (script.unreadableComplete === 'placed') {
         const page = '<!doctype html><html><body><h1>Thank you for your order!</h1></body></html>';
         return { status: 200, kind: 'other', body: page, type: 'text/html; charset=utf-8' };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../platform/errors.js';
+import { BodyTooLargeError } from '../../../platform/net/public-url.js';
 import type { CommerceContext } from '../../context.js';
 import type { Merchant } from '../../schemas/resources.js';
 import {
@@ -127,6 +128,8 @@ async function send(deps: Deps, merchant: Merchant, profile: Speakable, op: Stor
     });
   } catch (err) {
     if (err instanceof AppError) throw err;
+    // It answered, too much to read: for a complete, an answer all the same (the store got it).
+    if (err instanceof BodyTooLargeError) return tooLarge(merchant, op, 0);
     const name = (err as Error).name;
     throw name === 'TimeoutError'
       ? unavailable(merchant, 'it timed out', 'timeout')
@@ -140,7 +143,13 @@ async function send(deps: Deps, merchant: Merchant, profile: Speakable, op: Stor
     await res.body?.cancel().catch(() => undefined);
     throw unavailable(merchant, `it answered HTTP ${res.status}`);
   }
-  const text = await res.text();
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return tooLarge(merchant, op, res.status);
+    throw err;
+  }
   let body: unknown = null;
   try {
     body = parseStoreJson(text);
@@ -150,6 +159,16 @@ async function send(deps: Deps, merchant: Merchant, profile: Speakable, op: Stor
       throw unavailable(merchant, `it answered HTTP ${res.status} without UCP JSON`);
   }
   return { status: res.status, body, text };
+}
+
+/**
+ * An answer larger than STORE_MAX_BYTES (`status` 0 when its headers already said so): unread.
+ * Where any answer counts (`complete`), it is one whose body could not be read; elsewhere the
+ * store failed us.
+ */
+function tooLarge(merchant: Merchant, op: StoreOp, status: number): StoreAnswer {
+  if (!op.anyAnswer) throw unavailable(merchant, `its answer was larger than ${STORE_MAX_BYTES} bytes`);
+  return { status, body: null, text: '' };
 }
 
 /** A checkout session from a 2xx; a 4xx is the store's refusal (what it means, in its words). */
@@ -292,7 +311,7 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
     profile: Speakable,
     status: number,
   ): Promise<PlaceResult> {
-    const said = `${input.merchant.name} answered the order's complete with HTTP ${status} and a body that is not a checkout session`;
+    const said = `${input.merchant.name} answered the order's complete with ${status ? `HTTP ${status} and a body that is not a checkout session` : `an answer larger than ${STORE_MAX_BYTES} bytes, not read`}`;
     const pending = (session: StoreSession): PlaceResult => ({
       ok: 'waiting',
       action: null,
