@@ -49,19 +49,28 @@ describe('UCP: paying through a tokenization handler', () => {
     return out.body.token as string;
   }
 
-  async function pay(url: string, token: (page: string) => Promise<string>) {
+  async function pay(
+    url: string,
+    token: (page: string) => Promise<string>,
+    headers: Record<string, string> = {},
+  ) {
     const form = await openForm(url);
     expect(form.res.status).toBe(200);
     const filledByScript = ['payment_token', 'display_brand', 'display_last4'];
     const fields = form.inputs
       .filter(([k]) => !filledByScript.includes(k))
       .map(([k, v]) => [k, fromHtml(v)] as [string, string]);
-    const res = await submit(live.c.svc.url, form.action as string, [
-      ...fields,
-      ['payment_token', await token(form.page)],
-      ['display_brand', 'visa'],
-      ['display_last4', CARD.number.slice(-4)],
-    ]);
+    const res = await submit(
+      live.c.svc.url,
+      form.action as string,
+      [
+        ...fields,
+        ['payment_token', await token(form.page)],
+        ['display_brand', 'visa'],
+        ['display_last4', CARD.number.slice(-4)],
+      ],
+      headers,
+    );
     return { form, res, text: await res.text() };
   }
 
@@ -142,6 +151,23 @@ describe('UCP: paying through a tokenization handler', () => {
     const after = await user('GET', `/v1/checkouts/${second.id}`);
     expect(after.body).toMatchObject({ status: 'failed', error: { code: 'PAYMENT_DECLINED' } });
     expect(s.orders).toEqual([]);
+  });
+
+  it('a pay form another site submits (Sec-Fetch-Site: cross-site) is refused: nothing is sent to the store, and the link still works', async () => {
+    const { t, s } = await tokenizingStore();
+    const checkout = await offerAndCheckout(user, s);
+    const forged = await pay(checkout.next_action.url, (page) => tokenize(t, page), {
+      'sec-fetch-site': 'cross-site',
+    });
+    expect(forged.res.status).toBe(403);
+    expect(forged.text).toContain('Nothing was bought');
+    expect((await user('GET', `/v1/checkouts/${checkout.id}`)).body.status).toBe('requires_user_action');
+    expect(s.requests.filter((r) => r.path.endsWith('/complete'))).toEqual([]);
+    const { text } = await pay(checkout.next_action.url, (page) => tokenize(t, page), {
+      'sec-fetch-site': 'same-origin',
+    });
+    expect(text).toContain('Order placed');
+    expect(s.orders).toHaveLength(1);
   });
 
   it('a pay form without a token, or with one too long, places nothing and leaves the link usable', async () => {

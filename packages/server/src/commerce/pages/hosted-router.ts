@@ -310,6 +310,18 @@ export function hostedRouter(ctx: CommerceContext): Router {
 
   router.post('/hosted/pay', form, async (req, res, next) => {
     try {
+      // Only the pay page itself posts here. A browser marks a form another site submits
+      // `Sec-Fetch-Site: cross-site`: refused before anything is read, so a page elsewhere that
+      // learnt a pay link cannot make the buyer's browser pay with a token of its choosing.
+      if (req.get('sec-fetch-site') === 'cross-site') {
+        return shopperPage(
+          req,
+          res,
+          403,
+          'Not sent from the pay page',
+          'This payment was sent by another site, not by the pay page. Nothing was bought. Open the link from the app again.',
+        );
+      }
       const paymentToken = field(req, 'payment_token');
       if (!paymentToken || !isPaymentToken(paymentToken)) {
         return shopperPage(
