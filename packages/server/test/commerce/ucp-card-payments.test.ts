@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TOKENIZER_HANDLER, type UcpStore } from '../fakes/ucp-store.js';
 import { callTokenizer, type FakeTokenizer, startTokenizer } from '../fakes/ucp-tokenizer.js';
-import type { Call } from './helpers.js';
+import { as, type Call } from './helpers.js';
 import { fromHtml, openForm, submit } from './hosted-forms.js';
-import { liveServiceAndUser, offerAndCheckout, ucpStores } from './ucp-helpers.js';
+import { liveServiceAndUser, liveUser, offerAndCheckout, ucpStores } from './ucp-helpers.js';
 
 /*
  * Paying through a store's tokenization handler (issue 21): the buyer's card goes from the hosted
@@ -168,6 +168,25 @@ describe('UCP: paying through a tokenization handler', () => {
     });
     expect(text).toContain('Order placed');
     expect(s.orders).toHaveLength(1);
+  });
+
+  it('a card checkout is invisible to another user of the same key (404 for reading, updating, confirming, canceling), and the sandbox key reaches no live user (401)', async () => {
+    const { s } = await tokenizingStore();
+    const checkout = await offerAndCheckout(user, s);
+    const other = (await liveUser(live.c)).call;
+    expect((await other('GET', `/v1/checkouts/${checkout.id}`)).status).toBe(404);
+    for (const verb of ['update', 'confirm', 'cancel']) {
+      const res = await other(
+        'POST',
+        `/v1/checkouts/${checkout.id}/${verb}`,
+        verb === 'update' ? {} : undefined,
+      );
+      expect([verb, res.status]).toEqual([verb, 404]);
+    }
+    const sandbox = as(live.c.svc, live.c.sandboxKey);
+    expect((await sandbox('GET', `/v1/checkouts/${checkout.id}`)).status).toBe(401);
+    expect((await user('GET', `/v1/checkouts/${checkout.id}`)).body.status).toBe('requires_user_action');
+    expect(s.requests.filter((r) => /\/(complete|cancel)$/.test(r.path))).toEqual([]);
   });
 
   it('a pay form without a token, or with one too long, places nothing and leaves the link usable', async () => {
