@@ -6,8 +6,8 @@
 //   4. a checkout: a checkout session at the store, with the store's own totals
 //   5. confirm, with an idempotency key: the store completes its session
 //   6. the order, read back
-//   7. a headless store (no catalog, no product pages): a checkout from its address and item id,
-//      priced by the store
+//   7. a headless store (no catalog, no product pages): an offer from its address and item id,
+//      priced by the store, and a checkout from it
 //   8. confirm, and the order
 //   9. a store that takes cards through its tokenization handler: the checkout waits for the
 //      buyer's card on the hosted pay page
@@ -154,15 +154,17 @@ async function main() {
     // A store with no catalog and no product pages: name its item, and the store prices it.
     const headless = await startStore({ host: '127.0.0.2', headless: true });
     try {
+      // The offer names the store's item id; the store prices it (product_url + item_ref on
+      // POST /v1/checkouts does the same in one step).
+      const named = await client.offers.create({ url: `${headless.origin}/`, item_ref: headless.itemRef });
       let bare = await user.checkouts.create({
-        product_url: `${headless.origin}/`,
-        item_ref: headless.itemRef,
+        offer_id: named.id,
         buyer: { email: 'ada@example.com' },
         shipping_address: checkout.shipping_address,
       });
       step(
         7,
-        `Headless store ${headless.origin}: checkout ${bare.id} for ${bare.line_items[0].title} is ${bare.status}, total ${money(bare.totals.total)}`,
+        `Headless store ${headless.origin}: offer ${named.id} for item ${named.item_ref} at ${money(named.price)}; checkout ${bare.id} for ${bare.line_items[0].title} is ${bare.status}, total ${money(bare.totals.total)}`,
       );
       if (bare.status !== 'ready_to_confirm') throw new Error(`Checkout is ${bare.status}`);
       bare = await user.checkouts.confirm(bare.id, { idempotencyKey: `confirm-${randomUUID()}` });

@@ -62,9 +62,9 @@ it('buys from a local UCP store with a live key and prints every step', async ()
   );
   expect(stdout).toMatch(/^5\. Confirmed: completed, order ord_\w+$/m);
   expect(stdout).toMatch(/^6\. Order ord_\w+ is placed \(store order ORD-1001\), total 51\.36 USD$/m);
-  // The headless store: no catalog, no product page; the checkout names its item and it prices it.
+  // The headless store: no catalog, no product page; the offer names its item and the store prices it.
   expect(stdout).toMatch(
-    /^7\. Headless store http:\/\/127\.0\.0\.2:\d+: checkout chk_\w+ for Cast Iron Teapot, black is ready_to_confirm, total 51\.36 USD$/m,
+    /^7\. Headless store http:\/\/127\.0\.0\.2:\d+: offer ofr_\w+ for item \S+ at 42\.00 USD; checkout chk_\w+ for Cast Iron Teapot, black is ready_to_confirm, total 51\.36 USD$/m,
   );
   expect(stdout).toMatch(/^8\. Confirmed: completed, order ord_\w+ \(store order ORD-1001\)$/m);
   // The card store: the checkout waits for the buyer's card; the card goes to the store's

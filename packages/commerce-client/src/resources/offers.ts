@@ -9,7 +9,9 @@ export class Offers extends APIResource {
   /**
    * Asks the store for the product at `url`. The offer expires 15 minutes after `fetched_at`;
    * a checkout needs an unexpired one. Major retailers answer `422 MERCHANT_NOT_SUPPORTED`:
-   * create their checkouts from `product_url` instead.
+   * create their checkouts from `product_url` instead. `item_ref` offers that variant first; at a
+   * headless UCP store (no catalog, no product pages) it names the store's item, with `url` on the
+   * store's origin, and the store prices it.
    */
   create(body: OfferCreateParams, options?: RequestOptions): APIPromise<Offer> {
     return this._core.request({ ...options, method: 'POST', path: '/offers', body });

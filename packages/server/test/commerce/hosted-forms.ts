@@ -13,11 +13,16 @@ export async function openForm(url: string) {
   return { res, page, inputs: inputs as [string, string][], checked, action };
 }
 
-export async function submit(base: string, action: string, fields: [string, string][]) {
+export async function submit(
+  base: string,
+  action: string,
+  fields: [string, string][],
+  headers: Record<string, string> = {},
+) {
   return fetch(`${base}${action}`, {
     method: 'POST',
     redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
     body: new URLSearchParams(fields).toString(),
   });
 }

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { TOKENIZER_HANDLER, type UcpStore } from '../fakes/ucp-store.js';
 import { callTokenizer, type FakeTokenizer, startTokenizer } from '../fakes/ucp-tokenizer.js';
-import type { Call } from './helpers.js';
+import { as, type Call } from './helpers.js';
 import { fromHtml, openForm, submit } from './hosted-forms.js';
-import { liveServiceAndUser, offerAndCheckout, ucpStores } from './ucp-helpers.js';
+import { liveServiceAndUser, liveUser, offerAndCheckout, ucpStores } from './ucp-helpers.js';
 
 /*
  * Paying through a store's tokenization handler (issue 21): the buyer's card goes from the hosted
@@ -49,16 +49,28 @@ describe('UCP: paying through a tokenization handler', () => {
     return out.body.token as string;
   }
 
-  async function pay(url: string, token: (page: string) => Promise<string>) {
+  async function pay(
+    url: string,
+    token: (page: string) => Promise<string>,
+    headers: Record<string, string> = {},
+  ) {
     const form = await openForm(url);
     expect(form.res.status).toBe(200);
+    const filledByScript = ['payment_token', 'display_brand', 'display_last4'];
     const fields = form.inputs
-      .filter(([k]) => k !== 'payment_token')
+      .filter(([k]) => !filledByScript.includes(k))
       .map(([k, v]) => [k, fromHtml(v)] as [string, string]);
-    const res = await submit(live.c.svc.url, form.action as string, [
-      ...fields,
-      ['payment_token', await token(form.page)],
-    ]);
+    const res = await submit(
+      live.c.svc.url,
+      form.action as string,
+      [
+        ...fields,
+        ['payment_token', await token(form.page)],
+        ['display_brand', 'visa'],
+        ['display_last4', CARD.number.slice(-4)],
+      ],
+      headers,
+    );
     return { form, res, text: await res.text() };
   }
 
@@ -106,6 +118,28 @@ describe('UCP: paying through a tokenization handler', () => {
     expect((await fetch(checkout.next_action.url)).status).toBe(410);
   });
 
+  it("a 2026-01-11 store declaring its tokenizer in the profile's payment.handlers: the buyer pays on the hosted page, and the complete carries the token as payment_data", async () => {
+    const { t, s } = await tokenizingStore({ shape: '2026-01-11' });
+    const checkout = await offerAndCheckout(user, s);
+    expect(checkout).toMatchObject({ status: 'requires_user_action', next_action: { type: 'card_payment' } });
+    const { text } = await pay(checkout.next_action.url, (page) => tokenize(t, page));
+    expect(text).toContain('Order placed');
+    expect((await user('GET', `/v1/checkouts/${checkout.id}`)).body.status).toBe('completed');
+    const complete = s.requests.find((r) => r.path.endsWith('/complete'));
+    expect(complete?.body).toEqual({
+      payment_data: {
+        id: `card_${checkout.id}`,
+        handler_id: TOKENIZER_HANDLER,
+        type: 'card',
+        brand: 'visa',
+        last_digits: '4242',
+        credential: { type: 'token', token: [...t.tokens.keys()][0] },
+      },
+    });
+    expect(s.detokenized).toHaveLength(1);
+    expect(s.orders).toHaveLength(1);
+  });
+
   it('a token replayed onto another checkout is refused by the binding: that checkout fails declined, and nothing is ordered for it', async () => {
     const { t, s } = await tokenizingStore();
     const first = await offerAndCheckout(user, s);
@@ -117,6 +151,42 @@ describe('UCP: paying through a tokenization handler', () => {
     const after = await user('GET', `/v1/checkouts/${second.id}`);
     expect(after.body).toMatchObject({ status: 'failed', error: { code: 'PAYMENT_DECLINED' } });
     expect(s.orders).toEqual([]);
+  });
+
+  it('a pay form another site submits (Sec-Fetch-Site: cross-site) is refused: nothing is sent to the store, and the link still works', async () => {
+    const { t, s } = await tokenizingStore();
+    const checkout = await offerAndCheckout(user, s);
+    const forged = await pay(checkout.next_action.url, (page) => tokenize(t, page), {
+      'sec-fetch-site': 'cross-site',
+    });
+    expect(forged.res.status).toBe(403);
+    expect(forged.text).toContain('Nothing was bought');
+    expect((await user('GET', `/v1/checkouts/${checkout.id}`)).body.status).toBe('requires_user_action');
+    expect(s.requests.filter((r) => r.path.endsWith('/complete'))).toEqual([]);
+    const { text } = await pay(checkout.next_action.url, (page) => tokenize(t, page), {
+      'sec-fetch-site': 'same-origin',
+    });
+    expect(text).toContain('Order placed');
+    expect(s.orders).toHaveLength(1);
+  });
+
+  it('a card checkout is invisible to another user of the same key (404 for reading, updating, confirming, canceling), and the sandbox key reaches no live user (401)', async () => {
+    const { s } = await tokenizingStore();
+    const checkout = await offerAndCheckout(user, s);
+    const other = (await liveUser(live.c)).call;
+    expect((await other('GET', `/v1/checkouts/${checkout.id}`)).status).toBe(404);
+    for (const verb of ['update', 'confirm', 'cancel']) {
+      const res = await other(
+        'POST',
+        `/v1/checkouts/${checkout.id}/${verb}`,
+        verb === 'update' ? {} : undefined,
+      );
+      expect([verb, res.status]).toEqual([verb, 404]);
+    }
+    const sandbox = as(live.c.svc, live.c.sandboxKey);
+    expect((await sandbox('GET', `/v1/checkouts/${checkout.id}`)).status).toBe(401);
+    expect((await user('GET', `/v1/checkouts/${checkout.id}`)).body.status).toBe('requires_user_action');
+    expect(s.requests.filter((r) => /\/(complete|cancel)$/.test(r.path))).toEqual([]);
   });
 
   it('a pay form without a token, or with one too long, places nothing and leaves the link usable', async () => {

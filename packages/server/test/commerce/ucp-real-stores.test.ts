@@ -129,6 +129,15 @@ describe('UCP stores as they really are', () => {
     expect(ops.length).toBeGreaterThan(1);
     for (const r of ops) expect(r.headers['ucp-agent']).toContain('version="2026-01-11"');
     expect(ops[0]?.body).toMatchObject({ currency: 'USD', payment: {} });
+    // The complete in 2026-01-11's shape: the store's instrument as payment_data.
+    const buyer = { buyer: BUYER, shipping_address: ADDRESS };
+    expect((await user('POST', `/v1/checkouts/${ready.id}/update`, buyer)).body.status).toBe(
+      'ready_to_confirm',
+    );
+    expect((await user('POST', `/v1/checkouts/${ready.id}/confirm`)).body.status).toBe('completed');
+    expect(completes(old)[0]?.body).toEqual({
+      payment_data: { id: 'inst_account', handler_id: 'store_account', type: 'store_account' },
+    });
 
     const next = await store({ version: '2027-01-01' });
     const refused = await user('POST', '/v1/offers', { url: next.productUrl('mug') });
@@ -222,6 +231,49 @@ describe('UCP stores as they really are', () => {
     expect(unknown.body.error.code).toBe('PRODUCT_NOT_FOUND');
   });
 
+  it('4. a headless store: POST /v1/offers with its origin plus item_ref has the store price the item (the pricing session is canceled), and the offer buys it', async () => {
+    const s = await store({ catalog: false, productPages: false });
+    const offer = await user('POST', '/v1/offers', { url: `${s.origin}/`, item_ref: 'var_lamp' });
+    expect(offer.status, JSON.stringify(offer.body)).toBe(201);
+    expect(offer.body).toMatchObject({
+      url: `${s.origin}/`,
+      item_ref: 'var_lamp',
+      title: 'Desk Lamp',
+      price: { amount: 12_000, currency: 'USD' },
+      variants: [{ item_ref: 'var_lamp', price: { amount: 12_000, currency: 'USD' } }],
+    });
+    const [pricing] = [...s.sessions.values()];
+    expect(pricing?.status).toBe('canceled');
+    const created = await user('POST', '/v1/checkouts', {
+      offer_id: offer.body.id,
+      quantity: 1,
+      buyer: BUYER,
+      shipping_address: ADDRESS,
+    });
+    expect(created.body.status, JSON.stringify(created.body)).toBe('ready_to_confirm');
+    expect((await user('POST', `/v1/checkouts/${created.body.id}/confirm`)).body.status).toBe('completed');
+    expect(s.orders).toHaveLength(1);
+
+    const unknown = await user('POST', '/v1/offers', { url: `${s.origin}/`, item_ref: 'no_such_item' });
+    expect([unknown.status, unknown.body.error.code]).toEqual([422, 'PRODUCT_NOT_FOUND']);
+    expect(unknown.body.error.message).toContain('No item no_such_item');
+  });
+
+  it('4. an offer from a catalog store with item_ref offers that variant first, and refuses one the product does not have', async () => {
+    const s = await store();
+    const red = await user('POST', '/v1/offers', { url: s.productUrl('mug'), item_ref: 'var_mug_red' });
+    expect(red.status, JSON.stringify(red.body)).toBe(201);
+    expect(red.body).toMatchObject({ item_ref: 'var_mug_red', availability: 'out_of_stock' });
+    expect(red.body.variants.map((v: { item_ref: string }) => v.item_ref)).toEqual([
+      'var_mug_red',
+      'var_mug_blue',
+    ]);
+    const wrong = await user('POST', '/v1/offers', { url: s.productUrl('mug'), item_ref: 'var_lamp' });
+    expect([wrong.status, wrong.body.error.param]).toEqual([400, 'item_ref']);
+    // Nothing was opened at the store for either.
+    expect(s.sessions.size).toBe(0);
+  });
+
   it('8. an offer lists every variant when the catalog lookup answers only the matched one', async () => {
     const s = await store({ lookupMatchedOnly: true });
     const offer = await user('POST', '/v1/offers', { url: s.productUrl('mug') });
@@ -288,12 +340,36 @@ describe('UCP stores: credentials and recovery', () => {
     }
   });
 
-  it('1. recovery never re-sends a declined complete: after a restart only the checkout whose answer was lost is asked again', async () => {
+  /**
+   * A live service of the test's own (it is restarted), one approved user, and `recover`: a
+   * restart with background recovery, then the checkout once it has left `confirming`.
+   */
+  async function restartable(
+    run: (h: { call: Call; recover: (id: string) => Promise<Record<string, any>> }) => Promise<void>,
+  ) {
     let svc = await startTestService('commerce', { config: { storesAllowPrivate: true } as Partial<Config> });
     try {
       const liveKey = await makeKey(svc, 'live');
       const { userToken } = await liveUser({ svc, liveKey });
       const call: Call = (...args) => as(svc, liveKey, userToken)(...args);
+      const recover = async (id: string) => {
+        svc = await svc.restart();
+        svc.handle.startBackground();
+        let after = (await call('GET', `/v1/checkouts/${id}`)).body;
+        for (let i = 0; after.status === 'confirming' && i < 400; i++) {
+          await new Promise((r) => setTimeout(r, 5));
+          after = (await call('GET', `/v1/checkouts/${id}`)).body;
+        }
+        return after;
+      };
+      await run({ call, recover });
+    } finally {
+      await svc.close();
+    }
+  }
+
+  it('1. recovery never re-sends a declined complete: after a restart only the checkout whose answer was lost is asked again', () =>
+    restartable(async ({ call, recover }) => {
       const s = await store({ refusalStyle: 'detail' });
       const ready = () => offerAndCheckout(call, s);
       const declined = await ready();
@@ -304,21 +380,65 @@ describe('UCP stores: credentials and recovery', () => {
       const lost = await ready();
       s.script.dropCompleteAnswers = 1;
       expect((await call('POST', `/v1/checkouts/${lost.id}/confirm`)).status).toBe(503);
-
-      svc = await svc.restart();
-      svc.handle.startBackground();
-      let after = (await call('GET', `/v1/checkouts/${lost.id}`)).body;
-      for (let i = 0; after.status === 'confirming' && i < 400; i++) {
-        await new Promise((r) => setTimeout(r, 5));
-        after = (await call('GET', `/v1/checkouts/${lost.id}`)).body;
-      }
-      expect(after.status).toBe('completed');
+      expect((await recover(lost.id)).status).toBe('completed');
       const bySession = (id: string) => completes(s).filter((r) => r.path.includes(`/${id}/`)).length;
       const sessions = [...s.sessions.keys()];
       expect(sessions.map(bySession)).toEqual([1, 2]);
       expect((await call('GET', `/v1/checkouts/${declined.id}`)).body.error.code).toBe('PAYMENT_DECLINED');
-    } finally {
-      await svc.close();
-    }
-  });
+    }));
+
+  it.each([
+    ['an HTML page', 'placed'],
+    ['a body larger than the 1 MB cap', 'huge'],
+  ] as const)(
+    '3. a 2xx at complete with %s: the order the store placed is recorded from its checkout, never declined, never re-sent',
+    (_what, answer) =>
+      restartable(async ({ call }) => {
+        const s = await store({ unreadableComplete: answer });
+        const ready = await offerAndCheckout(call, s);
+        const done = await call('POST', `/v1/checkouts/${ready.id}/confirm`);
+        expect(done.status, JSON.stringify(done.body)).toBe(200);
+        expect(done.body.status).toBe('completed');
+        expect((await call('GET', `/v1/orders/${done.body.order_id}`)).body.merchant_order_ref).toBe('ord_1');
+        expect(completes(s)).toHaveLength(1);
+        expect(s.orders).toHaveLength(1);
+      }),
+  );
+
+  it('3. an unreadable 2xx at complete while the store is still placing: confirming (not failed), and recovery reads the store instead of sending the complete again', () =>
+    restartable(async ({ call, recover }) => {
+      const s = await store({ unreadableComplete: 'pending' });
+      const ready = await offerAndCheckout(call, s);
+      const key = { 'idempotency-key': 'unreadable-1' };
+      const first = await call('POST', `/v1/checkouts/${ready.id}/confirm`, undefined, key);
+      expect(first.status, JSON.stringify(first.body)).toBe(200);
+      expect(first.body).toMatchObject({ status: 'confirming', error: null });
+      expect(first.body.merchant_messages.join('\n')).toContain('not a checkout session');
+      // A keyed retry answers the same.
+      const again = await call('POST', `/v1/checkouts/${ready.id}/confirm`, undefined, key);
+      expect(again.body).toEqual(first.body);
+      // The store finishes placing the order; recovery after a restart learns it from the store.
+      s.payAtStore([...s.sessions.keys()][0] as string);
+      const after = await recover(ready.id);
+      expect(after.status).toBe('completed');
+      expect((await call('GET', `/v1/orders/${after.order_id}`)).body.merchant_order_ref).toBe('ord_1');
+      expect(completes(s)).toHaveLength(1);
+      expect(s.orders).toHaveLength(1);
+    }));
+
+  it('3. an unreadable 2xx at complete, and the store never placed the order: recovery reads its checkout and ends ours ORDER_NOT_PLACED without a second complete', () =>
+    restartable(async ({ call, recover }) => {
+      const s = await store({ unreadableComplete: 'pending' });
+      const ready = await offerAndCheckout(call, s);
+      expect((await call('POST', `/v1/checkouts/${ready.id}/confirm`)).body.status).toBe('confirming');
+      // The store gives up on it: its checkout is canceled, no order.
+      const session = s.sessions.get([...s.sessions.keys()][0] as string);
+      if (session) session.status = 'canceled';
+      expect(await recover(ready.id)).toMatchObject({
+        status: 'failed',
+        error: { code: 'ORDER_NOT_PLACED' },
+      });
+      expect(completes(s)).toHaveLength(1);
+      expect(s.orders).toEqual([]);
+    }));
 });

@@ -96,6 +96,13 @@ export interface UcpScript {
   tokenizer: { endpoint: string; identity: string } | null;
   /** The store declares only a wallet handler (Google Pay) that svc does not support, and offers no instrument. */
   walletOnly: boolean;
+  /**
+   * `complete` is answered 200 with something that is not a checkout session: `placed` places the
+   * order and answers an HTML thank-you page; `pending` leaves the session `complete_in_progress`
+   * (the order is placed later, with `payAtStore`) and answers `{"ok": true}`; `huge` places the
+   * order and answers a 2 MB JSON body.
+   */
+  unreadableComplete: 'placed' | 'pending' | 'huge' | null;
 }
 
 interface Session {
@@ -196,6 +203,7 @@ export async function startUcpStore(
     lookupMatchedOnly: false,
     tokenizer: null,
     walletOnly: false,
+    unreadableComplete: null,
     ...opts.script,
   };
   const products = structuredClone(opts.products ?? DEFAULT_PRODUCTS);
@@ -250,7 +258,7 @@ export async function startUcpStore(
             ...(name === 'dev.ucp.shopping.fulfillment' ? { extends: 'dev.ucp.shopping.checkout' } : {}),
           })),
         },
-        payment: { handlers: [] },
+        payment: { handlers: handlersList() },
       };
     }
     return {
@@ -303,6 +311,26 @@ export async function startUcpStore(
         },
       ],
     };
+  }
+  /**
+   * The same handlers in the 2026-01-11 shape (its schemas/shopping/types/payment_handler.json):
+   * one array of `{ id, name, version, spec, config_schema, instrument_schemas, config }`, in the
+   * profile's top-level `payment.handlers` and in every checkout's `payment.handlers`.
+   */
+  function handlersList() {
+    return Object.entries(paymentHandlers()).flatMap(([name, list]) =>
+      (list as Record<string, any>[]).map((h) => ({
+        id: h.id,
+        name,
+        version: speaks(),
+        spec: h.schema ?? `https://${name.split('.').reverse().join('.')}/ucp/handler`,
+        config_schema: h.schema ?? `https://${name.split('.').reverse().join('.')}/ucp/config.json`,
+        instrument_schemas: [
+          `https://ucp.dev/2026-01-11/schemas/shopping/types/card_payment_instrument.json`,
+        ],
+        config: h.config ?? {},
+      })),
+    );
   }
   /** No instrument of its own: the buyer (or the platform) must supply the payment. */
   const offersNoInstrument = () => script.noInstrument || script.walletOnly || script.tokenizer !== null;
@@ -375,11 +403,11 @@ export async function startUcpStore(
         : {}),
       ...(offersNoInstrument() || script.stuckIncomplete
         ? speaksOld()
-          ? { payment: { handlers: [], instruments: [] } }
+          ? { payment: { handlers: handlersList(), instruments: [] } }
           : {}
         : {
             payment: {
-              ...(speaksOld() ? { handlers: [] } : {}),
+              ...(speaksOld() ? { handlers: handlersList() } : {}),
               instruments: [
                 {
                   id: 'inst_account',
@@ -509,9 +537,14 @@ export async function startUcpStore(
   async function paidByToken(s: Session, body: any): Promise<string | null> {
     const tokenizer = script.tokenizer;
     if (!tokenizer) return null;
-    const chosen = (body?.payment?.instruments ?? []).find(
-      (i: any) => i?.handler_id === TOKENIZER_HANDLER && i?.selected === true,
-    );
+    // 2026-01-11 sends the one instrument as `payment_data`; 2026-04-08 lists them, one selected.
+    const chosen = speaksOld()
+      ? body?.payment_data?.handler_id === TOKENIZER_HANDLER
+        ? body.payment_data
+        : null
+      : (body?.payment?.instruments ?? []).find(
+          (i: any) => i?.handler_id === TOKENIZER_HANDLER && i?.selected === true,
+        );
     const token = chosen?.credential?.token;
     if (chosen?.type !== 'card' || typeof token !== 'string')
       return 'No card token from the tokenization handler.';
@@ -651,7 +684,18 @@ export async function startUcpStore(
         });
         return { status: 200, kind: 'checkout', body: present(s) };
       }
+      if (script.unreadableComplete === 'pending') {
+        s.status = 'complete_in_progress';
+        return { status: 200, kind: 'other', body: { ok: true } };
+      }
       placeOrder(s);
+      if (script.unreadableComplete === 'huge') {
+        return { status: 200, kind: 'other', body: { padding: 'x'.repeat(2 * 1024 * 1024) } };
+      }
+      if (script.unreadableComplete === 'placed') {
+        const page = '<!doctype html><html><body><h1>Thank you for your order!</h1></body></html>';
+        return { status: 200, kind: 'other', body: page, type: 'text/html; charset=utf-8' };
+      }
       return { status: 200, kind: 'checkout', body: present(s) };
     }
     return { status: 404, kind: 'other', body: errorResponse('not_found', `No route ${method} ${path}.`) };
@@ -796,32 +840,48 @@ export async function startUcpStore(
 
   /**
    * A request body as a 2026-01-11 store checks it. That version's schemas are not in the shared
-   * contract (tag 2026-04-08); its checkout page (ucp.dev/2026-01-11/specification/checkout) makes
-   * `currency` and `payment` required on create and update, and `id` on update, fields 2026-04-08
-   * no longer takes. The rest of the body is checked against the 2026-04-08 request schema, which
-   * has the same shape for it.
+   * contract (tag 2026-04-08), so the differences this platform implements are checked here one by
+   * one, as that version's REST OpenAPI and schemas (ucp.dev/2026-01-11) state them:
+   * - create and update: `currency` (ISO 4217) and `payment` are required, and update carries the
+   *   session's `id`; the rest of the body has the 2026-04-08 request's shape and is checked
+   *   against it;
+   * - complete: the body is `payment_data` (one payment instrument: `id`, `handler_id`, `type`,
+   *   and for a card `brand` and `last_digits`; a `credential` has a `type`) and optionally
+   *   `risk_signals`, nothing else: no `payment.instruments`.
    */
   function oldShapeProblems(operationId: string, path: string, body: Record<string, unknown>): string[] {
     const out: string[] = [];
     const { currency, id, ...rest } = body;
     const opName: RequestOp | null =
-      operationId === 'create_checkout'
-        ? 'create'
-        : operationId === 'update_checkout'
-          ? 'update'
-          : operationId === 'complete_checkout'
-            ? 'complete'
-            : null;
-    if (opName === 'create' || opName === 'update') {
+      operationId === 'create_checkout' ? 'create' : operationId === 'update_checkout' ? 'update' : null;
+    if (operationId === 'complete_checkout') return oldCompleteProblems(body);
+    if (opName) {
       if (typeof currency !== 'string' || !/^[A-Z]{3}$/.test(currency))
         out.push('2026-01-11: currency (ISO 4217) is required');
       if (!body.payment || typeof body.payment !== 'object') out.push('2026-01-11: payment is required');
-    } else if (currency !== undefined) out.push('2026-01-11: currency is not sent on complete');
+      out.push(...problems(SCHEMA.checkoutRequest(opName), rest));
+    }
     if (opName === 'update' && id !== decodeURIComponent(path.split('/')[2] ?? ''))
       out.push("2026-01-11: update needs the session's id in the body");
     if (opName !== 'update' && id !== undefined) out.push('2026-01-11: id is only sent on update');
-    if (opName) out.push(...problems(SCHEMA.checkoutRequest(opName), rest));
-    else if (operationId === 'lookup_catalog') out.push(...problems(SCHEMA.lookupRequest, body));
+    if (operationId === 'lookup_catalog') out.push(...problems(SCHEMA.lookupRequest, body));
+    return out;
+  }
+
+  function oldCompleteProblems(body: Record<string, unknown>): string[] {
+    const out = Object.keys(body)
+      .filter((k) => k !== 'payment_data' && k !== 'risk_signals')
+      .map((k) => `2026-01-11: complete takes payment_data and risk_signals only, not ${k}`);
+    const pd = body.payment_data as Record<string, unknown> | undefined;
+    if (!pd || typeof pd !== 'object') return [...out, '2026-01-11: complete needs payment_data'];
+    for (const k of ['id', 'handler_id', 'type'])
+      if (typeof pd[k] !== 'string') out.push(`2026-01-11: payment_data.${k} must be a string`);
+    if (pd.type === 'card')
+      for (const k of ['brand', 'last_digits'])
+        if (typeof pd[k] !== 'string') out.push(`2026-01-11: a card's payment_data.${k} is required`);
+    const cred = pd.credential as Record<string, unknown> | undefined;
+    if (cred !== undefined && (typeof cred !== 'object' || typeof cred?.type !== 'string'))
+      out.push('2026-01-11: payment_data.credential needs a type');
     return out;
   }
 

@@ -1942,6 +1942,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description The variant to offer first (one of the product's variants). At a headless UCP store: the store's own item id; the store prices it in a checkout session it is asked to open (and which is canceled at once). */
+                    item_ref?: string;
+                    /** @description A product page, or for a headless UCP store (no catalog, no product page) any URL on the store's origin together with item_ref. */
                     url: string;
                 };
             };

@@ -97,6 +97,11 @@ export interface QuoteInput {
    * asked where the checkout stands instead, since the token cannot be sent again.
    */
   payment_token?: string;
+  /**
+   * With `payment_token`: the card's brand and last four digits as the buyer's browser read them
+   * (display data; a UCP 2026-01-11 card instrument requires them). In memory only, like the token.
+   */
+  payment_card?: { brand: string; last_digits: string };
 }
 
 /** Our checkout as a store adapter needs it to ask the store about it. */
@@ -116,6 +121,12 @@ export interface StoreAdapter {
   /** The store keeps a session per checkout (UCP): `session`, `cancel` and `refresh` apply. */
   readonly stateful?: boolean;
   product(merchant: Merchant, url: string): Promise<Product>;
+  /**
+   * Stateful stores with nothing to read at a link (a headless UCP store): the store's own price
+   * for its item `itemRef`, asked in a checkout session opened for it (`ref` keys it) and canceled
+   * at once. Never called inside a transaction.
+   */
+  priceItem?(merchant: Merchant, url: string, itemRef: string, ref: string): Promise<Product>;
   quote(input: QuoteInput): Promise<Quote>;
   /** Fields the store asks the user for before it will take the order (e.g. a one-time code), if any. */
   challenge(merchant: Merchant, url: string): NextAction['fields'] | null;

@@ -12,7 +12,7 @@ import { approvalPage } from './approval-page.js';
 import { confirmedPage, confirmPage, needsScript, PASSKEY_SCRIPT_PATH, sandboxNote } from './confirm-page.js';
 import { html, sendPage } from './html.js';
 import { PASSKEY_SCRIPT } from './passkey-script.js';
-import { isPaymentToken, PAY_SCRIPT, PAY_SCRIPT_PATH, paidPage, payPage } from './pay-page.js';
+import { cardDisplay, isPaymentToken, PAY_SCRIPT, PAY_SCRIPT_PATH, paidPage, payPage } from './pay-page.js';
 
 const field = (req: Request, name: string): string => {
   const v = (req.body as Record<string, unknown> | undefined)?.[name];
@@ -310,6 +310,18 @@ export function hostedRouter(ctx: CommerceContext): Router {
 
   router.post('/hosted/pay', form, async (req, res, next) => {
     try {
+      // Only the pay page itself posts here. A browser marks a form another site submits
+      // `Sec-Fetch-Site: cross-site`: refused before anything is read, so a page elsewhere that
+      // learnt a pay link cannot make the buyer's browser pay with a token of its choosing.
+      if (req.get('sec-fetch-site') === 'cross-site') {
+        return shopperPage(
+          req,
+          res,
+          403,
+          'Not sent from the pay page',
+          'This payment was sent by another site, not by the pay page. Nothing was bought. Open the link from the app again.',
+        );
+      }
       const paymentToken = field(req, 'payment_token');
       if (!paymentToken || !isPaymentToken(paymentToken)) {
         return shopperPage(
@@ -320,10 +332,12 @@ export function hostedRouter(ctx: CommerceContext): Router {
           "The page did not get a token for your card from the store's payment provider. Nothing was bought. Open the link from the app again.",
         );
       }
+      const card = cardDisplay(field(req, 'display_brand'), field(req, 'display_last4'));
       const out = await payByCard(ctx, {
         token: field(req, 'token'),
         formToken: field(req, 'form_token'),
         paymentToken,
+        ...(card ? { card } : {}),
       });
       if (out.state === 'stale_form') return gone(req, res, 'stale_form');
       if (out.state === 'done') return nothingToPay(req, res);

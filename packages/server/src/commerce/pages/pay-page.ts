@@ -14,6 +14,15 @@ export const MAX_PAYMENT_TOKEN = 2048;
 export const isPaymentToken = (t: string) => t.length <= MAX_PAYMENT_TOKEN && /^[\x21-\x7e]+$/.test(t);
 
 /**
+ * The card's brand and last four digits, as the page's script read them off the number it sent to
+ * the tokenizer: display data (never the number), which a UCP 2026-01-11 store's card instrument
+ * requires. Null when the form did not carry a well-formed pair.
+ */
+export function cardDisplay(brand: string, last4: string): { brand: string; last_digits: string } | null {
+  return /^[a-z]{1,20}$/.test(brand) && /^[0-9]{4}$/.test(last4) ? { brand, last_digits: last4 } : null;
+}
+
+/**
  * The card form. Its card fields have no `name`, so the form itself can never post them here:
  * the script sends them to the tokenizer and posts only the token it gets back. Without
  * JavaScript the page says so and nothing is sent.
@@ -37,6 +46,8 @@ export function payPage(v: {
       <input type="hidden" name="token" value="${v.token}">
       <input type="hidden" name="form_token" value="${v.formToken}">
       <input type="hidden" name="payment_token" value="">
+      <input type="hidden" name="display_brand" value="">
+      <input type="hidden" name="display_last4" value="">
       <p><label>Name on card<br><input id="card-name" autocomplete="cc-name" required></label></p>
       <p><label>Card number<br><input id="card-number" inputmode="numeric" autocomplete="cc-number" required></label></p>
       <p><label>Expiry month (1-12)<br><input id="card-exp-month" inputmode="numeric" autocomplete="cc-exp-month" size="2" required></label>
@@ -95,6 +106,13 @@ export const PAY_SCRIPT = `(() => {
   const status = form.querySelector('[data-pay-status]');
   const say = (text) => { status.textContent = text; };
   const ids = ['card-name', 'card-number', 'card-exp-month', 'card-exp-year', 'card-cvc'];
+  // The card network from the number's leading digits (display data for the store, like the last four).
+  const brandOf = (n) =>
+    /^4/.test(n) ? 'visa'
+    : /^(5[1-5]|2[2-7])/.test(n) ? 'mastercard'
+    : /^3[47]/.test(n) ? 'amex'
+    : /^(6011|65)/.test(n) ? 'discover'
+    : 'card';
   const value = (id) => document.getElementById(id).value.trim();
   let sending = false;
   form.addEventListener('submit', async (event) => {
@@ -128,6 +146,8 @@ export const PAY_SCRIPT = `(() => {
         throw new Error('unreadable');
       for (const id of ids) document.getElementById(id).value = '';
       form.elements.payment_token.value = token;
+      form.elements.display_brand.value = brandOf(number);
+      form.elements.display_last4.value = number.slice(-4);
       say('Placing your order...');
       form.submit();
     } catch {

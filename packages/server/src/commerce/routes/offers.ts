@@ -24,7 +24,8 @@ export const offerRoutes = (ctx: CommerceContext) => [
       422: 'MERCHANT_NOT_SUPPORTED: a major retailer, or no store at this link. Product pages: AMBIGUOUS_PRICE, NO_PRICE, UNREADABLE_PRICE, VARIANT_NOT_FOUND, PRODUCT_NOT_FOUND, PRODUCT_PAGE_UNREADABLE.',
       503: 'MERCHANT_UNAVAILABLE: the store failed, timed out or is down; Retry-After says when it is asked again.',
     },
-    handler: async ({ auth, body }) => reply(await createOffer(ctx, auth, body.url), { status: 201 }),
+    handler: async ({ auth, body }) =>
+      reply(await createOffer(ctx, auth, body.url, body.item_ref), { status: 201 }),
   }),
   defineRoute({
     method: 'get',

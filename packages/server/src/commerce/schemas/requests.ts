@@ -25,7 +25,23 @@ export const SandboxPublicTokenBody = z.strictObject({
   merchant_ids: z.array(id).max(50).optional().describe('Connected at once, as if the user ticked them.'),
 });
 
-export const CreateOfferBody = z.strictObject({ url: z.string().min(1).max(2000) });
+export const CreateOfferBody = z.strictObject({
+  url: z
+    .string()
+    .min(1)
+    .max(2000)
+    .describe(
+      "A product page, or for a headless UCP store (no catalog, no product page) any URL on the store's origin together with item_ref.",
+    ),
+  item_ref: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .describe(
+      "The variant to offer first (one of the product's variants). At a headless UCP store: the store's own item id; the store prices it in a checkout session it is asked to open (and which is canceled at once).",
+    ),
+});
 
 export const CreateCheckoutBody = z.strictObject({
   offer_id: id.optional(),

@@ -524,7 +524,12 @@ export type CardPaymentOutcome =
  */
 export async function payByCard(
   ctx: CommerceContext,
-  input: { token: string; formToken: string; paymentToken: string },
+  input: {
+    token: string;
+    formToken: string;
+    paymentToken: string;
+    card?: { brand: string; last_digits: string };
+  },
 ): Promise<CardPaymentOutcome> {
   const step = await inTransaction(
     ctx,
@@ -554,7 +559,10 @@ export async function payByCard(
   let after: CheckoutRecord;
   try {
     after = await tracked(checkout.id, () =>
-      place(ctx, checkout, merchant, { paymentToken: input.paymentToken }),
+      place(ctx, checkout, merchant, {
+        paymentToken: input.paymentToken,
+        ...(input.card ? { card: input.card } : {}),
+      }),
     );
   } catch (err) {
     if (!(err instanceof StoreUnavailable)) throw err;
@@ -586,7 +594,7 @@ async function place(
   ctx: CommerceContext,
   c: CheckoutRecord,
   merchant: Merchant,
-  opts: { retry?: boolean; paymentToken?: string } = {},
+  opts: { retry?: boolean; paymentToken?: string; card?: { brand: string; last_digits: string } } = {},
 ): Promise<CheckoutRecord> {
   const adapter = adapterFor(ctx, merchant, c.env);
   let result: PlaceResult;
@@ -602,6 +610,7 @@ async function place(
       address: c.shipping_address,
       reprice_count: c.reprice_count,
       ...(opts.paymentToken ? { payment_token: opts.paymentToken } : {}),
+      ...(opts.card ? { payment_card: opts.card } : {}),
     });
   } catch (err) {
     // Only "the store did not answer" leaves the checkout confirming (a retry or recovery asks

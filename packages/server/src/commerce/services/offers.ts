@@ -1,22 +1,61 @@
-import { AppError } from '../../platform/errors.js';
+import { AppError, invalidRequest } from '../../platform/errors.js';
 import type { CommerceContext, Tenant } from '../context.js';
 import { commerceStores } from '../db/stores.js';
+import type { Product, StoreAdapter } from '../merchants/adapter.js';
 import { adapterFor } from '../merchants/index.js';
-import type { Offer } from '../schemas/resources.js';
+import type { Merchant, Offer } from '../schemas/resources.js';
 import { merchantForUrl, parseProductUrl } from './merchants.js';
 
 export const OFFER_TTL_MS = 15 * 60_000;
 
-export async function createOffer(ctx: CommerceContext, tenant: Tenant, rawUrl: string): Promise<Offer> {
+/**
+ * The product behind the link, `itemRef`'s variant first when one is named. A store with nothing
+ * to read at the link (a headless UCP store) is asked to price the named item itself.
+ */
+async function productFor(
+  adapter: StoreAdapter,
+  merchant: Merchant,
+  url: string,
+  itemRef: string | undefined,
+  offerId: string,
+): Promise<Product> {
+  let product: Product;
+  try {
+    product = await adapter.product(merchant, url);
+  } catch (err) {
+    const headless =
+      itemRef && adapter.priceItem && err instanceof AppError && err.code === 'PRODUCT_NOT_FOUND';
+    if (!headless) throw err;
+    return adapter.priceItem?.(merchant, url, itemRef, offerId) as Promise<Product>;
+  }
+  if (!itemRef) return product;
+  const named = product.variants.find((v) => v.item_ref === itemRef);
+  if (!named) {
+    throw invalidRequest(
+      `'item_ref' ${itemRef} is not a variant of this product; use one of ${product.variants.map((v) => v.item_ref).join(', ')}, or leave it out.`,
+      'item_ref',
+    );
+  }
+  return { ...product, variants: [named, ...product.variants.filter((v) => v !== named)] };
+}
+
+export async function createOffer(
+  ctx: CommerceContext,
+  tenant: Tenant,
+  rawUrl: string,
+  itemRef?: string,
+): Promise<Offer> {
   const url = parseProductUrl(rawUrl, 'url');
   const merchant = await merchantForUrl(ctx, tenant.env, url, { forOffer: true });
-  const product = await adapterFor(ctx, merchant, tenant.env).product(merchant, url.href);
+  const id = ctx.ids.make('ofr');
+  const adapter = adapterFor(ctx, merchant, tenant.env);
+  const product = await productFor(adapter, merchant, url.href, itemRef, id);
   const selected = product.variants[0];
   if (!selected)
     throw new AppError(422, 'PRODUCT_NOT_FOUND', 'The store has no purchasable variant at this link.');
   const fetched = ctx.clock.now();
   const offer: Offer = {
-    id: ctx.ids.make('ofr'),
+    id,
     merchant_id: merchant.id,
     url: url.href,
     title: product.title,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../platform/errors.js';
+import { BodyTooLargeError } from '../../../platform/net/public-url.js';
 import type { CommerceContext } from '../../context.js';
 import type { Merchant } from '../../schemas/resources.js';
 import {
@@ -85,8 +86,12 @@ async function profileOf(deps: Deps, merchant: Merchant, url: string): Promise<S
   return profile as Speakable;
 }
 
-/** One REST operation at the store; mutations carry their Idempotency-Key. */
-type StoreOp = { method: string; path: string; body?: unknown; key?: string };
+/**
+ * One REST operation at the store; mutations carry their Idempotency-Key. `anyAnswer`: a 2xx that
+ * is not JSON is returned (body null) rather than treated as an outage, for the caller to judge
+ * (a `complete` the store took must never be mistaken for one it did not get).
+ */
+type StoreOp = { method: string; path: string; body?: unknown; key?: string; anyAnswer?: boolean };
 
 /**
  * One request to the store's REST endpoint with the headers UCP asks for: `UCP-Agent` (our
@@ -123,6 +128,8 @@ async function send(deps: Deps, merchant: Merchant, profile: Speakable, op: Stor
     });
   } catch (err) {
     if (err instanceof AppError) throw err;
+    // It answered, too much to read: for a complete, an answer all the same (the store got it).
+    if (err instanceof BodyTooLargeError) return tooLarge(merchant, op, 0);
     const name = (err as Error).name;
     throw name === 'TimeoutError'
       ? unavailable(merchant, 'it timed out', 'timeout')
@@ -136,15 +143,32 @@ async function send(deps: Deps, merchant: Merchant, profile: Speakable, op: Stor
     await res.body?.cancel().catch(() => undefined);
     throw unavailable(merchant, `it answered HTTP ${res.status}`);
   }
-  const text = await res.text();
+  let text: string;
+  try {
+    text = await res.text();
+  } catch (err) {
+    if (err instanceof BodyTooLargeError) return tooLarge(merchant, op, res.status);
+    throw err;
+  }
   let body: unknown = null;
   try {
     body = parseStoreJson(text);
   } catch {
     // A 4xx in text/plain is still an answer; a 2xx that is not JSON is not one we can read.
-    if (res.status < 400) throw unavailable(merchant, `it answered HTTP ${res.status} without UCP JSON`);
+    if (res.status < 400 && !op.anyAnswer)
+      throw unavailable(merchant, `it answered HTTP ${res.status} without UCP JSON`);
   }
   return { status: res.status, body, text };
+}
+
+/**
+ * An answer larger than STORE_MAX_BYTES (`status` 0 when its headers already said so): unread.
+ * Where any answer counts (`complete`), it is one whose body could not be read; elsewhere the
+ * store failed us.
+ */
+function tooLarge(merchant: Merchant, op: StoreOp, status: number): StoreAnswer {
+  if (!op.anyAnswer) throw unavailable(merchant, `its answer was larger than ${STORE_MAX_BYTES} bytes`);
+  return { status, body: null, text: '' };
 }
 
 /** A checkout session from a 2xx; a 4xx is the store's refusal (what it means, in its words). */
@@ -167,6 +191,26 @@ function decodedHandle(segment: string): string {
 }
 
 const sessionId = (s: StoreSession | null) => (s ? String(s.data.id) : null);
+
+/**
+ * The complete's body in the store's version: 2026-04-08 lists the instruments under `payment`
+ * (the one used `selected`); 2026-01-11 sends the one instrument as `payment_data`.
+ */
+function completeBody(version: UcpVersion, instrument: Record<string, unknown> | null) {
+  if (version === '2026-01-11') return instrument ? { payment_data: instrument } : {};
+  return { payment: { instruments: instrument ? [{ ...instrument, selected: true }] : [] } };
+}
+
+/**
+ * Why a checkout's `complete` is never sent again, kept on its session: `card` (the token was
+ * never kept) or `unreadable` (the store took it and answered what could not be read). Retries
+ * and recovery then read the store's checkout instead (`outcomeFromStore`).
+ */
+type CompleteSent = 'card' | 'unreadable';
+const markSent = (session: StoreSession, sent: CompleteSent): StoreSession => ({
+  ...session,
+  data: { ...session.data, complete_sent: sent },
+});
 
 /**
  * A complete the store answered `completed`: the order is recorded whatever else the answer lacks
@@ -216,12 +260,19 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
   });
 
   /**
-   * A card checkout whose token is not at hand (a retried confirm, recovery after a lost answer):
-   * the token lived only in the request that received it, so the complete cannot be sent again.
-   * The store says where its checkout stands, and that ends ours: completed is the order; still
-   * being placed waits; anything else means the complete did not take, and nothing was ordered.
+   * Where the store's checkout stands after a complete whose outcome is not in hand, read from the
+   * store and never sent again: a card checkout whose token is gone (a retried confirm, recovery
+   * after a lost answer: the token lived only in the request that received it), or a complete the
+   * store answered with a 2xx that could not be read (sending it again under its key would only
+   * replay that answer, or worse, place a second order at a store that ignores the key).
+   * Completed is the order; still being placed, or with the buyer at the store, waits; anything
+   * else means the complete did not take, and nothing was ordered.
    */
-  async function cardOutcome(input: QuoteInput, profile: Speakable): Promise<PlaceResult> {
+  async function outcomeFromStore(
+    input: QuoteInput,
+    profile: Speakable,
+    sent: CompleteSent,
+  ): Promise<PlaceResult> {
     const { c, placed } = await readSession(input, profile);
     if (placed) {
       return {
@@ -230,17 +281,69 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
         messages: [`${input.merchant.name} reports order ${placed} for this checkout.`],
       };
     }
-    if (c?.status === 'complete_in_progress') {
-      return { ok: 'waiting', action: null, session: toSession(c, input.merchant, http), messages: [] };
+    const session = c ? toSession(c, input.merchant, http) : null;
+    if (session && (session.state === 'confirming' || session.state === 'action')) {
+      return { ok: 'waiting', action: session.action, session: markSent(session, sent), messages: [] };
     }
+    const status = c?.status ?? 'unknown';
+    const why =
+      sent === 'card'
+        ? "the card payment cannot be sent again: the card's token is never kept"
+        : 'its answer to the complete could not be read, and it is not sent twice';
     return {
       ok: false,
       error: {
         code: 'ORDER_NOT_PLACED',
-        message: `${input.merchant.name} did not place the order (its checkout is ${c?.status ?? 'unknown'}) and the card payment cannot be sent again: the card's token is never kept. Nothing was ordered; create a new checkout to try again.`,
+        message: `${input.merchant.name} did not place the order (its checkout is ${status}) and ${why}. Nothing was ordered; create a new checkout to try again.`,
       },
       messages: [],
     };
+  }
+
+  /**
+   * A `complete` the store answered 2xx with something that is not a checkout session (an HTML
+   * page, `{"ok": true}`): it got the request and may have placed the order. Its checkout is read
+   * at once; unless that settles it, ours stays `confirming`, marked so that recovery reads the
+   * store's checkout again rather than send the complete a second time.
+   */
+  async function afterUnreadableComplete(
+    input: QuoteInput,
+    profile: Speakable,
+    status: number,
+  ): Promise<PlaceResult> {
+    const said = `${input.merchant.name} answered the order's complete with ${status ? `HTTP ${status} and a body that is not a checkout session` : `an answer larger than ${STORE_MAX_BYTES} bytes, not read`}`;
+    const pending = (session: StoreSession): PlaceResult => ({
+      ok: 'waiting',
+      action: null,
+      session: markSent(session, 'unreadable'),
+      messages: [
+        `${said}; whether it placed the order is not known yet. The checkout stays confirming and its checkout at the store is read again (the complete is never sent twice).`,
+      ],
+    });
+    let read: Awaited<ReturnType<typeof readSession>>;
+    try {
+      read = await readSession(input, profile);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return pending(input.session ?? { state: 'confirming', action: null, data: {} });
+    }
+    if (read.placed) {
+      return {
+        ok: true,
+        merchant_order_ref: read.placed,
+        messages: [`${said}; its checkout reports order ${read.placed}.`],
+      };
+    }
+    const session = read.c ? toSession(read.c, input.merchant, http) : null;
+    if (session?.state === 'action') {
+      return {
+        ok: 'waiting',
+        action: session.action,
+        session: markSent(session, 'unreadable'),
+        messages: [],
+      };
+    }
+    return pending(session ?? (input.session as StoreSession));
   }
 
   /**
@@ -418,7 +521,7 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
           throw new AppError(
             422,
             'PRODUCT_NOT_FOUND',
-            `${merchant.name} has no product page at this link (HTTP ${fetched.status}) and no catalog entry for it. If it is a headless store, create the checkout with product_url and the store's item id as item_ref.`,
+            `${merchant.name} has no product page at this link (HTTP ${fetched.status}) and no catalog entry for it. If it is a headless store, name the store's item id as item_ref with this URL (POST /v1/offers or POST /v1/checkouts with product_url).`,
           );
         }
         throw unavailable(merchant, fetched.message, fetched.reason === 'TIMEOUT' ? 'timeout' : 'failure');
@@ -426,6 +529,45 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
       const read = readProductPage(page.body, url);
       if (!read.ok) throw new AppError(422, 'PRODUCT_NOT_FOUND', `${merchant.name}: ${read.message}`);
       return productOfPageOffer(read.offer);
+    },
+
+    async priceItem(merchant, url, itemRef, ref) {
+      const profile = await profileOf(deps, merchant, url);
+      if (profile.version === '2026-01-11') {
+        throw new AppError(
+          422,
+          'MERCHANT_NOT_SUPPORTED',
+          `${merchant.name} speaks UCP 2026-01-11, which needs the currency before a checkout session opens, and it publishes neither a catalog nor product pages to learn it from. Nothing was sent to the store.`,
+        );
+      }
+      const res = await call(deps, merchant, profile, {
+        method: 'POST',
+        path: '/checkout-sessions',
+        body: { line_items: [{ item: { id: itemRef }, quantity: 1 }] },
+        key: idempotencyKey(ref, 'price'),
+      });
+      // The store's refusal says what is wrong with the item (no such item, out of stock).
+      const c = checkoutFrom(merchant, res);
+      const line = c.line_items.find((li) => li.item.id === itemRef) ?? c.line_items[0];
+      // The session was opened only for its price: canceled at once (a store that will not, lets it expire).
+      await call(deps, merchant, profile, {
+        method: 'POST',
+        path: `/checkout-sessions/${encodeURIComponent(c.id)}/cancel`,
+        key: idempotencyKey(ref, 'price-cancel'),
+      }).catch((err: Error) => deps.logger.info({ err: err.message }, 'could not cancel a pricing session'));
+      const title = line?.item.title ?? itemRef;
+      return {
+        title,
+        image_url: safeLink(line?.item.image_url, http),
+        variants: [
+          {
+            item_ref: itemRef,
+            title,
+            price: { amount: line?.item.price ?? 0, currency: c.currency },
+            availability: 'in_stock',
+          },
+        ],
+      };
     },
 
     async quote(input) {
@@ -476,12 +618,17 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
     async placeOrder(input) {
       const profile = await profileOf(deps, input.merchant, input.url);
       const card = input.session?.payment === 'card' ? (input.session.data.card as CardTokenizer) : null;
-      if (card && !input.payment_token) return cardOutcome(input, profile);
+      const sent = input.session?.data.complete_sent as CompleteSent | undefined;
+      if (sent) return outcomeFromStore(input, profile, sent);
+      if (card && !input.payment_token) return outcomeFromStore(input, profile, 'card');
       const instrument = card
         ? {
             id: `card_${input.checkout_id}`,
             handler_id: card.handler_id,
             type: 'card',
+            // What the buyer's browser read off the card it tokenized (brand, last four digits):
+            // display data, which a 2026-01-11 card instrument requires.
+            ...(input.payment_card ?? {}),
             // UCP's token credential: the tokenizer's token, bound to this checkout session.
             credential: { type: 'token', token: input.payment_token },
           }
@@ -489,8 +636,9 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
       const res = await call(deps, input.merchant, profile, {
         method: 'POST',
         path: `/checkout-sessions/${encodeURIComponent(String(sessionId(input.session)))}/complete`,
-        body: { payment: { instruments: instrument ? [{ ...instrument, selected: true }] : [] } },
+        body: completeBody(profile.version, instrument),
         key: idempotencyKey(input.checkout_id, 'complete'),
+        anyAnswer: true,
       });
       if (res.status >= 400 || isErrorResponse(res.body)) {
         // A 409 may mean the session is already completed (an earlier complete placed the order):
@@ -518,11 +666,14 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
       }
       const placed = completedOrder(res.body, input.merchant);
       if (placed) return placed;
-      const c = checkoutFrom(input.merchant, res);
+      if (!isReadableCheckout(res.body)) return afterUnreadableComplete(input, profile, res.status);
+      const c = res.body;
       const session = toSession(c, input.merchant, http);
       const messages = messageLines(c.messages);
       if (session.state === 'action' || session.state === 'confirming') {
-        return { ok: 'waiting', action: session.action, session, messages };
+        // A card's token is gone after this call: what comes next is read from the store.
+        const waiting = card ? markSent(session, 'card') : session;
+        return { ok: 'waiting', action: session.action, session: waiting, messages };
       }
       const reason = (c.messages ?? []).find((m) => m.type === 'error');
       return {

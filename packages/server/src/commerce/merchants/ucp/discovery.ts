@@ -18,7 +18,7 @@ export interface UcpStoreProfile {
   capabilities: ReadonlySet<string>;
   /** Which discovery shape the store serves: `2026-01-23` (arrays of transports) or `2026-01-11`. */
   shape: '2026-01-23' | '2026-01-11';
-  /** The payment handlers it declares (`ucp.payment_handlers`), read by `payment-handlers.ts`. */
+  /** The payment handlers it declares (`ucp.payment_handlers`, or 2026-01-11's `payment.handlers`). */
   paymentHandlers: PaymentHandlers;
 }
 
@@ -70,7 +70,7 @@ export function parseStoreProfile(doc: unknown, origin: string): UcpStoreProfile
   else if (Array.isArray(ucp.capabilities)) {
     for (const c of ucp.capabilities) if (isObject(c) && typeof c.name === 'string') capabilities.add(c.name);
   }
-  return { origin, version, endpoint, capabilities, shape, paymentHandlers: readPaymentHandlers(ucp) };
+  return { origin, version, endpoint, capabilities, shape, paymentHandlers: readPaymentHandlers(doc) };
 }
 
 const cache = new Map<string, { at: number; profile: UcpStoreProfile | null }>();

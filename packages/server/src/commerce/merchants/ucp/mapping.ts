@@ -15,7 +15,11 @@ export interface UcpCheckout {
   id: string;
   status: string;
   currency: string;
-  line_items: { id: string; item: { id: string; title: string; price: number }; quantity: number }[];
+  line_items: {
+    id: string;
+    item: { id: string; title: string; price: number; image_url?: string };
+    quantity: number;
+  }[];
   totals: { type: string; amount: number; display_text?: string }[];
   messages?: UcpMessage[];
   continue_url?: string;

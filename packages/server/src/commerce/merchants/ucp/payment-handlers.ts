@@ -39,6 +39,8 @@ export interface CardTokenizer {
 
 /** The shared API a handler names (in `schema` or `spec`) to be a tokenization handler. */
 const TOKENIZATION_API = /\/handlers\/tokenization\/openapi\.json$/;
+/** A 2026-01-11 handler that produces card instruments names this schema in `instrument_schemas`. */
+const CARD_INSTRUMENT = /\/card_payment_instrument\.json$/;
 const MAX_HANDLERS = 32;
 const MAX_TEXT = 512;
 
@@ -49,30 +51,52 @@ const text = (v: unknown): string | null =>
 
 function acceptsCards(h: Record<string, unknown>): boolean {
   const list = h.available_instruments;
+  // 2026-01-11 names the instrument schemas the handler produces instead.
+  const schemas = h.instrument_schemas;
+  if (list === undefined && Array.isArray(schemas))
+    return schemas.some((u) => typeof u === 'string' && CARD_INSTRUMENT.test(u));
   // UCP: "When absent, every instrument should be considered available."
   if (list === undefined) return true;
   return Array.isArray(list) && list.some((i) => isObject(i) && i.type === 'card');
 }
 
-/** Reads `ucp.payment_handlers`; a profile that declares none (or in another shape) has none. */
-export function readPaymentHandlers(ucp: Record<string, unknown>): PaymentHandlers {
+/** One declared handler: a tokenizer this platform may pay through, or null. */
+function tokenizerOf(h: unknown): DeclaredTokenizer | null {
+  if (!isObject(h) || !isObject(h.config)) return null;
+  // The shared API is named in `schema` or `spec` (2026-04-08), or `spec`/`config_schema` (2026-01-11).
+  const names = [h.schema, h.spec, h.config_schema].map((v) => text(v) ?? '');
+  if (!names.some((n) => TOKENIZATION_API.test(n))) return null;
+  const id = text(h.id);
+  const endpoint = text(h.config.endpoint);
+  if (!id || !endpoint || !acceptsCards(h)) return null;
+  const identity = isObject(h.config.identity) ? text(h.config.identity.access_token) : null;
+  return { handler_id: id, endpoint, identity };
+}
+
+/**
+ * Reads the handlers a profile declares, in either published shape:
+ * - 2026-04-08: `ucp.payment_handlers`, a registry keyed by reverse-domain name, each an array;
+ * - 2026-01-11: `payment.handlers` beside `ucp` at the top of the profile, one array of
+ *   `{ id, name, version, spec, config_schema, instrument_schemas, config }`.
+ * A profile that declares none (or in neither shape) has none.
+ */
+export function readPaymentHandlers(doc: Record<string, unknown>): PaymentHandlers {
   const out: PaymentHandlers = { names: [], tokenizers: [] };
-  if (!isObject(ucp.payment_handlers)) return out;
-  for (const [name, list] of Object.entries(ucp.payment_handlers).slice(0, MAX_HANDLERS)) {
-    out.names.push(name.slice(0, 100));
-    if (!Array.isArray(list)) continue;
-    for (const h of list.slice(0, MAX_HANDLERS)) {
-      if (!isObject(h) || !isObject(h.config)) continue;
-      const api = text(h.schema) ?? '';
-      const spec = text(h.spec) ?? '';
-      if (!TOKENIZATION_API.test(api) && !TOKENIZATION_API.test(spec)) continue;
-      const id = text(h.id);
-      const endpoint = text(h.config.endpoint);
-      if (!id || !endpoint || !acceptsCards(h)) continue;
-      const identity = isObject(h.config.identity) ? text(h.config.identity.access_token) : null;
-      out.tokenizers.push({ handler_id: id, endpoint, identity });
+  const add = (name: unknown, h: unknown) => {
+    if (typeof name === 'string' && name && !out.names.includes(name.slice(0, 100)))
+      out.names.push(name.slice(0, 100));
+    const t = tokenizerOf(h);
+    if (t) out.tokenizers.push(t);
+  };
+  const ucp = isObject(doc.ucp) ? doc.ucp : {};
+  if (isObject(ucp.payment_handlers)) {
+    for (const [name, list] of Object.entries(ucp.payment_handlers).slice(0, MAX_HANDLERS)) {
+      if (Array.isArray(list)) for (const h of list.slice(0, MAX_HANDLERS)) add(name, h);
+      else add(name, null);
     }
   }
+  const older = isObject(doc.payment) && Array.isArray(doc.payment.handlers) ? doc.payment.handlers : [];
+  for (const h of older.slice(0, MAX_HANDLERS)) add(isObject(h) ? h.name : null, h);
   return out;
 }
 
