@@ -121,7 +121,7 @@ function AutomationCard(props: {
         Runs {agentName} {triggerWords(a.trigger)}.
       </p>
       <p class={`today${full ? ' full' : ''}`}>
-        Today: {a.runs_today} of {a.daily_cap} runs
+        Today: {a.runs_today} of {a.daily_cap === 1 ? '1 run' : `${a.daily_cap} runs`}
         {full ? ' (cap reached)' : ''}
         {a.skipped_today > 0 ? `, ${a.skipped_today} skipped with nothing to do` : ''}
       </p>
