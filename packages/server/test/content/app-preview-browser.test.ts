@@ -222,7 +222,7 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
       await page.goto(`${svc.url}/drafts/${ids.plainDraft}`);
       await page.getByRole('heading', { name: 'X draft', level: 1 }).waitFor();
       const before = (await get(`/v1/brands/${brandId}/media`)).media.length;
-      await page.getByLabel('Upload a file and attach it').setInputFiles({
+      await page.getByLabel('Upload a new file').setInputFiles({
         name: 'launch photo.png',
         mimeType: 'image/png',
         buffer: await png(false),
@@ -246,7 +246,7 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
       await page.getByRole('radio', { name: 'launch photo.png' }).waitFor();
 
       // A PNG with transparency stays a PNG, and nothing is said about converting it.
-      await page.getByLabel('Upload a file and attach it').setInputFiles({
+      await page.getByLabel('Upload a new file').setInputFiles({
         name: 'logo.png',
         mimeType: 'image/png',
         buffer: await png(true),

@@ -34,7 +34,7 @@ export function UploadAndAttach(props: {
   return (
     <div class="upload-attach">
       <label for={id} class="file-button">
-        {props.doing === 'media' ? 'Uploading…' : 'Upload a file and attach it'}
+        {props.doing === 'media' ? 'Uploading…' : 'Upload a new file'}
       </label>
       <input
         id={id}
@@ -48,7 +48,10 @@ export function UploadAndAttach(props: {
           if (file) upload(file);
         }}
       />
-      <p class="muted">Images and videos go into your Media library too, titled with the file's name.</p>
+      <p class="muted">
+        It is attached to this draft at once, and goes into your Media library too, titled with the file's
+        name.
+      </p>
     </div>
   );
 }
