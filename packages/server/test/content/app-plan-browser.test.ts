@@ -282,10 +282,7 @@ describe('the web app: planning pages in a real browser', () => {
       // Delete the other file: gone from the library, over the API too.
       const other = media.find((m: { id: string }) => m.id !== ids.asset).id;
       await page.locator(`a[href="/library?asset=${other}"]`).click();
-      await page
-        .getByRole('region', { name: 'poster.png' })
-        .getByRole('button', { name: 'Delete' })
-        .click();
+      await page.getByRole('region', { name: 'poster.png' }).getByRole('button', { name: 'Delete' }).click();
       await status('Deleted “poster.png”');
       expect((await get(`/v1/brands/${brandId}/media`)).media.map((m: { id: string }) => m.id)).toEqual([
         ids.asset,

@@ -44,7 +44,14 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
         transparent
           ? [
               {
-                input: { create: { width: 300, height: 300, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } },
+                input: {
+                  create: {
+                    width: 300,
+                    height: 300,
+                    channels: 4,
+                    background: { r: 0, g: 0, b: 0, alpha: 0 },
+                  },
+                },
                 blend: 'dest-in',
                 left: 100,
                 top: 100,
@@ -86,17 +93,26 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
       body: {
         brand_id: brandId,
         platform: 'x',
-        parts: [{ text: 'Thread: we wrote our standups down for a month.' }, { text: 'Here is what changed.' }],
+        parts: [
+          { text: 'Thread: we wrote our standups down for a month.' },
+          { text: 'Here is what changed.' },
+        ],
       },
     });
     ids.xDraft = x.body.id;
-    expect((await api(svc.url, 'POST', `/v1/drafts/${ids.xDraft}/media`, { body: { asset_id: assetId } })).status).toBe(200);
+    expect(
+      (await api(svc.url, 'POST', `/v1/drafts/${ids.xDraft}/media`, { body: { asset_id: assetId } })).status,
+    ).toBe(200);
     ids.xApproval = (await api(svc.url, 'POST', '/v1/approvals', { body: { draft_id: ids.xDraft } })).body.id;
     svc.clock.advance(60_000);
     ids.liDraft = (
-      await api(svc.url, 'POST', '/v1/drafts', { body: { brand_id: brandId, platform: 'linkedin', text: LINKEDIN_TEXT } })
+      await api(svc.url, 'POST', '/v1/drafts', {
+        body: { brand_id: brandId, platform: 'linkedin', text: LINKEDIN_TEXT },
+      })
     ).body.id;
-    ids.liApproval = (await api(svc.url, 'POST', '/v1/approvals', { body: { draft_id: ids.liDraft } })).body.id;
+    ids.liApproval = (
+      await api(svc.url, 'POST', '/v1/approvals', { body: { draft_id: ids.liDraft } })
+    ).body.id;
     ids.plainDraft = (
       await api(svc.url, 'POST', '/v1/drafts', {
         body: { brand_id: brandId, platform: 'x', text: 'A draft with nothing attached yet.' },
@@ -131,7 +147,8 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
       const img = posts.nth(0).locator('img');
       expect(await img.getAttribute('alt')).toBe('Attached image, wide crop');
       await page.waitForFunction(
-        (id) => (document.querySelector(`#approval-${id} .preview-crop img`) as HTMLImageElement)?.naturalWidth > 0,
+        (id) =>
+          (document.querySelector(`#approval-${id} .preview-crop img`) as HTMLImageElement)?.naturalWidth > 0,
         ids.xApproval,
       );
       const box = await img.boundingBox();
@@ -161,7 +178,16 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
       await card.getByRole('button', { name: 'Edit' }).click();
       const box = card.getByLabel('Part 1 text');
       const before = await box.evaluate((el) => el.getBoundingClientRect().height);
-      const long = ['One.', 'Two: the second line.', 'Three.', 'Four.', 'Five.', 'Six.', 'Seven.', 'Eight, the end.'].join('\n');
+      const long = [
+        'One.',
+        'Two: the second line.',
+        'Three.',
+        'Four.',
+        'Five.',
+        'Six.',
+        'Seven.',
+        'Eight, the end.',
+      ].join('\n');
       await box.fill(long);
       // The box grew to the text: taller than before, and nothing scrolls inside it.
       const after = await box.evaluate((el) => ({
@@ -174,7 +200,9 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
       await card.getByText(`Part 1: ${[...long].length} / ${PLATFORM_LIMITS.x} characters`).waitFor();
       expect(await card.locator('.preview-post').first().locator('.preview-text').textContent()).toBe(long);
       await box.fill('x'.repeat(PLATFORM_LIMITS.x + 3));
-      await card.getByText(`${PLATFORM_LIMITS.x + 3} / ${PLATFORM_LIMITS.x} characters — 3 over the limit`).waitFor();
+      await card
+        .getByText(`${PLATFORM_LIMITS.x + 3} / ${PLATFORM_LIMITS.x} characters — 3 over the limit`)
+        .waitFor();
       await box.fill(long);
 
       await card.getByRole('button', { name: 'Save without approving' }).click();
@@ -240,8 +268,14 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
       expect(opaque).toMatchObject({ mime: 'image/jpeg', title: 'launch photo.png' });
       let draft = await get(`/v1/drafts/${ids.plainDraft}`);
       expect(draft.parts[0].media).toMatchObject([{ asset_id: opaque.id, variant: 'wide' }]);
-      await page.getByRole('region', { name: 'Preview on X' }).getByRole('img', { name: 'Attached image, wide crop' }).waitFor();
-      await page.getByRole('list', { name: 'Attached media' }).getByText('launch photo.png, wide crop').waitFor();
+      await page
+        .getByRole('region', { name: 'Preview on X' })
+        .getByRole('img', { name: 'Attached image, wide crop' })
+        .waitFor();
+      await page
+        .getByRole('list', { name: 'Attached media' })
+        .getByText('launch photo.png, wide crop')
+        .waitFor();
       // The library lists it by its file name.
       await page.getByRole('radio', { name: 'launch photo.png' }).waitFor();
 
@@ -254,7 +288,9 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
       const second = page.getByRole('status').filter({ hasText: 'Uploaded logo.png and attached it' });
       await second.waitFor();
       expect(await second.textContent()).not.toContain('JPEG');
-      const logo = (await get(`/v1/brands/${brandId}/media`)).media.find((m: { title: string }) => m.title === 'logo.png');
+      const logo = (await get(`/v1/brands/${brandId}/media`)).media.find(
+        (m: { title: string }) => m.title === 'logo.png',
+      );
       expect(logo.mime).toBe('image/png');
       draft = await get(`/v1/drafts/${ids.plainDraft}`);
       expect(draft.parts[0].media.map((m: { asset_id: string }) => m.asset_id)).toEqual([opaque.id, logo.id]);
@@ -350,7 +386,9 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
       expect(await boot.textContent()).toBe('Loading svc…');
       // The stylesheet (not held back) turns the line into a spinner.
       await expect
-        .poll(() => boot.evaluate((el) => getComputedStyle(el, '::before').animationName), { timeout: 20_000 })
+        .poll(() => boot.evaluate((el) => getComputedStyle(el, '::before').animationName), {
+          timeout: 20_000,
+        })
         .toBe('spin');
       // Then the draft itself answers slowly: the page's heading and a loading line, not nothing.
       let answer: () => void = () => undefined;
@@ -392,9 +430,12 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
       expect(rejected.status).toBe(200);
       expect((await get(`/v1/drafts/${ids.liDraft}`)).status).toBe('draft');
       await page.goto(`${svc.url}/drafts`);
-      const item = page.getByRole('list', { name: 'Drafts' }).locator('li').filter({
-        has: page.locator(`a[href="/drafts/${ids.liDraft}"]`),
-      });
+      const item = page
+        .getByRole('list', { name: 'Drafts' })
+        .locator('li')
+        .filter({
+          has: page.locator(`a[href="/drafts/${ids.liDraft}"]`),
+        });
       await item.getByText('rejected (Too long for a Monday)').waitFor();
       // Titles are cut between words.
       const title = ((await item.getByRole('link').textContent()) ?? '').replace(/^LinkedIn draft: /, '');
@@ -415,7 +456,9 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
       await item.getByRole('link').click();
       await page.getByRole('heading', { name: 'LinkedIn draft', level: 1 }).waitFor();
       await page.locator('.rejected').filter({ hasText: 'Too long for a Monday' }).waitFor();
-      expect(await page.locator('.rejected').textContent()).toMatch(/^Rejected on .+: Too long for a Monday\./);
+      expect(await page.locator('.rejected').textContent()).toMatch(
+        /^Rejected on .+: Too long for a Monday\./,
+      );
       expect(problems).toEqual([]);
     },
     STEP,

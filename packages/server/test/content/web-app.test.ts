@@ -65,7 +65,9 @@ describe('the web app at /', () => {
     for (const headers of [BROWSER, {}]) {
       const res = await raw(svc.url, '/', headers);
       expect(res.status).toBe(200);
-      expect(res.body).toContain('<div id="app"><p class="loading boot" role="status">Loading svc…</p></div>');
+      expect(res.body).toContain(
+        '<div id="app"><p class="loading boot" role="status">Loading svc…</p></div>',
+      );
     }
     const page = await raw(svc.url, '/approvals', BROWSER);
     expect(page.status).toBe(200);
@@ -96,7 +98,9 @@ describe('the web app at /', () => {
     ]) {
       const res = await raw(svc.url, path, BROWSER);
       expect(res.status, path).toBe(200);
-      expect(res.body, path).toContain('<div id="app"><p class="loading boot" role="status">Loading svc…</p></div>');
+      expect(res.body, path).toContain(
+        '<div id="app"><p class="loading boot" role="status">Loading svc…</p></div>',
+      );
       expect(res.headers['content-security-policy'], path).toContain("script-src 'self'");
     }
   });
