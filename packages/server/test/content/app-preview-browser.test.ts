@@ -278,6 +278,8 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
         .waitFor();
       // The library lists it by its file name.
       await page.getByRole('radio', { name: 'launch photo.png' }).waitFor();
+      await expectAccessible(page);
+      await expectFitsPhone(page);
 
       // A PNG with transparency stays a PNG, and nothing is said about converting it.
       await page.getByLabel('Upload a new file').setInputFiles({
