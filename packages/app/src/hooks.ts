@@ -33,19 +33,27 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
 /**
  * Runs one change the person asked for: `busy` while it runs (buttons disable), then `notice`
  * says what happened (read out by screen readers through a status region) or `problem` says why
- * not. Returns whether it worked, so a form can close.
+ * not. `where` names the control that asked (`<Outcome where=…>` beside it shows the outcome
+ * there, not at the top of the page); `done` may be a function when the words depend on the
+ * result. Returns whether it worked, so a form can close; a failed form keeps what was typed.
  */
 export function useAction() {
   const [busy, setBusy] = useState(false);
   const [notice, setNotice] = useState('');
   const [problem, setProblem] = useState<Problem | null>(null);
-  const run = async (change: () => Promise<unknown>, done: string): Promise<boolean> => {
+  const [where, setWhere] = useState('');
+  const run = async (
+    change: () => Promise<unknown>,
+    done: string | (() => string),
+    at = '',
+  ): Promise<boolean> => {
     setBusy(true);
+    setWhere(at);
     setProblem(null);
     setNotice('');
     try {
       await change();
-      setNotice(done);
+      setNotice(typeof done === 'string' ? done : done());
       return true;
     } catch (err) {
       setProblem(problemOf(err));
@@ -54,5 +62,5 @@ export function useAction() {
       setBusy(false);
     }
   };
-  return { busy, notice, problem, run, setProblem };
+  return { busy, notice, problem, where, run, setProblem };
 }

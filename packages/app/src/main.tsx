@@ -125,6 +125,8 @@ function Shell() {
 }
 
 const root = document.getElementById('app');
+// index.html's "Loading svc…" line holds the place until now; Preact would render beside it.
+if (root) root.textContent = '';
 if (root)
   render(
     <Router>

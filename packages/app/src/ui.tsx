@@ -24,6 +24,23 @@ export function Notice({ text }: { text: string }) {
   );
 }
 
+/**
+ * The outcome of an action, shown beside the control that asked for it (`where`, as passed to
+ * useAction's run). The status region is always there, so what it says is read out.
+ */
+export function Outcome(props: {
+  action: { where: string; notice: string; problem: Problem | null };
+  where: string;
+}) {
+  const here = props.action.where === props.where;
+  return (
+    <>
+      <Notice text={here ? props.action.notice : ''} />
+      {here && props.action.problem && <ProblemNotice problem={props.action.problem} />}
+    </>
+  );
+}
+
 /** A loading line; `what` names what is loading ("the calendar"). */
 export function Loading({ what }: { what: string }) {
   return <p class="loading">Loading {what}…</p>;

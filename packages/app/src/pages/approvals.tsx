@@ -1,7 +1,8 @@
-import { useCallback, useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { type Approval, type ApprovalPage, client, type Problem, problemOf } from '../api.js';
 import { useBrand, useZoneOf } from '../brand.js';
 import { formatTime, PLATFORM_LIMITS, PLATFORM_NAMES } from '../platforms.js';
+import { Length, lengthOf, PostPreview } from '../preview.js';
 import { Link } from '../router.js';
 import { ProblemNotice } from '../ui.js';
 import { fromInput, toInput, zoneName } from '../when.js';
@@ -9,9 +10,6 @@ import { runPath } from './agents/words.js';
 import { NoBrand } from './brand/no-brand.js';
 
 type Counts = ApprovalPage['counts'];
-
-/** Code points, as the server counts a part's length. */
-const lengthOf = (text: string) => [...text].length;
 
 const SOURCE_NAMES: Record<Approval['source'], string> = {
   app: 'a person (in the app or through the REST API)',
@@ -375,8 +373,21 @@ function ApprovalCard(props: {
   };
   const approve = () =>
     actions.run(() => client.approvals.approve(a.id), `Approved the post for ${channelName(a)}.`, a.id);
+  const media = a.draft.parts[0]?.media ?? [];
+  // Which of the edit form's two saves is running, so only its button says so.
+  const [saving, setSaving] = useState<'save' | 'approve'>('approve');
+  const save = async () => {
+    setSaving('save');
+    const ok = await actions.run(
+      () => client.approvals.update(a.id, { parts: texts.map((text) => ({ text })) }),
+      `Saved your edit to the post for ${channelName(a)}; it is still waiting for approval.`,
+      a.id,
+    );
+    if (ok) setMode('view');
+  };
   const saveAndApprove = async (e: Event) => {
     e.preventDefault();
+    setSaving('approve');
     const ok = await actions.run(
       async () => {
         await client.approvals.update(a.id, { parts: texts.map((text) => ({ text })) });
@@ -437,44 +448,26 @@ function ApprovalCard(props: {
       {mode === 'edit' ? (
         <form class="edit-form" onSubmit={saveAndApprove} onKeyDown={cancelOnEscape}>
           <PartEditors texts={texts} limit={limit} onChange={setTexts} />
-          <SubmitOrCancel
-            label={working ? 'Saving…' : 'Save and approve'}
-            kind="primary"
-            disabled={actions.busy || texts.some((t) => !t.trim())}
-            onCancel={cancel}
-          />
+          <PostPreview platform={a.draft.platform} texts={texts} media={media} />
+          <div class="actions">
+            <button type="submit" class="primary" disabled={actions.busy || texts.some((t) => !t.trim())}>
+              {working && saving === 'approve' ? 'Saving and approving…' : 'Save and approve'}
+            </button>
+            <button type="button" disabled={actions.busy || texts.some((t) => !t.trim())} onClick={save}>
+              {working && saving === 'save' ? 'Saving…' : 'Save without approving'}
+            </button>
+            <button type="button" onClick={cancel}>
+              Cancel
+            </button>
+          </div>
         </form>
       ) : (
-        <ol class="parts" aria-label="Post as it will appear">
-          {a.draft.parts.map((part, i) => (
-            <li key={i} class="part">
-              <p class="text">{part.text}</p>
-              {part.media.length > 0 && (
-                <div class="media">
-                  {part.media.map((m) =>
-                    m.url ? (
-                      <img
-                        key={m.asset_id}
-                        src={m.url}
-                        alt={`Attached ${m.kind}, ${m.variant} crop`}
-                        loading="lazy"
-                      />
-                    ) : (
-                      <span key={m.asset_id} class="media-missing">
-                        An attached {m.kind} (no preview)
-                      </span>
-                    ),
-                  )}
-                </div>
-              )}
-              <Length
-                chars={part.chars}
-                limit={limit}
-                label={a.draft.parts.length > 1 ? `Part ${i + 1}` : 'Length'}
-              />
-            </li>
-          ))}
-        </ol>
+        <PostPreview
+          platform={a.draft.platform}
+          texts={a.draft.parts.map((p) => p.text)}
+          media={media}
+          lengths
+        />
       )}
 
       <dl class="facts">
@@ -691,25 +684,31 @@ function PartEditor(props: {
   onInput: (text: string) => void;
 }) {
   const id = useId();
+  const box = useRef<HTMLTextAreaElement>(null);
   const label = props.count > 1 ? `Part ${props.index + 1} text` : 'Post text';
+  // The box grows with the text, so the whole part is in view while it is edited.
+  useLayoutEffect(() => {
+    const el = box.current;
+    if (!el) return;
+    el.style.height = 'auto';
+    el.style.height = `${el.scrollHeight + el.offsetHeight - el.clientHeight}px`;
+  }, [props.text]);
   return (
     <div class="part-editor">
       <label for={id}>{label}</label>
-      <textarea id={id} rows={5} value={props.text} onInput={(e) => props.onInput(e.currentTarget.value)} />
+      <textarea
+        id={id}
+        ref={box}
+        class="grows"
+        rows={3}
+        value={props.text}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
       <Length
         chars={lengthOf(props.text)}
         limit={props.limit}
         label={props.count > 1 ? `Part ${props.index + 1}` : 'Length'}
       />
     </div>
-  );
-}
-
-function Length({ chars, limit, label }: { chars: number; limit: number; label: string }) {
-  const over = chars > limit;
-  return (
-    <p class={over ? 'length over' : 'length'}>
-      {label}: {chars} / {limit} characters{over ? ` — ${chars - limit} over the limit` : ''}
-    </p>
   );
 }

@@ -2059,6 +2059,8 @@ export interface components {
             source: "upload" | "url";
             source_url: string | null;
             tags: string[];
+            /** @description The file name it was uploaded as, or the last segment of the URL it was imported from; empty for assets made before titles existed. */
+            title: string;
             updated_at: string;
             /** @description `original` always; images also have square, portrait, landscape and wide crops. */
             variants: {

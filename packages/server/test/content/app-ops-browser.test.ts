@@ -139,7 +139,8 @@ describe('the web app: agents, automations and settings in a real browser', () =
     expect(await card.textContent()).toContain('Today: 0 of 2 runs');
 
     await card.getByRole('button', { name: 'Run now' }).click();
-    await notice('Monday plan ran now.');
+    // In the card that asked, not at the top of the section.
+    await card.getByRole('status').filter({ hasText: 'Monday plan ran now.' }).waitFor();
     await card.getByText('Today: 1 of 2 runs').waitFor();
     const ran = await get(`/v1/automations/${created.id}`);
     expect(ran.runs_today).toBe(1);
@@ -147,10 +148,10 @@ describe('the web app: agents, automations and settings in a real browser', () =
     expect(await latest.getAttribute('href')).toBe(`/agents/runs/${ran.last_fire.run_id}`);
 
     await card.getByRole('button', { name: 'Pause' }).click();
-    await notice('Monday plan paused.');
+    await card.getByRole('status').filter({ hasText: 'Monday plan paused.' }).waitFor();
     expect((await get(`/v1/automations/${created.id}`)).enabled).toBe(false);
     await card.getByRole('button', { name: 'Resume' }).click();
-    await notice('Monday plan resumed.');
+    await card.getByRole('status').filter({ hasText: 'Monday plan resumed.' }).waitFor();
     expect((await get(`/v1/automations/${created.id}`)).enabled).toBe(true);
 
     await card.getByRole('button', { name: 'Edit' }).click();

@@ -229,7 +229,8 @@ describe('the web app: planning pages in a real browser', () => {
 
       ids.asset = media.find((m: { width: number }) => m.width === 1200).id;
       await page.locator(`a[href="/library?asset=${ids.asset}"]`).click();
-      const detail = page.getByRole('region', { name: 'Untitled image' });
+      // Named by its file name until it has alt text.
+      const detail = page.getByRole('region', { name: 'team.png' });
       await detail.waitFor();
       await detail.getByLabel('Alt text').fill('The team at the whiteboard');
       await detail.getByLabel('Tags (comma-separated)').fill('team, office');
@@ -251,7 +252,7 @@ describe('the web app: planning pages in a real browser', () => {
       expect(asset.focal_point.y).toBeCloseTo(0.75, 1);
 
       // The keyboard way: the number inputs.
-      const heading = page.getByRole('region', { name: 'The team at the whiteboard' });
+      const heading = page.getByRole('region', { name: 'team.png' });
       await heading.getByLabel('From the left (%)').fill('60');
       await heading.getByLabel('From the top (%)').fill('40');
       await heading.getByLabel('From the top (%)').press('Enter');
@@ -281,11 +282,8 @@ describe('the web app: planning pages in a real browser', () => {
       // Delete the other file: gone from the library, over the API too.
       const other = media.find((m: { id: string }) => m.id !== ids.asset).id;
       await page.locator(`a[href="/library?asset=${other}"]`).click();
-      await page
-        .getByRole('region', { name: 'Untitled image' })
-        .getByRole('button', { name: 'Delete' })
-        .click();
-      await status('Deleted “the untitled image”');
+      await page.getByRole('region', { name: 'poster.png' }).getByRole('button', { name: 'Delete' }).click();
+      await status('Deleted “poster.png”');
       expect((await get(`/v1/brands/${brandId}/media`)).media.map((m: { id: string }) => m.id)).toEqual([
         ids.asset,
       ]);
@@ -332,7 +330,7 @@ describe('the web app: planning pages in a real browser', () => {
       expect(draft.versions.at(-1).note).toBe(`Restored version ${first.version}`);
       expect(await page.getByLabel('Post text').inputValue()).toBe(original);
 
-      await page.getByRole('radio', { name: 'The team at the whiteboard' }).check();
+      await page.getByRole('radio', { name: 'team.png' }).check();
       const fit = await get(`/v1/media/${ids.asset}/fit`);
       const want = fit.platforms.find((p: { platform: string }) => p.platform === 'x');
       await page.getByRole('img', { name: `X crop preview (${want.preferred_variant})` }).waitFor();

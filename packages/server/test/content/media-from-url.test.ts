@@ -155,6 +155,8 @@ describe('from-url against a local server (private addresses allowed for that se
       width: 1200,
       height: 1200,
       alt: 'Blue square',
+      // Named by the URL's last segment, as an upload is by its file name.
+      title: 'img.jpg',
       tags: ['imported'],
       source: 'url',
       source_url: `${base}/img.jpg`,
@@ -167,6 +169,7 @@ describe('from-url against a local server (private addresses allowed for that se
     const res = await importUrl('/hop1');
     expect(res.status).toBe(201);
     expect(res.body.source_url).toBe(`${base}/hop1`);
+    expect(res.body.title).toBe('hop1');
   });
 
   it('stops after 3 redirects', async () => {

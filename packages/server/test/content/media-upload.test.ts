@@ -117,6 +117,7 @@ describe('media upload, crops and serving', () => {
       width: 2000,
       height: 1000,
       alt: 'Red and blue',
+      title: 'hero.png',
       tags: ['launch', 'hero'],
       focal_point: { x: 0.5, y: 0.5 },
       source: 'upload',
@@ -138,6 +139,17 @@ describe('media upload, crops and serving', () => {
       const meta = await sharp(Buffer.from(await file.arrayBuffer())).metadata();
       expect([meta.width, meta.height, meta.format], name).toEqual([v.width, v.height, 'jpeg']);
     }
+  });
+
+  it('titles an asset with the file name it was uploaded as, without its folders', async () => {
+    const named = async (name: string) =>
+      (await upload(svc, 'brd_main', { bytes: await smallPng('#336699'), type: 'image/png', name })).body;
+    const a = await named('C:\\Users\\me\\Launch day.png');
+    expect(a.title).toBe('Launch day.png');
+    expect((await api(svc.url, 'GET', `/v1/media/${a.id}`)).body.title).toBe('Launch day.png');
+    expect((await named('shots/team photo.png')).title).toBe('team photo.png');
+    // What clients send when they have no name is no title: the app falls back to the alt text.
+    expect((await named('upload')).title).toBe('');
   });
 
   it('serves files with safe headers, and only files the database names', async () => {

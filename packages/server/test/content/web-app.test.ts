@@ -56,7 +56,7 @@ describe('the web app at /', () => {
       "frame-ancestors 'none'",
     ])
       expect(csp).toContain(directive);
-    expect(res.body).toContain('<div id="app"></div>');
+    expect(res.body).toContain('<div id="app"><p class="loading boot" role="status">Loading svc…</p></div>');
     expect(res.body).toMatch(/<script type="module" crossorigin src="\/assets\/index-[\w-]+\.js"><\/script>/);
     expect(res.body).not.toMatch(/(src|href)="(https?:)?\/\//);
   });
@@ -65,11 +65,13 @@ describe('the web app at /', () => {
     for (const headers of [BROWSER, {}]) {
       const res = await raw(svc.url, '/', headers);
       expect(res.status).toBe(200);
-      expect(res.body).toContain('<div id="app"></div>');
+      expect(res.body).toContain(
+        '<div id="app"><p class="loading boot" role="status">Loading svc…</p></div>',
+      );
     }
     const page = await raw(svc.url, '/approvals', BROWSER);
     expect(page.status).toBe(200);
-    expect(page.body).toContain('<div id="app"></div>');
+    expect(page.body).toContain('<div id="app"><p class="loading boot" role="status">Loading svc…</p></div>');
     // curl, fetch() and API clients (Accept: */*) get an honest 404 for a path that is not the API's.
     const plain = await raw(svc.url, '/approvals', { accept: '*/*' });
     expect(plain.status).toBe(404);
@@ -96,7 +98,9 @@ describe('the web app at /', () => {
     ]) {
       const res = await raw(svc.url, path, BROWSER);
       expect(res.status, path).toBe(200);
-      expect(res.body, path).toContain('<div id="app"></div>');
+      expect(res.body, path).toContain(
+        '<div id="app"><p class="loading boot" role="status">Loading svc…</p></div>',
+      );
       expect(res.headers['content-security-policy'], path).toContain("script-src 'self'");
     }
   });

@@ -22,6 +22,7 @@ const undo: Record<number, string> = {
   14: `DROP TABLE automation_run_counts;
        ALTER TABLE publish_attempts DROP COLUMN owner; ALTER TABLE publish_attempts DROP COLUMN lease_until;`,
   15: 'ALTER TABLE idempotency_keys DROP COLUMN owner;',
+  16: 'ALTER TABLE media_assets DROP COLUMN title;',
 };
 
 /** Takes a migrated content database back to the schema before migration `before`. */

@@ -4,7 +4,7 @@ import { useBrand } from '../../brand.js';
 import { useAction, useLoad } from '../../hooks.js';
 import { formatTime } from '../../platforms.js';
 import { Link } from '../../router.js';
-import { Notice, ProblemNotice } from '../../ui.js';
+import { Outcome, ProblemNotice } from '../../ui.js';
 import { InputFields, type InputValues, initialInputs, inputsFor } from './inputs.js';
 import { runPath } from './words.js';
 
@@ -35,8 +35,8 @@ export function AutomationsSection({ brand, agents }: { brand: Brand; agents: Ag
   );
   const action = useAction();
   const [creating, setCreating] = useState(false);
-  const change = async (work: () => Promise<unknown>, done: string) => {
-    const ok = await action.run(work, done);
+  const change = async (work: () => Promise<unknown>, done: string, where = '') => {
+    const ok = await action.run(work, done, where);
     await list.reload();
     return ok;
   };
@@ -54,8 +54,8 @@ export function AutomationsSection({ brand, agents }: { brand: Brand; agents: Ag
         An automation runs an agent for {brand.name} on a schedule or when something happens, at most its
         daily cap of runs a day.
       </p>
-      <Notice text={action.notice} />
-      {action.problem && <ProblemNotice problem={action.problem} />}
+      {/* Creating's outcome; each automation's own shows in its card. */}
+      <Outcome action={action} where="" />
       {list.problem && <ProblemNotice problem={list.problem} />}
       {creating && (
         <AutomationForm
@@ -79,7 +79,13 @@ export function AutomationsSection({ brand, agents }: { brand: Brand; agents: Ag
       <ul class="automation-list">
         {list.data?.map((a) => (
           <li key={a.id}>
-            <AutomationCard automation={a} agents={agents} busy={action.busy} change={change} />
+            <AutomationCard
+              automation={a}
+              agents={agents}
+              busy={action.busy}
+              change={change}
+              action={action}
+            />
           </li>
         ))}
       </ul>
@@ -99,9 +105,14 @@ function AutomationCard(props: {
   automation: Automation;
   agents: Agent[];
   busy: boolean;
-  change(work: () => Promise<unknown>, done: string): Promise<boolean>;
+  change(work: () => Promise<unknown>, done: string, where: string): Promise<boolean>;
+  /** The section's action: its outcome shows in the card that asked for it. */
+  action: Parameters<typeof Outcome>[0]['action'];
 }) {
   const a = props.automation;
+  // Which of the card's buttons is running, so only that one says so.
+  const [pressed, setPressed] = useState<'run' | 'pause' | null>(null);
+  const working = (which: 'run' | 'pause') => props.busy && props.action.where === a.id && pressed === which;
   const { brand } = useBrand();
   const [editing, setEditing] = useState(false);
   const [lastRun, setLastRun] = useState<string | null>(null);
@@ -121,7 +132,7 @@ function AutomationCard(props: {
         Runs {agentName} {triggerWords(a.trigger)}.
       </p>
       <p class={`today${full ? ' full' : ''}`}>
-        Today: {a.runs_today} of {a.daily_cap} runs
+        Today: {a.runs_today} of {a.daily_cap === 1 ? '1 run' : `${a.daily_cap} runs`}
         {full ? ' (cap reached)' : ''}
         {a.skipped_today > 0 ? `, ${a.skipped_today} skipped with nothing to do` : ''}
       </p>
@@ -147,6 +158,7 @@ function AutomationCard(props: {
             const ok = await props.change(
               () => client.automations.update(a.id, patch),
               `Automation “${fields.name}” saved.`,
+              a.id,
             );
             if (ok) setEditing(false);
           }}
@@ -157,32 +169,40 @@ function AutomationCard(props: {
             type="button"
             class="primary"
             disabled={props.busy}
-            onClick={() =>
-              props.change(async () => {
-                const r = await client.automations.run(a.id);
-                setLastRun(r.run.id);
-              }, `${a.name} ran now.`)
-            }
+            onClick={() => {
+              setPressed('run');
+              props.change(
+                async () => {
+                  const r = await client.automations.run(a.id);
+                  setLastRun(r.run.id);
+                },
+                `${a.name} ran now.`,
+                a.id,
+              );
+            }}
           >
-            Run now
+            {working('run') ? 'Running…' : 'Run now'}
           </button>
           <button
             type="button"
             disabled={props.busy}
-            onClick={() =>
+            onClick={() => {
+              setPressed('pause');
               props.change(
                 () => client.automations.update(a.id, { enabled: !a.enabled }),
                 a.enabled ? `${a.name} paused.` : `${a.name} resumed.`,
-              )
-            }
+                a.id,
+              );
+            }}
           >
-            {a.enabled ? 'Pause' : 'Resume'}
+            {working('pause') ? (a.enabled ? 'Pausing…' : 'Resuming…') : a.enabled ? 'Pause' : 'Resume'}
           </button>
           <button type="button" disabled={props.busy} onClick={() => setEditing(true)}>
             Edit
           </button>
         </div>
       )}
+      <Outcome action={props.action} where={a.id} />
     </article>
   );
 }

@@ -57,7 +57,7 @@ function AgentCard({ agent }: { agent: Agent }) {
       <h3 id={titleId}>{agent.name}</h3>
       <p>{agent.description}</p>
       <details>
-        <summary>Its {agent.steps.length} steps</summary>
+        <summary>{agent.steps.length === 1 ? 'Its one step' : `Its ${agent.steps.length} steps`}</summary>
         <ol>
           {agent.steps.map((s) => (
             <li key={s.name}>

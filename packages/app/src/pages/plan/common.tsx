@@ -50,7 +50,11 @@ export function WithBrand(props: { title: string; children: (brand: Brand) => Co
 }
 
 /** One change the person asked for: `work`, then the outcome in words (`done`) or the failure. */
-export type Change = (work: () => Promise<unknown>, done: string) => Promise<boolean>;
+export type Change = (
+  work: () => Promise<unknown>,
+  done: string | (() => string),
+  where?: string,
+) => Promise<boolean>;
 
 /**
  * useAction whose changes reload the page's data (`reload`, from useLoad) before the outcome
@@ -58,13 +62,31 @@ export type Change = (work: () => Promise<unknown>, done: string) => Promise<boo
  */
 export function useChange(reload: () => Promise<void>) {
   const action = useAction();
-  const change: Change = (work, done) =>
-    action.run(async () => {
-      try {
-        await work();
-      } finally {
-        await reload();
-      }
-    }, done);
+  const change: Change = (work, done, where) =>
+    action.run(
+      async () => {
+        try {
+          await work();
+        } finally {
+          await reload();
+        }
+      },
+      done,
+      where,
+    );
   return { ...action, change };
+}
+
+/** An asset as a person knows it: its file name, else its alt text. */
+export const nameOf = (a: Pick<Asset, 'title' | 'alt'> | undefined, kind: string) =>
+  a?.title || a?.alt || `Untitled ${kind}`;
+
+/**
+ * Why an uploaded PNG came back as a JPEG, or '' when it did not. The server keeps PNG only for
+ * images with transparency (docs/content/media.md): an opaque PNG is re-encoded as JPEG, which
+ * looks the same and stays well under every platform's size limit.
+ */
+export function conversionNote(file: File, asset: Pick<Asset, 'mime'>): string {
+  if (file.type !== 'image/png' || asset.mime === 'image/png') return '';
+  return ` It was saved as a JPEG: the PNG has no transparency, and a JPEG looks the same at a fraction of the size, well under every platform's limit. A PNG with transparency stays a PNG.`;
 }

@@ -3,11 +3,14 @@ import { type Approval, client } from '../../api.js';
 import { useZoneOf } from '../../brand.js';
 import { useLoad } from '../../hooks.js';
 import { formatTime, PLATFORM_LIMITS, PLATFORM_NAMES } from '../../platforms.js';
+import { PostPreview } from '../../preview.js';
 import { Link } from '../../router.js';
-import { PageFrame, ProblemNotice } from '../../ui.js';
+import { Outcome, PageFrame, ProblemNotice } from '../../ui.js';
 import { fromInput, toInput, zoneName } from '../../when.js';
 import { PartEditors, VoiceCheck } from '../approvals.js';
-import { type AssetFit, all, type Change, type Draft, useChange } from './common.js';
+import { type AssetFit, all, type Change, type Draft, nameOf, useChange } from './common.js';
+import { Rejected } from './rejections.js';
+import { UploadAndAttach } from './upload-attach.js';
 import './plan.css';
 
 type VoiceResult = Approval['voice_check'];
@@ -31,12 +34,13 @@ export function DraftEditorPage({ id }: { id: string }) {
   const run = action.change;
   const [voice, setVoice] = useState<VoiceResult | null>(null);
   const d = draft.data;
+  // Which section's change is running, so its button says so.
+  const doing = action.busy ? action.where : '';
 
   return (
     <PageFrame
       title={d ? `${PLATFORM_NAMES[d.platform]} draft` : 'Draft'}
-      problem={action.problem ?? draft.problem}
-      notice={action.notice}
+      problem={draft.problem}
       loading={!d && 'the draft'}
     >
       {d && (
@@ -56,8 +60,11 @@ export function DraftEditorPage({ id }: { id: string }) {
               version it was given.
             </p>
           )}
-          <TextEditor key={d.version} draft={d} busy={action.busy} run={run} />
-          <AttachMedia draft={d} busy={action.busy} run={run} />
+          <Rejected draft={d} />
+          <TextEditor key={d.version} draft={d} busy={action.busy} doing={doing} run={run} />
+          <Outcome action={action} where="text" />
+          <AttachMedia draft={d} busy={action.busy} doing={doing} run={run} />
+          <Outcome action={action} where="media" />
           <section aria-labelledby="voice-title">
             <h2 id="voice-title">Voice check</h2>
             <p>Banned words, length, hashtags, media and an empty hook, against your Brand Memory.</p>
@@ -65,21 +72,28 @@ export function DraftEditorPage({ id }: { id: string }) {
               type="button"
               disabled={action.busy}
               onClick={() =>
-                run(async () => {
-                  setVoice(await voiceCheck(d.id));
-                }, 'Ran the voice check on the current version.')
+                run(
+                  async () => {
+                    setVoice(await voiceCheck(d.id));
+                  },
+                  'Ran the voice check on the current version.',
+                  'voice',
+                )
               }
             >
-              Run voice check
+              {action.busy && action.where === 'voice' ? 'Checking…' : 'Run voice check'}
             </button>
+            <Outcome action={action} where="voice" />
             {voice && (
               <div class="voice-result">
                 <VoiceCheck check={voice} />
               </div>
             )}
           </section>
-          <Propose draft={d} busy={action.busy} run={run} />
-          <Versions draft={d} busy={action.busy} run={run} />
+          <Propose draft={d} busy={action.busy} doing={doing} run={run} />
+          <Outcome action={action} where="propose" />
+          <Versions draft={d} busy={action.busy} doing={doing} run={run} />
+          <Outcome action={action} where="versions" />
         </>
       )}
     </PageFrame>
@@ -99,7 +113,7 @@ async function voiceCheck(draftId: string): Promise<VoiceResult> {
   return { passed: Boolean(out.passed), checks: out.checks };
 }
 
-function TextEditor(props: { draft: Draft; busy: boolean; run: Run }) {
+function TextEditor(props: { draft: Draft; busy: boolean; doing: string; run: Run }) {
   const d = props.draft;
   const [texts, setTexts] = useState(() => d.parts.map((p) => p.text));
   const [note, setNote] = useState('');
@@ -114,6 +128,7 @@ function TextEditor(props: { draft: Draft; busy: boolean; run: Run }) {
           ...(note.trim() ? { note: note.trim() } : {}),
         }),
       'Saved a new version.',
+      'text',
     );
   };
   const changed = texts.join('\u0000') !== d.parts.map((p) => p.text).join('\u0000');
@@ -122,6 +137,7 @@ function TextEditor(props: { draft: Draft; busy: boolean; run: Run }) {
       <h2 id={`${id}-h`}>Text</h2>
       <p class="muted">{`${PLATFORM_NAMES[d.platform]} allows ${limit} characters per ${THREADS.has(d.platform) ? 'part' : 'post'}.`}</p>
       <PartEditors texts={texts} limit={limit} onChange={setTexts} />
+      <PostPreview platform={d.platform} texts={texts} media={d.parts[0]?.media ?? []} />
       {THREADS.has(d.platform) && (
         <div class="actions">
           <button type="button" onClick={() => setTexts((prev) => [...prev, ''])}>
@@ -142,14 +158,14 @@ function TextEditor(props: { draft: Draft; busy: boolean; run: Run }) {
           class="primary"
           disabled={props.busy || !changed || texts.some((t) => !t.trim())}
         >
-          Save
+          {props.doing === 'text' ? 'Saving…' : 'Save'}
         </button>
       </div>
     </form>
   );
 }
 
-function AttachMedia(props: { draft: Draft; busy: boolean; run: Run }) {
+function AttachMedia(props: { draft: Draft; busy: boolean; doing: string; run: Run }) {
   const d = props.draft;
   const library = useLoad(() => all(client.media.list(d.brand_id, { limit: 100 })), [d.brand_id]);
   const [chosen, setChosen] = useState<string | null>(null);
@@ -169,29 +185,27 @@ function AttachMedia(props: { draft: Draft; busy: boolean; run: Run }) {
       {attached.length === 0 ? (
         <p>No media attached.</p>
       ) : (
-        <div class="media attached">
-          {attached.map((m) =>
-            m.url ? (
-              <img
-                class="preview-img"
-                key={m.asset_id}
-                src={m.url}
-                alt={`Attached ${m.kind}, ${m.variant} crop`}
-              />
-            ) : (
-              <span key={m.asset_id}>
-                {m.kind} {m.asset_id} ({m.variant})
-              </span>
-            ),
-          )}
-        </div>
+        <ul class="attached-names" aria-label="Attached media">
+          {attached.map((m) => (
+            <li key={m.asset_id}>
+              {nameOf(
+                library.data?.find((a) => a.id === m.asset_id),
+                m.kind,
+              )}
+              , {m.variant} crop: shown in the preview above as {PLATFORM_NAMES[d.platform]} shows it.
+            </li>
+          ))}
+        </ul>
       )}
+      <UploadAndAttach
+        draft={d}
+        busy={props.busy}
+        doing={props.doing}
+        run={props.run}
+        uploaded={library.reload}
+      />
       {library.problem && <ProblemNotice problem={library.problem} />}
-      {library.data?.length === 0 && (
-        <p>
-          The media library is empty: add images on the <Link href="/library">Media</Link> page first.
-        </p>
-      )}
+
       {library.data && library.data.length > 0 && (
         <form
           class="attach"
@@ -205,6 +219,7 @@ function AttachMedia(props: { draft: Draft; busy: boolean; run: Run }) {
                     ...(forPlatform ? { variant: forPlatform.preferred_variant } : {}),
                   }),
                 `Attached the media with its ${PLATFORM_NAMES[d.platform]} crop.`,
+                'media',
               );
           }}
         >
@@ -228,7 +243,7 @@ function AttachMedia(props: { draft: Draft; busy: boolean; run: Run }) {
                         loading="lazy"
                       />
                     )}
-                    <span>{a.alt || `Untitled ${a.kind}`}</span>
+                    <span>{nameOf(a, a.kind)}</span>
                   </label>
                 </li>
               ))}
@@ -251,7 +266,7 @@ function AttachMedia(props: { draft: Draft; busy: boolean; run: Run }) {
             </figure>
           )}
           <button type="submit" disabled={props.busy || !chosen}>
-            Attach
+            {props.doing === 'media' ? 'Attaching…' : 'Attach'}
           </button>
         </form>
       )}
@@ -259,7 +274,7 @@ function AttachMedia(props: { draft: Draft; busy: boolean; run: Run }) {
   );
 }
 
-function Propose(props: { draft: Draft; busy: boolean; run: Run }) {
+function Propose(props: { draft: Draft; busy: boolean; doing: string; run: Run }) {
   const [reason, setReason] = useState('');
   const [proposed, setProposed] = useState<{ slot: string; channel: string } | null>(null);
   const [when, setWhen] = useState('');
@@ -280,16 +295,20 @@ function Propose(props: { draft: Draft; busy: boolean; run: Run }) {
   const propose = async (e: Event) => {
     e.preventDefault();
     const at = fromInput(when, zone ?? zoneName());
-    await props.run(async () => {
-      const a = await client.approvals.propose({
-        draft_id: props.draft.id,
-        ...(at ? { proposed_for: at } : {}),
-        ...(reason.trim() ? { reason: reason.trim() } : {}),
-      });
-      setWhen('');
-      setProposed({ slot: a.slot, channel: `${PLATFORM_NAMES[a.channel.platform]} ${a.channel.handle}` });
-      setReason('');
-    }, 'Proposed the post: it is waiting for approval.');
+    await props.run(
+      async () => {
+        const a = await client.approvals.propose({
+          draft_id: props.draft.id,
+          ...(at ? { proposed_for: at } : {}),
+          ...(reason.trim() ? { reason: reason.trim() } : {}),
+        });
+        setWhen('');
+        setProposed({ slot: a.slot, channel: `${PLATFORM_NAMES[a.channel.platform]} ${a.channel.handle}` });
+        setReason('');
+      },
+      'Proposed the post: it is waiting for approval.',
+      'propose',
+    );
   };
   return (
     <section aria-labelledby={`${id}-h`}>
@@ -315,7 +334,7 @@ function Propose(props: { draft: Draft; busy: boolean; run: Run }) {
           onInput={(e) => setReason(e.currentTarget.value)}
         />
         <button type="submit" class="primary" disabled={props.busy}>
-          Propose
+          {props.doing === 'propose' ? 'Proposing…' : 'Propose'}
         </button>
       </form>
       {proposed && (
@@ -328,7 +347,7 @@ function Propose(props: { draft: Draft; busy: boolean; run: Run }) {
   );
 }
 
-function Versions(props: { draft: Draft; busy: boolean; run: Run }) {
+function Versions(props: { draft: Draft; busy: boolean; doing: string; run: Run }) {
   const d = props.draft;
   const restore = (v: Draft['versions'][number]) =>
     props.run(
@@ -338,6 +357,7 @@ function Versions(props: { draft: Draft; busy: boolean; run: Run }) {
           note: `Restored version ${v.version}`,
         }),
       `Restored the text of version ${v.version} as a new version.`,
+      'versions',
     );
   return (
     <section aria-labelledby="versions-title">

@@ -6,6 +6,7 @@ import { Link, useLocation } from '../../router.js';
 import { Empty, PageFrame, ProblemNotice } from '../../ui.js';
 import { excerptOf } from '../results/shared.js';
 import { all, type Brand, PLATFORMS, WithBrand } from './common.js';
+import { standingRejection, useRejections } from './rejections.js';
 import './plan.css';
 
 export function DraftsPage() {
@@ -15,6 +16,7 @@ export function DraftsPage() {
 /** The brand's drafts, newest first, each opening its editor; and a blank draft to start from. */
 function DraftList({ brand }: { brand: Brand }) {
   const drafts = useLoad(() => all(client.drafts.list({ brand_id: brand.id, limit: 100 })), [brand.id]);
+  const rejections = useRejections(brand.id);
   return (
     <PageFrame title="Drafts" problem={drafts.problem} loading={!drafts.data && 'your drafts'}>
       <NewDraft brand={brand} />
@@ -27,19 +29,25 @@ function DraftList({ brand }: { brand: Brand }) {
         </Empty>
       ) : (
         <ul class="draft-list" aria-label="Drafts">
-          {drafts.data?.map((d) => (
-            <li key={d.id}>
-              <Link href={`/drafts/${d.id}`}>
-                {PLATFORM_NAMES[d.platform]} draft: {excerptOf(d.parts[0]?.text ?? '', 80) || '(empty)'}
-              </Link>
-              <span class="muted">
-                {' '}
-                {d.status} · version {d.version}
-                {d.parts.length > 1 ? ` · ${d.parts.length} parts` : ''}
-                {d.fits ? '' : ' · over the limit'}
-              </span>
-            </li>
-          ))}
+          {drafts.data?.map((d) => {
+            const rejected = standingRejection(d, rejections);
+            return (
+              <li key={d.id}>
+                <Link href={`/drafts/${d.id}`}>
+                  {PLATFORM_NAMES[d.platform]} draft: {excerptOf(d.parts[0]?.text ?? '', 80) || '(empty)'}
+                </Link>
+                <span class="muted">
+                  {' '}
+                  {rejected
+                    ? `rejected${rejected.decision_reason ? ` (${rejected.decision_reason})` : ''}`
+                    : d.status}{' '}
+                  · version {d.version}
+                  {d.parts.length > 1 ? ` · ${d.parts.length} parts` : ''}
+                  {d.fits ? '' : ' · over the limit'}
+                </span>
+              </li>
+            );
+          })}
         </ul>
       )}
     </PageFrame>

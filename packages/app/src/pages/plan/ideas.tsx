@@ -3,7 +3,7 @@ import { client, type Platform } from '../../api.js';
 import { useLoad } from '../../hooks.js';
 import { PLATFORM_NAMES } from '../../platforms.js';
 import { Link } from '../../router.js';
-import { Empty, PageFrame } from '../../ui.js';
+import { Empty, Outcome, PageFrame } from '../../ui.js';
 import {
   all,
   type Brand,
@@ -56,10 +56,14 @@ function IdeasBoard({ brand }: { brand: Brand }) {
   const [suggested, setSuggested] = useState<{ ideas: Idea[]; shortfall: string | null } | null>(null);
 
   const suggest = () =>
-    change(async () => {
-      const res = await client.ideas.generate({ brand_id: brand.id, count: 3 });
-      setSuggested({ ideas: res.ideas, shortfall: res.shortfall?.message ?? null });
-    }, 'Suggested ideas from your signals.');
+    change(
+      async () => {
+        const res = await client.ideas.generate({ brand_id: brand.id, count: 3 });
+        setSuggested({ ideas: res.ideas, shortfall: res.shortfall?.message ?? null });
+      },
+      'Suggested ideas from your signals.',
+      'suggest',
+    );
 
   const ideas = board.data?.ideas ?? [];
   const draftsOf = (ideaId: string) => board.data?.drafts.filter((d) => d.idea_id === ideaId) ?? [];
@@ -67,17 +71,19 @@ function IdeasBoard({ brand }: { brand: Brand }) {
   return (
     <PageFrame
       title="Ideas"
-      problem={action.problem ?? board.problem}
-      notice={action.notice}
+      problem={board.problem}
       loading={!board.data && 'the idea board'}
       actions={
         <button type="button" disabled={action.busy} onClick={suggest}>
-          Suggest ideas
+          {action.busy && action.where === 'suggest' ? 'Suggesting…' : 'Suggest ideas'}
         </button>
       }
     >
+      <Outcome action={action} where="suggest" />
       <NewIdea brand={brand} busy={action.busy} change={change} />
+      <Outcome action={action} where="new-idea" />
       <NoteSignal brand={brand} busy={action.busy} change={change} />
+      <Outcome action={action} where="signal" />
       {suggested && (
         <section class="suggested" aria-labelledby="suggested-title">
           <h2 id="suggested-title">Suggested from your signals</h2>
@@ -121,6 +127,7 @@ function IdeasBoard({ brand }: { brand: Brand }) {
                       platforms={PLATFORMS.filter((p) => brand.channels.some((c) => c.platform === p))}
                       busy={action.busy}
                       change={change}
+                      action={action}
                     />
                   </li>
                 ))}
@@ -152,7 +159,9 @@ function NewIdea(props: { brand: Brand; busy: boolean; change: Change }) {
       title: title.trim(),
       ...(angle.trim() ? { angle: angle.trim() } : {}),
     };
-    if (await props.change(() => client.ideas.create(body), `Created the idea “${body.title}”.`)) {
+    if (
+      await props.change(() => client.ideas.create(body), `Created the idea “${body.title}”.`, 'new-idea')
+    ) {
       setTitle('');
       setAngle('');
     }
@@ -223,6 +232,7 @@ function NoteSignal(props: { brand: Brand; busy: boolean; change: Change }) {
     const ok = await props.change(
       () => client.insights.signals.create(props.brand.id, body),
       `Noted the signal “${body.title}”. Press “Suggest ideas” to turn it into ideas.`,
+      'signal',
     );
     if (ok) {
       setTitle('');
@@ -265,6 +275,8 @@ function IdeaCard(props: {
   platforms: Platform[];
   busy: boolean;
   change: Change;
+  /** The page's action, whose outcome shows in the card that asked for it. */
+  action: Parameters<typeof Outcome>[0]['action'];
 }) {
   const { idea, change } = props;
   const [drafting, setDrafting] = useState(false);
@@ -274,7 +286,7 @@ function IdeaCard(props: {
   const order = COLUMNS.map((c) => c.status);
 
   const move = (to: IdeaStatus) =>
-    change(() => client.ideas.update(idea.id, { status: to }), `Moved “${idea.title}” to ${to}.`);
+    change(() => client.ideas.update(idea.id, { status: to }), `Moved “${idea.title}” to ${to}.`, idea.id);
   const draft = async (e: Event) => {
     e.preventDefault();
     const chosen = PLATFORMS.filter((p) => platforms.has(p));
@@ -284,6 +296,7 @@ function IdeaCard(props: {
         setMade(res.drafts);
       },
       `Drafted “${idea.title}” for ${chosen.map((p) => PLATFORM_NAMES[p]).join(', ')}.`,
+      idea.id,
     );
     if (ok) setDrafting(false);
   };
@@ -349,7 +362,7 @@ function IdeaCard(props: {
           </fieldset>
           <div class="actions">
             <button type="submit" class="primary" disabled={props.busy || platforms.size === 0}>
-              Create drafts
+              {props.busy && props.action.where === idea.id ? 'Drafting…' : 'Create drafts'}
             </button>
             <button type="button" onClick={() => setDrafting(false)}>
               Cancel
@@ -357,6 +370,7 @@ function IdeaCard(props: {
           </div>
         </form>
       )}
+      <Outcome action={props.action} where={idea.id} />
     </article>
   );
 }

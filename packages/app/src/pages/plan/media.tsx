@@ -3,8 +3,17 @@ import { client } from '../../api.js';
 import { useAction, useLoad } from '../../hooks.js';
 import { PLATFORM_NAMES } from '../../platforms.js';
 import { Link, useLocation } from '../../router.js';
-import { Empty, PageFrame, ProblemNotice } from '../../ui.js';
-import { type Asset, type AssetFit, all, type Brand, useChange, WithBrand } from './common.js';
+import { Empty, Outcome, PageFrame, ProblemNotice } from '../../ui.js';
+import {
+  type Asset,
+  type AssetFit,
+  all,
+  type Brand,
+  conversionNote,
+  nameOf,
+  useChange,
+  WithBrand,
+} from './common.js';
 import './plan.css';
 
 export function MediaPage() {
@@ -24,27 +33,28 @@ function MediaLibrary({ brand }: { brand: Brand }) {
   const upload = async (files: File[]) => {
     if (files.length === 0) return;
     const names = files.map((f) => f.name).join(', ');
-    await action.change(async () => {
-      for (const f of files) await client.media.upload(brand.id, f);
-    }, `Uploaded ${names}.`);
+    let notes = '';
+    await action.change(
+      async () => {
+        for (const f of files) notes += conversionNote(f, await client.media.upload(brand.id, f));
+      },
+      () => `Uploaded ${names}.${notes}`,
+      'add',
+    );
   };
 
   return (
-    <PageFrame
-      title="Media"
-      problem={action.problem ?? library.problem}
-      notice={action.notice}
-      loading={!library.data && 'the media library'}
-    >
+    <PageFrame title="Media" problem={library.problem} loading={!library.data && 'the media library'}>
       <div class="media-add">
         <DropZone busy={action.busy} onFiles={upload} />
         <FromUrl
           busy={action.busy}
           onImport={async (url) => {
-            return action.change(() => client.media.fromUrl(brand.id, { url }), `Imported ${url}.`);
+            return action.change(() => client.media.fromUrl(brand.id, { url }), `Imported ${url}.`, 'add');
           }}
         />
       </div>
+      <Outcome action={action} where="add" />
       {library.data?.length === 0 && (
         <Empty title="No media yet">
           <p>Drop an image or video above, choose a file, or import one from a public URL.</p>
@@ -61,11 +71,13 @@ function MediaLibrary({ brand }: { brand: Brand }) {
                 await client.media.delete(open.id);
                 navigate('/library');
               },
-              `Deleted “${open.alt || `the untitled ${open.kind}`}”.`,
+              `Deleted “${open.title || open.alt || `the untitled ${open.kind}`}”.`,
+              'delete',
             )
           }
         />
       )}
+      <Outcome action={action} where="delete" />
       <ul class="library" aria-label="Media library">
         {library.data?.map((a) => (
           <li key={a.id} class={a.id === openId ? 'open' : undefined}>
@@ -75,7 +87,7 @@ function MediaLibrary({ brand }: { brand: Brand }) {
               ) : (
                 <span class="video">{a.kind}</span>
               )}
-              <span class="name">{a.alt || `Untitled ${a.kind}`}</span>
+              <span class="name">{nameOf(a, a.kind)}</span>
             </Link>
             {a.tags.length > 0 && <span class="tags">{a.tags.join(', ')}</span>}
           </li>
@@ -190,7 +202,7 @@ function AssetDetail(props: {
 
   return (
     <section class="asset" aria-labelledby={`${id}-h`}>
-      <h2 id={`${id}-h`}>{a.alt || `Untitled ${a.kind}`}</h2>
+      <h2 id={`${id}-h`}>{nameOf(a, a.kind)}</h2>
       <p class="muted">
         {a.kind}, {a.mime}
         {a.width && a.height ? `, ${a.width} × ${a.height}` : ''}, {Math.round(a.bytes / 1024)} KB

@@ -3,6 +3,7 @@ import { useAction, useLoad } from '../../hooks.js';
 import { formatTime, PLATFORM_NAMES } from '../../platforms.js';
 import { Empty, Notice, PageFrame, ProblemNotice } from '../../ui.js';
 import {
+  countOf,
   Figures,
   formatChange,
   formatCount,
@@ -75,8 +76,8 @@ function OverviewSection({ brand }: { brand: Brand }) {
               <ul class="by-platform">
                 {o.by_platform.map((p) => (
                   <li key={p.platform}>
-                    <strong>{PLATFORM_NAMES[p.platform]}</strong>: {formatCount(p.posts)} posts,{' '}
-                    {formatCount(p.impressions)} impressions, {formatCount(p.engagements)} engagements
+                    <strong>{PLATFORM_NAMES[p.platform]}</strong>: {countOf(p.posts, 'post')},{' '}
+                    {countOf(p.impressions, 'impression')}, {countOf(p.engagements, 'engagement')}
                   </li>
                 ))}
               </ul>
@@ -150,9 +151,8 @@ function DigestSection({ brand }: { brand: Brand }) {
           <p class="headline">{data.headline}</p>
           <p class="muted">
             {formatTime(data.period_start)} to {formatTime(data.period_end)} ·{' '}
-            {formatCount(data.stats.posts_published)} posts · {formatCount(data.stats.engagements)}{' '}
-            engagements ({formatChange(data.stats.change_vs_previous)}) · {formatCount(data.stats.replies)}{' '}
-            replies
+            {countOf(data.stats.posts_published, 'post')} · {countOf(data.stats.engagements, 'engagement')} (
+            {formatChange(data.stats.change_vs_previous)}) · {countOf(data.stats.replies, 'reply', 'replies')}
           </p>
           {DIGEST_LISTS.map(([key, title]) => (
             <div key={key} class={`digest-list digest-${key}`}>
@@ -201,12 +201,16 @@ function ThemesSection({ brand }: { brand: Brand }) {
       {problem && <ProblemNotice problem={problem} />}
       {!data && !problem && <p class="loading">Loading reply themes…</p>}
       {data && themes.length === 0 && (
-        <p>No replies in the last {data.days} days. Themes appear once people reply to published posts.</p>
+        <p>
+          No replies in the last {countOf(data.days, 'day')}. Themes appear once people reply to published
+          posts.
+        </p>
       )}
       {data && themes.length > 0 && (
         <>
           <p class="muted">
-            {formatCount(data.total_replies)} replies over the last {data.days} days, largest theme first.
+            {countOf(data.total_replies, 'reply', 'replies')} over the last {countOf(data.days, 'day')},
+            largest theme first.
           </p>
           <ol class="themes">
             {themes.map((t) => (
@@ -214,7 +218,7 @@ function ThemesSection({ brand }: { brand: Brand }) {
                 <h3>
                   {t.label}{' '}
                   <span class="muted">
-                    {formatCount(t.count)} replies ({formatShare(t.share)})
+                    {countOf(t.count, 'reply', 'replies')} ({formatShare(t.share)})
                   </span>
                 </h3>
                 {t.top_terms.length > 0 && <p>Top terms: {t.top_terms.join(', ')}</p>}

@@ -29,6 +29,9 @@ const signed = new Intl.NumberFormat(undefined, {
 });
 
 export const formatCount = (n: number) => whole.format(n);
+/** A count with its noun in the right number: "1 post", "1,204 posts". */
+export const countOf = (n: number, one: string, many = `${one}s`) =>
+  `${formatCount(n)} ${n === 1 ? one : many}`;
 export const formatShare = (n: number) => percent.format(n);
 /** A change as a fraction (0.12 → "+12%"); null is "no earlier period". */
 export const formatChange = (n: number | null) => (n === null ? 'no earlier period' : signed.format(n));

@@ -53,6 +53,11 @@ export const MediaAsset = named(
     height: z.number().int().nullable(),
     duration_ms: z.number().int().nullable().describe('Video only; null for images and unmeasured video.'),
     alt: z.string(),
+    title: z
+      .string()
+      .describe(
+        'The file name it was uploaded as, or the last segment of the URL it was imported from; empty for assets made before titles existed.',
+      ),
     tags: z.array(z.string()),
     focal_point: z.object({ x: z.number(), y: z.number() }),
     variants: z

@@ -23,6 +23,7 @@ import { type CropName, PLATFORM_MEDIA, type VariantName } from './platforms.js'
 import { type FocalPoint, renderCrops, type VariantFile } from './render.js';
 import type { MediaAsset, MediaFit } from './schemas.js';
 import { type MediaRecord, type MediaRow, mediaStore } from './store.js';
+import { titleFrom, titleFromUrl } from './title.js';
 import type { UploadedFile } from './upload.js';
 import { toAssetView } from './view.js';
 
@@ -82,7 +83,7 @@ export function createMediaService(ctx: MediaContext) {
   async function ingest(
     brandId: string,
     tmp: { path: string; bytes: number },
-    meta: MediaMeta,
+    meta: MediaMeta & { title: string },
     source: { kind: 'upload' | 'url'; url: string | null },
   ): Promise<MediaAsset> {
     const id = ctx.ids.make('med');
@@ -105,6 +106,7 @@ export function createMediaService(ctx: MediaContext) {
         height: built.original.height,
         duration_ms: built.durationMs,
         alt: meta.alt ?? '',
+        title: meta.title,
         focal_x: 0.5,
         focal_y: 0.5,
         variants: JSON.stringify(built.variants),
@@ -179,7 +181,12 @@ export function createMediaService(ctx: MediaContext) {
 
     async upload(brandId: string, file: UploadedFile, meta: MediaMeta): Promise<MediaAsset> {
       await requireBrand(brandId);
-      return ingest(brandId, file, meta, { kind: 'upload', url: null });
+      return ingest(
+        brandId,
+        file,
+        { ...meta, title: titleFrom(file.filename) },
+        { kind: 'upload', url: null },
+      );
     },
 
     async importFromUrl(brandId: string, input: MediaMeta & { url: string }): Promise<MediaAsset> {
@@ -187,7 +194,12 @@ export function createMediaService(ctx: MediaContext) {
       const path = await newTempFile(root);
       try {
         const { bytes } = await downloadTo(fetcher, input.url, path, limits);
-        return await ingest(brandId, { path, bytes }, input, { kind: 'url', url: input.url });
+        return await ingest(
+          brandId,
+          { path, bytes },
+          { ...input, title: titleFromUrl(input.url) },
+          { kind: 'url', url: input.url },
+        );
       } finally {
         await removeQuietly(path);
       }

@@ -10,6 +10,8 @@ export interface MediaRow {
   height: number | null;
   duration_ms: number | null;
   alt: string;
+  /** The file name it was uploaded as, or the last segment of its URL; '' for older assets. */
+  title: string;
   focal_x: number;
   focal_y: number;
   /** JSON: variant name -> { file, mime, width, height, bytes }. */
@@ -61,9 +63,9 @@ export function mediaStore(db: SqlExecutor) {
     /** Call inside a transaction: the row and its tags land together. */
     async insert(row: MediaRow, tags: readonly string[]): Promise<void> {
       await db.run(
-        `INSERT INTO media_assets (id, brand_id, kind, mime, bytes, width, height, duration_ms, alt,
+        `INSERT INTO media_assets (id, brand_id, kind, mime, bytes, width, height, duration_ms, alt, title,
            focal_x, focal_y, variants, render_rev, source, source_url, created_at, updated_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         [
           row.id,
           row.brand_id,
@@ -74,6 +76,7 @@ export function mediaStore(db: SqlExecutor) {
           row.height,
           row.duration_ms,
           row.alt,
+          row.title,
           row.focal_x,
           row.focal_y,
           row.variants,

@@ -29,6 +29,7 @@ export function toAssetView(rec: MediaRecord, base: string): MediaAsset {
     height: rec.height,
     duration_ms: rec.duration_ms,
     alt: rec.alt,
+    title: rec.title,
     tags: rec.tags,
     focal_point: { x: rec.focal_x, y: rec.focal_y },
     variants,

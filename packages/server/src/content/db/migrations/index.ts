@@ -14,6 +14,7 @@ import { onceAcrossInstancesMigration } from './012-once-across-instances.js';
 import { brandTimeZoneMigration } from './013-brand-time-zone.js';
 import { processStateMigration } from './014-process-state-in-database.js';
 import { idempotencyOwnerMigration } from './015-idempotency-owner.js';
+import { mediaTitleMigration } from './016-media-title.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -35,4 +36,5 @@ export const contentMigrations: Migration[] = [
   brandTimeZoneMigration,
   processStateMigration,
   idempotencyOwnerMigration,
+  mediaTitleMigration,
 ];
