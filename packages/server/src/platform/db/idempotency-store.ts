@@ -2,25 +2,6 @@ import type { IdempotencyRecord, IdempotencyStorage, StoredResponse } from '../h
 import { fromJson, toJson } from './json.js';
 import type { SqlDatabase, SqlExecutor } from './sqlite.js';
 
-/** The table both services keep their idempotency keys in; each service's migrations create it. */
-export const IDEMPOTENCY_TABLE_SQL = `
-  CREATE TABLE idempotency_keys (
-    scope TEXT NOT NULL,
-    key TEXT NOT NULL,
-    fingerprint TEXT NOT NULL,
-    state TEXT NOT NULL CHECK (state IN ('in_flight', 'done')),
-    locked_until TEXT NOT NULL,
-    expires_at TEXT NOT NULL,
-    response_status INTEGER,
-    response_body TEXT,
-    response_headers TEXT,
-    request_id TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    PRIMARY KEY (scope, key)
-  );
-  CREATE INDEX idempotency_keys_expiry ON idempotency_keys (expires_at);
-`;
-
 type Row = {
   owner: string | null;
   scope: string;
@@ -146,10 +127,3 @@ export function idempotencyStorage(
     },
   };
 }
-
-/**
- * Who claimed each key (`IdempotencyRecord.owner`), added by each service's migration (content
- * 014, commerce 012): a retry after the claimant's process died takes the key over at once.
- */
-export const IDEMPOTENCY_OWNER_SQLITE = 'ALTER TABLE idempotency_keys ADD COLUMN owner TEXT;';
-export const IDEMPOTENCY_OWNER_POSTGRES = 'ALTER TABLE idempotency_keys ADD COLUMN owner TEXT COLLATE "C";';

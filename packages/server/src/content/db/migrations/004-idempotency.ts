@@ -1,5 +1,8 @@
-import { IDEMPOTENCY_TABLE_SQL } from '../../../platform/db/idempotency-store.js';
-import { IDEMPOTENCY_TABLE_POSTGRES } from '../../../platform/db/idempotency-table-postgres.js';
+import {
+  IDEMPOTENCY_TABLE_POSTGRES,
+  IDEMPOTENCY_TABLE_SQL,
+} from '../../../platform/db/idempotency-schema.js';
+
 import type { Migration } from '../../../platform/db/sqlite.js';
 
 /** Idempotency keys on POSTs, so a client retrying after a dropped connection creates nothing twice. */

@@ -1,7 +1,7 @@
 import {
   IDEMPOTENCY_OWNER_POSTGRES,
   IDEMPOTENCY_OWNER_SQLITE,
-} from '../../../platform/db/idempotency-store.js';
+} from '../../../platform/db/idempotency-schema.js';
 import type { Migration } from '../../../platform/db/sqlite.js';
 
 /**
