@@ -237,9 +237,7 @@ describe('the commerce dashboard: what was bought', { timeout: 120_000 }, () => 
     expect(await page.content()).not.toContain(endpoint.secret);
     await Promise.all([
       page.waitForURL(/\/secret$/),
-      page
-        .getByRole('button', { name: `Reveal the signing secret of the sandbox endpoint ${receiver.url}` })
-        .click(),
+      page.getByRole('button', { name: `Reveal secret of the sandbox endpoint ${receiver.url}` }).click(),
     ]);
     await expect(page.locator('#endpoint-secret').textContent()).resolves.toBe(endpoint.secret);
 

@@ -133,7 +133,7 @@ export function dashboardRouter(ctx: DashboardContext, guard: RequestHandler): R
           ['Environment', 'URL', 'Secret', 'Actions'],
           endpoints.map(
             (e) => html`<tr><td>${e.env}</td><td><code>${e.url}</code></td><td>
-            <form method="post" action="/dashboard/endpoints/${e.id}/secret"><button type="submit" aria-label="Reveal the signing secret of the ${e.env} endpoint ${e.url}">Reveal secret</button></form></td><td>
+            <form method="post" action="/dashboard/endpoints/${e.id}/secret"><button type="submit" aria-label="Reveal secret of the ${e.env} endpoint ${e.url}">Reveal secret</button></form></td><td>
             <form method="post" action="/dashboard/endpoints/${e.id}/test"><button type="submit">Send test</button></form>
             <form method="post" action="/dashboard/endpoints/${e.id}/remove"><button type="submit">Remove</button></form>
           </td></tr>`,
