@@ -61,6 +61,7 @@ describe('the web app: an MCP configuration that works today', { timeout: 120_00
       page.getByRole('button', { name: /^Copy the Claude Desktop, with the relay/ }).count(),
     ).resolves.toBe(1);
     await expectAccessible(page);
+    await page.evaluate(() => document.getElementById('mcp')?.scrollIntoView());
     await screenshot(page, 'settings-mcp-desktop', { fullPage: false });
     await expectFitsPhone(page);
 
