@@ -219,9 +219,13 @@ if (command === 'start') {
     stdio: ['inherit', 'ignore', 'inherit'],
   });
   await platformSpecs();
-  run(join(root, 'node_modules/.bin/vitest'), ['run', '--project', 'server', 'test/content/app-', 'test/commerce/pages-axe-browser', ...rest], {
-    env: { ...quiet, SVC_SCREENSHOTS: '1' },
-  });
+  run(
+    join(root, 'node_modules/.bin/vitest'),
+    ['run', '--project', 'server', 'test/content/app-', 'test/commerce/pages-axe-browser', ...rest],
+    {
+      env: { ...quiet, SVC_SCREENSHOTS: '1' },
+    },
+  );
   process.stdout.write('\nScreenshots written to docs/screenshots/ (review them with git diff --stat)\n');
 } else {
   process.stderr.write('usage: node scripts/run.mjs start|test|screenshots\n');
