@@ -213,14 +213,19 @@ if (command === 'start') {
   const missingInCi = !postgres.ok && Boolean(process.env.CI);
   process.exit(runs.find((r) => r.status)?.status || (failed || missingInCi ? 1 : 0));
 } else if (command === 'screenshots') {
-  // The browser tests with SVC_SCREENSHOTS=1 (test/helpers/app-pages.ts writes only then).
+  // The browser tests with SVC_SCREENSHOTS=1 (test/helpers/app-pages.ts writes only then): the
+  // app's, and the commerce pages' (dashboard and hosted pages).
   run(pnpm[0], [...pnpm.slice(1), '--filter', '@svc/server...', 'run', 'build'], {
     stdio: ['inherit', 'ignore', 'inherit'],
   });
   await platformSpecs();
-  run(join(root, 'node_modules/.bin/vitest'), ['run', '--project', 'server', 'test/content/app-', ...rest], {
-    env: { ...quiet, SVC_SCREENSHOTS: '1' },
-  });
+  run(
+    join(root, 'node_modules/.bin/vitest'),
+    ['run', '--project', 'server', 'test/content/app-', 'test/commerce/pages-axe-browser', ...rest],
+    {
+      env: { ...quiet, SVC_SCREENSHOTS: '1' },
+    },
+  );
   process.stdout.write('\nScreenshots written to docs/screenshots/ (review them with git diff --stat)\n');
 } else {
   process.stderr.write('usage: node scripts/run.mjs start|test|screenshots\n');

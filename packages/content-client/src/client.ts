@@ -9,6 +9,7 @@ import { Channels } from './resources/channels.js';
 import { Drafts } from './resources/drafts.js';
 import { Ideas } from './resources/ideas.js';
 import { Insights } from './resources/insights.js';
+import { McpRelayResource } from './resources/mcp-relay.js';
 import { Media } from './resources/media.js';
 import { MemoryProposals } from './resources/memory-proposals.js';
 import { ModeResource } from './resources/mode.js';
@@ -60,6 +61,8 @@ export class ContentClient {
   readonly apiKeys: ApiKeys;
   readonly mcpCalls: McpCalls;
   readonly mode: ModeResource;
+  /** The stdio command for the svc-mcp relay built in the server's checkout, if any. */
+  readonly mcpRelay: McpRelayResource;
   readonly channels: Channels;
   readonly campaigns: Campaigns;
   readonly memoryProposals: MemoryProposals;
@@ -85,6 +88,7 @@ export class ContentClient {
     this.apiKeys = new ApiKeys(core);
     this.mcpCalls = new McpCalls(core);
     this.mode = new ModeResource(core);
+    this.mcpRelay = new McpRelayResource(core);
     this.channels = new Channels(core);
     this.campaigns = new Campaigns(core);
     this.memoryProposals = new MemoryProposals(core);

@@ -11,6 +11,12 @@ export interface McpConfigOptions {
   serverUrl: string;
   /** The name the server is registered under in the MCP client. Default `svc`. */
   name?: string | undefined;
+  /**
+   * What stdio entries run instead of `npx -y @svc/content-client`: e.g. the relay built in a
+   * checkout, `{ command: '/usr/bin/node', args: ['/src/svc/packages/content-client/dist/bin/svc-mcp.js'] }`
+   * (what `client.mcpRelay.retrieve()` answers), which works before the package is published.
+   */
+  stdioCommand?: { command: string; args: string[] } | undefined;
 }
 
 /** Streamable HTTP entry: the `/mcp` URL and the bearer header. */
@@ -97,8 +103,8 @@ export function mcpConfig(options: McpConfigOptions): McpConfig {
   const url = `${root}/mcp`;
   const http: McpHttpEntry = { url, headers: { Authorization: `Bearer ${apiKey}` } };
   const stdio: McpStdioEntry = {
-    command: 'npx',
-    args: ['-y', MCP_RELAY_PACKAGE],
+    command: options.stdioCommand?.command ?? 'npx',
+    args: options.stdioCommand ? [...options.stdioCommand.args] : ['-y', MCP_RELAY_PACKAGE],
     env: { SERVICE_API_URL: root, SERVICE_API_KEY: apiKey },
   };
   return {

@@ -21,6 +21,17 @@ describe('mcpConfig', () => {
     });
   });
 
+  it('runs another stdio command when given one (the relay built in a checkout)', () => {
+    const relay = {
+      command: '/usr/bin/node',
+      args: ['/src/svc/packages/content-client/dist/bin/svc-mcp.js'],
+    };
+    const local = mcpConfig({ apiKey: key, serverUrl: 'http://localhost:3000', stdioCommand: relay });
+    expect(local.claudeDesktop.mcpServers.svc).toEqual({ ...relay, env: cfg.stdio.env });
+    expect(local.claudeCode.stdio.argv.slice(-2)).toEqual([relay.command, ...relay.args]);
+    expect(local.http).toEqual(cfg.http);
+  });
+
   it('wraps them per client: mcpServers for Claude Desktop and Cursor, typed servers for VS Code', () => {
     expect(cfg.claudeDesktop).toEqual({ mcpServers: { svc: cfg.stdio } });
     expect(cfg.cursor.http).toEqual({ mcpServers: { svc: cfg.http } });

@@ -1089,6 +1089,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/mcp-relay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The local stdio command for the svc-mcp relay of this checkout, if built.
+         * @description The command that starts the `svc-mcp` stdio relay built in this checkout (absolute paths of Node.js and of the relay), for an MCP client on this machine while `npx -y @svc/content-client` cannot fetch it; `relay` is null when there is none.
+         */
+        get: operations["getMcpRelay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/media/{id}": {
         parameters: {
             query?: never;
@@ -2037,6 +2057,15 @@ export interface components {
             /** @constant */
             source: "mcp";
             tool: string;
+        };
+        McpRelay: {
+            /** @description The stdio command that starts the svc-mcp relay built in this checkout, for an MCP client on this machine; null when the server does not run from a checkout that has built it (then use `npx -y @svc/content-client`). */
+            relay: {
+                /** @description The absolute path of the built relay, `…/content-client/dist/bin/svc-mcp.js`. */
+                args: string[];
+                /** @description The absolute path of the Node.js that runs this server. */
+                command: string;
+            } | null;
         };
         MediaAsset: {
             alt: string;
@@ -7860,6 +7889,53 @@ export interface operations {
                         mcp_calls: components["schemas"]["McpCall"][];
                         next_after: string | null;
                     };
+                };
+            };
+            /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description LOCAL_ONLY (the request did not start on this machine), HOST_NOT_ALLOWED (with SERVICE_PUBLIC_API=all, a Host other than CONTENT_PUBLIC_URL's or localhost) or CROSS_ORIGIN_REQUEST (a browser page on another origin sent it). */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getMcpRelay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpRelay"];
                 };
             };
             /** @description INVALID_REQUEST: a path or query parameter is missing, unknown or invalid; `param` names it. */

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sequentialIds } from '../../src/platform/ids.js';
-import { watchProblems } from '../helpers/app-pages.js';
+import { axeViolations, screenshot, watchProblems } from '../helpers/app-pages.js';
 import { useBrowser } from '../helpers/browser.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
@@ -80,6 +80,8 @@ describe('the web app: every page in words, and on a phone', { timeout: 120_000 
     const found: Record<string, string[]> = {};
     for (const path of paths) {
       await visit(path);
+      // The brand setup page has no browser test of its own that shoots it (pnpm screenshots).
+      if (path === '/brands/new') await screenshot(page, 'brand-new-desktop');
       const ids = (await page.locator('body').innerText()).match(ID);
       if (ids) found[path] = [...new Set(ids)];
     }
@@ -105,6 +107,19 @@ describe('the web app: every page in words, and on a phone', { timeout: 120_000 
       if (fit.header > 80 || fit.sideways > 0 || fit.tables > 0) wrong[path] = fit;
     }
     expect(wrong).toEqual({});
+  });
+
+  it('has no serious or critical axe-core violation on any page, at 1280 px and at 390 px', async () => {
+    const found: Record<string, unknown> = {};
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      for (const path of paths) {
+        await visit(path);
+        const violations = await axeViolations(page);
+        if (violations.length) found[`${path} at ${width} px`] = violations;
+      }
+    }
+    expect(found).toEqual({});
   });
 
   it('ran without a script error or a Content-Security-Policy violation', () => {

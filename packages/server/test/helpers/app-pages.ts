@@ -28,8 +28,14 @@ export function watchProblems(page: Page): string[] {
   return problems;
 }
 
-/** Runs axe-core in the page (through the DevTools protocol: the page's CSP allows only its own scripts). */
-export async function expectAccessible(page: Page): Promise<void> {
+/**
+ * The serious and critical axe-core violations on the page as it is now, each with up to three
+ * of its elements. axe-core goes in through the DevTools protocol: the pages' CSP allows only
+ * their own scripts.
+ */
+export async function axeViolations(
+  page: Page,
+): Promise<{ id: string; impact: string; help: string; targets: string[] }[]> {
   await page.evaluate(AXE);
   const result = await page.evaluate(async () => {
     // biome-ignore lint/suspicious/noExplicitAny: axe-core is injected as a global.
@@ -44,8 +50,12 @@ export async function expectAccessible(page: Page): Promise<void> {
       targets: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')),
     }));
   });
-  // biome-ignore lint/suspicious/noExplicitAny: axe-core's result objects.
-  expect(result.filter((v: any) => v.impact === 'serious' || v.impact === 'critical')).toEqual([]);
+  return result.filter((v: { impact: string }) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** Fails on any serious or critical axe-core violation. */
+export async function expectAccessible(page: Page): Promise<void> {
+  expect(await axeViolations(page)).toEqual([]);
 }
 
 /** At 390 px wide (a phone), the page never scrolls sideways. Restores the viewport after. */

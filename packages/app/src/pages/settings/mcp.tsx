@@ -1,4 +1,6 @@
 import { mcpConfig } from '@svc/content-client';
+import { client } from '../../api.js';
+import { useLoad } from '../../hooks.js';
 import { CopyButton } from './copy.js';
 
 /** Stands in for the key in the snippets until one is created on this page. */
@@ -10,11 +12,29 @@ export const KEY_PLACEHOLDER = 'svc_YOUR_KEY';
  */
 export function McpSection({ apiKey }: { apiKey: string | null }) {
   const cfg = mcpConfig({ apiKey: apiKey ?? KEY_PLACEHOLDER, serverUrl: location.origin });
+  // Until @svc/content-client is published, npx cannot fetch the relay: the server says where
+  // the one built in its checkout is, and that stdio entry is offered first.
+  const relay = useLoad(async () => (await client.mcpRelay.retrieve()).relay, []).data;
+  const local = relay
+    ? mcpConfig({ apiKey: apiKey ?? KEY_PLACEHOLDER, serverUrl: location.origin, stdioCommand: relay })
+    : null;
   const snippets = [
+    ...(local
+      ? [
+          {
+            id: 'claude-desktop-local',
+            client: 'Claude Desktop, with the relay from this checkout',
+            where:
+              'claude_desktop_config.json on this machine (it runs the svc-mcp relay built in this checkout; works today)',
+            text: JSON.stringify(local.claudeDesktop, null, 2),
+          },
+        ]
+      : []),
     {
       id: 'claude-desktop',
       client: 'Claude Desktop',
-      where: 'claude_desktop_config.json (it runs the svc-mcp relay through npx)',
+      where:
+        'claude_desktop_config.json (it runs the svc-mcp relay through npx, once @svc/content-client is published)',
       text: JSON.stringify(cfg.claudeDesktop, null, 2),
     },
     { id: 'claude-code', client: 'Claude Code', where: 'a terminal', text: cfg.claudeCode.http.command },

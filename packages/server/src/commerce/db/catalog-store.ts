@@ -1,5 +1,6 @@
 import { fromFlag, toFlag } from '../../platform/db/flags.js';
 import { fromJson, toJson } from '../../platform/db/json.js';
+import { likeEscape } from '../../platform/db/like.js';
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import type { Merchant } from '../schemas/resources.js';
 
@@ -30,8 +31,6 @@ const toMerchant = (r: Row): Merchant & { name_key: string } => ({
   status: r.status,
   ...(fromFlag(r.sandbox) ? { sandbox: true as const } : {}),
 });
-
-const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /** The discovered catalog: stores that joined on first use, paged by (name, id). */
 export function catalogStore(db: SqlExecutor) {

@@ -294,7 +294,10 @@ export function webhooksStore(db: SqlExecutor) {
       );
       return true;
     },
-    listDeliveries(accountId: string, opts: { endpointId?: string; eventId?: string; limit: number }) {
+    listDeliveries(
+      accountId: string,
+      opts: { endpointId?: string; eventId?: string; eventIds?: string[]; limit: number },
+    ) {
       const where = ['w.account_id = ?'];
       const params: (string | number)[] = [accountId];
       if (opts.endpointId) {
@@ -304,6 +307,13 @@ export function webhooksStore(db: SqlExecutor) {
       if (opts.eventId) {
         where.push('d.event_id = ?');
         params.push(opts.eventId);
+      }
+      if (opts.eventIds) {
+        // An empty list matches nothing (`IN ()` is not SQL).
+        where.push(
+          opts.eventIds.length ? `d.event_id IN (${opts.eventIds.map(() => '?').join(', ')})` : 'FALSE',
+        );
+        params.push(...opts.eventIds);
       }
       return db.all<DeliveryRecord & { event_type: string; url: string; env: CommerceEnv }>(
         `SELECT ${DELIVERY_COLUMNS}, e.type AS event_type, w.url, w.env

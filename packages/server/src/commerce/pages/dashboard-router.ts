@@ -12,8 +12,20 @@ import {
   resendEvent,
   sendTest,
 } from '../services/dashboard.js';
-import { listEndpoints, removeEndpoint } from '../services/webhook-endpoints.js';
+import { checkoutTrail, listPurchases, orderTrail } from '../services/dashboard-purchases.js';
+import { getEndpoint, listEndpoints, removeEndpoint } from '../services/webhook-endpoints.js';
+import { filterFields, parseFilter } from './dashboard-filter.js';
+import {
+  checkoutPage,
+  deliveriesTable,
+  filterForm,
+  orderPage,
+  purchasesSection,
+  scrollTable,
+  when,
+} from './dashboard-views.js';
 import { type Html, html, sendPage } from './html.js';
+import { LOCAL_TIME_SCRIPT, LOCAL_TIME_SCRIPT_PATH } from './local-time-script.js';
 
 const back = (res: Response, notice: { ok?: string; error?: string }) => {
   const q = new URLSearchParams(notice as Record<string, string>).toString();
@@ -24,7 +36,11 @@ const param = (req: Request, name: string) => String(req.params[name] ?? '');
 
 /** The dashboard's forms post back to it, so its Referer may go there (see sendPage). */
 const page = (res: Response, status: number, title: string, body: Html) =>
-  sendPage(res, status, title, body, { wide: true, referrerPolicy: 'same-origin' });
+  sendPage(res, status, title, body, {
+    wide: true,
+    referrerPolicy: 'same-origin',
+    scripts: [LOCAL_TIME_SCRIPT_PATH],
+  });
 
 /**
  * Simple server-rendered pages over the dashboard's services. Mounted at /dashboard behind
@@ -53,32 +69,55 @@ export function dashboardRouter(ctx: DashboardContext, guard: RequestHandler): R
     }
   };
 
+  router.get(LOCAL_TIME_SCRIPT_PATH.slice('/dashboard'.length), (_req, res) => {
+    res
+      .set({
+        'Content-Type': 'text/javascript; charset=utf-8',
+        'X-Content-Type-Options': 'nosniff',
+        'Cache-Control': 'no-cache',
+      })
+      .send(LOCAL_TIME_SCRIPT);
+  });
+
   router.get('/', async (req, res, next) => {
+    const fields = filterFields(req.query);
+    const filter = parseFilter(fields);
     try {
       const endpoints = await listEndpoints(ctx, account);
       const deliveries = await listDeliveries(ctx, account, { limit: 50 });
       const keys = await listApiKeys(ctx.db, account);
+      const purchases = filter.ok ? await listPurchases(ctx, account, filter.value) : null;
       const ok = typeof req.query.ok === 'string' ? req.query.ok : '';
       const error = typeof req.query.error === 'string' ? req.query.error : '';
       page(
         res,
-        200,
+        filter.ok ? 200 : 400,
         'svc commerce dashboard',
         html`<h1>svc commerce dashboard</h1>
         ${ok ? html`<p role="status">${ok}</p>` : html``}
         ${error ? html`<p role="alert" class="error">${error}</p>` : html``}
+        <p class="muted">Times are shown in <span data-zone>UTC</span>.</p>
+        <h2 id="purchases-title">What was bought</h2>
+        ${filterForm(fields)}
+        ${filter.ok ? html`` : html`<p role="alert" class="error" id="filter-error">${filter.error}</p>`}
+        ${purchases ? purchasesSection(purchases, (u) => `/dashboard?${new URLSearchParams({ user: u })}`) : html``}
         <h2>API keys</h2>
-        <table id="api-keys"><thead><tr><th scope="col">Name</th><th scope="col">Environment</th><th scope="col">Prefix</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead>
-        <tbody>${keys.map(
-          (
-            k,
-          ) => html`<tr><td>${k.name}</td><td>${k.env}</td><td><code>${k.prefix}</code></td><td>${k.created_at}</td>
-            <td>${k.last_used_at ?? '-'}</td><td>${k.revoked_at ? `revoked ${k.revoked_at}` : 'active'}</td><td>${
+        ${scrollTable(
+          'api-keys',
+          'API keys',
+          ['Name', 'Environment', 'Prefix', 'Created', 'Last used', 'Status', 'Actions'],
+          keys.map(
+            (
+              k,
+            ) => html`<tr><td>${k.name}</td><td>${k.env}</td><td><code>${k.prefix}</code></td><td>${when(k.created_at)}</td>
+            <td>${when(k.last_used_at)}</td><td>${k.revoked_at ? html`revoked ${when(k.revoked_at)}` : 'active'}</td><td>${
               k.revoked_at
                 ? html``
                 : html`<form method="post" action="/dashboard/api-keys/${k.id}/revoke"><button type="submit">Revoke</button></form>`
             }</td></tr>`,
-        )}</tbody></table>
+          ),
+          'No keys yet.',
+        )}
         <h3>Create a key</h3>
         <form method="post" action="/dashboard/api-keys">
           <label for="key-name">Name (shown to people on the approval page)</label>
@@ -88,13 +127,19 @@ export function dashboardRouter(ctx: DashboardContext, guard: RequestHandler): R
           <button type="submit" class="primary">Create key</button>
         </form>
         <h2>Webhook endpoints</h2>
-        <table id="endpoints"><thead><tr><th scope="col">Environment</th><th scope="col">URL</th><th scope="col">Secret</th><th scope="col">Actions</th></tr></thead>
-        <tbody>${endpoints.map(
-          (e) => html`<tr><td>${e.env}</td><td><code>${e.url}</code></td><td><code>${e.secret}</code></td><td>
+        ${scrollTable(
+          'endpoints',
+          'Webhook endpoints',
+          ['Environment', 'URL', 'Secret', 'Actions'],
+          endpoints.map(
+            (e) => html`<tr><td>${e.env}</td><td><code>${e.url}</code></td><td>
+            <form method="post" action="/dashboard/endpoints/${e.id}/secret"><button type="submit" aria-label="Reveal secret of the ${e.env} endpoint ${e.url}">Reveal secret</button></form></td><td>
             <form method="post" action="/dashboard/endpoints/${e.id}/test"><button type="submit">Send test</button></form>
             <form method="post" action="/dashboard/endpoints/${e.id}/remove"><button type="submit">Remove</button></form>
           </td></tr>`,
-        )}</tbody></table>
+          ),
+          'No endpoints yet.',
+        )}
         <h2>Add an endpoint</h2>
         <form method="post" action="/dashboard/endpoints">
           <label for="env">Environment</label>
@@ -103,18 +148,49 @@ export function dashboardRouter(ctx: DashboardContext, guard: RequestHandler): R
           <button type="submit" class="primary">Add</button>
         </form>
         <h2>Deliveries</h2>
-        <table id="deliveries"><thead><tr><th scope="col">Event</th><th scope="col">Endpoint</th><th scope="col">Status</th><th scope="col">Attempts</th><th scope="col">Next retry</th><th scope="col"></th></tr></thead>
-        <tbody>${deliveries.map(
-          (
-            d,
-          ) => html`<tr><td>${d.event_type}<br><code>${d.event_id}</code></td><td><code>${d.url}</code></td><td>${d.status}</td>
-            <td>${d.attempts.map((a) => html`<div>#${a.attempt} ${a.at}: ${a.response_status ?? ''} ${a.error ?? ''}</div>`)}</td>
-            <td>${d.next_attempt_at ?? '-'}</td>
-            <td><form method="post" action="/dashboard/events/${d.event_id}/resend">
-              <input type="hidden" name="endpoint_id" value="${d.endpoint_id}"><button type="submit">Resend</button></form></td></tr>`,
-        )}</tbody></table>`,
+        ${deliveriesTable(deliveries, true)}`,
       );
     } catch (err) {
+      next(err);
+    }
+  });
+
+  const trailPage = (kind: string, load: (id: string) => Promise<{ title: string; body: Html }>) =>
+    router.get(`/${kind}/:id`, async (req, res, next) => {
+      try {
+        const { title, body } = await load(param(req, 'id'));
+        page(res, 200, title, body);
+      } catch (err) {
+        if (err instanceof AppError) return refused(res, err);
+        next(err);
+      }
+    });
+  trailPage('checkouts', async (id) => ({
+    title: `Checkout ${id}`,
+    body: checkoutPage(await checkoutTrail(ctx, account, id)),
+  }));
+  trailPage('orders', async (id) => ({
+    title: `Order ${id}`,
+    body: orderPage(await orderTrail(ctx, account, id)),
+  }));
+
+  // A secret is never in the dashboard's HTML until someone asks for it: a POST (so the CSRF
+  // check applies and no link, prefetch or history entry can show it), answered with no-store.
+  router.post('/endpoints/:id/secret', async (req, res, next) => {
+    try {
+      const endpoint = await getEndpoint(ctx, account, param(req, 'id'));
+      page(
+        res,
+        200,
+        'Webhook signing secret',
+        html`<h1>Webhook signing secret</h1>
+        <p>${endpoint.env} endpoint <code>${endpoint.url}</code></p>
+        <p><code id="endpoint-secret">${endpoint.secret}</code></p>
+        <p class="muted">Anyone with this secret can sign events your endpoint will trust. Keep it in your server's configuration, not in code or chat.</p>
+        <p><a href="/dashboard">Back to the dashboard</a></p>`,
+      );
+    } catch (err) {
+      if (err instanceof AppError) return refused(res, err);
       next(err);
     }
   });

@@ -55,6 +55,16 @@ const STYLE = `
   table { border-collapse: collapse; width: 100%; font-size: .9rem; } th, td { text-align: left; padding: .3rem .4rem;
           border-bottom: 1px solid #e3e6ea; vertical-align: top; }
   .muted { color: #545b66; } .error { color: #a3140b; } code { word-break: break-all; }
+  input, select { max-width: 100%; box-sizing: border-box; font: inherit; }
+  a { color: #1647c4; }
+  .scroll { overflow-x: auto; max-width: 100%; }
+  .scroll:focus-visible { outline: 3px solid #f2b01e; }
+  .scroll table { min-width: 36rem; }
+  .filters { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: end; }
+  .filters label { display: block; font-size: .85rem; }
+  .facts { display: grid; grid-template-columns: max-content 1fr; gap: .25rem 1rem; }
+  .facts dt { font-weight: 600; } .facts dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
+  @media (max-width: 30rem) { main { margin: 0; padding: 1rem; border-radius: 0; } }
 `;
 
 /**

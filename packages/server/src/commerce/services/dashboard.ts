@@ -16,13 +16,19 @@ export const addEndpoint = (ctx: CommerceContext, accountId: string, env: Commer
 export async function listDeliveries(
   ctx: CommerceContext,
   accountId: string,
-  filter: { endpointId?: string | undefined; eventId?: string | undefined; limit: number },
+  filter: {
+    endpointId?: string | undefined;
+    eventId?: string | undefined;
+    eventIds?: string[] | undefined;
+    limit: number;
+  },
 ) {
   const s = commerceStores(ctx.db);
   const rows = await s.webhooks.listDeliveries(accountId, {
     limit: filter.limit,
     ...(filter.endpointId ? { endpointId: filter.endpointId } : {}),
     ...(filter.eventId ? { eventId: filter.eventId } : {}),
+    ...(filter.eventIds ? { eventIds: filter.eventIds } : {}),
   });
   const attempts = await s.webhooks.attemptsFor(rows.map((r) => r.id));
   const byDelivery = new Map<string, typeof attempts>();

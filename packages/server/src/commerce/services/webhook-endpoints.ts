@@ -55,3 +55,10 @@ export async function removeEndpoint(ctx: CommerceContext, accountId: string, id
     await s.webhooks.removeEndpoint(id, ctx.clock.now().toISOString());
   });
 }
+
+/** One current endpoint of the account, with its secret; a removed or unknown one is a 404. */
+export async function getEndpoint(ctx: CommerceContext, accountId: string, id: string) {
+  const endpoint = await commerceStores(ctx.db).webhooks.getEndpoint(accountId, id);
+  if (!endpoint) throw new AppError(404, 'NOT_FOUND', `No webhook endpoint with id '${id}'.`);
+  return endpoint;
+}

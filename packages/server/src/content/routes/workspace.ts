@@ -1,11 +1,13 @@
 import { z } from 'zod';
 import type { ContentContext } from '../context.js';
+import { localMcpRelay } from '../mcp-relay.js';
 import { defineRoute } from '../route.js';
 import { Id, IdParams, ProposalStatus, pageOf, pageQuery } from '../schemas/common.js';
 import {
   AdvanceBody,
   AdvanceResult,
   McpCall,
+  McpRelay,
   MemoryProposal,
   Mode,
   SandboxClockView,
@@ -34,6 +36,18 @@ export function workspaceRoutes(ctx: ContentContext) {
       tags: ['Mode'],
       response: Mode,
       handler: () => getMode(ctx),
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/mcp-relay',
+      auth: 'person',
+      operationId: 'getMcpRelay',
+      description:
+        'The command that starts the `svc-mcp` stdio relay built in this checkout (absolute paths of Node.js and of the relay), for an MCP client on this machine while `npx -y @svc/content-client` cannot fetch it; `relay` is null when there is none.',
+      summary: 'The local stdio command for the svc-mcp relay of this checkout, if built.',
+      tags: ['Mode'],
+      response: McpRelay,
+      handler: () => ({ relay: localMcpRelay() }),
     }),
     defineRoute({
       method: 'get',

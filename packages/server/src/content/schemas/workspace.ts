@@ -97,3 +97,20 @@ export const AdvanceResult = named(
   }),
 );
 export type AdvanceResultView = z.output<typeof AdvanceResult>;
+
+export const McpRelay = named(
+  'McpRelay',
+  z.object({
+    relay: z
+      .object({
+        command: z.string().describe('The absolute path of the Node.js that runs this server.'),
+        args: z
+          .array(z.string())
+          .describe('The absolute path of the built relay, `…/content-client/dist/bin/svc-mcp.js`.'),
+      })
+      .nullable()
+      .describe(
+        'The stdio command that starts the svc-mcp relay built in this checkout, for an MCP client on this machine; null when the server does not run from a checkout that has built it (then use `npx -y @svc/content-client`).',
+      ),
+  }),
+);
