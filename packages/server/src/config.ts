@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { PLATFORMS, type Platform } from './content/domain.js';
 import { parseSecretKey } from './platform/crypto/secret-box.js';
+import { DEFAULT_POOL_SIZE } from './platform/db/sql.js';
 
 /**
  * Where each platform's API and authorisation page are when SERVICE_<P>_API_URL / _AUTH_URL are
@@ -113,7 +114,7 @@ const envSchema = z.object({
     ),
   // Media files in a directory every instance shares (default: SERVICE_DATA_DIR/media).
   SERVICE_MEDIA_DIR: z.string().optional(),
-  SERVICE_DATABASE_POOL_SIZE: wholeNumber('SERVICE_DATABASE_POOL_SIZE', 10, 2, 'connections'),
+  SERVICE_DATABASE_POOL_SIZE: wholeNumber('SERVICE_DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 2, 'connections'),
   CONTENT_PORT: port('CONTENT_PORT', 3000),
   COMMERCE_PORT: port('COMMERCE_PORT', 4000),
   SERVICE_HOST: z.string().optional(),

@@ -1,13 +1,10 @@
 import { join } from 'node:path';
 import { migratePostgres } from './migrate.js';
 import { createPool, PostgresDatabase } from './postgres.js';
-import type { Migration, SqlDatabase } from './sql.js';
+import { DEFAULT_POOL_SIZE, type Migration, type SqlDatabase } from './sql.js';
 import { openSqliteDatabase } from './sqlite.js';
 
 export type ServiceName = 'content' | 'commerce';
-
-/** Connections per service and process when SERVICE_DATABASE_POOL_SIZE is not set. */
-export const DEFAULT_POOL_SIZE = 10;
 
 export interface OpenServiceDatabase {
   service: ServiceName;

@@ -62,3 +62,6 @@ export interface Migration {
    */
   postgres: string;
 }
+
+/** Connections per service and process when SERVICE_DATABASE_POOL_SIZE is not set. */
+export const DEFAULT_POOL_SIZE = 10;
