@@ -112,13 +112,22 @@ function bind(params?: SqlParams): unknown[] {
   return [named];
 }
 
-function directExecutor(db: Database.Database): SqlExecutor {
+/** The three statements, run at once on the connection; both executors below are built on them. */
+function statements(db: Database.Database) {
   return {
-    get: async <T>(sql: string, params?: SqlParams) => prepare(db, sql).get(...bind(params)) as T | undefined,
-    all: async <T>(sql: string, params?: SqlParams) => prepare(db, sql).all(...bind(params)) as T[],
-    run: async (sql: string, params?: SqlParams) => ({
-      changes: prepare(db, sql).run(...bind(params)).changes,
-    }),
+    get: <T>(sql: string, params?: SqlParams) => prepare(db, sql).get(...bind(params)) as T | undefined,
+    all: <T>(sql: string, params?: SqlParams) => prepare(db, sql).all(...bind(params)) as T[],
+    run: (sql: string, params?: SqlParams) => ({ changes: prepare(db, sql).run(...bind(params)).changes }),
+  };
+}
+
+/** Inside a transaction this process holds: nothing else can interleave, so no waiting. */
+function directExecutor(db: Database.Database): SqlExecutor {
+  const s = statements(db);
+  return {
+    get: async (sql, params) => s.get(sql, params),
+    all: async (sql, params) => s.all(sql, params),
+    run: async (sql, params) => s.run(sql, params),
   };
 }
 
@@ -126,12 +135,14 @@ class GatedDatabase implements SqliteDatabase {
   readonly dialect = 'sqlite' as const;
   readonly raw: Database.Database;
   readonly #direct: SqlExecutor;
+  readonly #statements: ReturnType<typeof statements>;
   /** Settles when the transaction in progress (if any) ends. */
   #gate: Promise<void> | null = null;
 
   constructor(db: Database.Database) {
     this.raw = db;
     this.#direct = directExecutor(db);
+    this.#statements = statements(db);
   }
 
   /**
@@ -144,15 +155,15 @@ class GatedDatabase implements SqliteDatabase {
   }
 
   get<T = Row>(sql: string, params?: SqlParams) {
-    return this.#now(() => prepare(this.raw, sql).get(...bind(params)) as T | undefined);
+    return this.#now(() => this.#statements.get<T>(sql, params));
   }
 
   all<T = Row>(sql: string, params?: SqlParams) {
-    return this.#now(() => prepare(this.raw, sql).all(...bind(params)) as T[]);
+    return this.#now(() => this.#statements.all<T>(sql, params));
   }
 
   run(sql: string, params?: SqlParams) {
-    return this.#now(() => ({ changes: prepare(this.raw, sql).run(...bind(params)).changes }));
+    return this.#now(() => this.#statements.run(sql, params));
   }
 
   /** `opts.isolation` is ignored: BEGIN IMMEDIATE and the gate already make writers serial. */
