@@ -43,6 +43,11 @@ export function splitProjectFilters(args) {
 export function postgresProjects(filters) {
   if (filters.length === 0) return ENGINE_PROJECTS;
   const matches = (name, filter) =>
-    new RegExp(`^${filter.split('*').map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(name);
+    new RegExp(
+      `^${filter
+        .split('*')
+        .map((p) => p.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    ).test(name);
   return ENGINE_PROJECTS.filter((name) => filters.some((f) => matches(name, f)));
 }

@@ -46,15 +46,25 @@ describe('the projects run on PostgreSQL too', () => {
     const offEngine = projects()
       .filter((p) => !p.dir.endsWith(join('packages', 'server')))
       .flatMap((p) => p.files)
-      .filter((f) => /\b(createContentApp|createCommerceApp)\(|dist\/cli\.js'\), 'start'/.test(readFileSync(f, 'utf8')))
+      .filter((f) =>
+        /\b(createContentApp|createCommerceApp)\(|dist\/cli\.js'\), 'start'/.test(readFileSync(f, 'utf8')),
+      )
       .filter((f) => !readFileSync(f, 'utf8').includes('createTestEngineDatabase('));
-    expect(offEngine, 'give each test service createTestEngineDatabase() from @svc/server/testing').toEqual([]);
+    expect(offEngine, 'give each test service createTestEngineDatabase() from @svc/server/testing').toEqual(
+      [],
+    );
   });
 });
 
 describe('a run limited with --project', () => {
   it('runs on PostgreSQL only the engine projects it names, wildcards included', () => {
-    const { projects: filters, others } = splitProjectFilters(['--project', 'example-*', '--project=webhooks', '-t', 'x']);
+    const { projects: filters, others } = splitProjectFilters([
+      '--project',
+      'example-*',
+      '--project=webhooks',
+      '-t',
+      'x',
+    ]);
     expect(filters).toEqual(['example-*', 'webhooks']);
     expect(others).toEqual(['-t', 'x']);
     expect(postgresProjects(filters)).toEqual(ENGINE_PROJECTS.filter((n) => n.startsWith('example-')));

@@ -32,7 +32,9 @@ beforeAll(async () => {
   database = await createTestEngineDatabase();
   const deps = {
     // SERVICE_STORES_ALLOW_PRIVATE=1
-    config: testConfig({ dataDir, ...database.config, storesAllowPrivate: true } as Parameters<typeof testConfig>[0]),
+    config: testConfig({ dataDir, ...database.config, storesAllowPrivate: true } as Parameters<
+      typeof testConfig
+    >[0]),
     clock: systemClock,
     ids: randomIds,
     logger: silentLogger(),
