@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { postgresProjects, splitProjectFilters } from './engine-projects.mjs';
 import { fetchPlatformSpecs, PlatformSpecsError } from './platform-specs.mjs';
 import { mergeReports, summarize } from './test-summary.mjs';
 
@@ -188,15 +189,24 @@ if (command === 'start') {
       report: existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined,
     };
   };
-  // Every package on SQLite, then the server suite again on PostgreSQL when one answers.
+  // Every project on SQLite, then again on PostgreSQL (when one answers) every project whose
+  // tests start a server (scripts/engine-projects.mjs says which, and why the others run once).
   const runs = [vitest('sqlite', rest)];
-  const postgres = await postgresAnswers();
+  const filters = splitProjectFilters(rest);
+  const onPostgres = postgresProjects(filters.projects);
+  const postgres = onPostgres.length ? await postgresAnswers() : { ok: false, notNeeded: true };
   let postgresNote;
   if (postgres.ok) {
-    process.stdout.write(`\nThe server suite again on PostgreSQL (${postgres.url})...\n`);
+    process.stdout.write(`\nAgain on PostgreSQL (${postgres.url}): ${onPostgres.join(', ')}...\n`);
     runs.push(
-      vitest('postgres', ['--project', 'server', ...rest], { ...quiet, SVC_TEST_DATABASE: 'postgres' }),
+      vitest('postgres', [...onPostgres.flatMap((p) => ['--project', p]), ...filters.others], {
+        ...quiet,
+        SVC_TEST_DATABASE: 'postgres',
+      }),
     );
+  } else if (postgres.notNeeded) {
+    postgresNote = 'PostgreSQL: not needed, none of the chosen projects starts a server.';
+    process.stdout.write(`\n${postgresNote}\n`);
   } else {
     postgresNote = `PostgreSQL: not tested, nothing answered at ${postgres.url} (${postgres.reason}); start PostgreSQL 15 there, or point SVC_TEST_POSTGRES_URL at one where this user may create databases.`;
     process.stdout.write(`\n${postgresNote}\n`);
@@ -210,7 +220,7 @@ if (command === 'start') {
   if (postgresNote) process.stdout.write(`${postgresNote}\n`);
   process.stdout.write(`${line}\n`);
   // CI must never pass without the PostgreSQL run (.ci/run provides a server).
-  const missingInCi = !postgres.ok && Boolean(process.env.CI);
+  const missingInCi = !postgres.ok && !postgres.notNeeded && Boolean(process.env.CI);
   process.exit(runs.find((r) => r.status)?.status || (failed || missingInCi ? 1 : 0));
 } else if (command === 'screenshots') {
   // The browser tests with SVC_SCREENSHOTS=1 (test/helpers/app-pages.ts writes only then): the

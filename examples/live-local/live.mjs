@@ -149,6 +149,9 @@ async function main() {
     SERVICE_MEDIA_ALLOW_PRIVATE: '1',
     SERVICE_DATA_DIR: dataDir,
     SERVICE_SEED: 'none',
+    // PostgreSQL instead of SQLite in SERVICE_DATA_DIR when the caller sets it (the example's
+    // test does on its PostgreSQL run).
+    ...(process.env.SERVICE_DATABASE_URL ? { SERVICE_DATABASE_URL: process.env.SERVICE_DATABASE_URL } : {}),
   };
   step('Started the platform fakes on loopback; the server runs with this configuration:');
   for (const [name, value] of Object.entries(env)) {

@@ -15,18 +15,22 @@ import {
   systemClock,
   testConfig,
 } from '@svc/server';
+import { createTestEngineDatabase, type TestEngineDatabase } from '@svc/server/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const script = join(import.meta.dirname, '..', 'checkout.mjs');
 let listening: Listening;
 let dataDir: string;
+// SQLite in dataDir, or a fresh PostgreSQL database when SVC_TEST_DATABASE=postgres.
+let database: TestEngineDatabase;
 let key: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-example-checkout-'));
+  database = await createTestEngineDatabase();
   const deps = {
-    config: testConfig({ dataDir }),
+    config: testConfig({ dataDir, ...database.config }),
     clock: systemClock,
     ids: randomIds,
     logger: silentLogger(),
@@ -39,6 +43,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await listening?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
 });
 
 const env = (extra: Record<string, string>) => {

@@ -14,17 +14,21 @@ import {
   silentLogger,
   testConfig,
 } from '@svc/server';
+import { createTestEngineDatabase, type TestEngineDatabase } from '@svc/server/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const script = join(import.meta.dirname, '..', 'plan.mjs');
 let listening: Listening;
 let dataDir: string;
+// SQLite in dataDir, or a fresh PostgreSQL database when SVC_TEST_DATABASE=postgres.
+let database: TestEngineDatabase;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-example-plan-'));
+  database = await createTestEngineDatabase();
   const deps = {
-    config: testConfig({ dataDir }),
+    config: testConfig({ dataDir, ...database.config }),
     clock: new ManualClock(),
     ids: randomIds,
     logger: silentLogger(),
@@ -35,6 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await listening?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
 });
 
 it('plans a week and prints a readable summary ending in a live post with a verdict', async () => {

@@ -3,6 +3,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { createTestEngineDatabase } from '@svc/server/testing';
 import { expect, it } from 'vitest';
 
 const run = promisify(execFile);
@@ -10,10 +11,12 @@ const dir = join(import.meta.dirname, '..');
 const tsx = join(dir, 'node_modules', '.bin', 'tsx');
 
 it('connects four platforms, publishes the approved plan at its slots and reads metrics back, with no contract violation', async () => {
+  // SQLite in the example's data directory, or a fresh PostgreSQL database when SVC_TEST_DATABASE=postgres.
+  const database = await createTestEngineDatabase();
   const { stdout, stderr } = await run(tsx, [join(dir, 'live.mjs')], {
     cwd: dir,
-    env: { ...process.env, LOG_LEVEL: '' },
-  });
+    env: { ...process.env, LOG_LEVEL: '', ...database.env },
+  }).finally(() => database.drop());
   expect(stderr).toBe('');
   // The configuration printed is the one a user sets for the real platforms.
   for (const name of [

@@ -16,19 +16,25 @@ import {
   systemClock,
   testConfig,
 } from '@svc/server';
+import { createTestEngineDatabase, type TestEngineDatabase } from '@svc/server/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const script = join(import.meta.dirname, '..', 'buy.mjs');
 let listening: Listening;
 let dataDir: string;
+// SQLite in dataDir, or a fresh PostgreSQL database when SVC_TEST_DATABASE=postgres.
+let database: TestEngineDatabase;
 let key: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-example-live-ucp-'));
+  database = await createTestEngineDatabase();
   const deps = {
     // SERVICE_STORES_ALLOW_PRIVATE=1
-    config: testConfig({ dataDir, storesAllowPrivate: true } as Parameters<typeof testConfig>[0]),
+    config: testConfig({ dataDir, ...database.config, storesAllowPrivate: true } as Parameters<
+      typeof testConfig
+    >[0]),
     clock: systemClock,
     ids: randomIds,
     logger: silentLogger(),
@@ -41,6 +47,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await listening?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
 });
 
 const env = (extra: Record<string, string>) => {

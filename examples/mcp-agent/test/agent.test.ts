@@ -15,17 +15,21 @@ import {
   silentLogger,
   testConfig,
 } from '@svc/server';
+import { createTestEngineDatabase, type TestEngineDatabase } from '@svc/server/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 
 const run = promisify(execFile);
 const script = join(import.meta.dirname, '..', 'agent.mjs');
 let listening: Listening;
 let dataDir: string;
+// SQLite in dataDir, or a fresh PostgreSQL database when SVC_TEST_DATABASE=postgres.
+let database: TestEngineDatabase;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-example-agent-'));
+  database = await createTestEngineDatabase();
   const deps = {
-    config: testConfig({ dataDir, seed: 'demo' }),
+    config: testConfig({ dataDir, ...database.config, seed: 'demo' }),
     clock: new ManualClock(),
     ids: randomIds,
     logger: silentLogger(),
@@ -36,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await listening?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
 });
 
 it('lists the tools, suggests, drafts and proposes; the post waits for a person', async () => {

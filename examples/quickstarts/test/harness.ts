@@ -24,6 +24,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { createTestEngineDatabase } from '@svc/server/testing';
 
 export const packageDir = join(import.meta.dirname, '..');
 export const repoRoot = join(packageDir, '..', '..');
@@ -182,17 +183,25 @@ export function freePort(): Promise<number> {
 export interface Server {
   urls: Record<'content' | 'commerce', string | undefined>;
   dataDir: string;
+  /**
+   * Where the server keeps its data, as the variables a reader's terminal has for the docs'
+   * `svc-server keys create`: SERVICE_DATA_DIR, plus SERVICE_DATABASE_URL on PostgreSQL.
+   */
+  storage: Record<string, string>;
   stop(): Promise<void>;
 }
 
 /**
  * `svc-server start` from the clone, on free ports and a temporary data directory, as the docs'
- * readers run it with `npm start`. Resolves once it has printed its URLs.
+ * readers run it with `npm start`, on the test engine (a fresh PostgreSQL database when
+ * SVC_TEST_DATABASE=postgres). Resolves once it has printed its URLs.
  */
 export async function startServer(
   options: { only?: 'content' | 'commerce'; env?: Record<string, string> } = {},
 ) {
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-quickstart-data-'));
+  const database = await createTestEngineDatabase();
+  const storage = { SERVICE_DATA_DIR: dataDir, ...database.env };
   const args = [join(repoRoot, 'packages/server/dist/cli.js'), 'start'];
   if (options.only) args.push('--only', options.only);
   const proc = start(
@@ -200,21 +209,26 @@ export async function startServer(
     args,
     repoRoot,
     cleanEnv({
-      SERVICE_DATA_DIR: dataDir,
+      ...storage,
       CONTENT_PORT: '0',
       COMMERCE_PORT: '0',
       LOG_LEVEL: 'warn',
       ...options.env,
     }),
   );
-  await waitFor(proc, '\ndata ', 'svc-server start');
+  await waitFor(proc, '\ndata ', 'svc-server start').catch(async (err) => {
+    await database.drop();
+    throw err;
+  });
   const url = (name: string) => proc.stdout.match(new RegExp(`^${name} +(http://\\S+)`, 'm'))?.[1];
   return {
     urls: { content: url('content'), commerce: url('commerce') },
     dataDir,
+    storage,
     async stop() {
       const { code, signal } = await stop(proc);
       rmSync(dataDir, { recursive: true, force: true });
+      await database.drop();
       if (code !== 0) throw new Error(`svc-server exited ${code ?? signal}:\n${proc.stderr}`);
     },
   } satisfies Server;

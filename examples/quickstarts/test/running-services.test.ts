@@ -13,7 +13,7 @@ afterAll(() => server?.stop());
 
 it('docs/quickstarts/commerce-app.md: a sandbox purchase, as written', async () => {
   const { stdout } = await runDoc('docs/quickstarts/commerce-app.md', {
-    env: { SERVICE_API_URL: server.urls.commerce as string, SERVICE_DATA_DIR: server.dataDir },
+    env: { SERVICE_API_URL: server.urls.commerce as string, ...server.storage },
   });
   expect(stdout).toMatch(/^offer ofr_\w+: Kettle, [\d.]+ USD$/m);
   expect(stdout).toMatch(/^checkout chk_\w+: requires_user_action$/m);
@@ -25,7 +25,7 @@ it('docs/quickstarts/commerce-app.md: a sandbox purchase, as written', async () 
 it('docs/quickstarts/mcp-agent.md: key, config, relay, signal, tools; the post waits for a person', async () => {
   const url = server.urls.content as string;
   const { ran } = await runDoc('docs/quickstarts/mcp-agent.md', {
-    env: { SERVICE_API_URL: url, SERVICE_DATA_DIR: server.dataDir },
+    env: { SERVICE_API_URL: url, ...server.storage },
     shownAs: { [url]: 'http://127.0.0.1:3000' },
   });
   const out = (command: string) => ran.find((r) => r.block.code.includes(command))?.stdout ?? '';
@@ -55,7 +55,7 @@ it('docs/quickstarts/mcp-agent.md: key, config, relay, signal, tools; the post w
 it('packages/content-client/README.md: the quick start plans a week, as written', async () => {
   const { stdout, files } = await runDoc('packages/content-client/README.md', {
     section: 'Quick start',
-    env: { SERVICE_API_URL: server.urls.content as string, SERVICE_DATA_DIR: server.dataDir },
+    env: { SERVICE_API_URL: server.urls.content as string, ...server.storage },
   });
   expect(files).toEqual(['quickstart.mjs']);
   expect(stdout).toMatch(/^".+": x and linkedin drafts$/m);
@@ -65,7 +65,7 @@ it('packages/content-client/README.md: the quick start plans a week, as written'
 it('packages/commerce-client/README.md: the quick start buys in the sandbox, as written', async () => {
   const { stdout, files } = await runDoc('packages/commerce-client/README.md', {
     section: 'Quick start',
-    env: { SERVICE_API_URL: server.urls.commerce as string, SERVICE_DATA_DIR: server.dataDir },
+    env: { SERVICE_API_URL: server.urls.commerce as string, ...server.storage },
   });
   expect(files).toEqual(['quickstart.mjs']);
   expect(stdout).toMatch(/^order ord_\w+: placed$/m);

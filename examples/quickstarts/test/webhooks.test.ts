@@ -13,7 +13,7 @@ afterAll(() => server?.stop());
 it('docs/quickstarts/webhooks.md: registers, verifies, dedupes and reads back, as written', async () => {
   const port = String(await freePort());
   const { ran, stopped } = await runDoc('docs/quickstarts/webhooks.md', {
-    env: { SERVICE_API_URL: server.urls.commerce as string, SERVICE_DATA_DIR: server.dataDir, PORT: port },
+    env: { SERVICE_API_URL: server.urls.commerce as string, ...server.storage, PORT: port },
     backgroundUntil: ['fulfil it', 'order.updated: '],
     // The app as the doc wrote it: a delivery signed with another secret is refused, and the
     // same event twice is handled once.
@@ -65,7 +65,7 @@ it('docs/quickstarts/webhooks.md: against a server without SERVICE_WEBHOOK_ALLOW
         '--name',
         'strict',
       ],
-      { env: cleanEnv({ SERVICE_DATA_DIR: strict.dataDir }), encoding: 'utf8' },
+      { env: cleanEnv(strict.storage), encoding: 'utf8' },
     ).trim();
     const run = runDoc('docs/quickstarts/webhooks.md', {
       section: '3. Register your endpoint',

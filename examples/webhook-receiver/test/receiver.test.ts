@@ -18,6 +18,7 @@ import {
   systemClock,
   testConfig,
 } from '@svc/server';
+import { createTestEngineDatabase, type TestEngineDatabase } from '@svc/server/testing';
 import { signPayload } from '@svc/webhooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 // @ts-expect-error the example is plain JavaScript, without declarations.
@@ -131,13 +132,16 @@ describe('the webhook route', () => {
 describe('main.mjs --demo against a real commerce service', () => {
   let listening: Listening;
   let dataDir: string;
+  // SQLite in dataDir, or a fresh PostgreSQL database when SVC_TEST_DATABASE=postgres.
+  let database: TestEngineDatabase;
   let key: string;
 
   beforeAll(async () => {
     dataDir = mkdtempSync(join(tmpdir(), 'svc-example-webhooks-'));
+    database = await createTestEngineDatabase();
     // webhookAllowPrivate is SERVICE_WEBHOOK_ALLOW_PRIVATE=1: deliveries to 127.0.0.1 over http.
     const deps = {
-      config: testConfig({ dataDir, webhookAllowPrivate: true }),
+      config: testConfig({ dataDir, ...database.config, webhookAllowPrivate: true }),
       clock: systemClock,
       ids: randomIds,
       logger: silentLogger(),
@@ -153,6 +157,7 @@ describe('main.mjs --demo against a real commerce service', () => {
   afterAll(async () => {
     await listening?.stop();
     rmSync(dataDir, { recursive: true, force: true });
+    await database?.drop();
   });
 
   it('registers, receives the purchase’s events verified, and reads the checkout back', async () => {
@@ -174,8 +179,9 @@ describe('main.mjs --demo against a real commerce service', () => {
 
   it('explains how to allow a local URL when the service refuses it', async () => {
     const strictDir = mkdtempSync(join(tmpdir(), 'svc-example-webhooks-strict-'));
+    const strictDatabase = await createTestEngineDatabase();
     const deps = {
-      config: testConfig({ dataDir: strictDir }),
+      config: testConfig({ dataDir: strictDir, ...strictDatabase.config }),
       clock: systemClock,
       ids: randomIds,
       logger: silentLogger(),
@@ -195,6 +201,7 @@ describe('main.mjs --demo against a real commerce service', () => {
     } finally {
       await strict.stop();
       rmSync(strictDir, { recursive: true, force: true });
+      await strictDatabase.drop();
     }
   });
 });

@@ -14,6 +14,7 @@ import {
   silentLogger,
   testConfig,
 } from '@svc/server';
+import { createTestEngineDatabase, type TestEngineDatabase } from '@svc/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   AuthenticationError,
@@ -28,6 +29,8 @@ import {
 
 let listening: Listening;
 let dataDir: string;
+// SQLite in dataDir, or a fresh PostgreSQL database when SVC_TEST_DATABASE=postgres.
+let database: TestEngineDatabase;
 let client: CommerceClient;
 let baseUrl: string;
 
@@ -42,9 +45,10 @@ const ADDRESS = {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-commerce-client-'));
+  database = await createTestEngineDatabase();
   const clock = new ManualClock();
   const handle = await createCommerceApp({
-    config: testConfig({ dataDir }),
+    config: testConfig({ dataDir, ...database.config }),
     clock,
     ids: randomIds,
     logger: silentLogger(),
@@ -62,6 +66,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await listening?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
 });
 
 /** A fresh sandbox user through the shortcut: public token, then the real exchange. */

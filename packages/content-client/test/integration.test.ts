@@ -12,18 +12,22 @@ import {
   silentLogger,
   testConfig,
 } from '@svc/server';
+import { createTestEngineDatabase, type TestEngineDatabase } from '@svc/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ContentClient, NotFoundError } from '../src/index.js';
 import { makePng } from './png.js';
 
 let listening: Listening;
 let dataDir: string;
+// SQLite in dataDir, or a fresh PostgreSQL database when SVC_TEST_DATABASE=postgres.
+let database: TestEngineDatabase;
 let client: ContentClient;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-content-client-'));
+  database = await createTestEngineDatabase();
   const deps = {
-    config: testConfig({ dataDir }),
+    config: testConfig({ dataDir, ...database.config }),
     clock: new ManualClock(),
     ids: randomIds,
     logger: silentLogger(),
@@ -35,6 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await listening?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
 });
 
 describe('the base URL', () => {

@@ -16,6 +16,7 @@ import {
   silentLogger,
   testConfig,
 } from '@svc/server';
+import { createTestEngineDatabase, type TestEngineDatabase } from '@svc/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EXIT, runRelay, sseData } from '../src/relay/index.js';
 
@@ -23,12 +24,15 @@ const BIN = join(import.meta.dirname, '../dist/bin/svc-mcp.js');
 
 let listening: Listening;
 let dataDir: string;
+// SQLite in dataDir, or a fresh PostgreSQL database when SVC_TEST_DATABASE=postgres.
+let database: TestEngineDatabase;
 let key: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'svc-relay-'));
+  database = await createTestEngineDatabase();
   const deps = {
-    config: testConfig({ dataDir }),
+    config: testConfig({ dataDir, ...database.config }),
     clock: new ManualClock(),
     ids: randomIds,
     logger: silentLogger(),
@@ -41,6 +45,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await listening?.stop();
   rmSync(dataDir, { recursive: true, force: true });
+  await database?.drop();
 });
 
 /** Runs the built relay with `env` and `input` on stdin; resolves with its exit and output. */

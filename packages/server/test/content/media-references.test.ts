@@ -1,27 +1,7 @@
-import { join } from 'node:path';
-import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contentMigrations } from '../../src/content/db/migrations/index.js';
-import { openSqliteDatabase } from '../../src/platform/db/sqlite.js';
-import { rewindContentSchema } from '../helpers/content-rewind.js';
-import { testEngine } from '../helpers/database.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
-
-/** Left half red, right half blue: crops around different focal points differ in bytes. */
-const twoTone = () =>
-  sharp({ create: { width: 2000, height: 1000, channels: 3, background: '#ff0000' } })
-    .composite([
-      {
-        input: {
-          create: { width: 1000, height: 1000, channels: 3, background: '#0000ff' },
-        },
-        left: 1000,
-        top: 0,
-      },
-    ])
-    .jpeg()
-    .toBuffer();
+import { mediaTools } from './media-tools.js';
 
 /** What a draft or post refers to keeps resolving: focal-point changes and deletion included. */
 describe('media that drafts and posts refer to', () => {
@@ -33,39 +13,10 @@ describe('media that drafts and posts refer to', () => {
   });
   afterAll(() => svc.close());
 
-  const fetchImage = async (url: string) => {
-    const res = await fetch(`${svc.url}${url}`);
-    const bytes = Buffer.from(await res.arrayBuffer());
-    return { status: res.status, type: res.headers.get('content-type'), bytes };
-  };
-  const expectImage = async (url: string) => {
-    const got = await fetchImage(url);
-    expect({ url, status: got.status }).toEqual({ url, status: 200 });
-    expect(got.type).toMatch(/^image\//);
-    const meta = await sharp(got.bytes).metadata();
-    expect(meta.width).toBeGreaterThan(0);
-    return got.bytes;
-  };
-  const mediaUrls = (parts: any[]) => parts.flatMap((p) => p.media.map((m: any) => m.url as string));
-
-  async function upload(brandId = brand.id) {
-    const form = new FormData();
-    form.append('file', new Blob([new Uint8Array(await twoTone())], { type: 'image/jpeg' }), 'hero.jpg');
-    const res = await fetch(`${svc.url}/v1/brands/${brandId}/media`, { method: 'POST', body: form });
-    expect(res.status).toBe(201);
-    return (await res.json()) as any;
-  }
-
-  async function draftWith(assetId: string, text: string, brandId = brand.id) {
-    const draft = await api(svc.url, 'POST', '/v1/drafts', {
-      body: { brand_id: brandId, platform: 'x', text },
-    });
-    const attached = await api(svc.url, 'POST', `/v1/drafts/${draft.body.id}/media`, {
-      body: { asset_id: assetId },
-    });
-    expect(attached.status).toBe(200);
-    return attached.body;
-  }
+  const { fetchImage, expectImage, mediaUrls, upload, draftWith } = mediaTools(
+    () => svc,
+    () => brand.id,
+  );
 
   it('keeps the draft’s and the published post’s image after the focal point changes', async () => {
     const asset = await upload();
@@ -165,31 +116,6 @@ describe('media that drafts and posts refer to', () => {
     expect((await api(svc.url, 'DELETE', `/v1/brands/${own.id}`)).status).toBe(200);
     expect((await fetchImage(url as string)).status).toBe(404);
   });
-
-  // SQLite only: PostgreSQL deployments start with the table (no rows predate it).
-  it.runIf(testEngine === 'sqlite')(
-    'finds references written before the references table existed (migration 11 fills it)',
-    async () => {
-      const asset = await upload();
-      const draft = await draftWith(asset.id, 'Attached before the upgrade.');
-      const post = await api(svc.url, 'POST', '/v1/posts', {
-        body: { draft_id: draft.id, scheduled_for: daysAhead(4) },
-      });
-      const [url] = mediaUrls(post.body.parts);
-      // Back to the schema before 011 (rows the drafts and posts hold as JSON only), then upgrade.
-      const file = join(svc.dataDir, 'content.sqlite');
-      const old = openSqliteDatabase(file, contentMigrations);
-      // Back past every later step too, so they run again after 011.
-      rewindContentSchema(old.raw, 11);
-      await old.close();
-      await openSqliteDatabase(file, contentMigrations, { log: () => {} }).close();
-
-      expect((await api(svc.url, 'DELETE', `/v1/media/${asset.id}`)).status).toBe(200);
-      await expectImage(url as string);
-      expect((await api(svc.url, 'DELETE', `/v1/posts/${post.body.id}`)).status).toBe(200);
-      await expectImage(url as string);
-    },
-  );
 
   it('serves nothing for a referenced file name under another asset id', async () => {
     const asset = await upload();

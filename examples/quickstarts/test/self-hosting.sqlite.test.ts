@@ -7,6 +7,9 @@ import { freePort, runDoc } from './harness.js';
 const dataDir = mkdtempSync(join(tmpdir(), 'svc-quickstart-selfhost-'));
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+// SQLite only: the doc is the embedded-SQLite deployment (`no other services`, and the `data`
+// line it shows); PostgreSQL deployments are docs/operations.md's. The other quick starts run on
+// the test engine (harness.ts startServer).
 it('docs/quickstarts/self-hosting.md: start, health, /docs, keys, data, stop, as written', async () => {
   const [content, commerce] = [String(await freePort()), String(await freePort())];
   const { ran, stopped } = await runDoc('docs/quickstarts/self-hosting.md', {
