@@ -12,6 +12,7 @@ import { orderingColumnsMigration } from './010-ordering-columns.js';
 import { mediaReferencesMigration } from './011-media-references.js';
 import { onceAcrossInstancesMigration } from './012-once-across-instances.js';
 import { brandTimeZoneMigration } from './013-brand-time-zone.js';
+import { brandBaselinesMigration } from './014-brand-baselines.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -31,4 +32,5 @@ export const contentMigrations: Migration[] = [
   mediaReferencesMigration,
   onceAcrossInstancesMigration,
   brandTimeZoneMigration,
+  brandBaselinesMigration,
 ];
