@@ -41,7 +41,7 @@ async function call(base, method, path, headers, body, retried = false) {
 }
 
 /** A sandbox user (no spending rules) and a checkout of theirs ready to confirm. */
-async function userWithCheckouts(base, key, n) {
+export async function userWithCheckouts(base, key, n) {
   const auth = { authorization: `Bearer ${key}` };
   const { public_token } = await call(base, 'POST', '/v1/sandbox/public_token', auth, {});
   const { user_token } = await call(base, 'POST', '/v1/approval_tokens/exchange', auth, { public_token });
