@@ -9,7 +9,8 @@ const REAL_VERDICTS = ['outperforming', 'on_par', 'underperforming'];
  * Listing posts takes each verdict from the brand's baselines stored beside the snapshots
  * (services/baselines.ts), not from every snapshot of the brand. Two instances on one database:
  * a snapshot written by one must change what the other lists at once (no process cache), and the
- * listed verdict must be the one GET /v1/posts/{id} computes from all the snapshots.
+ * listed verdict (and GET /v1/posts/{id}'s outcome) must be the one computed from all the
+ * snapshots (POST /v1/brands/{id}/outcomes).
  */
 describe('post verdicts from the stored baselines', () => {
   let a: TestService;
@@ -39,10 +40,15 @@ describe('post verdicts from the stored baselines', () => {
     expect(res.status).toBe(200);
     return new Map<string, string>(res.body.posts.map((p: any) => [p.id, p.verdict]));
   };
-  const computed = async (svc: TestService, id: string) => {
-    const res = await api(svc.url, 'GET', `/v1/posts/${id}`);
+  /** The verdict as POST /v1/brands/{id}/outcomes computes it, from every snapshot of the brand. */
+  const computed = async (svc: TestService, brandId: string, id: string) => {
+    const res = await api(svc.url, 'POST', `/v1/brands/${brandId}/outcomes`);
     expect(res.status).toBe(200);
-    return res.body.outcome.verdict as string;
+    const outcome = res.body.outcomes.find((o: any) => o.post_id === id);
+    // GET /v1/posts/{id} reads the stored baselines like the list; it must agree in full.
+    const one = await api(svc.url, 'GET', `/v1/posts/${id}`);
+    expect(one.body.outcome).toEqual(outcome);
+    return outcome.verdict as string;
   };
 
   it('a snapshot written on one instance changes the verdict the other lists at once', async () => {
@@ -57,7 +63,7 @@ describe('post verdicts from the stored baselines', () => {
     expect((await api(b.url, 'POST', `/v1/posts/${post}/resolve`)).status).toBe(200);
     // Two other posts to compare with at 1 h: fewer than the three a verdict needs.
     expect((await listed(a, brand.id)).get(post)).toBe('not_enough_data');
-    expect(await computed(a, post)).toBe('not_enough_data');
+    expect(await computed(a, brand.id, post)).toBe('not_enough_data');
 
     // A third post's 1 h snapshot, written by instance b's clock hop, is the third comparison.
     await publish(brand.channels.x as string, 'Third baseline: the decision log we keep.');
@@ -65,11 +71,11 @@ describe('post verdicts from the stored baselines', () => {
     expect(hop.body.snapshots).toBeGreaterThan(0);
     const verdict = (await listed(a, brand.id)).get(post);
     expect(REAL_VERDICTS).toContain(verdict);
-    expect(verdict).toBe(await computed(a, post));
+    expect(verdict).toBe(await computed(a, brand.id, post));
     expect((await listed(b, brand.id)).get(post)).toBe(verdict);
   });
 
-  it('lists the verdict GET /v1/posts/{id} computes from every snapshot, for every post of a brand', async () => {
+  it('lists the verdict computed from every snapshot, for every post of a brand', async () => {
     const brand = await makeBrand(a, { channels: ['x', 'linkedin'] });
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {
@@ -90,6 +96,6 @@ describe('post verdicts from the stored baselines', () => {
     expect(verdicts.size).toBe(ids.length);
     const real = [...verdicts.values()].filter((v) => REAL_VERDICTS.includes(v));
     expect(real.length).toBeGreaterThan(3);
-    for (const id of ids) expect(verdicts.get(id), id).toBe(await computed(b, id));
+    for (const id of ids) expect(verdicts.get(id), id).toBe(await computed(b, brand.id, id));
   });
 });

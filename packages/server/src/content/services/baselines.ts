@@ -5,8 +5,14 @@ import {
   type PlatformBaseline,
 } from '../db/stores/brand-baselines-store.js';
 import { type MetricsRow, type PostRow, postsStore } from '../db/stores/posts-store.js';
-import { SNAPSHOT_AGES_H, type Verdict } from '../domain.js';
-import { type CurvePoint, engagementsOf, outcomeAgainst, type Snapshot } from './metrics.js';
+import { SNAPSHOT_AGES_H } from '../domain.js';
+import {
+  type CurvePoint,
+  engagementsOf,
+  type OutcomeCalc,
+  outcomeAgainst,
+  type Snapshot,
+} from './metrics.js';
 
 /*
  * A post's verdict compares it with the median of the brand's other posts on the platform at the
@@ -112,24 +118,41 @@ export function curveWithout(
   return { curve, comparedWith: b.posts - (own.length > 0 ? 1 : 0) };
 }
 
+const NOT_PUBLISHED: OutcomeCalc = {
+  verdict: 'too_early',
+  ratio: null,
+  age_h: null,
+  engagements: null,
+  baseline_engagements: null,
+  compared_with: 0,
+};
+
+export interface PostOutcome {
+  /** The post's own snapshots, oldest first. */
+  own: Snapshot[];
+  /** The brand's median curve on the post's platform, without the post. */
+  curve: CurvePoint[];
+  outcome: OutcomeCalc;
+}
+
 /**
- * For a page of posts: each post's own snapshots (oldest first) and its verdict, from one read of
- * each brand's baselines and one of the page's snapshots.
+ * For a page of posts: each post's own snapshots, the brand's curve without it and its outcome,
+ * from one read of each brand's baselines and one of the page's snapshots.
  */
-export async function pageOutcomes(
-  db: SqlExecutor,
-  page: PostRow[],
-): Promise<Map<string, { own: Snapshot[]; verdict: Verdict }>> {
+export async function pageOutcomes(db: SqlExecutor, page: PostRow[]): Promise<Map<string, PostOutcome>> {
   const snapshots = await postsStore(db).snapshotsOf(page.map((p) => p.id));
   const baselines = await brandBaselinesStore(db).ofBrands([...new Set(page.map((p) => p.brand_id))]);
-  const out = new Map<string, { own: Snapshot[]; verdict: Verdict }>();
+  const out = new Map<string, PostOutcome>();
   for (const p of page) {
     const own = snapshots.filter((s) => s.post_id === p.id);
     const { curve, comparedWith } = curveWithout(baselines.get(p.brand_id)?.[p.platform], own);
-    out.set(p.id, {
-      own,
-      verdict: p.status === 'published' ? outcomeAgainst(own, curve, comparedWith).verdict : 'too_early',
-    });
+    const outcome = p.status === 'published' ? outcomeAgainst(own, curve, comparedWith) : NOT_PUBLISHED;
+    out.set(p.id, { own, curve, outcome });
   }
   return out;
+}
+
+/** One post's outcome against its brand's stored baselines (GET /v1/posts/{id}). */
+export async function postOutcome(db: SqlExecutor, post: PostRow): Promise<PostOutcome> {
+  return (await pageOutcomes(db, [post])).get(post.id) ?? { own: [], curve: [], outcome: NOT_PUBLISHED };
 }

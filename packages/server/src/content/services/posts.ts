@@ -12,7 +12,7 @@ import { deliverEvents, recordEvents } from '../events.js';
 import { PublishError, type PublishResult } from '../publishers/index.js';
 import type { Page } from '../schemas/common.js';
 import type { OutcomeView, PostView } from '../schemas/posts.js';
-import { pageOutcomes } from './baselines.js';
+import { pageOutcomes, postOutcome } from './baselines.js';
 import { isSlotTaken } from './best-times.js';
 import { requireBrand } from './brands.js';
 import { reconnectMessage } from './channel-credentials.js';
@@ -20,7 +20,7 @@ import { requireConnectedChannel } from './channels.js';
 import { checkParts, partsFromInput } from './drafts.js';
 import { conflict, unprocessable } from './errors.js';
 import { moveIdeaBySystem } from './ideas.js';
-import { baselineCurve, outcomeOf, type Snapshot, type SnapshotWithPlatform } from './metrics.js';
+import { outcomeOf, type Snapshot, type SnapshotWithPlatform } from './metrics.js';
 import { ageAt, dueAges, takeSimulatedSnapshots } from './snapshots.js';
 import { isSandboxPost, metricsView, partsView, type StoredPart } from './views.js';
 
@@ -60,8 +60,8 @@ function view(p: PostRow, own: Snapshot[], verdict: Verdict): PostView {
 
 /** One post's view, its verdict from the brand's stored baselines. */
 async function viewOf(db: SqlExecutor, post: PostRow): Promise<PostView> {
-  const o = (await pageOutcomes(db, [post])).get(post.id);
-  return view(post, o?.own ?? [], o?.verdict ?? 'too_early');
+  const o = await postOutcome(db, post);
+  return view(post, o.own, o.outcome.verdict);
 }
 
 /** `list_posts`: newest first, each with its latest metrics and verdict against the brand median. */
@@ -92,7 +92,7 @@ export async function listPosts(
     ...page,
     items: page.items.map((p) => {
       const o = outcomes.get(p.id);
-      return view(p, o?.own ?? [], o?.verdict ?? 'too_early');
+      return view(p, o?.own ?? [], o?.outcome.verdict ?? 'too_early');
     }),
   };
 }
@@ -100,18 +100,14 @@ export async function listPosts(
 /** `get_post`: the post with its outcome, growth curve (snapshots) and the brand's baseline curve. */
 export async function getPost(ctx: ContentContext, id: string) {
   const post = await requirePost(ctx.db, id);
-  const snaps = await postsStore(ctx.db).brandSnapshots(post.brand_id);
-  const own = snaps.filter((s) => s.post_id === post.id);
-  const outcome = outcomeFor(post, snaps);
-  const base = view(post, own, outcome.verdict);
+  // From the brand's stored baselines (services/baselines.ts), not all its snapshots.
+  const { own, curve, outcome: o } = await postOutcome(ctx.db, post);
+  const outcome: OutcomeView = { post_id: post.id, ...o, settled: post.settled_at !== null };
   return {
-    ...base,
+    ...view(post, own, outcome.verdict),
     outcome,
     growth: own.map(metricsView),
-    baseline: baselineCurve(snaps, post.platform, post.id).curve.map((c) => ({
-      age_h: c.age_h,
-      engagements: c.engagements,
-    })),
+    baseline: curve.map((c) => ({ age_h: c.age_h, engagements: c.engagements })),
   };
 }
 
