@@ -22,7 +22,7 @@ describe('the brand baselines migration', () => {
     expect(before.filter((p: any) => p.verdict === 'outperforming').length).toBeGreaterThan(0);
 
     // Back to the schema before 014 (undoing later migrations too), then forward again.
-    raw().exec('DROP TABLE brand_baselines');
+    raw().exec('DROP INDEX posts_growing; DROP TABLE brand_baselines');
     raw().prepare('DELETE FROM schema_migrations WHERE id >= ?').run(brandBaselinesMigration.id);
     openSqliteDatabase(join(svc.dataDir, 'content.sqlite'), contentMigrations).close();
 

@@ -21,7 +21,9 @@ describe('the brand time zone migration', () => {
       await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Older', time_zone: 'Asia/Tokyo' } })
     ).body;
     // Back to the schema before the zone (undoing the later migrations too), then forward again.
-    raw().exec('DROP TABLE brand_baselines; ALTER TABLE brands DROP COLUMN time_zone');
+    raw().exec(
+      'DROP INDEX posts_growing; DROP TABLE brand_baselines; ALTER TABLE brands DROP COLUMN time_zone',
+    );
     raw().prepare('DELETE FROM schema_migrations WHERE id >= ?').run(brandTimeZoneMigration.id);
     openSqliteDatabase(join(svc.dataDir, 'content.sqlite'), contentMigrations).close();
     expect((await api(svc.url, 'GET', `/v1/brands/${old.id}`)).body.time_zone).toBe('UTC');

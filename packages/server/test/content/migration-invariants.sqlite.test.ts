@@ -38,7 +38,7 @@ describe('migration 007 on a database that already holds duplicates', () => {
     db.exec(`DROP INDEX posts_one_per_slot; DROP INDEX approvals_one_pending_per_draft;
              ALTER TABLE posts DROP COLUMN slot_hour;
              ALTER TABLE oauth_states DROP COLUMN browser_hash; DROP TABLE key_rate_windows;
-             ALTER TABLE brands DROP COLUMN time_zone; DROP TABLE brand_baselines;
+             ALTER TABLE brands DROP COLUMN time_zone; DROP TABLE brand_baselines; DROP INDEX posts_growing;
              DROP TRIGGER digests_seq; DROP TRIGGER automation_fires_seq;
              ALTER TABLE digests DROP COLUMN seq; ALTER TABLE automation_fires DROP COLUMN seq;
              DROP TABLE media_references;

@@ -13,6 +13,7 @@ import { mediaReferencesMigration } from './011-media-references.js';
 import { onceAcrossInstancesMigration } from './012-once-across-instances.js';
 import { brandTimeZoneMigration } from './013-brand-time-zone.js';
 import { brandBaselinesMigration } from './014-brand-baselines.js';
+import { postsGrowingIndexMigration } from './015-posts-growing-index.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -33,4 +34,5 @@ export const contentMigrations: Migration[] = [
   onceAcrossInstancesMigration,
   brandTimeZoneMigration,
   brandBaselinesMigration,
+  postsGrowingIndexMigration,
 ];
