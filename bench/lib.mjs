@@ -7,6 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 
 export const root = join(import.meta.dirname, '..');
 const cli = join(root, 'packages/server/dist/cli.js');
@@ -76,14 +77,58 @@ const stopper = (child) => async () => {
 };
 
 /**
+ * The engines each case runs on: SQLite, and PostgreSQL beside it when a server URL is given
+ * (`SERVICE_DATABASE_URL` or `BENCH_POSTGRES_URL`; each run makes its own database there).
+ * `BENCH_ENGINES=postgres` (or `sqlite`) runs one only.
+ */
+export const POSTGRES_URL = process.env.SERVICE_DATABASE_URL || process.env.BENCH_POSTGRES_URL || '';
+export const ENGINES = (process.env.BENCH_ENGINES ?? (POSTGRES_URL ? 'sqlite,postgres' : 'sqlite'))
+  .split(',')
+  .filter(Boolean);
+if (ENGINES.includes('postgres') && !POSTGRES_URL)
+  throw new Error('BENCH_ENGINES names postgres: set BENCH_POSTGRES_URL=postgres://user@host:5432/db');
+let engine = ENGINES[0];
+/** The engine the next startServer runs on (run.mjs runs every case once per engine). */
+export const useEngine = (e) => {
+  engine = e;
+};
+export const currentEngine = () => engine;
+
+/**
+ * A new, empty PostgreSQL database beside the one `SERVICE_DATABASE_URL` names (created through
+ * it), so every case starts from nothing as it does on SQLite's fresh data directory; `drop`
+ * removes it.
+ */
+export async function freshPostgres(base = POSTGRES_URL) {
+  const name = `svc_bench_${process.pid}_${Date.now().toString(36)}`;
+  const admin = async (sql) => {
+    const client = new pg.Client({ connectionString: base });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE ${name}`);
+  const url = new URL(base);
+  url.pathname = `/${name}`;
+  return { url: url.href, drop: () => admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
+}
+
+/**
  * The real svc-server, both services, on a fresh data directory (or `dataDir`), pinned to the
- * server core. `SERVICE_DATABASE_URL` passes through from the environment, so the same cases run
- * on PostgreSQL once the server speaks it. The access log stays on (LOG_LEVEL info, to a file).
+ * server core. With `SERVICE_DATABASE_URL` set it runs on a fresh PostgreSQL database made beside
+ * that one (or `opts.databaseUrl`, kept). The access log stays on (LOG_LEVEL info, to a file).
  */
 export async function startServer(env = {}, opts = {}) {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-'));
+  const fresh = engine === 'postgres' && !opts.databaseUrl ? await freshPostgres() : null;
+  const databaseUrl = engine === 'postgres' ? (opts.databaseUrl ?? fresh?.url) : undefined;
+  const { SERVICE_DATABASE_URL: _, ...inherited } = process.env;
   const fullEnv = {
-    ...process.env,
+    ...inherited,
+    ...(databaseUrl ? { SERVICE_DATABASE_URL: databaseUrl } : {}),
     SERVICE_DATA_DIR: dataDir,
     CONTENT_PORT: '0',
     COMMERCE_PORT: '0',
@@ -103,6 +148,7 @@ export async function startServer(env = {}, opts = {}) {
     content,
     commerce,
     dataDir,
+    databaseUrl,
     env: fullEnv,
     started,
     child,
@@ -110,21 +156,24 @@ export async function startServer(env = {}, opts = {}) {
     async stop({ keep = false } = {}) {
       await stopper(child)();
       if (!keep && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      if (!keep) await fresh?.drop();
     },
   };
 }
 
 /**
  * A bare baseline from bench/baseline-server.mjs (`flavour` 'node' for node:http, 'express' for
- * express 5) over the server's SQLite files, pinned to the server core.
+ * express 5) over `server`'s data: its SQLite files, or its PostgreSQL database with `pg`. Pinned
+ * to the server core.
  */
-export async function startBaseline(flavour, dataDir) {
+export async function startBaseline(flavour, server) {
   const [cmd, args] = pinned(SERVER_CPU, process.execPath, [
     join(import.meta.dirname, 'baseline-server.mjs'),
     flavour,
-    dataDir,
+    server.dataDir,
   ]);
-  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+  const env = { ...process.env, BASELINE_DATABASE_URL: server.databaseUrl ?? '' };
+  const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'inherit'] });
   const [url] = await waitForLines(child, [/^baseline\s+(\S+)/m], 'baseline');
   return { url, pid: child.pid, stop: stopper(child) };
 }
@@ -270,12 +319,18 @@ export async function closedLoop(n, concurrency, pid, call) {
 }
 
 /** One JSON API call; anything but a 2xx throws with the answer, so a bench never measures errors. */
-export async function apiCall(base, method, path, headers, body) {
+export async function apiCall(base, method, path, headers, body, retried = false) {
   const res = await fetch(`${base}${path}`, {
     method,
     headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
+  }).catch((err) => {
+    // A kept-alive socket the server closed while wrk ran (its keep-alive timeout) fails the
+    // next request on it before anything was sent; once more on a new socket.
+    if (retried || err.cause?.code !== 'UND_ERR_SOCKET') throw err;
+    return null;
   });
+  if (!res) return apiCall(base, method, path, headers, body, true);
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
   return json;

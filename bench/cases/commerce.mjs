@@ -1,6 +1,18 @@
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { apiCall, closedLoop, interleaved, keyFor, root, row, startBaseline, startServer } from '../lib.mjs';
+import {
+  apiCall,
+  closedLoop,
+  currentEngine,
+  interleaved,
+  keyFor,
+  root,
+  row,
+  startBaseline,
+  startServer,
+} from '../lib.mjs';
+
+const driver = () => (currentEngine() === 'postgres' ? 'pg' : 'better-sqlite3');
 
 const PROTOCOL = 'https://protocol-shop.sandbox.test/products';
 const ADDRESS = {
@@ -15,7 +27,7 @@ const ADDRESS = {
 const call = apiCall;
 
 /** A sandbox user (no spending rules) and a checkout of theirs ready to confirm. */
-async function userWithCheckouts(base, key, n) {
+export async function userWithCheckouts(base, key, n) {
   const auth = { authorization: `Bearer ${key}` };
   const { public_token } = await call(base, 'POST', '/v1/sandbox/public_token', auth, {});
   const { user_token } = await call(base, 'POST', '/v1/approval_tokens/exchange', auth, { public_token });
@@ -44,10 +56,7 @@ export default async function commerceBench() {
   try {
     const key = await keyFor(server.env, ['--service', 'commerce', '--env', 'sandbox', '--name', 'bench']);
     const { headers, ids } = await userWithCheckouts(server.commerce, key, 1);
-    const [node, express] = [
-      await startBaseline('node', server.dataDir),
-      await startBaseline('express', server.dataDir),
-    ];
+    const [node, express] = [await startBaseline('node', server), await startBaseline('express', server)];
     baselines.push(node, express);
     const id = ids[0];
     const r = await interleaved({
@@ -56,7 +65,7 @@ export default async function commerceBench() {
       svc: { url: `${server.commerce}/v1/checkouts/${id}`, headers, pid: server.pid },
     });
     const rows = [
-      row('bare `node:http` + better-sqlite3: key, user token, checkout row', r.node),
+      row(`bare \`node:http\` + ${driver()}: key, user token, checkout row`, r.node),
       row('bare express 5: the same lookups, the same JSON', r.express, r.node),
       row('svc `GET /v1/checkouts/{id}` vs express', r.svc, r.express, '≥ 0.9×'),
       row('svc `GET /v1/checkouts/{id}` vs node:http', r.svc, r.node, '≥ 0.25×'),

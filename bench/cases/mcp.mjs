@@ -16,8 +16,8 @@ export default async function contentBench() {
     const brands = await (await fetch(`${server.content}/v1/brands`)).json();
     const brandId = brands.brands?.[0]?.id;
     if (!brandId) throw new Error(`no demo brand: ${JSON.stringify(brands)}`);
-    const node = await startBaseline('node', server.dataDir);
-    const express = await startBaseline('express', server.dataDir);
+    const node = await startBaseline('node', server);
+    const express = await startBaseline('express', server);
     baselines.push(node, express);
 
     const mcpHeaders = {

@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cpuMs, startServer } from '../lib.mjs';
+import { cpuMs, currentEngine, freshPostgres, startServer } from '../lib.mjs';
 
 /** Milliseconds from spawning `svc-server start` until both services answer `/health`. */
-async function coldStart(dataDir) {
-  const server = await startServer({}, { dataDir });
+async function coldStart(dataDir, databaseUrl) {
+  const server = await startServer({}, { dataDir, databaseUrl });
   // Content answers at /health, commerce at /v1/health.
   for (const url of [`${server.content}/health`, `${server.commerce}/v1/health`]) {
     for (let tries = 0; ; tries++) {
@@ -24,10 +24,12 @@ async function coldStart(dataDir) {
 /** Cold start of both services: on an empty data directory (migrations, demo seed) and on an existing one. */
 export default async function startBench() {
   const dataDir = join(mkdtempSync(join(tmpdir(), 'svc-bench-start-')), '.data');
+  // On PostgreSQL one database for all four starts, so the later ones find existing data.
+  const pg = currentEngine() === 'postgres' ? await freshPostgres() : null;
   try {
-    const fresh = await coldStart(dataDir);
+    const fresh = await coldStart(dataDir, pg?.url);
     const again = [];
-    for (let i = 0; i < 3; i++) again.push(await coldStart(dataDir));
+    for (let i = 0; i < 3; i++) again.push(await coldStart(dataDir, pg?.url));
     again.sort((a, b) => a.ms - b.ms);
     // The p50 column holds the wall time; the CPU column the server's CPU time to that point.
     const line = (name, r) =>
@@ -38,5 +40,6 @@ export default async function startBench() {
     ];
   } finally {
     rmSync(join(dataDir, '..'), { recursive: true, force: true });
+    await pg?.drop();
   }
 }

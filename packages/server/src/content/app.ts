@@ -46,6 +46,7 @@ import { workspaceRoutes } from './routes/workspace.js';
 import type { AdvanceResultView } from './schemas/workspace.js';
 import { seedDemoWorkspace } from './seed/demo.js';
 import { automationEventHandler, purgeOldRunCounts } from './services/automations.js';
+import { flushToolCalls } from './services/mcp-call-log.js';
 import { recoverInterruptedPublishes } from './services/posts.js';
 import { tick } from './services/sandbox.js';
 import { webApp } from './web-app.js';
@@ -256,6 +257,8 @@ export async function createContentApp(
       if (timer) clearInterval(timer);
       timer = null;
       await ready;
+      // The MCP call log's last batch goes in before the database closes.
+      await flushToolCalls(db);
       await db.close();
     },
   };

@@ -23,6 +23,8 @@ const undo: Record<number, string> = {
        ALTER TABLE publish_attempts DROP COLUMN owner; ALTER TABLE publish_attempts DROP COLUMN lease_until;`,
   15: 'ALTER TABLE idempotency_keys DROP COLUMN owner;',
   16: 'ALTER TABLE media_assets DROP COLUMN title;',
+  17: 'DROP TABLE brand_baselines;',
+  18: 'DROP INDEX posts_growing;',
 };
 
 /** Takes a migrated content database back to the schema before migration `before`. */

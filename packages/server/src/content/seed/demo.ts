@@ -10,6 +10,7 @@ import { simulatedModel } from '../model/simulated.js';
 import { runAgent } from '../services/agent-runs.js';
 import { proposePost } from '../services/approvals.js';
 import { createAutomation } from '../services/automations.js';
+import { rebuildBaselines } from '../services/baselines.js';
 import { nextFreeSlot } from '../services/best-times.js';
 import { createBrand } from '../services/brands.js';
 import { addCanvasNote, createCampaign } from '../services/campaigns.js';
@@ -171,6 +172,8 @@ async function writeDemo(ctx: ContentContext, mark: (brandId: string) => Promise
             });
       }
     }
+    // The snapshots above went in row by row; the brand's baselines are built from them once.
+    await rebuildBaselines(tx, brand.id);
     for (const [i, s] of SIGNALS.entries())
       await signalsStore(tx).insert({
         id: ctx.ids.make('sig'),

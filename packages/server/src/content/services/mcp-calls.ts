@@ -3,11 +3,13 @@ import { type McpCallRow, mcpCallsStore } from '../db/stores/misc-stores.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
 import type { Page } from '../schemas/common.js';
 import type { McpCallView } from '../schemas/workspace.js';
+import { flushToolCalls, queueToolCall } from './mcp-call-log.js';
 import { redactSecrets } from './redact.js';
 
 /**
  * The MCP server calls this once per tool call, success or failure, so a person can see what
- * agents did with which key (GET /v1/mcp-calls).
+ * agents did with which key (GET /v1/mcp-calls). The entry is written with the next batch
+ * (services/mcp-call-log.ts), not before the answer.
  */
 export async function recordToolCall(
   ctx: ContentContext,
@@ -32,7 +34,7 @@ export async function recordToolCall(
     duration_ms: call.durationMs ?? null,
     created_at: ctx.clock.now().toISOString(),
   };
-  await mcpCallsStore(ctx.db).insert(row);
+  queueToolCall(ctx.db, ctx.logger, row);
   return view(row);
 }
 
@@ -54,6 +56,7 @@ export async function listToolCalls(
   filter: { key_id?: string | undefined; tool?: string | undefined },
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<McpCallView>> {
+  await flushToolCalls(ctx.db);
   const page = await mcpCallsStore(ctx.db).list(
     { keyId: filter.key_id, tool: filter.tool },
     opts.limit,

@@ -100,7 +100,7 @@ export function baselineCurve(all: SnapshotWithPlatform[], platform: string, exc
   return { curve, comparedWith: posts.size };
 }
 
-type CurvePoint = { age_h: number; engagements: number; posts: number };
+export type CurvePoint = { age_h: number; engagements: number; posts: number };
 
 /**
  * The baseline at one age. Snapshots are taken at the standard ages, but a post resolved early
@@ -136,8 +136,13 @@ export function outcomeOf(
   platform: string,
   postId: string,
 ): OutcomeCalc {
-  const latest = own[own.length - 1];
   const { curve, comparedWith } = baselineCurve(all, platform, postId);
+  return outcomeAgainst(own, curve, comparedWith);
+}
+
+/** The outcome of a post with snapshots `own` against the brand's median curve (without the post). */
+export function outcomeAgainst(own: Snapshot[], curve: CurvePoint[], comparedWith: number): OutcomeCalc {
+  const latest = own[own.length - 1];
   if (!latest)
     return {
       verdict: 'too_early',

@@ -7,11 +7,12 @@ import { draftsStore } from '../db/stores/drafts-store.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
 import { type PostRow, postsStore, slotHourOf } from '../db/stores/posts-store.js';
 import { publishAttemptsStore } from '../db/stores/publish-attempts-store.js';
-import { type Platform, type PostStatus, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
+import { type Platform, type PostStatus, SETTLE_AGE_H, SNAPSHOT_AGES_H, type Verdict } from '../domain.js';
 import { deliverEvents, recordEvents } from '../events.js';
 import { PublishError, type PublishResult } from '../publishers/index.js';
 import type { Page } from '../schemas/common.js';
 import type { OutcomeView, PostView } from '../schemas/posts.js';
+import { pageOutcomes, postOutcome } from './baselines.js';
 import { isSlotTaken } from './best-times.js';
 import { requireBrand } from './brands.js';
 import { reconnectMessage } from './channel-credentials.js';
@@ -19,7 +20,7 @@ import { requireConnectedChannel } from './channels.js';
 import { checkParts, partsFromInput } from './drafts.js';
 import { conflict, unprocessable } from './errors.js';
 import { moveIdeaBySystem } from './ideas.js';
-import { baselineCurve, outcomeOf, type SnapshotWithPlatform } from './metrics.js';
+import { outcomeOf, type Snapshot, type SnapshotWithPlatform } from './metrics.js';
 import { attemptLease, isAbandoned, keepAttemptAlive } from './publish-leases.js';
 import { ageAt, dueAges, takeSimulatedSnapshots } from './snapshots.js';
 import { isSandboxPost, metricsView, partsView, type StoredPart } from './views.js';
@@ -30,8 +31,8 @@ export async function requirePost(db: SqlExecutor, id: string): Promise<PostRow>
   return post;
 }
 
-function view(p: PostRow, snaps: SnapshotWithPlatform[]): PostView {
-  const own = snaps.filter((s) => s.post_id === p.id);
+/** The post as the API shows it, with its own snapshots (oldest first) and its verdict. */
+function view(p: PostRow, own: Snapshot[], verdict: Verdict): PostView {
   const latest = own[own.length - 1];
   return {
     id: p.id,
@@ -51,19 +52,17 @@ function view(p: PostRow, snaps: SnapshotWithPlatform[]): PostView {
     notice: p.notice ?? null,
     retry_at: p.retry_at ?? null,
     metrics: latest ? metricsView(latest) : null,
-    verdict: p.status === 'published' ? outcomeOf(own, snaps, p.platform, p.id).verdict : 'too_early',
+    verdict,
     settled_at: p.settled_at,
     created_at: p.created_at,
     updated_at: p.updated_at,
   };
 }
 
-/** Snapshots of every brand on the page: one query per brand, not one per post. */
-async function snapshotsFor(db: SqlExecutor, posts: PostRow[]): Promise<SnapshotWithPlatform[]> {
-  const out: SnapshotWithPlatform[] = [];
-  for (const brandId of new Set(posts.map((p) => p.brand_id)))
-    out.push(...(await postsStore(db).brandSnapshots(brandId)));
-  return out;
+/** One post's view, its verdict from the brand's stored baselines. */
+async function viewOf(db: SqlExecutor, post: PostRow): Promise<PostView> {
+  const o = await postOutcome(db, post);
+  return view(post, o.own, o.outcome.verdict);
 }
 
 /** `list_posts`: newest first, each with its latest metrics and verdict against the brand median. */
@@ -88,25 +87,28 @@ export async function listPosts(
     opts.limit,
     opts.after,
   );
-  const snaps = await snapshotsFor(ctx.db, page.items);
-  return { ...page, items: page.items.map((p) => view(p, snaps)) };
+  // Verdicts from the brands' stored baselines (services/baselines.ts), not all their snapshots.
+  const outcomes = await pageOutcomes(ctx.db, page.items);
+  return {
+    ...page,
+    items: page.items.map((p) => {
+      const o = outcomes.get(p.id);
+      return view(p, o?.own ?? [], o?.outcome.verdict ?? 'too_early');
+    }),
+  };
 }
 
 /** `get_post`: the post with its outcome, growth curve (snapshots) and the brand's baseline curve. */
 export async function getPost(ctx: ContentContext, id: string) {
   const post = await requirePost(ctx.db, id);
-  const snaps = await postsStore(ctx.db).brandSnapshots(post.brand_id);
-  const own = snaps.filter((s) => s.post_id === post.id);
-  const base = view(post, snaps);
-  const outcome = outcomeFor(post, snaps);
+  // From the brand's stored baselines (services/baselines.ts), not all its snapshots.
+  const { own, curve, outcome: o } = await postOutcome(ctx.db, post);
+  const outcome: OutcomeView = { post_id: post.id, ...o, settled: post.settled_at !== null };
   return {
-    ...base,
+    ...view(post, own, outcome.verdict),
     outcome,
     growth: own.map(metricsView),
-    baseline: baselineCurve(snaps, post.platform, post.id).curve.map((c) => ({
-      age_h: c.age_h,
-      engagements: c.engagements,
-    })),
+    baseline: curve.map((c) => ({ age_h: c.age_h, engagements: c.engagements })),
   };
 }
 
@@ -222,10 +224,7 @@ export async function createPost(
     await moveIdeaBySystem(tx, row.idea_id, 'scheduled', now);
   });
   if (!when) await publishPosts(ctx, [row]);
-  return view(
-    (await postsStore(ctx.db).get(id)) as PostRow,
-    await postsStore(ctx.db).brandSnapshots(brandId),
-  );
+  return viewOf(ctx.db, (await postsStore(ctx.db).get(id)) as PostRow);
 }
 
 /** A post is made from a draft only while the draft is a plain draft (not proposed, not taken). */
@@ -609,8 +608,7 @@ export async function publishNow(ctx: ContentContext, id: string): Promise<PostV
 }
 
 async function listOne(ctx: ContentContext, id: string) {
-  const post = await requirePost(ctx.db, id);
-  return view(post, await postsStore(ctx.db).brandSnapshots(post.brand_id));
+  return viewOf(ctx.db, await requirePost(ctx.db, id));
 }
 
 /**

@@ -5,6 +5,7 @@ import { fromJson } from '../db/stores/paging.js';
 import { type PostRow, postsStore } from '../db/stores/posts-store.js';
 import { type Platform, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { hash32, pick, seededRandom } from '../text.js';
+import { recordSnapshots } from './baselines.js';
 import { simulatedCounts, simulatedQuality } from './metrics.js';
 import { classifyReply } from './themes.js';
 import type { StoredPart } from './views.js';
@@ -70,28 +71,27 @@ export async function takeSimulatedSnapshots(
     platform,
     new Date(published),
   );
-  const written: number[] = [];
-  for (const age of ages) {
-    if (have.has(`${post.id}:${age}`)) continue;
-    const counts = simulatedCounts(post.id, platform, quality, age);
-    await store.addSnapshot({
+  const snapshots = ages
+    .filter((age) => !have.has(`${post.id}:${age}`))
+    .map((age) => ({
       post_id: post.id,
       age_h: age,
       taken_at: new Date(published + age * HOUR).toISOString(),
-      ...counts,
-    });
-    written.push(age);
-    if (age === 24)
-      for (const [i, r] of simulatedReplies(post.id, counts.comments).entries())
-        await store.addReply({
-          id: ctx.ids.make('rpl'),
-          post_id: post.id,
-          brand_id: post.brand_id,
-          author: r.author,
-          text: r.text,
-          theme: r.theme,
-          created_at: new Date(published + (2 + i * 3) * HOUR).toISOString(),
-        });
+      ...simulatedCounts(post.id, platform, quality, age),
+    }));
+  const written = await recordSnapshots(tx, post, snapshots);
+  for (const counts of snapshots) {
+    if (counts.age_h !== 24 || !written.includes(24)) continue;
+    for (const [i, r] of simulatedReplies(post.id, counts.comments).entries())
+      await store.addReply({
+        id: ctx.ids.make('rpl'),
+        post_id: post.id,
+        brand_id: post.brand_id,
+        author: r.author,
+        text: r.text,
+        theme: r.theme,
+        created_at: new Date(published + (2 + i * 3) * HOUR).toISOString(),
+      });
   }
   return written;
 }
@@ -150,7 +150,9 @@ export async function takeLiveSnapshots(
     }
     await ctx.db.transaction(async (tx) => {
       const s = postsStore(tx);
-      await s.addSnapshot({ post_id: post.id, age_h: age, taken_at: now.toISOString(), ...counts });
+      await recordSnapshots(tx, post, [
+        { post_id: post.id, age_h: age, taken_at: now.toISOString(), ...counts },
+      ]);
       for (const r of replies ?? []) {
         const id = liveReplyId(post.platform, r.externalId);
         if (await s.getReply(id)) continue;

@@ -15,6 +15,8 @@ import { brandTimeZoneMigration } from './013-brand-time-zone.js';
 import { processStateMigration } from './014-process-state-in-database.js';
 import { idempotencyOwnerMigration } from './015-idempotency-owner.js';
 import { mediaTitleMigration } from './016-media-title.js';
+import { brandBaselinesMigration } from './017-brand-baselines.js';
+import { postsGrowingIndexMigration } from './018-posts-growing-index.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -37,4 +39,6 @@ export const contentMigrations: Migration[] = [
   processStateMigration,
   idempotencyOwnerMigration,
   mediaTitleMigration,
+  brandBaselinesMigration,
+  postsGrowingIndexMigration,
 ];

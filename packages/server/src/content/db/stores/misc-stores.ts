@@ -1,5 +1,5 @@
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
-import { afterClause, toPage } from './paging.js';
+import { afterClause, placeholders, toPage } from './paging.js';
 
 export interface DigestRow {
   id: string;
@@ -123,11 +123,13 @@ export interface McpCallRow {
 
 export function mcpCallsStore(db: SqlExecutor) {
   return {
-    async insert(r: McpCallRow) {
+    /** Several entries in one statement: the call log's batches (services/mcp-call-log.ts). */
+    async insertMany(rows: McpCallRow[]) {
+      if (rows.length === 0) return;
       await db.run(
         `INSERT INTO mcp_calls (id, key_id, tool, args, outcome, error_code, error_message, duration_ms, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        [
+         VALUES ${rows.map(() => `(${placeholders(9)})`).join(', ')}`,
+        rows.flatMap((r) => [
           r.id,
           r.key_id,
           r.tool,
@@ -137,7 +139,7 @@ export function mcpCallsStore(db: SqlExecutor) {
           r.error_message,
           r.duration_ms,
           r.created_at,
-        ],
+        ]),
       );
     },
     async list(filter: { keyId?: string; tool?: string }, limit: number, after?: string) {

@@ -1,0 +1,63 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ContentContext } from '../../src/content/context.js';
+import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
+import { connect, makeKey, ok } from './mcp-helpers.js';
+
+/**
+ * The MCP call log is written in batches after the answers (services/mcp-call-log.ts): every
+ * call still reaches the database, by the time this instance's log is read or it shuts down.
+ */
+describe('the MCP call log, written in batches', () => {
+  let svc: TestService;
+  beforeEach(async () => {
+    svc = await startTestService('content', { config: { seed: 'none' } });
+  });
+  afterEach(() => svc.close());
+
+  const rowsInDatabase = async (s: TestService) =>
+    (
+      await (s.handle as unknown as { ctx: ContentContext }).ctx.db.all<{ tool: string }>(
+        'SELECT tool FROM mcp_calls',
+      )
+    ).map((r) => r.tool);
+
+  it('logs every one of many concurrent calls', async () => {
+    const { key } = await makeKey(svc, ['read']);
+    const client = await connect(svc, key);
+    await Promise.all(Array.from({ length: 30 }, () => ok(client, 'list_agents')));
+    await client.close();
+    const log = await api(svc.url, 'GET', '/v1/mcp-calls?tool=list_agents&limit=100');
+    expect(log.status).toBe(200);
+    expect(log.body.mcp_calls).toHaveLength(30);
+  });
+
+  it('writes the pending batch when the instance shuts down, for the next one to read', async () => {
+    const { key } = await makeKey(svc, ['read']);
+    const client = await connect(svc, key);
+    await ok(client, 'list_brands');
+    await ok(client, 'list_agents');
+    await client.close();
+    // Restart at once, inside the batch's wait: the entries must not be lost with the process.
+    const next = await svc.restart();
+    svc = next;
+    expect((await rowsInDatabase(next)).sort()).toEqual(['list_agents', 'list_brands']);
+  });
+
+  it('another instance on the same database reads the entries once they are flushed', async () => {
+    const { key } = await makeKey(svc, ['read']);
+    const other = await startTestService('content', {
+      dataDir: svc.dataDir,
+      config: { seed: 'none', ...sameDatabase(svc) },
+    });
+    try {
+      const client = await connect(svc, key);
+      await ok(client, 'list_agents');
+      await client.close();
+      // Reading the log on the first instance writes its batch; the second sees it from the database.
+      expect((await api(svc.url, 'GET', '/v1/mcp-calls')).body.mcp_calls).toHaveLength(1);
+      expect((await api(other.url, 'GET', '/v1/mcp-calls')).body.mcp_calls).toHaveLength(1);
+    } finally {
+      await other.stop();
+    }
+  });
+});
