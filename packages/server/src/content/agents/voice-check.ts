@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import { draftsStore } from '../db/stores/drafts-store.js';
 import { fromJson } from '../db/stores/paging.js';
 import type { Platform } from '../domain.js';
 import { getBrandMemory } from '../services/brands.js';
@@ -20,7 +19,7 @@ export const voiceCheckAgent = defineAgent({
   brandOf: async (ctx, inputs) => (await requireDraft(ctx, inputs.draftId)).brand_id,
   async run(scope, inputs) {
     return scope.step('check', async () => {
-      const draft = await draftsStore(scope.ctx.db).get(inputs.draftId);
+      const draft = await scope.ctx.stores.drafts.get(inputs.draftId);
       if (!draft) throw new Error('draft vanished');
       const memory = await getBrandMemory(scope.ctx, draft.brand_id);
       const result = voiceCheck(memory, draft.platform as Platform, fromJson<StoredPart[]>(draft.parts));

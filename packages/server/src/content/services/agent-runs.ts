@@ -2,9 +2,8 @@ import { AppError, notFound } from '../../platform/errors.js';
 import { AGENTS } from '../agents/index.js';
 import type { AgentDef, RunScope } from '../agents/types.js';
 import type { Caller, ContentContext } from '../context.js';
-import { approvalsStore } from '../db/stores/approvals-store.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
-import { type RunRow, runsStore } from '../db/stores/runs-store.js';
+import type { RunRow } from '../db/stores/runs-store.js';
 import { AGENT_IDS, type AgentId } from '../domain.js';
 import { meterModelUsage } from '../model/usage-meter.js';
 import type { AgentRunView, AgentView, RunStepView } from '../schemas/agents.js';
@@ -104,7 +103,7 @@ export async function runAgent(
   const { agent, inputs, brandId } = await prepareRun(ctx, agentId, rawInputs);
   const runId = ctx.ids.make('run');
   const steps: RunStepView[] = [];
-  const store = runsStore(ctx.db);
+  const store = ctx.stores.runs;
   await store.insert({
     id: runId,
     agent_id: agent.id,
@@ -188,11 +187,11 @@ const stepsOf = (json: string): RunStepView[] =>
 
 /** `get_agent_run`: the run with its steps, child runs (with their steps) and queued approvals. */
 export async function getAgentRun(ctx: ContentContext, id: string): Promise<AgentRunView> {
-  const store = runsStore(ctx.db);
+  const store = ctx.stores.runs;
   const run = await store.get(id);
   if (!run) throw notFound('agent run', id);
   const children = await store.children(id);
-  const approvals = await approvalsStore(ctx.db).byRun([id]);
+  const approvals = await ctx.stores.approvals.byRun([id]);
   return {
     ...summary(run),
     inputs: fromJson(run.inputs),
@@ -213,7 +212,7 @@ export async function listAgentRuns(
   filter: { agent_id?: string | undefined; brand_id?: string | undefined },
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<ReturnType<typeof summary>>> {
-  const page = await runsStore(ctx.db).list(
+  const page = await ctx.stores.runs.list(
     { agentId: filter.agent_id, brandId: filter.brand_id },
     opts.limit,
     opts.after,

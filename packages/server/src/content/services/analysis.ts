@@ -1,6 +1,6 @@
 import type { ContentContext } from '../context.js';
 import { fromJson } from '../db/stores/paging.js';
-import { type PostRow, postsStore } from '../db/stores/posts-store.js';
+import type { PostRow } from '../db/stores/posts-store.js';
 import type { Verdict } from '../domain.js';
 import { hashtagsOf, truncate } from '../text.js';
 import { engagementsOf, outcomeOf } from './metrics.js';
@@ -25,7 +25,7 @@ export async function scoredPosts(
   since: string,
   until?: string,
 ): Promise<ScoredPost[]> {
-  const store = postsStore(ctx.db);
+  const store = ctx.stores.posts;
   const posts = (await store.publishedOf(brandId, since)).filter(
     (p) => !until || (p.published_at ?? '') < until,
   );

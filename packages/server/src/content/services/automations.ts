@@ -1,7 +1,7 @@
 import { AppError, notFound } from '../../platform/errors.js';
 import { AGENTS } from '../agents/index.js';
 import type { Caller, ContentContext } from '../context.js';
-import { type AutomationRow, automationsStore } from '../db/stores/automations-store.js';
+import type { AutomationRow } from '../db/stores/automations-store.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
 import { type AgentId, AUTOMATION_CAPS } from '../domain.js';
 import type { ContentEvent } from '../events.js';
@@ -91,7 +91,7 @@ function checkInputs(
 }
 
 async function view(ctx: ContentContext, rows: AutomationRow[]): Promise<AutomationView[]> {
-  const store = automationsStore(ctx.db);
+  const store = ctx.stores.automations;
   const ids = rows.map((r) => r.id);
   const today = await store.firesOnFor(localDay(ctx.clock.now()), ids);
   const last = await store.lastFires(ids);
@@ -127,7 +127,7 @@ async function view(ctx: ContentContext, rows: AutomationRow[]): Promise<Automat
 }
 
 async function requireAutomation(ctx: ContentContext, id: string) {
-  const row = await automationsStore(ctx.db).get(id);
+  const row = await ctx.stores.automations.get(id);
   if (!row) throw notFound('automation', id);
   return row;
 }
@@ -141,7 +141,7 @@ export async function listAutomations(
   filter: { brand_id?: string | undefined },
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<AutomationView>> {
-  const page = await automationsStore(ctx.db).list({ brandId: filter.brand_id }, opts.limit, opts.after);
+  const page = await ctx.stores.automations.list({ brandId: filter.brand_id }, opts.limit, opts.after);
   return { ...page, items: await view(ctx, page.items) };
 }
 
@@ -169,7 +169,7 @@ export async function createAutomation(
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
   };
-  await automationsStore(ctx.db).insert(row);
+  await ctx.stores.automations.insert(row);
   return getAutomation(ctx, row.id);
 }
 
@@ -187,7 +187,7 @@ export async function updateAutomation(
     input.inputs ?? fromJson(row.inputs),
     trigger,
   );
-  await automationsStore(ctx.db).update(
+  await ctx.stores.automations.update(
     id,
     {
       name: input.name ?? row.name,
@@ -205,7 +205,7 @@ export async function updateAutomation(
 }
 
 export async function deleteAutomation(ctx: ContentContext, id: string): Promise<void> {
-  if (!(await automationsStore(ctx.db).remove(id))) throw notFound('automation', id);
+  if (!(await ctx.stores.automations.remove(id))) throw notFound('automation', id);
 }
 
 /**
@@ -224,7 +224,7 @@ async function fire(
   trigger: string,
   extra: Record<string, unknown>,
 ): Promise<FireResult> {
-  const store = automationsStore(ctx.db);
+  const store = ctx.stores.automations;
   const now = ctx.clock.now();
   const day = localDay(now);
   const base = { id: ctx.ids.make('fire'), automation_id: row.id, day, fired_at: now.toISOString(), trigger };
@@ -315,7 +315,7 @@ export const SCHEDULE_LEASE_MS = 10 * 60_000;
  */
 export async function fireDueAutomations(ctx: ContentContext) {
   const now = ctx.clock.now();
-  const store = automationsStore(ctx.db);
+  const store = ctx.stores.automations;
   const due = await store.due(now.toISOString());
   const out: { automation_id: string; outcome: string; run_id: string | null }[] = [];
   for (const row of due) {
@@ -343,7 +343,7 @@ export async function fireDueAutomations(ctx: ContentContext) {
 /** Post events start the automations listening for them, with the post as `postId` when the agent takes one. */
 export function automationEventHandler(ctx: ContentContext) {
   return async (event: ContentEvent) => {
-    const rows = await automationsStore(ctx.db).listening(event.name, event.brandId);
+    const rows = await ctx.stores.automations.listening(event.name, event.brandId);
     for (const row of rows) {
       const takesPost = AGENTS[row.agent_id as AgentId].inputDocs.some((d) => d.name === 'postId');
       await fire(ctx, row, event.name, takesPost ? { postId: event.postId } : {});

@@ -1,7 +1,7 @@
 import { notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
-import { type BrandRow, brandsStore } from '../db/stores/brands-store.js';
-import { type ChannelRow, channelsStore } from '../db/stores/channels-store.js';
+import type { BrandRow } from '../db/stores/brands-store.js';
+import type { ChannelRow } from '../db/stores/channels-store.js';
 import { fromJson } from '../db/stores/paging.js';
 import type { Platform } from '../domain.js';
 import type { BrandMemory, BrandSummaryView, BrandView, MemoryInput } from '../schemas/brands.js';
@@ -29,7 +29,7 @@ const summary = (b: BrandRow, channels: ChannelRow[]): BrandSummaryView => ({
 });
 
 export async function requireBrand(ctx: ContentContext, brandId: string): Promise<BrandRow> {
-  const brand = await brandsStore(ctx.db).get(brandId);
+  const brand = await ctx.stores.brands.get(brandId);
   if (!brand) throw notFound('brand', brandId);
   return brand;
 }
@@ -40,14 +40,14 @@ export async function listBrands(
   ctx: ContentContext,
   opts: { limit: number; after?: string },
 ): Promise<Page<BrandSummaryView>> {
-  const page = await brandsStore(ctx.db).list(opts.limit, opts.after);
-  const channels = await channelsStore(ctx.db).connectedOfMany(page.items.map((b) => b.id));
+  const page = await ctx.stores.brands.list(opts.limit, opts.after);
+  const channels = await ctx.stores.channels.connectedOfMany(page.items.map((b) => b.id));
   return { ...page, items: page.items.map((b) => summary(b, channels)) };
 }
 
 export async function getBrand(ctx: ContentContext, brandId: string): Promise<BrandView> {
   const brand = await requireBrand(ctx, brandId);
-  const channels = await channelsStore(ctx.db).connectedOf(brandId);
+  const channels = await ctx.stores.channels.connectedOf(brandId);
   return { ...summary(brand, channels), memory: memoryOf(brand) };
 }
 
@@ -70,7 +70,7 @@ export async function createBrand(
     created_at: at,
     updated_at: at,
   };
-  await brandsStore(ctx.db).insert(row);
+  await ctx.stores.brands.insert(row);
   return { ...summary(row, []), memory };
 }
 
@@ -86,8 +86,8 @@ export async function updateBrand(
   brandId: string,
   input: { name?: string | undefined; time_zone?: string | undefined; memory?: MemoryInput | undefined },
 ): Promise<BrandView> {
-  await ctx.db.transaction(async (tx) => {
-    const store = brandsStore(tx);
+  await ctx.transaction(async (tx) => {
+    const store = tx.brands;
     const brand = await store.get(brandId);
     if (!brand) throw notFound('brand', brandId);
     const at = ctx.clock.now().toISOString();
@@ -109,7 +109,7 @@ export async function updateBrand(
 
 /** Deleting a brand deletes everything that belongs to it (channels, posts, drafts, media rows…). */
 export async function deleteBrand(ctx: ContentContext, brandId: string): Promise<void> {
-  if (!(await brandsStore(ctx.db).remove(brandId))) throw notFound('brand', brandId);
+  if (!(await ctx.stores.brands.remove(brandId))) throw notFound('brand', brandId);
 }
 
 export async function writeMemory(
@@ -117,8 +117,8 @@ export async function writeMemory(
   brandId: string,
   change: (memory: BrandMemory, at: string) => BrandMemory,
 ): Promise<BrandMemory> {
-  return ctx.db.transaction(async (tx) => {
-    const store = brandsStore(tx);
+  return ctx.transaction(async (tx) => {
+    const store = tx.brands;
     const brand = await store.get(brandId);
     if (!brand) throw notFound('brand', brandId);
     const at = ctx.clock.now().toISOString();

@@ -1,9 +1,8 @@
 import { createSecretBox, type SecretBox, SecretBoxError } from '../../platform/crypto/secret-box.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
-import { channelCredentialsStore } from '../db/stores/channel-credentials-store.js';
-import { type ChannelRow, channelsStore } from '../db/stores/channels-store.js';
+import type { ChannelRow } from '../db/stores/channels-store.js';
+import type { ContentStores } from '../db/stores/index.js';
 import type { Platform } from '../domain.js';
 import { ProviderError, type TokenSet } from '../publishers/provider.js';
 import { providerFor } from '../publishers/registry.js';
@@ -54,7 +53,7 @@ export const needsReconnect = (channel: ChannelNames, reason?: string) =>
   new AppError(409, 'CHANNEL_NEEDS_RECONNECT', reconnectMessage(channel, reason));
 
 async function liveChannel(ctx: ContentContext, channelId: string): Promise<ChannelRow> {
-  const channel = await channelsStore(ctx.db).get(channelId);
+  const channel = await ctx.stores.channels.get(channelId);
   if (!channel) throw notFound('channel', channelId);
   if (channel.kind !== 'live')
     throw conflict(
@@ -69,7 +68,7 @@ async function liveChannel(ctx: ContentContext, channelId: string): Promise<Chan
 
 /** Marks the channel for the person and returns the error to throw. */
 async function markForReconnect(ctx: ContentContext, channel: ChannelRow, reason: string): Promise<AppError> {
-  if (await channelsStore(ctx.db).markNeedsReconnect(channel.id, reason)) {
+  if (await ctx.stores.channels.markNeedsReconnect(channel.id, reason)) {
     ctx.logger.warn(
       { channelId: channel.id, platform: channel.platform, reason },
       'channel needs reconnecting',
@@ -83,11 +82,11 @@ export async function saveTokens(
   channelId: string,
   tokens: TokenSet,
   /** `db`: a transaction to write in (the connect flow creates the channel in the same one). */
-  opts: { db?: SqlExecutor } = {},
+  opts: { db?: ContentStores } = {},
 ): Promise<void> {
   const box = secretBox(ctx);
   const at = ctx.clock.now().toISOString();
-  await channelCredentialsStore(opts.db ?? ctx.db).upsert({
+  await (opts.db ?? ctx.stores).channelCredentials.upsert({
     channel_id: channelId,
     access_token: box.seal(tokens.accessToken, sealContext(channelId, 'access_token')),
     refresh_token: tokens.refreshToken
@@ -112,7 +111,7 @@ function inFlightOf(ctx: ContentContext) {
 }
 
 async function refreshNow(ctx: ContentContext, channel: ChannelRow): Promise<string> {
-  const creds = await channelCredentialsStore(ctx.db).get(channel.id);
+  const creds = await ctx.stores.channelCredentials.get(channel.id);
   if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.');
   if (!creds.refresh_token) {
     throw await markForReconnect(
@@ -170,7 +169,7 @@ export async function accessTokenFor(ctx: ContentContext, channelId: string): Pr
   const running = inFlightOf(ctx).get(channelId);
   if (running) return running;
   const channel = await liveChannel(ctx, channelId);
-  const creds = await channelCredentialsStore(ctx.db).get(channelId);
+  const creds = await ctx.stores.channelCredentials.get(channelId);
   if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.');
   const expiresAt = creds.expires_at ? Date.parse(creds.expires_at) : null;
   if (expiresAt !== null && expiresAt - ctx.clock.now().getTime() <= REFRESH_MARGIN_MS) {

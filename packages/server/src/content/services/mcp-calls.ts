@@ -1,5 +1,5 @@
 import type { ContentContext } from '../context.js';
-import { type McpCallRow, mcpCallsStore } from '../db/stores/misc-stores.js';
+import type { McpCallRow } from '../db/stores/misc-stores.js';
 import { fromJson, toJson } from '../db/stores/paging.js';
 import type { Page } from '../schemas/common.js';
 import type { McpCallView } from '../schemas/workspace.js';
@@ -32,7 +32,7 @@ export async function recordToolCall(
     duration_ms: call.durationMs ?? null,
     created_at: ctx.clock.now().toISOString(),
   };
-  await mcpCallsStore(ctx.db).insert(row);
+  await ctx.stores.mcpCalls.insert(row);
   return view(row);
 }
 
@@ -54,7 +54,7 @@ export async function listToolCalls(
   filter: { key_id?: string | undefined; tool?: string | undefined },
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<McpCallView>> {
-  const page = await mcpCallsStore(ctx.db).list(
+  const page = await ctx.stores.mcpCalls.list(
     { keyId: filter.key_id, tool: filter.tool },
     opts.limit,
     opts.after,

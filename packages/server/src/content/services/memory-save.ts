@@ -1,10 +1,6 @@
 import { notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
-import { brandsStore } from '../db/stores/brands-store.js';
-import { draftsStore } from '../db/stores/drafts-store.js';
 import { fromJson } from '../db/stores/paging.js';
-import { postsStore } from '../db/stores/posts-store.js';
-import { signalsStore } from '../db/stores/signals-store.js';
 import { type Platform, REPLY_THEMES, type ReplyTheme } from '../domain.js';
 import type { BrandMemory, Evidence, MemorySaveInput } from '../schemas/brands.js';
 import { truncate } from '../text.js';
@@ -58,7 +54,7 @@ async function resolveSource(
   const excerpt = (t: string) => truncate(t.replace(/\s+/g, ' '), 200);
   switch (ref.kind) {
     case 'post': {
-      const post = await postsStore(ctx.db).get(ref.id);
+      const post = await ctx.stores.posts.get(ref.id);
       if (!post || post.brand_id !== brandId) throw missing();
       const text = partsText(post.parts);
       return {
@@ -69,7 +65,7 @@ async function resolveSource(
       };
     }
     case 'reply': {
-      const store = postsStore(ctx.db);
+      const store = ctx.stores.posts;
       const reply = await store.getReply(ref.id);
       if (!reply || reply.brand_id !== brandId) throw missing();
       const post = await store.get(reply.post_id);
@@ -94,7 +90,7 @@ async function resolveSource(
       };
     }
     case 'signal': {
-      const signal = await signalsStore(ctx.db).get(ref.id);
+      const signal = await ctx.stores.signals.get(ref.id);
       if (!signal || signal.brand_id !== brandId) throw missing();
       const text = signal.summary ? `${signal.title}: ${signal.summary}` : signal.title;
       return {
@@ -105,7 +101,7 @@ async function resolveSource(
       };
     }
     case 'draft': {
-      const draft = await draftsStore(ctx.db).get(ref.id);
+      const draft = await ctx.stores.drafts.get(ref.id);
       if (!draft || draft.brand_id !== brandId) throw missing();
       const text = partsText(draft.parts);
       return {
@@ -214,7 +210,7 @@ export async function saveToMemory(
   input: MemorySaveInput,
   _caller?: Caller,
 ) {
-  if (!(await brandsStore(ctx.db).exists(brandId))) throw notFound('brand', brandId);
+  if (!(await ctx.stores.brands.exists(brandId))) throw notFound('brand', brandId);
   const src = await resolveSource(ctx, brandId, input.from);
   let change: Change | undefined;
   const memory = await writeMemory(ctx, brandId, (m, at) => {
@@ -228,7 +224,7 @@ export async function saveToMemory(
 
 /** Same as save, without writing: shows the change and the memory it would produce. */
 export async function previewMemorySave(ctx: ContentContext, brandId: string, input: MemorySaveInput) {
-  const brand = await brandsStore(ctx.db).get(brandId);
+  const brand = await ctx.stores.brands.get(brandId);
   if (!brand) throw notFound('brand', brandId);
   const src = await resolveSource(ctx, brandId, input.from);
   const planned = planSave(ctx, memoryOf(brand), src, input, ctx.clock.now().toISOString());

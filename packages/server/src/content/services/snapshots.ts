@@ -1,8 +1,8 @@
 import { HOUR } from '../../platform/clock.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import type { ContentContext } from '../context.js';
+import type { ContentStores } from '../db/stores/index.js';
 import { fromJson } from '../db/stores/paging.js';
-import { type PostRow, postsStore } from '../db/stores/posts-store.js';
+import type { PostRow } from '../db/stores/posts-store.js';
 import { type Platform, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { hash32, pick, seededRandom } from '../text.js';
 import { simulatedCounts, simulatedQuality } from './metrics.js';
@@ -53,12 +53,12 @@ export const ageAt = (post: PostRow, now: Date) =>
  */
 export async function takeSimulatedSnapshots(
   ctx: ContentContext,
-  tx: SqlExecutor,
+  tx: ContentStores,
   post: PostRow,
   ages: readonly number[],
   have: ReadonlySet<string>,
 ): Promise<number[]> {
-  const store = postsStore(tx);
+  const store = tx.posts;
   const published = Date.parse(post.published_at ?? '');
   const parts = fromJson<StoredPart[]>(post.parts);
   const text = parts.map((p) => p.text).join('\n\n');
@@ -122,7 +122,7 @@ export async function takeLiveSnapshots(
 ): Promise<{ snapshots: number; settled: PostRow[] }> {
   const publisher = ctx.publisher;
   if (!publisher.metrics) return { snapshots: 0, settled: [] };
-  const store = postsStore(ctx.db);
+  const store = ctx.stores.posts;
   const have = new Set(
     (await store.snapshotsOf(posts.map((p) => p.id))).map((s) => `${s.post_id}:${s.age_h}`),
   );
@@ -148,8 +148,8 @@ export async function takeLiveSnapshots(
       );
       continue;
     }
-    await ctx.db.transaction(async (tx) => {
-      const s = postsStore(tx);
+    await ctx.transaction(async (tx) => {
+      const s = tx.posts;
       await s.addSnapshot({ post_id: post.id, age_h: age, taken_at: now.toISOString(), ...counts });
       for (const r of replies ?? []) {
         const id = liveReplyId(post.platform, r.externalId);

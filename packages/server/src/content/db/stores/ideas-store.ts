@@ -23,6 +23,8 @@ const SELECT = `SELECT i.*, s.kind AS signal_kind, s.title AS signal_title
 
 export function ideasStore(db: SqlExecutor) {
   return {
+    /** The signal each idea came from, by idea id (ideas with no signal are left out). */
+    signalsOf: (ids: string[]) => signalsOfIdeas(db, ids),
     async insert(r: IdeaRow) {
       await db.run(
         `INSERT INTO ideas (id, brand_id, campaign_id, signal_id, title, angle, notes, status, created_at, updated_at)
