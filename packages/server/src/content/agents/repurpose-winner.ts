@@ -1,11 +1,9 @@
 import { z } from 'zod';
 import type { ContentContext } from '../context.js';
-import { fromJson } from '../db/stores/paging.js';
 import { PLATFORMS, type Platform } from '../domain.js';
 import { draftFromSource } from '../services/drafts.js';
 import { conflict } from '../services/errors.js';
 import { getPost, requirePost } from '../services/posts.js';
-import type { StoredPart } from '../services/views.js';
 import { defineAgent } from './types.js';
 
 /** Why a post is not one to repurpose, or null: it must be published and outperforming. */
@@ -73,9 +71,7 @@ export const repurposeWinnerAgent = defineAgent({
       (p) => p !== post.platform,
     );
     const row = await requirePost(ctx.stores, post.id);
-    const text = fromJson<StoredPart[]>(row.parts)
-      .map((p) => p.text)
-      .join('\n\n');
+    const text = row.parts.map((p) => p.text).join('\n\n');
     const drafts = await scope.step('draft', async () => {
       const made = [];
       for (const platform of targets)

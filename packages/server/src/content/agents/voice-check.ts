@@ -1,9 +1,6 @@
 import { z } from 'zod';
-import { fromJson } from '../db/stores/paging.js';
-import type { Platform } from '../domain.js';
 import { getBrandMemory } from '../services/brands.js';
 import { requireDraft } from '../services/drafts.js';
-import type { StoredPart } from '../services/views.js';
 import { voiceCheck } from '../services/voice-check.js';
 import { defineAgent } from './types.js';
 
@@ -22,7 +19,7 @@ export const voiceCheckAgent = defineAgent({
       const draft = await scope.ctx.stores.drafts.get(inputs.draftId);
       if (!draft) throw new Error('draft vanished');
       const memory = await getBrandMemory(scope.ctx, draft.brand_id);
-      const result = voiceCheck(memory, draft.platform as Platform, fromJson<StoredPart[]>(draft.parts));
+      const result = voiceCheck(memory, draft.platform, draft.parts);
       const failed = result.checks.filter((c) => c.status === 'fail').map((c) => c.id);
       return {
         detail: result.passed ? 'All checks passed.' : `Failed: ${failed.join(', ')}.`,

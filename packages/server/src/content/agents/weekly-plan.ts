@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DAY } from '../../platform/clock.js';
-import { PLATFORMS, type Platform } from '../domain.js';
+import { PLATFORMS } from '../domain.js';
 import type { GeneratedIdeasView } from '../schemas/ideas.js';
 import { proposePost } from '../services/approvals.js';
 import { nextFreeSlot } from '../services/best-times.js';
@@ -56,7 +56,7 @@ export const weeklyPlanAgent = defineAgent({
     const brandId = inputs.brandId;
     const wanted = inputs.platforms ?? PLATFORMS;
     const channels = (await ctx.stores.channels.connectedOf(brandId)).filter((c) =>
-      wanted.includes(c.platform as Platform),
+      wanted.includes(c.platform),
     );
     if (channels.length === 0)
       throw conflict(
@@ -86,7 +86,7 @@ export const weeklyPlanAgent = defineAgent({
     const slots = await scope.step('find_open_slots', async () => {
       const found: { platform: string; channelId: string; at: string }[] = [];
       for (const ch of channels) {
-        const s = await nextFreeSlot(ctx, { brandId, channelId: ch.id, platform: ch.platform as Platform });
+        const s = await nextFreeSlot(ctx, { brandId, channelId: ch.id, platform: ch.platform });
         if (s) found.push({ platform: ch.platform, channelId: ch.id, at: s.at });
       }
       return {
@@ -122,7 +122,7 @@ export const weeklyPlanAgent = defineAgent({
       };
     });
 
-    const platforms = [...new Set(channels.map((c) => c.platform as Platform))];
+    const platforms = [...new Set(channels.map((c) => c.platform))];
     const drafts = await scope.step('draft', async () => {
       const out: { id: string; platform: string; ideaId: string }[] = [];
       for (const idea of ideas) {

@@ -1,7 +1,6 @@
 import { DAY, HOUR } from '../../platform/clock.js';
 import { APP_CALLER, type ContentContext } from '../context.js';
-import { toJson } from '../db/stores/paging.js';
-import { type Platform, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
+import { SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { simulatedModel } from '../model/simulated.js';
 import { runAgent } from '../services/agent-runs.js';
 import { proposePost } from '../services/approvals.js';
@@ -109,7 +108,7 @@ async function writeDemo(ctx: ContentContext, mark: (brandId: string) => Promise
     const posts = tx.posts;
     for (let i = 0; i < DEMO_POSTS; i++) {
       const channel = i % 2 === 0 ? x : li;
-      const platform = channel.platform as Platform;
+      const platform = channel.platform;
       const day = new Date(now - Math.round(((DEMO_POSTS - i) * 56 * DAY) / DEMO_POSTS));
       day.setHours(pick(HOURS, Math.floor(rand() * 1000)), 0, 0, 0);
       const at = Math.min(day.getTime(), now - 2 * HOUR);
@@ -133,7 +132,7 @@ async function writeDemo(ctx: ContentContext, mark: (brandId: string) => Promise
         draft_version: null,
         idea_id: null,
         status: 'published',
-        parts: toJson([{ text, media: [] }]),
+        parts: [{ text, media: [] }],
         scheduled_for: iso,
         published_at: iso,
         sort_at: iso,

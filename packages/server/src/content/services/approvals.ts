@@ -2,10 +2,9 @@ import { AppError, notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
 import type { ApprovalRow, ApprovalWithChannel } from '../db/stores/approvals-store.js';
 import type { ContentStores } from '../db/stores/index.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
 import type { PostRow } from '../db/stores/posts-store.js';
-import type { ApprovalStatus, Platform } from '../domain.js';
-import type { ApprovalView, BulkActionInput, ProposeInput, VoiceCheckView } from '../schemas/approvals.js';
+import type { ApprovalStatus } from '../domain.js';
+import type { ApprovalView, BulkActionInput, ProposeInput } from '../schemas/approvals.js';
 import type { Page } from '../schemas/common.js';
 import { isSlotTaken, nextFreeSlot } from './best-times.js';
 import { memoryOf, requireBrand } from './brands.js';
@@ -14,17 +13,17 @@ import { requireConnectedChannel } from './channels.js';
 import { addDraftVersion, checkParts, partsFromInput } from './drafts.js';
 import { conflict, unprocessable } from './errors.js';
 import { moveIdeaBySystem } from './ideas.js';
-import { approvalChannel, partsView, type StoredPart } from './views.js';
+import { approvalChannel, partsView } from './views.js';
 import { voiceCheck } from './voice-check.js';
 
 /** `now` decides `slot_passed`: a pending approval whose slot is not in the future any more. */
 const view = (r: ApprovalWithChannel, now: Date): ApprovalView => ({
   id: r.id,
   brand_id: r.brand_id,
-  status: r.status as ApprovalStatus,
+  status: r.status,
   draft: {
     id: r.draft_id,
-    platform: r.draft_platform as Platform,
+    platform: r.draft_platform,
     version: r.draft_version,
     parts: partsView(r.parts),
   },
@@ -32,7 +31,7 @@ const view = (r: ApprovalWithChannel, now: Date): ApprovalView => ({
   slot: r.slot,
   slot_passed: r.status === 'pending' && Date.parse(r.slot) <= now.getTime(),
   reason: r.reason,
-  voice_check: fromJson<VoiceCheckView>(r.voice_check),
+  voice_check: r.voice_check,
   source: r.source as ApprovalView['source'],
   key_id: r.key_id,
   run_id: r.run_id,
@@ -84,7 +83,7 @@ export async function proposePost(
     throw conflict('ALREADY_PROPOSED', `Draft '${draft.id}' already has a pending approval.`);
   if (draft.status !== 'draft')
     throw conflict('DRAFT_LOCKED', `Draft '${draft.id}' is already ${draft.status}.`);
-  const platform = draft.platform as Platform;
+  const platform = draft.platform;
   const channel = await requireConnectedChannel(ctx, draft.brand_id, platform, input.channel_id);
   const wanted = input.proposed_for ? new Date(input.proposed_for) : null;
   if (wanted && wanted.getTime() <= ctx.clock.now().getTime())
@@ -95,7 +94,7 @@ export async function proposePost(
     );
   const brand = await ctx.stores.brands.get(draft.brand_id);
   if (!brand) throw notFound('brand', draft.brand_id);
-  const check = voiceCheck(memoryOf(brand), platform, fromJson<StoredPart[]>(draft.parts));
+  const check = voiceCheck(memoryOf(brand), platform, draft.parts);
   const at = ctx.clock.now().toISOString();
   const id = ctx.ids.make('apr');
   const alreadyProposed = () =>
@@ -135,7 +134,7 @@ export async function proposePost(
         channel_id: channel.id,
         slot,
         reason: input.reason ?? null,
-        voice_check: toJson(check),
+        voice_check: check,
         status: 'pending',
         pending_rank: 1,
         decided_at: null,
@@ -168,7 +167,7 @@ async function decideIn(tx: ContentStores, a: ApprovalWithChannel, patch: Partia
     assertPending({ ...a, status: (await tx.approvals.get(a.id))?.status ?? 'gone' });
 }
 
-function assertPending(a: ApprovalWithChannel) {
+function assertPending(a: Pick<ApprovalWithChannel, 'id'> & { status: ApprovalStatus | 'gone' }) {
   if (a.status !== 'pending')
     throw conflict(
       'APPROVAL_DECIDED',
@@ -198,7 +197,7 @@ async function approveIn(
       'CHANNEL_DISCONNECTED',
       `Channel '${a.channel_id}' is disconnected; connect it again or reject.`,
     );
-  ctx.publisher.assertCanPublish(a.channel_platform as Platform);
+  ctx.publisher.assertCanPublish(a.channel_platform);
   const now = ctx.clock.now().getTime();
   let slot = new Date(input.slot ?? a.slot);
   let reslotted: string | null = null;
@@ -208,7 +207,7 @@ async function approveIn(
     const free = await nextFreeSlot(ctx, {
       brandId: a.brand_id,
       channelId: a.channel_id,
-      platform: a.channel_platform as Platform,
+      platform: a.channel_platform,
       db: tx,
     });
     if (!free)
@@ -306,22 +305,22 @@ async function editIn(
   const a = await requireApproval(tx, id);
   assertPending(a);
   const at = ctx.clock.now().toISOString();
-  const patch: Record<string, string | number> = {};
+  const patch: Partial<ApprovalRow> = {};
   if (input.text !== undefined || input.parts) {
     const draft = await tx.drafts.get(a.draft_id);
     if (!draft) throw notFound('draft', a.draft_id);
-    const old = fromJson<StoredPart[]>(draft.parts);
+    const old = draft.parts;
     const parts = partsFromInput(input).map((text, i) => ({
       text,
       media: i === 0 ? (old[0]?.media ?? []) : [],
     }));
-    const platform = draft.platform as Platform;
+    const platform = draft.platform;
     checkParts(platform, parts);
     const version = draft.current_version + 1;
     await addDraftVersion(tx, {
       draft_id: draft.id,
       version,
-      parts: toJson(parts),
+      parts,
       action: 'edit',
       note: 'edited in the approval queue',
       source: caller.source,
@@ -330,7 +329,7 @@ async function editIn(
     });
     const brand = await tx.brands.get(a.brand_id);
     patch.draft_version = version;
-    if (brand) patch.voice_check = toJson(voiceCheck(memoryOf(brand), platform, parts));
+    if (brand) patch.voice_check = voiceCheck(memoryOf(brand), platform, parts);
   }
   if (input.slot) {
     const when = new Date(input.slot);

@@ -152,7 +152,7 @@ export async function bestTimes(
   const wanted: Platform[] = platform
     ? [platform]
     : channels.length
-      ? [...new Set(channels.map((c) => c.platform as Platform))]
+      ? [...new Set(channels.map((c) => c.platform))]
       : [...PLATFORMS];
   const platforms: BestTimesView['platforms'] = [];
   for (const p of wanted) {

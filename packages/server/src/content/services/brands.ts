@@ -1,9 +1,8 @@
 import { notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
 import type { BrandRow } from '../db/stores/brands-store.js';
-import type { ChannelRow } from '../db/stores/channels-store.js';
+import type { ActiveChannelRow } from '../db/stores/channels-store.js';
 import { fromJson } from '../db/stores/paging.js';
-import type { Platform } from '../domain.js';
 import type { BrandMemory, BrandSummaryView, BrandView, MemoryInput } from '../schemas/brands.js';
 import type { Page } from '../schemas/common.js';
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from '../time-zones.js';
@@ -11,7 +10,7 @@ import { conflict } from './errors.js';
 import { applyMemoryInput, emptyMemory, removeMemoryItem } from './memory.js';
 import { checkedMemoryJson } from './memory-limits.js';
 
-const summary = (b: BrandRow, channels: ChannelRow[]): BrandSummaryView => ({
+const summary = (b: BrandRow, channels: ActiveChannelRow[]): BrandSummaryView => ({
   id: b.id,
   name: b.name,
   time_zone: b.time_zone,
@@ -19,10 +18,10 @@ const summary = (b: BrandRow, channels: ChannelRow[]): BrandSummaryView => ({
     .filter((c) => c.brand_id === b.id)
     .map((c) => ({
       id: c.id,
-      platform: c.platform as Platform,
+      platform: c.platform,
       handle: c.handle,
-      kind: c.kind as 'sandbox' | 'live',
-      status: c.status as 'connected' | 'needs_reconnect',
+      kind: c.kind,
+      status: c.status,
     })),
   created_at: b.created_at,
   updated_at: b.updated_at,

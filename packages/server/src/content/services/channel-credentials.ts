@@ -3,7 +3,6 @@ import { AppError, notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
 import type { ChannelRow } from '../db/stores/channels-store.js';
 import type { ContentStores } from '../db/stores/index.js';
-import type { Platform } from '../domain.js';
 import { ProviderError, type TokenSet } from '../publishers/provider.js';
 import { providerFor } from '../publishers/registry.js';
 import { conflict } from './errors.js';
@@ -127,7 +126,7 @@ async function refreshNow(ctx: ContentContext, channel: ChannelRow): Promise<str
     if (!(err instanceof SecretBoxError)) throw err;
     throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`);
   }
-  const provider = providerFor(ctx.config, channel.platform as Platform, { now: () => ctx.clock.now() });
+  const provider = providerFor(ctx.config, channel.platform, { now: () => ctx.clock.now() });
   let tokens: TokenSet;
   try {
     tokens = await provider.refresh(refreshToken);

@@ -55,7 +55,7 @@ export async function connectChannel(
     status: 'connected',
     connected_at: at,
     created_at: at,
-  };
+  } as const;
   await store.insert(row);
   return { channel: channelView(row), authorize_url: null };
 }

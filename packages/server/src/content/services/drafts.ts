@@ -3,7 +3,6 @@ import type { Caller, ContentContext } from '../context.js';
 import type { BrandRow } from '../db/stores/brands-store.js';
 import type { DraftVersionRow, DraftWithParts } from '../db/stores/drafts-store.js';
 import type { ContentStores } from '../db/stores/index.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
 import { MAX_PARTS, PLATFORM_LIMITS, type Platform } from '../domain.js';
 import type { MediaAsset } from '../media/schemas.js';
 import type { Page } from '../schemas/common.js';
@@ -103,7 +102,7 @@ async function refreshPendingApproval(
     pending.id,
     {
       draft_version: version,
-      voice_check: toJson(voiceCheck(memoryOf(brand), draft.platform as Platform, parts)),
+      voice_check: voiceCheck(memoryOf(brand), draft.platform, parts),
     },
     at,
   );
@@ -117,7 +116,7 @@ async function addVersion(
   note: string | null,
   caller: Caller,
 ): Promise<DraftView> {
-  checkParts(draft.platform as Platform, parts);
+  checkParts(draft.platform, parts);
   await ctx.transaction(async (tx) => {
     const current = await tx.drafts.get(draft.id);
     if (!current) throw notFound('draft', draft.id);
@@ -127,7 +126,7 @@ async function addVersion(
     await addDraftVersion(tx, {
       draft_id: draft.id,
       version,
-      parts: toJson(parts),
+      parts,
       action,
       note,
       source: caller.source,
@@ -169,7 +168,7 @@ async function insertDraft(
   await addDraftVersion(tx, {
     draft_id: id,
     version: 1,
-    parts: toJson(input.parts),
+    parts: input.parts,
     action: input.action,
     note: null,
     source: input.caller.source,
@@ -296,7 +295,7 @@ export async function generateDrafts(
     for (const platform of platforms) {
       const old = existing.get(platform);
       if (old) assertEditable((await tx.drafts.get(old.id)) ?? old);
-      const parts = withMedia(texts.get(platform) ?? [], old ? fromJson<StoredPart[]>(old.parts) : null);
+      const parts = withMedia(texts.get(platform) ?? [], old ? old.parts : null);
       if (!old) {
         ids.push(
           await insertDraft(tx, ctx, {
@@ -316,7 +315,7 @@ export async function generateDrafts(
       await addDraftVersion(tx, {
         draft_id: old.id,
         version,
-        parts: toJson(parts),
+        parts,
         action: 'generate',
         note: null,
         source: caller.source,
@@ -346,14 +345,7 @@ export async function draftFromSource(
   });
   const existing = input.ideaId ? await ctx.stores.drafts.forIdea(input.ideaId, input.platform) : undefined;
   if (existing && existing.status !== 'scheduled' && existing.status !== 'published')
-    return addVersion(
-      ctx,
-      existing,
-      withMedia(out.parts, fromJson<StoredPart[]>(existing.parts)),
-      'generate',
-      'repurposed',
-      caller,
-    );
+    return addVersion(ctx, existing, withMedia(out.parts, existing.parts), 'generate', 'repurposed', caller);
   const parts = withMedia(out.parts, null);
   checkParts(input.platform, parts);
   const id = await ctx.transaction((tx) =>
@@ -378,10 +370,10 @@ export async function rewriteDraft(
   const draft = await requireDraft(ctx, id);
   assertEditable(draft);
   const brand = await requireBrand(ctx, draft.brand_id);
-  const old = fromJson<StoredPart[]>(draft.parts);
+  const old = draft.parts;
   const out = await ctx.model.rewrite({
     voice: voiceOf(brand.name, memoryOf(brand)),
-    platform: draft.platform as Platform,
+    platform: draft.platform,
     parts: old.map((p) => p.text),
     instruction: input.instruction,
     take: draft.current_version,
@@ -396,7 +388,7 @@ export async function editDraft(
   caller: Caller,
 ) {
   const draft = await requireDraft(ctx, id);
-  const parts = withMedia(partsFromInput(input), fromJson<StoredPart[]>(draft.parts));
+  const parts = withMedia(partsFromInput(input), draft.parts);
   return addVersion(ctx, draft, parts, 'edit', input.note ?? null, caller);
 }
 
@@ -422,7 +414,7 @@ export async function attachMedia(
   assertEditable(draft);
   const asset = await findAsset(ctx, draft.brand_id, input.asset_id);
   const { media } = ctx;
-  const platform = draft.platform as Platform;
+  const platform = draft.platform;
   const urlOf = (variant: string) => {
     try {
       return media.variantUrl(asset, variant);
@@ -439,7 +431,7 @@ export async function attachMedia(
   }
   if (!url)
     throw unprocessable('UNKNOWN_VARIANT', `Asset '${asset.id}' has no '${variant}' variant.`, 'variant');
-  const parts = fromJson<StoredPart[]>(draft.parts);
+  const parts = draft.parts;
   const first = parts[0] ?? { text: '', media: [] };
   const others = first.media.filter((m) => m.asset_id !== asset.id);
   if (others.length >= MAX_MEDIA)

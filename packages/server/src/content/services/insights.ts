@@ -39,10 +39,10 @@ async function totals(ctx: ContentContext, brandId: string | null, from: string,
     b.engagements += e;
     byPlatform.set(p.platform, b);
     if (!top || e > top.engagements) {
-      const text = fromJson<{ text: string }[]>(p.parts)[0]?.text ?? '';
+      const text = p.parts[0]?.text ?? '';
       top = {
         id: p.id,
-        platform: p.platform as Platform,
+        platform: p.platform,
         engagements: e,
         excerpt: truncate(text.split('\n')[0] ?? '', 90),
       };
@@ -128,7 +128,7 @@ export async function buildDigest(
     .filter((p) => p.verdict === 'outperforming')
     .slice(0, 3)
     .map((p) => ({
-      text: `"${p.excerpt}" on ${PLATFORM_NAMES[p.post.platform as Platform]} did ${p.score.toFixed(1)}× the brand median.`,
+      text: `"${p.excerpt}" on ${PLATFORM_NAMES[p.post.platform]} did ${p.score.toFixed(1)}× the brand median.`,
       ...cite([p]),
     }));
   const misses = ranked
@@ -136,7 +136,7 @@ export async function buildDigest(
     .reverse()
     .slice(0, 3)
     .map((p) => ({
-      text: `"${p.excerpt}" on ${PLATFORM_NAMES[p.post.platform as Platform]} reached ${p.score.toFixed(1)}× the brand median.`,
+      text: `"${p.excerpt}" on ${PLATFORM_NAMES[p.post.platform]} reached ${p.score.toFixed(1)}× the brand median.`,
       ...cite([p]),
     }));
   const patterns = patternLifts(history)

@@ -1,6 +1,5 @@
 import { notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
-import { fromJson } from '../db/stores/paging.js';
 import { type Platform, REPLY_THEMES, type ReplyTheme } from '../domain.js';
 import type { BrandMemory, Evidence, MemorySaveInput } from '../schemas/brands.js';
 import { truncate } from '../text.js';
@@ -39,10 +38,7 @@ function refOf(from: MemorySaveInput['from']): { kind: SourceKind; id: string } 
   return { kind: hit[1], id: from };
 }
 
-const partsText = (json: string) =>
-  fromJson<StoredPart[]>(json)
-    .map((p) => p.text)
-    .join('\n\n');
+const partsText = (parts: StoredPart[]) => parts.map((p) => p.text).join('\n\n');
 
 async function resolveSource(
   ctx: ContentContext,
@@ -60,7 +56,7 @@ async function resolveSource(
       return {
         evidence: { kind: 'post', id: post.id, excerpt: excerpt(text), url: post.permalink },
         text,
-        platform: post.platform as Platform,
+        platform: post.platform,
         title: truncate(text.split('\n')[0] ?? text, 80),
       };
     }
@@ -107,7 +103,7 @@ async function resolveSource(
       return {
         evidence: { kind: 'draft', id: draft.id, excerpt: excerpt(text), url: null },
         text,
-        platform: draft.platform as Platform,
+        platform: draft.platform,
         title: truncate(text.split('\n')[0] ?? text, 80),
       };
     }

@@ -3,7 +3,7 @@ import { AppError, notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
 import type { draftsStore } from '../db/stores/drafts-store.js';
 import type { ContentStores } from '../db/stores/index.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
+import { fromJson } from '../db/stores/paging.js';
 import { type PostRow, slotHourOf } from '../db/stores/posts-store.js';
 import { type Platform, type PostStatus, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { deliverEvents, recordEvents } from '../events.js';
@@ -34,8 +34,8 @@ function view(p: PostRow, snaps: SnapshotWithPlatform[]): PostView {
     id: p.id,
     brand_id: p.brand_id,
     channel_id: p.channel_id,
-    platform: p.platform as Platform,
-    status: p.status as PostStatus,
+    platform: p.platform,
+    status: p.status,
     parts: partsView(p.parts),
     draft_id: p.draft_id,
     draft_version: p.draft_version,
@@ -162,8 +162,8 @@ export async function createPost(
     draft = await ctx.stores.drafts.get(input.draft_id);
     assertDraftPostable(draft, input.draft_id);
     brandId = draft.brand_id;
-    platform = draft.platform as Platform;
-    parts = fromJson<StoredPart[]>(draft.parts);
+    platform = draft.platform;
+    parts = draft.parts;
   } else {
     if (!input.channel_id)
       throw new AppError(400, 'INVALID_REQUEST', "'channel_id' is required when posting without a draft.", {
@@ -172,7 +172,7 @@ export async function createPost(
     const ch = await ctx.stores.channels.get(input.channel_id);
     if (!ch) throw notFound('channel', input.channel_id);
     brandId = ch.brand_id;
-    platform = ch.platform as Platform;
+    platform = ch.platform;
     parts = partsFromInput(input).map((text) => ({ text, media: [] }));
   }
   const channel = await requireConnectedChannel(ctx, brandId, platform, input.channel_id);
@@ -196,7 +196,7 @@ export async function createPost(
     draft_version: draft?.current_version ?? null,
     idea_id: draft?.idea_id ?? null,
     status: 'scheduled',
-    parts: toJson(parts),
+    parts,
     scheduled_for: when ? when.toISOString() : now,
     published_at: null,
     sort_at: when ? when.toISOString() : now,
@@ -261,7 +261,7 @@ export async function publishPosts(
   const failed: string[] = [];
   for (const post of due) {
     const channel = await ctx.stores.channels.get(post.channel_id);
-    const parts = fromJson<StoredPart[]>(post.parts);
+    const parts = post.parts;
     const startedAt = ctx.clock.now().toISOString();
     if (channel?.status !== 'connected') {
       const failure =
@@ -292,13 +292,13 @@ export async function publishPosts(
       return true;
     });
     if (!claimed) continue; // published, deleted or claimed by another pass meanwhile
-    const earlier = fromJson<string[]>(post.external_ids ?? '[]');
+    const earlier = post.external_ids ?? [];
     let result: PublishResult;
     try {
       result = await ctx.publisher.publish({
         postId: post.id,
         channelId: channel.id,
-        platform: post.platform as Platform,
+        platform: post.platform,
         channelHandle: channel.handle,
         parts: parts.map((p) => p.text),
         media: (parts[0]?.media ?? []).map((m) => ({ assetId: m.asset_id, variant: m.variant })),
@@ -344,7 +344,7 @@ async function markPublished(
       sort_at: when,
       permalink: result.permalink,
       external_id: result.externalId,
-      external_ids: toJson(result.externalIds),
+      external_ids: result.externalIds,
       failure: null,
       notice: null,
       retry_at: null,
@@ -395,7 +395,7 @@ async function recordFailure(
     });
     const retries = e.outcome === 'retry' ? await attempts.retriesOf(post.id) : 0;
     const fate = e.outcome === 'retry' && retries > MAX_PUBLISH_RETRIES ? 'failed' : e.outcome;
-    const patch: Partial<PostRow> = { external_ids: toJson(out) };
+    const patch: Partial<PostRow> = { external_ids: out };
     if (fate === 'retry') {
       const at = e.retryAt ?? new Date(now.getTime() + backoffMs(retries));
       Object.assign(patch, {
@@ -493,12 +493,12 @@ export async function confirmPost(
     if (!requeued) throw notUnconfirmed(id, (await requirePost(ctx.stores, id)).status);
     return listOne(ctx, id);
   }
-  const earlier = fromJson<string[]>(post.external_ids ?? '[]');
+  const earlier = post.external_ids ?? [];
   const externalId = input.external_id ?? earlier[0] ?? null;
   if (externalId && ctx.publisher.exists) {
     const exists = await ctx.publisher.exists({
       channelId: post.channel_id,
-      platform: post.platform as Platform,
+      platform: post.platform,
       externalId,
     });
     if (!exists)
@@ -538,19 +538,19 @@ export async function updatePost(
     const post = await requirePost(tx, id);
     if (post.status !== 'scheduled') throw notEditable(id, post.status);
     const patch: Partial<PostRow> = {};
-    if ((input.parts || input.text !== undefined) && fromJson<string[]>(post.external_ids ?? '[]').length)
+    if ((input.parts || input.text !== undefined) && (post.external_ids ?? []).length)
       throw conflict(
         'POST_PARTLY_PUBLISHED',
         `Post '${id}' already has parts on ${post.platform}; its text can no longer change.`,
       );
     if (input.parts || input.text !== undefined) {
-      const old = fromJson<StoredPart[]>(post.parts);
+      const old = post.parts;
       const parts = partsFromInput(input).map((text, i) => ({
         text,
         media: i === 0 ? (old[0]?.media ?? []) : [],
       }));
-      checkParts(post.platform as Platform, parts);
-      patch.parts = toJson(parts);
+      checkParts(post.platform, parts);
+      patch.parts = parts;
     }
     if (when) {
       const sameHour = post.slot_hour === slotHourOf(when.toISOString());
@@ -584,7 +584,7 @@ export async function publishNow(ctx: ContentContext, id: string): Promise<PostV
   const due = await ctx.transaction(async (tx) => {
     const post = await requirePost(tx, id);
     if (post.status !== 'scheduled') throw notScheduled(id, post.status);
-    ctx.publisher.assertCanPublish(post.platform as Platform);
+    ctx.publisher.assertCanPublish(post.platform);
     const patch = { scheduled_for: now, sort_at: now, slot_hour: null };
     if (!(await tx.posts.updateIf(id, 'scheduled', patch, now)))
       throw notScheduled(id, (await requirePost(tx, id)).status);

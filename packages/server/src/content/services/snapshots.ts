@@ -1,13 +1,11 @@
 import { HOUR } from '../../platform/clock.js';
 import type { ContentContext } from '../context.js';
 import type { ContentStores } from '../db/stores/index.js';
-import { fromJson } from '../db/stores/paging.js';
 import type { PostRow } from '../db/stores/posts-store.js';
-import { type Platform, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
+import { SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { hash32, pick, seededRandom } from '../text.js';
 import { simulatedCounts, simulatedQuality } from './metrics.js';
 import { classifyReply } from './themes.js';
-import type { StoredPart } from './views.js';
 
 const REPLY_POOL = [
   'How long did this take to set up?',
@@ -60,9 +58,9 @@ export async function takeSimulatedSnapshots(
 ): Promise<number[]> {
   const store = tx.posts;
   const published = Date.parse(post.published_at ?? '');
-  const parts = fromJson<StoredPart[]>(post.parts);
+  const parts = post.parts;
   const text = parts.map((p) => p.text).join('\n\n');
-  const platform = post.platform as Platform;
+  const platform = post.platform;
   const quality = simulatedQuality(
     post.id,
     text,
@@ -133,7 +131,7 @@ export async function takeLiveSnapshots(
     if (age === undefined || have.has(`${post.id}:${age}`) || !post.external_id) continue;
     const ref = {
       channelId: post.channel_id,
-      platform: post.platform as Platform,
+      platform: post.platform,
       externalId: post.external_id,
     };
     let counts: Awaited<ReturnType<NonNullable<typeof publisher.metrics>>>;
