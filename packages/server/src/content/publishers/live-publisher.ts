@@ -4,7 +4,6 @@ import { AppError } from '../../platform/errors.js';
 import { trimTrailingSlashes } from '../../platform/trim-end.js';
 import type { ContentContext } from '../context.js';
 import { assetDir, mediaRoot } from '../media/files.js';
-import type { VariantFile } from '../media/render.js';
 import { accessTokenFor, refreshAccessToken } from '../services/channel-credentials.js';
 import { type PlatformProvider, ProviderError, type ProviderMedia } from './provider.js';
 import { providerFor } from './registry.js';
@@ -61,9 +60,7 @@ async function readMedia(ctx: ContentContext, req: PublishRequest): Promise<Prov
   const base = trimTrailingSlashes(ctx.config.content.publicUrl ?? '');
   for (const m of req.media) {
     const rec = await ctx.stores.media.get(m.assetId);
-    const file = rec
-      ? (JSON.parse(rec.variants) as Record<string, VariantFile | undefined>)[m.variant]
-      : undefined;
+    const file = rec?.variants[m.variant];
     if (!rec || !file)
       throw new PublishError(
         'failed',

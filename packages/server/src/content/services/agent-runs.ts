@@ -2,9 +2,8 @@ import { AppError, notFound } from '../../platform/errors.js';
 import { AGENTS } from '../agents/index.js';
 import type { AgentDef, RunScope } from '../agents/types.js';
 import type { Caller, ContentContext } from '../context.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
 import type { RunRow } from '../db/stores/runs-store.js';
-import { AGENT_IDS, type AgentId } from '../domain.js';
+import { AGENT_IDS } from '../domain.js';
 import { meterModelUsage } from '../model/usage-meter.js';
 import type { AgentRunView, AgentView, RunStepView } from '../schemas/agents.js';
 import type { Page } from '../schemas/common.js';
@@ -51,11 +50,11 @@ function parseInputs(agent: AgentDef, inputs: unknown) {
 
 const summary = (r: RunRow) => ({
   id: r.id,
-  agent_id: r.agent_id as AgentId,
+  agent_id: r.agent_id,
   brand_id: r.brand_id,
   parent_run_id: r.parent_run_id,
-  status: r.status as AgentRunView['status'],
-  source: r.source as AgentRunView['source'],
+  status: r.status,
+  source: r.source,
   key_id: r.key_id,
   person_id: r.person_id,
   automation_id: r.automation_id,
@@ -110,8 +109,8 @@ export async function runAgent(
     brand_id: brandId,
     parent_run_id: opts.parentRunId ?? null,
     status: 'running',
-    inputs: toJson(inputs),
-    steps: '[]',
+    inputs,
+    steps: [],
     output: null,
     error: null,
     source: caller.source,
@@ -171,19 +170,15 @@ export async function runAgent(
   }
   await store.finish(runId, {
     status: error ? 'failed' : 'succeeded',
-    steps: toJson(steps),
-    output: output ? toJson(output) : null,
-    error: error ? toJson(error) : null,
+    steps,
+    output: output ?? null,
+    error: error ?? null,
     finished_at: ctx.clock.now().toISOString(),
   });
   return getAgentRun(ctx, runId);
 }
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
-
-/** Steps recorded before token usage was counted have none: null, as for a step without model calls. */
-const stepsOf = (json: string): RunStepView[] =>
-  fromJson<Partial<RunStepView>[]>(json).map((s) => ({ ...s, usage: s.usage ?? null }) as RunStepView);
 
 /** `get_agent_run`: the run with its steps, child runs (with their steps) and queued approvals. */
 export async function getAgentRun(ctx: ContentContext, id: string): Promise<AgentRunView> {
@@ -194,14 +189,14 @@ export async function getAgentRun(ctx: ContentContext, id: string): Promise<Agen
   const approvals = await ctx.stores.approvals.byRun([id]);
   return {
     ...summary(run),
-    inputs: fromJson(run.inputs),
-    steps: stepsOf(run.steps),
-    output: fromJson(run.output),
-    error: fromJson(run.error),
+    inputs: run.inputs,
+    steps: run.steps,
+    output: run.output,
+    error: run.error,
     child_runs: children.map((c) => ({
       ...summary(c),
-      steps: stepsOf(c.steps),
-      output: fromJson(c.output),
+      steps: c.steps,
+      output: c.output,
     })),
     approvals: approvals.map((a) => ({ id: a.id, status: a.status, slot: a.slot })),
   };

@@ -2,14 +2,12 @@ import { AppError, notFound } from '../../platform/errors.js';
 import { AGENTS } from '../agents/index.js';
 import type { Caller, ContentContext } from '../context.js';
 import type { AutomationRow } from '../db/stores/automations-store.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
 import { type AgentId, AUTOMATION_CAPS } from '../domain.js';
 import type { ContentEvent } from '../events.js';
 import type { AgentRunView } from '../schemas/agents.js';
 import type {
   AutomationView,
   CreateAutomationInput,
-  FireOutcome,
   PatchAutomationInput,
   TriggerInput,
 } from '../schemas/automations.js';
@@ -102,9 +100,9 @@ async function view(ctx: ContentContext, rows: AutomationRow[]): Promise<Automat
       id: r.id,
       brand_id: r.brand_id,
       name: r.name,
-      agent_id: r.agent_id as AgentId,
-      inputs: fromJson(r.inputs),
-      trigger: fromJson(r.trigger),
+      agent_id: r.agent_id,
+      inputs: r.inputs,
+      trigger: r.trigger,
       daily_cap: r.daily_cap,
       enabled: r.enabled,
       next_run_at: r.next_run_at,
@@ -115,7 +113,7 @@ async function view(ctx: ContentContext, rows: AutomationRow[]): Promise<Automat
         ? {
             fired_at: f.fired_at,
             trigger: f.trigger,
-            outcome: f.outcome as FireOutcome,
+            outcome: f.outcome,
             run_id: f.run_id,
             message: f.message,
           }
@@ -158,8 +156,8 @@ export async function createAutomation(
     brand_id: input.brand_id,
     name: input.name,
     agent_id: input.agent_id,
-    inputs: toJson(inputs),
-    trigger: toJson(input.trigger),
+    inputs,
+    trigger: input.trigger,
     trigger_type: input.trigger.type,
     event: input.trigger.type === 'event' ? input.trigger.event : null,
     daily_cap: input.daily_cap,
@@ -179,20 +177,15 @@ export async function updateAutomation(
   input: PatchAutomationInput,
 ): Promise<AutomationView> {
   const row = await requireAutomation(ctx, id);
-  const trigger = input.trigger ?? fromJson<TriggerInput>(row.trigger);
+  const trigger = input.trigger ?? row.trigger;
   checkTrigger(trigger);
-  const inputs = checkInputs(
-    row.agent_id as AgentId,
-    row.brand_id,
-    input.inputs ?? fromJson(row.inputs),
-    trigger,
-  );
+  const inputs = checkInputs(row.agent_id, row.brand_id, input.inputs ?? row.inputs, trigger);
   await ctx.stores.automations.update(
     id,
     {
       name: input.name ?? row.name,
-      inputs: toJson(inputs),
-      trigger: toJson(trigger),
+      inputs,
+      trigger,
       trigger_type: trigger.type,
       event: trigger.type === 'event' ? trigger.event : null,
       daily_cap: input.daily_cap ?? row.daily_cap,
@@ -228,7 +221,7 @@ async function fire(
   const now = ctx.clock.now();
   const day = localDay(now);
   const base = { id: ctx.ids.make('fire'), automation_id: row.id, day, fired_at: now.toISOString(), trigger };
-  const inputs = { ...fromJson<Record<string, unknown>>(row.inputs), ...extra };
+  const inputs = { ...row.inputs, ...extra };
   let idle: { code: string; message: string } | null = null;
   try {
     idle = await nothingToDo(ctx, row.agent_id, inputs);
@@ -278,8 +271,8 @@ export async function runAutomationNow(ctx: ContentContext, id: string) {
   const extra: Record<string, unknown> = {};
   if (
     row.trigger_type === 'event' &&
-    AGENTS[row.agent_id as AgentId].inputDocs.some((d) => d.name === 'postId') &&
-    !fromJson<Record<string, unknown>>(row.inputs).postId
+    AGENTS[row.agent_id].inputDocs.some((d) => d.name === 'postId') &&
+    !row.inputs.postId
   )
     throw new AppError(
       409,
@@ -332,7 +325,7 @@ export async function fireDueAutomations(ctx: ContentContext) {
       await store.finishDue(
         row.id,
         ctx.instanceId,
-        nextRunAt(fromJson<TriggerInput>(row.trigger), now),
+        nextRunAt(row.trigger, now),
         ctx.clock.now().toISOString(),
       );
     }
@@ -345,7 +338,7 @@ export function automationEventHandler(ctx: ContentContext) {
   return async (event: ContentEvent) => {
     const rows = await ctx.stores.automations.listening(event.name, event.brandId);
     for (const row of rows) {
-      const takesPost = AGENTS[row.agent_id as AgentId].inputDocs.some((d) => d.name === 'postId');
+      const takesPost = AGENTS[row.agent_id].inputDocs.some((d) => d.name === 'postId');
       await fire(ctx, row, event.name, takesPost ? { postId: event.postId } : {});
     }
   };

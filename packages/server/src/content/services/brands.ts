@@ -2,7 +2,6 @@ import { notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
 import type { BrandRow } from '../db/stores/brands-store.js';
 import type { ActiveChannelRow } from '../db/stores/channels-store.js';
-import { fromJson } from '../db/stores/paging.js';
 import type { BrandMemory, BrandSummaryView, BrandView, MemoryInput } from '../schemas/brands.js';
 import type { Page } from '../schemas/common.js';
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from '../time-zones.js';
@@ -33,7 +32,7 @@ export async function requireBrand(ctx: ContentContext, brandId: string): Promis
   return brand;
 }
 
-export const memoryOf = (brand: BrandRow) => fromJson<BrandMemory>(brand.memory);
+export const memoryOf = (brand: BrandRow): BrandMemory => brand.memory;
 
 export async function listBrands(
   ctx: ContentContext,
@@ -65,11 +64,11 @@ export async function createBrand(
     id: ctx.ids.make('brd'),
     name: input.name,
     time_zone: input.time_zone ? canonicalTimeZone(input.time_zone) : DEFAULT_TIME_ZONE,
-    memory: checkedMemoryJson(memory),
+    memory,
     created_at: at,
     updated_at: at,
   };
-  await ctx.stores.brands.insert(row);
+  await ctx.stores.brands.insert(row, checkedMemoryJson(memory));
   return { ...summary(row, []), memory };
 }
 
@@ -99,7 +98,7 @@ export async function updateBrand(
         memory: memory ? checkedMemoryJson(memory) : undefined,
       },
       at,
-      brand.memory,
+      brand.memory_as_read,
     );
     if (!written) throw memoryChanged(brandId);
   });
@@ -122,7 +121,7 @@ export async function writeMemory(
     if (!brand) throw notFound('brand', brandId);
     const at = ctx.clock.now().toISOString();
     const next = change(memoryOf(brand), at);
-    if (!(await store.update(brandId, { memory: checkedMemoryJson(next) }, at, brand.memory)))
+    if (!(await store.update(brandId, { memory: checkedMemoryJson(next) }, at, brand.memory_as_read)))
       throw memoryChanged(brandId);
     return next;
   });

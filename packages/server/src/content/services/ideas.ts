@@ -61,7 +61,7 @@ export async function moveIdeaBySystem(
   const store = tx.ideas;
   const idea = await store.get(ideaId);
   if (!idea) return;
-  const from = idea.status as IdeaStatus;
+  const from = idea.status;
   const ok =
     (to === 'drafting' && from === 'idea') ||
     (to === 'scheduled' && from !== 'live' && from !== 'scheduled') ||
@@ -138,7 +138,7 @@ export async function listIdeas(
 
 export async function updateIdea(ctx: ContentContext, id: string, input: PatchIdeaInput): Promise<IdeaView> {
   const idea = await requireIdea(ctx, id);
-  if (input.status) checkIdeaMove(idea.status as IdeaStatus, input.status);
+  if (input.status) checkIdeaMove(idea.status, input.status);
   if (input.campaign_id) await checkCampaign(ctx, idea.brand_id, input.campaign_id);
   const pick = <T>(v: T | undefined, old: T) => (v === undefined ? old : v);
   await ctx.stores.ideas.update(id, {

@@ -2,7 +2,6 @@ import { DAY } from '../../platform/clock.js';
 import { notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
 import type { DigestRow } from '../db/stores/misc-stores.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
 import { PLATFORMS, type Platform } from '../domain.js';
 import type { DigestView } from '../schemas/insights.js';
 import { PLATFORM_NAMES, truncate } from '../text.js';
@@ -218,7 +217,7 @@ export async function saveDigest(
     run_id: runId,
     period_start: body.period_start,
     period_end: body.period_end,
-    body: toJson(body),
+    body,
     created_at: ctx.clock.now().toISOString(),
   };
   await ctx.stores.digests.insert(row);
@@ -232,7 +231,7 @@ export async function getLatestDigest(ctx: ContentContext, brandId: string): Pro
   if (!row)
     throw notFound(`digest for brand '${brandId}' (generate one with POST /v1/brands/${brandId}/digest)`);
   return {
-    ...fromJson<Omit<DigestView, 'id' | 'run_id' | 'created_at'>>(row.body),
+    ...row.body,
     id: row.id,
     run_id: row.run_id,
     created_at: row.created_at,

@@ -1,6 +1,6 @@
 import { notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
-import { type Platform, REPLY_THEMES, type ReplyTheme } from '../domain.js';
+import { type Platform, REPLY_THEMES } from '../domain.js';
 import type { BrandMemory, Evidence, MemorySaveInput } from '../schemas/brands.js';
 import { truncate } from '../text.js';
 import { memoryOf, writeMemory } from './brands.js';
@@ -74,8 +74,8 @@ async function resolveSource(
     }
     case 'reply_theme': {
       const match = /^theme_([a-z]+)_(.+)$/.exec(ref.id);
-      const theme = match?.[1] as ReplyTheme | undefined;
-      if (!match || !theme || !REPLY_THEMES.includes(theme) || match[2] !== brandId) throw missing();
+      const theme = REPLY_THEMES.find((t) => t === match?.[1]);
+      if (!match || !theme || match[2] !== brandId) throw missing();
       const src = await themeSource(ctx, brandId, theme);
       if (!src) throw missing();
       return {

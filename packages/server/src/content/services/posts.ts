@@ -3,7 +3,6 @@ import { AppError, notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
 import type { draftsStore } from '../db/stores/drafts-store.js';
 import type { ContentStores } from '../db/stores/index.js';
-import { fromJson } from '../db/stores/paging.js';
 import { type PostRow, slotHourOf } from '../db/stores/posts-store.js';
 import { type Platform, type PostStatus, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { deliverEvents, recordEvents } from '../events.js';
@@ -436,7 +435,7 @@ export async function recoverInterruptedPublishes(ctx: ContentContext): Promise<
       await tx.publishAttempts.finish(a.id, {
         outcome: 'unconfirmed',
         finished_at: at,
-        external_ids: fromJson<string[]>(a.external_ids),
+        external_ids: a.external_ids,
         error: why,
       });
       await tx.posts.updateIf(

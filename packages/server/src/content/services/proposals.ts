@@ -2,7 +2,6 @@ import { DAY } from '../../platform/clock.js';
 import { notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
 import type { ProposalRow } from '../db/stores/misc-stores.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
 import type { ProposalStatus } from '../domain.js';
 import type { Page } from '../schemas/common.js';
 import type { MemoryProposalView } from '../schemas/workspace.js';
@@ -14,11 +13,11 @@ const view = (r: ProposalRow): MemoryProposalView => ({
   id: r.id,
   brand_id: r.brand_id,
   run_id: r.run_id,
-  status: r.status as ProposalStatus,
-  change: fromJson(r.change),
+  status: r.status,
+  change: r.change,
   why: r.why,
   lift: r.lift,
-  evidence: fromJson(r.evidence),
+  evidence: r.evidence,
   decided_at: r.decided_at,
   created_at: r.created_at,
 });
@@ -39,9 +38,7 @@ export async function proposeMemoryChanges(
   const memory = await getBrandMemory(ctx, brandId);
   const now = ctx.clock.now().getTime();
   const posts = await scoredPosts(ctx, brandId, new Date(now - days * DAY).toISOString());
-  const pending = (await ctx.stores.proposals.pendingOf(brandId)).map(
-    (p) => fromJson<{ text: string }>(p.change).text,
-  );
+  const pending = (await ctx.stores.proposals.pendingOf(brandId)).map((p) => p.change.text);
   const existing = [...memory.voice.do, ...memory.voice.avoid].map((r) => r.text);
   const rows: ProposalRow[] = [];
   for (const l of patternLifts(posts)) {
@@ -57,10 +54,10 @@ export async function proposeMemoryChanges(
       id: ctx.ids.make('prop'),
       brand_id: brandId,
       run_id: runId,
-      change: toJson({ target, op: 'add', text }),
+      change: { target, op: 'add', text },
       why: `${l.withIt.length} posts with ${l.pattern.label} got ${l.lift.toFixed(2)}× the engagement (vs the brand median) of the ${l.without.length} without, over the last ${days} days.`,
       lift: l.lift,
-      evidence: toJson(evidence),
+      evidence,
       status: 'pending',
       pending_rank: 1,
       decided_at: null,

@@ -8,7 +8,7 @@ import { requireBrand } from './brands.js';
 export const signalView = (r: SignalRow): SignalView => ({
   id: r.id,
   brand_id: r.brand_id,
-  kind: r.kind as SignalKind,
+  kind: r.kind,
   title: r.title,
   summary: r.summary,
   source_url: r.source_url,

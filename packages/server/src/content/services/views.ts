@@ -39,12 +39,12 @@ export const ideaView = (r: IdeaWithSignal): IdeaView => ({
   title: r.title,
   angle: r.angle,
   notes: r.notes,
-  status: r.status as IdeaView['status'],
+  status: r.status,
   signal:
-    r.signal_id && r.signal_title
+    r.signal_id && r.signal_title && r.signal_kind
       ? {
           id: r.signal_id,
-          kind: r.signal_kind as NonNullable<IdeaView['signal']>['kind'],
+          kind: r.signal_kind,
           title: r.signal_title,
         }
       : null,

@@ -1,20 +1,36 @@
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { PLATFORMS, type Platform } from '../../domain.js';
+import { json, oneOf, oneOfOrNull } from './decode.js';
 
 export type AttemptOutcome = 'published' | 'failed' | 'retry' | 'unconfirmed';
 
 export interface PublishAttemptRow {
   id: string;
   post_id: string;
-  platform: string;
+  platform: Platform;
   started_at: string;
   finished_at: string | null;
   outcome: AttemptOutcome | null;
-  /** JSON array: the parts out when the attempt ended. */
-  external_ids: string;
+  /** The parts out when the attempt ended (a JSON column, decoded here). */
+  external_ids: string[];
   error: string | null;
 }
 
 /** One row per call to a platform's publish, written before the call (see 006-publish-attempts). */
+const ATTEMPT_OUTCOMES = [
+  'published',
+  'failed',
+  'retry',
+  'unconfirmed',
+] as const satisfies readonly AttemptOutcome[];
+
+const decode = (r: PublishAttemptRow): PublishAttemptRow => ({
+  ...r,
+  platform: oneOf(PLATFORMS, 'publish_attempts', 'platform', r.platform),
+  outcome: oneOfOrNull(ATTEMPT_OUTCOMES, 'publish_attempts', 'outcome', r.outcome),
+  external_ids: json<string[]>('array', 'publish_attempts', 'external_ids', r.external_ids ?? '[]'),
+});
+
 export function publishAttemptsStore(db: SqlExecutor) {
   return {
     async start(r: Pick<PublishAttemptRow, 'id' | 'post_id' | 'platform' | 'started_at'>) {
@@ -35,10 +51,12 @@ export function publishAttemptsStore(db: SqlExecutor) {
       );
     },
     /** Attempts that never got an outcome: the server stopped during the platform call. */
-    open: () =>
-      db.all<PublishAttemptRow>(
-        'SELECT * FROM publish_attempts WHERE outcome IS NULL ORDER BY started_at, id',
-      ),
+    open: async () =>
+      (
+        await db.all<PublishAttemptRow>(
+          'SELECT * FROM publish_attempts WHERE outcome IS NULL ORDER BY started_at, id',
+        )
+      ).map(decode),
     /** How many attempts in a row ended in `retry` (for the backoff). */
     async retriesOf(postId: string) {
       const rows = await db.all<{ outcome: string | null }>(
@@ -52,9 +70,12 @@ export function publishAttemptsStore(db: SqlExecutor) {
       }
       return n;
     },
-    of: (postId: string) =>
-      db.all<PublishAttemptRow>('SELECT * FROM publish_attempts WHERE post_id = ? ORDER BY started_at, id', [
-        postId,
-      ]),
+    of: async (postId: string) =>
+      (
+        await db.all<PublishAttemptRow>(
+          'SELECT * FROM publish_attempts WHERE post_id = ? ORDER BY started_at, id',
+          [postId],
+        )
+      ).map(decode),
   };
 }
