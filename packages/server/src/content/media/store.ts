@@ -1,5 +1,5 @@
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
-import { json, oneOf } from '../db/stores/decode.js';
+import { decodeJson, oneOf } from '../db/stores/decode.js';
 /** One file of an asset. A video's original has no pixel size here. */
 export interface MediaFile {
   file: string;
@@ -42,7 +42,7 @@ const decode = (r: MediaRow): MediaRow => ({
   ...r,
   kind: oneOf(['image', 'video'] as const, 'media_assets', 'kind', r.kind),
   source: oneOf(['upload', 'url'] as const, 'media_assets', 'source', r.source),
-  variants: json<MediaVariants>('object', 'media_assets', 'variants', r.variants),
+  variants: decodeJson<MediaVariants>('object', 'media_assets', 'variants', r.variants),
 });
 
 const UPDATABLE = ['alt', 'focal_x', 'focal_y', 'variants', 'render_rev', 'updated_at'] as const;

@@ -11,7 +11,7 @@ import {
   type Platform,
 } from '../../domain.js';
 import type { VoiceCheckView } from '../../schemas/approvals.js';
-import { json, oneOf } from './decode.js';
+import { decodeJson, oneOf } from './decode.js';
 import { afterClause, placeholders, toPage } from './paging.js';
 import { partsOf, type StoredPart } from './parts.js';
 
@@ -52,7 +52,7 @@ type Row = Record<string, unknown>;
 const decode = (r: Row): ApprovalRow =>
   ({
     ...r,
-    voice_check: json<VoiceCheckView>('object', 'approvals', 'voice_check', r.voice_check),
+    voice_check: decodeJson<VoiceCheckView>('object', 'approvals', 'voice_check', r.voice_check),
     status: oneOf(APPROVAL_STATUSES, 'approvals', 'status', r.status),
     source: oneOf(CALLER_SOURCES, 'approvals', 'source', r.source),
     pending_rank: Number(r.pending_rank),

@@ -2,7 +2,7 @@ import { fromFlag, toFlag } from '../../../platform/db/flags.js';
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
 import { AGENT_IDS, type AgentId } from '../../domain.js';
 import { FIRE_OUTCOMES, type FireOutcome, type TriggerInput } from '../../schemas/automations.js';
-import { json, oneOf } from './decode.js';
+import { decodeJson, oneOf } from './decode.js';
 import { afterClause, placeholders, toPage } from './paging.js';
 
 export interface AutomationRow {
@@ -39,8 +39,8 @@ const COLS =
 const decode = (r: AutomationRow): AutomationRow => ({
   ...r,
   agent_id: oneOf(AGENT_IDS, 'automations', 'agent_id', r.agent_id),
-  inputs: json('object', 'automations', 'inputs', r.inputs),
-  trigger: json('object', 'automations', 'trigger', r.trigger),
+  inputs: decodeJson('object', 'automations', 'inputs', r.inputs),
+  trigger: decodeJson('object', 'automations', 'trigger', r.trigger),
   enabled: fromFlag(r.enabled),
 });
 const decodeFire = (f: FireRow): FireRow => ({

@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
 import type { BrandMemory } from '../../schemas/brands.js';
-import { json } from './decode.js';
+import { decodeJson } from './decode.js';
 import { afterClause, toPage } from './paging.js';
 
 export interface BrandRow {
@@ -22,7 +22,7 @@ export interface BrandRecord extends BrandRow {
 
 const decode = (r: Omit<BrandRow, 'memory'> & { memory: unknown }): BrandRecord => ({
   ...r,
-  memory: json<BrandMemory>('object', 'brands', 'memory', r.memory),
+  memory: decodeJson<BrandMemory>('object', 'brands', 'memory', r.memory),
   memory_as_read: typeof r.memory === 'string' ? r.memory : JSON.stringify(r.memory),
 });
 type Row = Omit<BrandRow, 'memory'> & { memory: unknown };

@@ -40,7 +40,7 @@ const fits = (v: unknown, shape: Shape) =>
  * A JSON column, parsed and checked for its outer shape. PostgreSQL's `pg` may hand back a value
  * already parsed (json columns); SQLite always gives the text.
  */
-export function json<T>(shape: Shape, table: string, column: string, value: unknown): T {
+export function decodeJson<T>(shape: Shape, table: string, column: string, value: unknown): T {
   let parsed: unknown = value;
   if (typeof value === 'string') {
     try {
@@ -54,9 +54,9 @@ export function json<T>(shape: Shape, table: string, column: string, value: unkn
 }
 
 /** The same, for a nullable column (SQL NULL and JSON `null` both read as null). */
-export function jsonOrNull<T>(shape: Shape, table: string, column: string, value: unknown): T | null {
+export function decodeJsonOrNull<T>(shape: Shape, table: string, column: string, value: unknown): T | null {
   if (value == null) return null;
-  const parsed = json<T | null>('any', table, column, value);
+  const parsed = decodeJson<T | null>('any', table, column, value);
   if (parsed === null) return null;
   if (!fits(parsed, shape)) throw corrupt(table, column, value, `a JSON ${shape}`);
   return parsed;

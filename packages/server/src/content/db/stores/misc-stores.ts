@@ -2,7 +2,7 @@ import type { SqlExecutor } from '../../../platform/db/sqlite.js';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '../../domain.js';
 import type { DigestView } from '../../schemas/insights.js';
 import type { MemoryProposalView } from '../../schemas/workspace.js';
-import { json, oneOf } from './decode.js';
+import { decodeJson, oneOf } from './decode.js';
 import { afterClause, toPage } from './paging.js';
 
 /** What a digest row keeps of the digest: everything but its id, run and time (their own columns). */
@@ -32,7 +32,7 @@ export function digestsStore(db: SqlExecutor) {
         'SELECT * FROM digests WHERE brand_id = ? ORDER BY created_at DESC, seq DESC LIMIT 1',
         [brandId],
       );
-      return row && { ...row, body: json<DigestBody>('object', 'digests', 'body', row.body) };
+      return row && { ...row, body: decodeJson<DigestBody>('object', 'digests', 'body', row.body) };
     },
   };
 }
@@ -53,8 +53,8 @@ export interface ProposalRow {
 
 const decodeProposal = (r: ProposalRow): ProposalRow => ({
   ...r,
-  change: json('object', 'memory_proposals', 'change', r.change),
-  evidence: json('array', 'memory_proposals', 'evidence', r.evidence),
+  change: decodeJson('object', 'memory_proposals', 'change', r.change),
+  evidence: decodeJson('array', 'memory_proposals', 'evidence', r.evidence),
   status: oneOf(PROPOSAL_STATUSES, 'memory_proposals', 'status', r.status),
 });
 
@@ -190,7 +190,7 @@ export function mcpCallsStore(db: SqlExecutor) {
         )
       ).map((r) => ({
         ...r,
-        args: json<Record<string, unknown>>('object', 'mcp_calls', 'args', r.args),
+        args: decodeJson<Record<string, unknown>>('object', 'mcp_calls', 'args', r.args),
         outcome: oneOf(MCP_OUTCOMES, 'mcp_calls', 'outcome', r.outcome),
       }));
       return toPage(rows, limit, (r) => [r.created_at, r.id]);

@@ -1,4 +1,4 @@
-import { json } from './decode.js';
+import { decodeJson } from './decode.js';
 
 /** One medium attached to a part, as drafts and posts store it. */
 export interface StoredMedia {
@@ -16,7 +16,7 @@ export interface StoredPart {
 
 /** The `parts` column of drafts, draft versions and posts. Parts written before media existed have none. */
 export function partsOf(table: string, value: unknown): StoredPart[] {
-  return json<Partial<StoredPart>[]>('array', table, 'parts', value).map((p) => ({
+  return decodeJson<Partial<StoredPart>[]>('array', table, 'parts', value).map((p) => ({
     text: String(p.text ?? ''),
     media: Array.isArray(p.media) ? p.media : [],
   }));

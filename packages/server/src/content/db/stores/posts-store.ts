@@ -8,7 +8,7 @@ import {
   REPLY_THEMES,
   type ReplyTheme,
 } from '../../domain.js';
-import { json, oneOf, toNumber } from './decode.js';
+import { decodeJson, oneOf, toNumber } from './decode.js';
 import { mediaReferencesStore } from './media-references-store.js';
 import { afterClause, placeholders, toPage } from './paging.js';
 import { partsOf, type StoredPart } from './parts.js';
@@ -78,7 +78,7 @@ const decode = (r: Row): PostRow =>
     platform: oneOf(PLATFORMS, 'posts', 'platform', r.platform),
     status: oneOf(POST_STATUSES, 'posts', 'status', r.status),
     parts: partsOf('posts', r.parts),
-    external_ids: json<string[]>('array', 'posts', 'external_ids', r.external_ids ?? '[]'),
+    external_ids: decodeJson<string[]>('array', 'posts', 'external_ids', r.external_ids ?? '[]'),
   }) as PostRow;
 const decodeAll = async (rows: Promise<Row[]>) => (await rows).map(decode);
 const decodeReply = (r: ReplyRow): ReplyRow => ({

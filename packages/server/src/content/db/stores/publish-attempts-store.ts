@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
 import { PLATFORMS, type Platform } from '../../domain.js';
-import { json, oneOf, oneOfOrNull } from './decode.js';
+import { decodeJson, oneOf, oneOfOrNull } from './decode.js';
 
 export type AttemptOutcome = 'published' | 'failed' | 'retry' | 'unconfirmed';
 
@@ -28,7 +28,7 @@ const decode = (r: PublishAttemptRow): PublishAttemptRow => ({
   ...r,
   platform: oneOf(PLATFORMS, 'publish_attempts', 'platform', r.platform),
   outcome: oneOfOrNull(ATTEMPT_OUTCOMES, 'publish_attempts', 'outcome', r.outcome),
-  external_ids: json<string[]>('array', 'publish_attempts', 'external_ids', r.external_ids ?? '[]'),
+  external_ids: decodeJson<string[]>('array', 'publish_attempts', 'external_ids', r.external_ids ?? '[]'),
 });
 
 export function publishAttemptsStore(db: SqlExecutor) {

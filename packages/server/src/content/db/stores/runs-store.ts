@@ -8,7 +8,7 @@ import {
   type RunStatus,
 } from '../../domain.js';
 import type { AgentRunView, RunStepView } from '../../schemas/agents.js';
-import { json, jsonOrNull, oneOf, toJsonColumn } from './decode.js';
+import { decodeJson, decodeJsonOrNull, oneOf, toJsonColumn } from './decode.js';
 import { afterClause, toPage } from './paging.js';
 
 export interface RunRow {
@@ -38,13 +38,13 @@ const decode = (r: Row): RunRow =>
     agent_id: oneOf(AGENT_IDS, 'agent_runs', 'agent_id', r.agent_id),
     status: oneOf(RUN_STATUSES, 'agent_runs', 'status', r.status),
     source: oneOf(CALLER_SOURCES, 'agent_runs', 'source', r.source),
-    inputs: json('object', 'agent_runs', 'inputs', r.inputs),
-    steps: json<Partial<RunStepView>[]>('array', 'agent_runs', 'steps', r.steps).map((s) => ({
+    inputs: decodeJson('object', 'agent_runs', 'inputs', r.inputs),
+    steps: decodeJson<Partial<RunStepView>[]>('array', 'agent_runs', 'steps', r.steps).map((s) => ({
       ...s,
       usage: s.usage ?? null,
     })),
-    output: jsonOrNull('object', 'agent_runs', 'output', r.output),
-    error: jsonOrNull('object', 'agent_runs', 'error', r.error),
+    output: decodeJsonOrNull('object', 'agent_runs', 'output', r.output),
+    error: decodeJsonOrNull('object', 'agent_runs', 'error', r.error),
   }) as RunRow;
 
 export function runsStore(db: SqlExecutor) {
