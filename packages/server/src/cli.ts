@@ -10,6 +10,7 @@ import {
 } from './commerce/services/api-keys.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openContentDatabase } from './content/app.js';
+import { contentStores } from './content/db/stores/index.js';
 import {
   createContentApiKey,
   listContentApiKeys,
@@ -187,7 +188,10 @@ async function keysCreate(args: string[]): Promise<void> {
     }
     const db = await openContentDatabase(config);
     try {
-      const { key } = await createContentApiKey(db, deps, { name, scopes: scopes as ('read' | 'write')[] });
+      const { key } = await createContentApiKey(contentStores(db), deps, {
+        name,
+        scopes: scopes as ('read' | 'write')[],
+      });
       process.stdout.write(`${key}\n`);
     } finally {
       await db.close();
@@ -240,7 +244,7 @@ async function keysList(args: string[]): Promise<void> {
   try {
     const keys =
       service === 'content'
-        ? await listContentApiKeys(db)
+        ? await listContentApiKeys(contentStores(db))
         : (await listApiKeys(db, DEFAULT_ACCOUNT_ID))
             .filter((k) => k.revoked_at === null)
             .map(({ account_id: _account, ...k }) => k);
@@ -295,7 +299,7 @@ async function keysRevoke(args: string[]): Promise<void> {
     const deps = { clock: { now: () => now } };
     const outcome =
       service === 'content'
-        ? await revokeContentApiKeyOnce(db, deps, id)
+        ? await revokeContentApiKeyOnce(contentStores(db), deps, id)
         : await revokeApiKey(db, deps, DEFAULT_ACCOUNT_ID, id).then((apiKey) => ({
             apiKey,
             revoked_at: apiKey.revoked_at ?? now.toISOString(),

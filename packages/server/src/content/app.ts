@@ -18,17 +18,11 @@ import {
 import type { AnyRoute } from '../platform/http/route.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { type ContentAuth, contentAuthenticators } from './auth.js';
-import { type ContentContext, createContentContext, type MediaPort } from './context.js';
+import { type ContentContext, createContentContext } from './context.js';
 import { contentMigrations } from './db/migrations/index.js';
 import { purgeHandledEvents } from './events.js';
 import { createMcpServer } from './mcp/index.js';
-import {
-  isMediaUploadRequest,
-  type MediaContext,
-  mediaRoutes,
-  mediaService,
-  mountMediaFiles,
-} from './media/index.js';
+import { isMediaUploadRequest, type MediaContext, mediaRoutes, mountMediaFiles } from './media/index.js';
 import { contentOpenApiInfo } from './openapi-info.js';
 import { agentRoutes } from './routes/agents.js';
 import { apiKeyRoutes } from './routes/api-keys.js';
@@ -126,14 +120,12 @@ export async function createContentApp(
   deps: ServiceDeps & { db?: SqlDatabase; media?: Pick<MediaContext, 'mediaFetcher' | 'mediaLimits'> },
 ): Promise<ContentHandle> {
   const db = deps.db ?? (await openContentDatabase(deps.config, (message) => deps.logger.warn(message)));
-  const ctx = await createContentContext({ ...deps, db });
-  const mediaCtx: ContentContext & MediaContext = Object.assign(ctx, deps.media ?? {});
-  ctx.media = mediaService(mediaCtx) as unknown as MediaPort;
+  const { ctx, mediaCtx } = await createContentContext({ ...deps, db });
   ctx.events.handlers.push(automationEventHandler(ctx));
 
   const routes = [
     ...healthRoutes,
-    ...apiKeyRoutes(db, deps),
+    ...apiKeyRoutes(ctx.stores, deps),
     ...workspaceRoutes(ctx),
     ...brandRoutes(ctx),
     ...channelRoutes(ctx),

@@ -1,11 +1,12 @@
 import type { Config } from '../config.js';
-import type { SqlDatabase } from '../platform/db/sqlite.js';
+import type { SqlDatabase, TransactionOptions } from '../platform/db/sql.js';
 import type { Ids } from '../platform/ids.js';
 import { instanceName } from '../platform/instance.js';
 import type { Logger } from '../platform/logger.js';
 import type { ServiceDeps } from '../platform/service.js';
-import type { Platform } from './domain.js';
+import { type ContentStores, contentStores } from './db/stores/index.js';
 import type { ContentEvents } from './events.js';
+import { type MediaContext, type MediaService, mediaService } from './media/index.js';
 import { createContentModel } from './model/index.js';
 import type { ContentModel } from './model/types.js';
 import { createPublisher } from './publishers/index.js';
@@ -28,35 +29,19 @@ export interface Caller {
 export const APP_CALLER: Caller = { source: 'app', personId: 'person_local' };
 
 /**
- * What the media module gives the rest of the content service. `src/content/media/index.ts`
- * builds it from the context; drafts use it to validate `attach_media`.
- * Kept structural (no import from media/) so both halves compile while built in parallel.
- */
-export interface MediaAssetLike {
-  id: string;
-  brand_id: string;
-  kind: string;
-  alt_text?: string | null;
-  [key: string]: unknown;
-}
-export interface MediaPort {
-  /** `brandId` null means any brand. Returns null (or throws NOT_FOUND) when missing. */
-  getAsset(brandId: string | null, assetId: string): Promise<MediaAssetLike | null>;
-  listAssets(
-    brandId: string,
-    opts: { tag?: string; limit?: number; after?: string | null },
-  ): Promise<{ assets: MediaAssetLike[]; has_more: boolean; next_after: string | null }>;
-  preferredVariant(platform: Platform): string;
-  /** The public URL of one crop; null or a throw when the asset has no such variant. */
-  variantUrl(asset: MediaAssetLike, variant: string): string | null;
-}
-
-/**
  * Everything content services need, built once per app. Every service function takes it
  * as its first argument, so routes, MCP tools, agents and automations share one code path.
  */
 export interface ContentContext {
+  /** For the platform's own tables (leases, the sandbox clock); services use `stores`. */
   readonly db: SqlDatabase;
+  /** Every content store, on the database outside any transaction. */
+  readonly stores: ContentStores;
+  /**
+   * Runs `fn` in one transaction; `tx` is the store bundle bound to it. Only store calls belong
+   * inside (see `SqlDatabase.transaction`).
+   */
+  transaction<T>(fn: (tx: ContentStores) => Promise<T>, opts?: TransactionOptions): Promise<T>;
   readonly config: Config;
   /** Base clock plus the persisted sandbox offset. Use this, never the base clock. */
   readonly clock: SandboxClock;
@@ -70,16 +55,38 @@ export interface ContentContext {
   readonly events: ContentEvents;
   /** This instance's name on the leases and claims it takes in the shared database. */
   readonly instanceId: string;
-  /** Set by app.ts once the media module is wired; null while it is not. */
-  media: MediaPort | null;
+  /**
+   * The media library (drafts' attach_media, the MCP media tools, the live publisher). Built
+   * before the context, on the same database and sandbox clock, so it is always there.
+   */
+  readonly media: MediaService;
 }
 
+/**
+ * Reads the sandbox clock, builds the media service on it, then the context around both. Returns
+ * the media module's own context as well: its routes and file server are built on that one, so
+ * they share the per-asset locks of `ctx.media`.
+ */
 export async function createContentContext(
-  deps: ServiceDeps & { db: SqlDatabase; stopwatch?: () => number },
-): Promise<ContentContext> {
+  deps: ServiceDeps & {
+    db: SqlDatabase;
+    stopwatch?: () => number;
+    media?: Pick<MediaContext, 'mediaFetcher' | 'mediaLimits'>;
+  },
+): Promise<{ ctx: ContentContext; mediaCtx: MediaContext }> {
   const clock = await SandboxClock.load(deps.db, deps.clock);
+  const mediaCtx: MediaContext = {
+    db: deps.db,
+    config: deps.config,
+    clock,
+    ids: deps.ids,
+    logger: deps.logger,
+    ...deps.media,
+  };
   const ctx: ContentContext = {
     db: deps.db,
+    stores: contentStores(deps.db),
+    transaction: (fn, opts) => deps.db.transaction((tx) => fn(contentStores(tx)), opts),
     config: deps.config,
     clock,
     ids: deps.ids,
@@ -89,9 +96,9 @@ export async function createContentContext(
     stopwatch: deps.stopwatch ?? (() => performance.now()),
     events: { handlers: [] },
     instanceId: instanceName(deps.ids),
-    media: null,
+    media: mediaService(mediaCtx),
   };
-  return ctx;
+  return { ctx, mediaCtx };
 }
 
 export type { Config, Ids, Logger };

@@ -55,6 +55,12 @@ export const SIGNAL_KINDS = ['trend', 'question', 'competitor', 'mention', 'news
 export type SignalKind = (typeof SIGNAL_KINDS)[number];
 
 export const CALLER_SOURCES = ['app', 'api', 'mcp', 'automation'] as const;
+export type CallerSource = (typeof CALLER_SOURCES)[number];
+
+export const CHANNEL_KINDS = ['sandbox', 'live'] as const;
+export type ChannelKind = (typeof CHANNEL_KINDS)[number];
+export const CHANNEL_STATUSES = ['connected', 'needs_reconnect', 'disconnected'] as const;
+export type ChannelStatus = (typeof CHANNEL_STATUSES)[number];
 
 export const AGENT_IDS = [
   'weekly_plan',

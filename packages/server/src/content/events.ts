@@ -1,6 +1,5 @@
-import type { SqlExecutor } from '../platform/db/sqlite.js';
 import type { ContentContext } from './context.js';
-import { contentEventsStore } from './db/stores/content-events-store.js';
+import type { ContentStores } from './db/stores/index.js';
 import type { EventName } from './domain.js';
 
 export interface ContentEvent {
@@ -32,10 +31,10 @@ const KEEP_HANDLED_MS = 7 * 24 * 3_600_000;
  */
 export async function recordEvents(
   ctx: Pick<ContentContext, 'ids' | 'clock'>,
-  tx: SqlExecutor,
+  tx: ContentStores,
   list: readonly ContentEvent[],
 ): Promise<void> {
-  const store = contentEventsStore(tx);
+  const store = tx.contentEvents;
   const now = ctx.clock.now().toISOString();
   for (const e of list)
     await store.add({
@@ -55,9 +54,9 @@ export async function recordEvents(
  * Across instances each event is handled by one of them at a time. Returns how many it handled.
  */
 export async function deliverEvents(
-  ctx: Pick<ContentContext, 'db' | 'clock' | 'events' | 'instanceId' | 'logger'>,
+  ctx: Pick<ContentContext, 'stores' | 'clock' | 'events' | 'instanceId' | 'logger'>,
 ): Promise<number> {
-  const store = contentEventsStore(ctx.db);
+  const store = ctx.stores.contentEvents;
   let handled = 0;
   for (;;) {
     const now = ctx.clock.realNow();
@@ -78,5 +77,5 @@ export async function deliverEvents(
 }
 
 /** Drops handled events past their keeping time; the background pass calls it. */
-export const purgeHandledEvents = (ctx: Pick<ContentContext, 'db' | 'clock'>) =>
-  contentEventsStore(ctx.db).purge(new Date(ctx.clock.now().getTime() - KEEP_HANDLED_MS).toISOString());
+export const purgeHandledEvents = (ctx: Pick<ContentContext, 'stores' | 'clock'>) =>
+  ctx.stores.contentEvents.purge(new Date(ctx.clock.now().getTime() - KEEP_HANDLED_MS).toISOString());

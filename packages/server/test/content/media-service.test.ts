@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ContentContext, MediaPort } from '../../src/content/context.js';
+import type { ContentContext } from '../../src/content/context.js';
 import {
   type MediaContext,
   type MediaService,
@@ -42,8 +42,8 @@ describe('MediaService for drafts and MCP', () => {
   });
   afterAll(() => svc.close());
 
-  it('is the MediaPort the content context expects, and takes the ContentContext as is', () => {
-    const port: MediaPort = media;
+  it('is the media service the content context holds, and takes the ContentContext as is', () => {
+    const port: ContentContext['media'] = media;
     const fromContent = (ctx: ContentContext): MediaContext => ctx;
     expect(typeof port.getAsset).toBe('function');
     expect(typeof fromContent).toBe('function');

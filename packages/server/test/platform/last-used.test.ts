@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contentStores } from '../../src/content/db/stores/index.js';
 import { findContentApiKey } from '../../src/content/services/api-keys.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
@@ -18,16 +19,16 @@ describe('API key last-used time', () => {
     expect(created.body.last_used_at).toBeNull();
     const deps = { clock: svc.clock };
 
-    await findContentApiKey(svc.handle.db, deps, created.body.key);
+    await findContentApiKey(contentStores(svc.handle.db), deps, created.body.key);
     const first = await lastUsed(created.body.id);
     expect(first).toBe(svc.clock.now().toISOString());
 
     svc.clock.advance(30_000);
-    await findContentApiKey(svc.handle.db, deps, created.body.key);
+    await findContentApiKey(contentStores(svc.handle.db), deps, created.body.key);
     expect(await lastUsed(created.body.id)).toBe(first);
 
     svc.clock.advance(31_000);
-    await findContentApiKey(svc.handle.db, deps, created.body.key);
+    await findContentApiKey(contentStores(svc.handle.db), deps, created.body.key);
     expect(await lastUsed(created.body.id)).toBe(svc.clock.now().toISOString());
   });
 });

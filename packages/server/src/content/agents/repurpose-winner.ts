@@ -1,12 +1,9 @@
 import { z } from 'zod';
 import type { ContentContext } from '../context.js';
-import { channelsStore } from '../db/stores/channels-store.js';
-import { fromJson } from '../db/stores/paging.js';
 import { PLATFORMS, type Platform } from '../domain.js';
 import { draftFromSource } from '../services/drafts.js';
 import { conflict } from '../services/errors.js';
 import { getPost, requirePost } from '../services/posts.js';
-import type { StoredPart } from '../services/views.js';
 import { defineAgent } from './types.js';
 
 /** Why a post is not one to repurpose, or null: it must be published and outperforming. */
@@ -20,8 +17,8 @@ function notAWinner(p: { id: string; status: string; verdict: string }) {
 
 /** The brand's other connected platforms, or every other platform when none is connected. */
 async function otherPlatforms(ctx: ContentContext, postId: string): Promise<Platform[]> {
-  const post = await requirePost(ctx.db, postId);
-  const connected = (await channelsStore(ctx.db).connectedOf(post.brand_id)).map((c) => c.platform);
+  const post = await requirePost(ctx.stores, postId);
+  const connected = (await ctx.stores.channels.connectedOf(post.brand_id)).map((c) => c.platform);
   const others = PLATFORMS.filter((p) => p !== post.platform);
   const linked = others.filter((p) => connected.includes(p));
   return linked.length ? linked : others;
@@ -56,7 +53,7 @@ export const repurposeWinnerAgent = defineAgent({
     { name: 'voice_check', description: 'A voice_check child run per draft.' },
   ],
   makesModelCalls: true,
-  brandOf: async (ctx, inputs) => (await requirePost(ctx.db, inputs.postId)).brand_id,
+  brandOf: async (ctx, inputs) => (await requirePost(ctx.stores, inputs.postId)).brand_id,
   withDefaults: async (ctx, inputs) => ({
     ...inputs,
     platforms: inputs.platforms ?? (await otherPlatforms(ctx, inputs.postId)),
@@ -73,10 +70,8 @@ export const repurposeWinnerAgent = defineAgent({
     const targets = (inputs.platforms ?? (await otherPlatforms(ctx, post.id))).filter(
       (p) => p !== post.platform,
     );
-    const row = await requirePost(ctx.db, post.id);
-    const text = fromJson<StoredPart[]>(row.parts)
-      .map((p) => p.text)
-      .join('\n\n');
+    const row = await requirePost(ctx.stores, post.id);
+    const text = row.parts.map((p) => p.text).join('\n\n');
     const drafts = await scope.step('draft', async () => {
       const made = [];
       for (const platform of targets)

@@ -1,10 +1,6 @@
 import { z } from 'zod';
-import { draftsStore } from '../db/stores/drafts-store.js';
-import { fromJson } from '../db/stores/paging.js';
-import type { Platform } from '../domain.js';
 import { getBrandMemory } from '../services/brands.js';
 import { requireDraft } from '../services/drafts.js';
-import type { StoredPart } from '../services/views.js';
 import { voiceCheck } from '../services/voice-check.js';
 import { defineAgent } from './types.js';
 
@@ -20,10 +16,10 @@ export const voiceCheckAgent = defineAgent({
   brandOf: async (ctx, inputs) => (await requireDraft(ctx, inputs.draftId)).brand_id,
   async run(scope, inputs) {
     return scope.step('check', async () => {
-      const draft = await draftsStore(scope.ctx.db).get(inputs.draftId);
+      const draft = await scope.ctx.stores.drafts.get(inputs.draftId);
       if (!draft) throw new Error('draft vanished');
       const memory = await getBrandMemory(scope.ctx, draft.brand_id);
-      const result = voiceCheck(memory, draft.platform as Platform, fromJson<StoredPart[]>(draft.parts));
+      const result = voiceCheck(memory, draft.platform, draft.parts);
       const failed = result.checks.filter((c) => c.status === 'fail').map((c) => c.id);
       return {
         detail: result.passed ? 'All checks passed.' : `Failed: ${failed.join(', ')}.`,

@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { DAY } from '../../platform/clock.js';
-import { channelsStore } from '../db/stores/channels-store.js';
-import { ideasStore } from '../db/stores/ideas-store.js';
-import { postsStore } from '../db/stores/posts-store.js';
-import { PLATFORMS, type Platform } from '../domain.js';
+import { PLATFORMS } from '../domain.js';
 import type { GeneratedIdeasView } from '../schemas/ideas.js';
 import { proposePost } from '../services/approvals.js';
 import { nextFreeSlot } from '../services/best-times.js';
@@ -50,9 +47,7 @@ export const weeklyPlanAgent = defineAgent({
   brandOf: async (ctx, inputs) => (await requireBrand(ctx, inputs.brandId)).id,
   withDefaults: async (ctx, inputs) => {
     if (inputs.platforms) return inputs;
-    const connected = new Set(
-      (await channelsStore(ctx.db).connectedOf(inputs.brandId)).map((c) => c.platform),
-    );
+    const connected = new Set((await ctx.stores.channels.connectedOf(inputs.brandId)).map((c) => c.platform));
     return { ...inputs, platforms: PLATFORMS.filter((p) => connected.has(p)) };
   },
   nothingToDo: (ctx, inputs) => nothingToPlanFrom(ctx, inputs.brandId),
@@ -60,8 +55,8 @@ export const weeklyPlanAgent = defineAgent({
     const { ctx } = scope;
     const brandId = inputs.brandId;
     const wanted = inputs.platforms ?? PLATFORMS;
-    const channels = (await channelsStore(ctx.db).connectedOf(brandId)).filter((c) =>
-      wanted.includes(c.platform as Platform),
+    const channels = (await ctx.stores.channels.connectedOf(brandId)).filter((c) =>
+      wanted.includes(c.platform),
     );
     if (channels.length === 0)
       throw conflict(
@@ -73,12 +68,12 @@ export const weeklyPlanAgent = defineAgent({
 
     await scope.step('read_last_week', async () => {
       const now = ctx.clock.now().getTime();
-      const posts = await postsStore(ctx.db).publishedBetween(
+      const posts = await ctx.stores.posts.publishedBetween(
         brandId,
         new Date(now - 7 * DAY).toISOString(),
         new Date(now).toISOString(),
       );
-      const snaps = await postsStore(ctx.db).snapshotsOf(posts.map((p) => p.id));
+      const snaps = await ctx.stores.posts.snapshotsOf(posts.map((p) => p.id));
       const latest = new Map<string, number>();
       for (const s of snaps) latest.set(s.post_id, engagementsOf(s));
       const total = [...latest.values()].reduce((a, b) => a + b, 0);
@@ -91,7 +86,7 @@ export const weeklyPlanAgent = defineAgent({
     const slots = await scope.step('find_open_slots', async () => {
       const found: { platform: string; channelId: string; at: string }[] = [];
       for (const ch of channels) {
-        const s = await nextFreeSlot(ctx, { brandId, channelId: ch.id, platform: ch.platform as Platform });
+        const s = await nextFreeSlot(ctx, { brandId, channelId: ch.id, platform: ch.platform });
         if (s) found.push({ platform: ch.platform, channelId: ch.id, at: s.at });
       }
       return {
@@ -116,7 +111,7 @@ export const weeklyPlanAgent = defineAgent({
       }
       // No fresh signals (none at all, or all already turned into ideas): plan from ideas
       // already waiting in the Idea column instead.
-      const waiting = await ideasStore(ctx.db).list({ brandId, status: 'idea' }, inputs.count);
+      const waiting = await ctx.stores.ideas.list({ brandId, status: 'idea' }, inputs.count);
       if (waiting.items.length === 0 && failure) throw failure;
       return {
         detail:
@@ -127,7 +122,7 @@ export const weeklyPlanAgent = defineAgent({
       };
     });
 
-    const platforms = [...new Set(channels.map((c) => c.platform as Platform))];
+    const platforms = [...new Set(channels.map((c) => c.platform))];
     const drafts = await scope.step('draft', async () => {
       const out: { id: string; platform: string; ideaId: string }[] = [];
       for (const idea of ideas) {

@@ -2,7 +2,6 @@ import type { CompleteResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
 import { PLATFORMS } from '../domain.js';
-import { type MediaContext, mediaService } from '../media/index.js';
 import { listAgents } from '../services/agent-runs.js';
 import { listBrands } from '../services/brands.js';
 import { listDrafts } from '../services/drafts.js';
@@ -54,7 +53,7 @@ async function candidates(
     case 'assetId': {
       // The media library is per brand; without one chosen there is nothing to offer.
       if (!brandId) return { items: [], more: false };
-      const p = await mediaService(ctx as ContentContext & MediaContext).listAssets(brandId, page);
+      const p = await ctx.media.listAssets(brandId, page);
       return { items: p.assets.map((a) => ({ value: a.id, label: a.alt })), more: p.has_more };
     }
     case 'agentId':

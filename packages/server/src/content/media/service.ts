@@ -22,7 +22,7 @@ import { assetLocks } from './locks.js';
 import { type CropName, PLATFORM_MEDIA, type VariantName } from './platforms.js';
 import { type FocalPoint, renderCrops, type VariantFile } from './render.js';
 import type { MediaAsset, MediaFit } from './schemas.js';
-import { type MediaRecord, type MediaRow, mediaStore } from './store.js';
+import { type MediaFile, type MediaRecord, type MediaRow, mediaStore } from './store.js';
 import { titleFrom, titleFromUrl } from './title.js';
 import type { UploadedFile } from './upload.js';
 import { toAssetView } from './view.js';
@@ -109,7 +109,7 @@ export function createMediaService(ctx: MediaContext) {
         title: meta.title,
         focal_x: 0.5,
         focal_y: 0.5,
-        variants: JSON.stringify(built.variants),
+        variants: built.variants,
         render_rev: 1,
         source: source.kind,
         source_url: source.url,
@@ -212,14 +212,17 @@ export function createMediaService(ctx: MediaContext) {
         if (patch.alt !== undefined) changes.alt = patch.alt;
         const dir = assetDir(root, assetId);
         let made: VariantFile[] = [];
-        let replaced: VariantFile[] = [];
+        let replaced: MediaFile[] = [];
         const focal = patch.focal_point;
         if (focal && (focal.x !== rec.focal_x || focal.y !== rec.focal_y)) {
           if (rec.kind === 'video')
             throw invalidRequest('Video has no crops, so it takes no focal point.', 'focal_point');
-          const files = JSON.parse(rec.variants) as Record<VariantName, VariantFile>;
+          const files = rec.variants;
+          const { width, height } = files.original;
+          if (width === null || height === null)
+            throw invalidRequest('This asset has no pixel size, so it takes no focal point.', 'focal_point');
           const rev = rec.render_rev + 1;
-          const crops = await renderCrops(files.original, dir, {
+          const crops = await renderCrops({ ...files.original, width, height }, dir, {
             focal,
             rev,
             alpha: files.original.mime === 'image/png',
@@ -238,7 +241,7 @@ export function createMediaService(ctx: MediaContext) {
           made = Object.values(crops);
           replaced = Object.values(files).filter((f) => f.file !== files.original.file);
           Object.assign(changes, { focal_x: focal.x, focal_y: focal.y, render_rev: rev });
-          changes.variants = JSON.stringify({ original: files.original, ...crops });
+          changes.variants = { original: files.original, ...crops };
         }
         try {
           await ctx.db.transaction((tx) => mediaStore(tx).update(assetId, changes, patch.tags));
@@ -283,9 +286,7 @@ export function createMediaService(ctx: MediaContext) {
       file: string,
     ): Promise<{ dir: string; file: string; mime: string } | null> {
       const rec = await store.get(assetId);
-      const match = rec
-        ? Object.values(JSON.parse(rec.variants) as Record<string, VariantFile>).find((v) => v.file === file)
-        : undefined;
+      const match = rec ? Object.values(rec.variants).find((v) => v.file === file) : undefined;
       if (match) return { dir: assetDir(root, assetId), file: match.file, mime: match.mime };
       const mime = FILE_MIME[file.slice(file.lastIndexOf('.') + 1)];
       if (!mime || !(await store.referencedFiles(assetId)).has(file)) return null;
@@ -309,8 +310,7 @@ export function createMediaService(ctx: MediaContext) {
         const keep = await store.referencedFiles(d);
         if (known.has(d)) {
           const rec = await store.get(d);
-          for (const v of Object.values(JSON.parse(rec?.variants ?? '{}') as Record<string, VariantFile>))
-            keep.add(v.file);
+          for (const v of Object.values(rec?.variants ?? {})) keep.add(v.file);
         }
         if (await pruneAssetDir(root, d, keep)) removed++;
       }

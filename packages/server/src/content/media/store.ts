@@ -1,4 +1,16 @@
 import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import { decodeJson, oneOf } from '../db/stores/decode.js';
+/** One file of an asset. A video's original has no pixel size here. */
+export interface MediaFile {
+  file: string;
+  mime: string;
+  width: number | null;
+  height: number | null;
+  bytes: number;
+}
+
+/** An asset's files by variant name: always the original, and the crops an image has. */
+export type MediaVariants = { original: MediaFile; [variant: string]: MediaFile };
 
 export interface MediaRow {
   id: string;
@@ -14,8 +26,8 @@ export interface MediaRow {
   title: string;
   focal_x: number;
   focal_y: number;
-  /** JSON: variant name -> { file, mime, width, height, bytes }. */
-  variants: string;
+  /** Variant name -> { file, mime, width, height, bytes } (a JSON column, decoded here). */
+  variants: MediaVariants;
   render_rev: number;
   source: 'upload' | 'url';
   source_url: string | null;
@@ -27,6 +39,13 @@ export interface MediaRow {
 export type MediaRecord = MediaRow & { tags: string[] };
 
 const SELECT = 'SELECT a.* FROM media_assets a';
+
+const decode = (r: MediaRow): MediaRow => ({
+  ...r,
+  kind: oneOf(['image', 'video'] as const, 'media_assets', 'kind', r.kind),
+  source: oneOf(['upload', 'url'] as const, 'media_assets', 'source', r.source),
+  variants: decodeJson<MediaVariants>('object', 'media_assets', 'variants', r.variants),
+});
 
 const UPDATABLE = ['alt', 'focal_x', 'focal_y', 'variants', 'render_rev', 'updated_at'] as const;
 
@@ -41,7 +60,7 @@ export function mediaStore(db: SqlExecutor) {
     );
     const byAsset = new Map<string, string[]>();
     for (const t of tags) byAsset.set(t.asset_id, [...(byAsset.get(t.asset_id) ?? []), t.tag]);
-    return rows.map((r) => ({ ...r, tags: byAsset.get(r.id) ?? [] }));
+    return rows.map((r) => ({ ...decode(r), tags: byAsset.get(r.id) ?? [] }));
   };
 
   const writeTags = async (assetId: string, tags: readonly string[]) => {
@@ -79,7 +98,7 @@ export function mediaStore(db: SqlExecutor) {
           row.title,
           row.focal_x,
           row.focal_y,
-          row.variants,
+          JSON.stringify(row.variants),
           row.render_rev,
           row.source,
           row.source_url,
@@ -127,7 +146,7 @@ export function mediaStore(db: SqlExecutor) {
     ): Promise<void> {
       const cols = UPDATABLE.filter((k) => k in patch);
       await db.run(`UPDATE media_assets SET ${cols.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`, [
-        ...cols.map((k) => patch[k] ?? null),
+        ...cols.map((k) => (k === 'variants' ? JSON.stringify(patch.variants) : (patch[k] ?? null))),
         id,
       ]);
       if (tags) await writeTags(id, tags);

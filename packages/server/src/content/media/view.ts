@@ -1,16 +1,15 @@
 import type { VariantName } from './platforms.js';
-import type { VariantFile } from './render.js';
 import type { MediaAsset } from './schemas.js';
-import type { MediaRecord } from './store.js';
+import type { MediaFile, MediaRecord } from './store.js';
 
 /** The API shape of a stored asset: variant files become public URLs. */
 /** `base` is CONTENT_PUBLIC_URL without a trailing slash, or '' for root-relative URLs. */
 const fileUrl = (base: string, id: string, file: string) => `${base}/media/${id}/${file}`;
 
 export function toAssetView(rec: MediaRecord, base: string): MediaAsset {
-  const files = JSON.parse(rec.variants) as Partial<Record<VariantName, VariantFile>>;
+  const files = rec.variants;
   const variants: MediaAsset['variants'] = {};
-  for (const [name, v] of Object.entries(files) as [VariantName, VariantFile][]) {
+  for (const [name, v] of Object.entries(files) as [VariantName, MediaFile][]) {
     variants[name] = {
       url: fileUrl(base, rec.id, v.file),
       mime: v.mime,

@@ -3,10 +3,7 @@ import { join } from 'node:path';
 import { AppError } from '../../platform/errors.js';
 import { trimTrailingSlashes } from '../../platform/trim-end.js';
 import type { ContentContext } from '../context.js';
-import { channelsStore } from '../db/stores/channels-store.js';
 import { assetDir, mediaRoot } from '../media/files.js';
-import type { VariantFile } from '../media/render.js';
-import { mediaStore } from '../media/store.js';
 import { accessTokenFor, refreshAccessToken } from '../services/channel-credentials.js';
 import { type PlatformProvider, ProviderError, type ProviderMedia } from './provider.js';
 import { providerFor } from './registry.js';
@@ -62,10 +59,8 @@ async function readMedia(ctx: ContentContext, req: PublishRequest): Promise<Prov
   const out: ProviderMedia[] = [];
   const base = trimTrailingSlashes(ctx.config.content.publicUrl ?? '');
   for (const m of req.media) {
-    const rec = await mediaStore(ctx.db).get(m.assetId);
-    const file = rec
-      ? (JSON.parse(rec.variants) as Record<string, VariantFile | undefined>)[m.variant]
-      : undefined;
+    const rec = await ctx.stores.media.get(m.assetId);
+    const file = rec?.variants[m.variant];
     if (!rec || !file)
       throw new PublishError(
         'failed',
@@ -170,7 +165,7 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
       const p = provider(ctx, ref.platform);
       if (!p.replies) return null;
       const read = p.replies.bind(p);
-      const accountId = (await channelsStore(ctx.db).get(ref.channelId))?.platform_user_id ?? undefined;
+      const accountId = (await ctx.stores.channels.get(ref.channelId))?.platform_user_id ?? undefined;
       return withToken(ctx, ref.channelId, (accessToken) =>
         read({ accessToken, externalId: ref.externalId, ...(accountId ? { accountId } : {}) }),
       );

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { SqlDatabase } from '../../platform/db/sqlite.js';
 import type { ServiceDeps } from '../../platform/service.js';
+import type { ContentStores } from '../db/stores/index.js';
 import { defineRoute } from '../route.js';
 import { named } from '../schemas.js';
 import {
@@ -24,7 +24,7 @@ const ApiKey = named(
   }),
 );
 
-export function apiKeyRoutes(db: SqlDatabase, deps: ServiceDeps) {
+export function apiKeyRoutes(stores: ContentStores, deps: ServiceDeps) {
   return [
     defineRoute({
       method: 'get',
@@ -36,7 +36,7 @@ export function apiKeyRoutes(db: SqlDatabase, deps: ServiceDeps) {
       summary: 'List API keys that have not been revoked, newest first.',
       tags: ['API keys'],
       response: z.object({ api_keys: z.array(ApiKey) }),
-      handler: async () => ({ api_keys: await listContentApiKeys(db) }),
+      handler: async () => ({ api_keys: await listContentApiKeys(stores) }),
     }),
     defineRoute({
       method: 'post',
@@ -56,7 +56,7 @@ export function apiKeyRoutes(db: SqlDatabase, deps: ServiceDeps) {
         key: z.string().describe('The full key. Shown once; only its hash is stored.'),
       }),
       handler: async ({ body }) => {
-        const { key, apiKey } = await createContentApiKey(db, deps, body);
+        const { key, apiKey } = await createContentApiKey(stores, deps, body);
         return { ...apiKey, key };
       },
     }),
@@ -73,7 +73,7 @@ export function apiKeyRoutes(db: SqlDatabase, deps: ServiceDeps) {
       status: 200,
       response: z.object({ id: z.string(), revoked: z.literal(true) }),
       handler: async ({ params }) => {
-        await revokeContentApiKey(db, deps, params.id);
+        await revokeContentApiKey(stores, deps, params.id);
         return { id: params.id, revoked: true as const };
       },
     }),

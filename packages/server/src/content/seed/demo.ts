@@ -1,11 +1,6 @@
 import { DAY, HOUR } from '../../platform/clock.js';
 import { APP_CALLER, type ContentContext } from '../context.js';
-import { brandsStore } from '../db/stores/brands-store.js';
-import { metaStore } from '../db/stores/misc-stores.js';
-import { toJson } from '../db/stores/paging.js';
-import { postsStore } from '../db/stores/posts-store.js';
-import { signalsStore } from '../db/stores/signals-store.js';
-import { type Platform, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
+import { SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { simulatedModel } from '../model/simulated.js';
 import { runAgent } from '../services/agent-runs.js';
 import { proposePost } from '../services/approvals.js';
@@ -54,9 +49,9 @@ const PENDING = 'demo_seed_pending';
  */
 export async function seedDemoWorkspace(ctx: ContentContext): Promise<boolean> {
   if (ctx.config.mode !== 'sandbox' || ctx.config.seed === 'none') return false;
-  const meta = metaStore(ctx.db);
+  const meta = ctx.stores.meta;
   await discardHalfSeed(ctx);
-  if ((await meta.get(DONE)) || (await brandsStore(ctx.db).list(1)).items.length > 0) return false;
+  if ((await meta.get(DONE)) || (await ctx.stores.brands.list(1)).items.length > 0) return false;
   const startedAt = ctx.clock.now().toISOString();
   const mark = (brandId: string | null) =>
     meta.set(PENDING, JSON.stringify({ started_at: startedAt, brand_id: brandId }));
@@ -65,9 +60,9 @@ export async function seedDemoWorkspace(ctx: ContentContext): Promise<boolean> {
   const seedCtx: ContentContext = { ...ctx, model: simulatedModel };
   try {
     await writeDemo(seedCtx, mark);
-    await ctx.db.transaction(async (tx) => {
-      await metaStore(tx).set(DONE, ctx.clock.now().toISOString());
-      await metaStore(tx).delete(PENDING);
+    await ctx.transaction(async (tx) => {
+      await tx.meta.set(DONE, ctx.clock.now().toISOString());
+      await tx.meta.delete(PENDING);
     });
     return true;
   } catch (err) {
@@ -78,17 +73,17 @@ export async function seedDemoWorkspace(ctx: ContentContext): Promise<boolean> {
 
 /** Deletes a seed that did not complete (its brand cascades to everything it owns). */
 async function discardHalfSeed(ctx: ContentContext): Promise<void> {
-  const meta = metaStore(ctx.db);
+  const meta = ctx.stores.meta;
   const pending = await meta.get(PENDING);
   if (pending === null) return;
   const { started_at, brand_id } = JSON.parse(pending) as { started_at: string; brand_id: string | null };
   // A crash between creating the brand and recording its id leaves an unnamed demo brand.
   const ids = new Set(brand_id ? [brand_id] : []);
-  for (const b of (await brandsStore(ctx.db).list(100)).items)
+  for (const b of (await ctx.stores.brands.list(100)).items)
     if (b.name === DEMO_BRAND && b.created_at >= started_at) ids.add(b.id);
-  await ctx.db.transaction(async (tx) => {
-    for (const id of ids) await brandsStore(tx).remove(id);
-    await metaStore(tx).delete(PENDING);
+  await ctx.transaction(async (tx) => {
+    for (const id of ids) await tx.brands.remove(id);
+    await tx.meta.delete(PENDING);
   });
   ctx.logger.warn({ brands: [...ids] }, 'removed a demo seed that did not complete');
 }
@@ -110,11 +105,11 @@ async function writeDemo(ctx: ContentContext, mark: (brandId: string) => Promise
   if (!x || !li) throw new Error('demo channels were not created');
 
   const now = ctx.clock.now().getTime();
-  await ctx.db.transaction(async (tx) => {
-    const posts = postsStore(tx);
+  await ctx.transaction(async (tx) => {
+    const posts = tx.posts;
     for (let i = 0; i < DEMO_POSTS; i++) {
       const channel = i % 2 === 0 ? x : li;
-      const platform = channel.platform as Platform;
+      const platform = channel.platform;
       const day = new Date(now - Math.round(((DEMO_POSTS - i) * 56 * DAY) / DEMO_POSTS));
       day.setHours(pick(HOURS, Math.floor(rand() * 1000)), 0, 0, 0);
       const at = Math.min(day.getTime(), now - 2 * HOUR);
@@ -138,7 +133,7 @@ async function writeDemo(ctx: ContentContext, mark: (brandId: string) => Promise
         draft_version: null,
         idea_id: null,
         status: 'published',
-        parts: toJson([{ text, media: [] }]),
+        parts: [{ text, media: [] }],
         scheduled_for: iso,
         published_at: iso,
         sort_at: iso,
@@ -175,7 +170,7 @@ async function writeDemo(ctx: ContentContext, mark: (brandId: string) => Promise
     // The snapshots above went in row by row; the brand's baselines are built from them once.
     await rebuildBaselines(tx, brand.id);
     for (const [i, s] of SIGNALS.entries())
-      await signalsStore(tx).insert({
+      await tx.signals.insert({
         id: ctx.ids.make('sig'),
         brand_id: brand.id,
         kind: s.kind,

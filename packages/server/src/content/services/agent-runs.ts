@@ -2,10 +2,8 @@ import { AppError, notFound } from '../../platform/errors.js';
 import { AGENTS } from '../agents/index.js';
 import type { AgentDef, RunScope } from '../agents/types.js';
 import type { Caller, ContentContext } from '../context.js';
-import { approvalsStore } from '../db/stores/approvals-store.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
-import { type RunRow, runsStore } from '../db/stores/runs-store.js';
-import { AGENT_IDS, type AgentId } from '../domain.js';
+import type { RunRow } from '../db/stores/runs-store.js';
+import { AGENT_IDS } from '../domain.js';
 import { meterModelUsage } from '../model/usage-meter.js';
 import type { AgentRunView, AgentView, RunStepView } from '../schemas/agents.js';
 import type { Page } from '../schemas/common.js';
@@ -52,11 +50,11 @@ function parseInputs(agent: AgentDef, inputs: unknown) {
 
 const summary = (r: RunRow) => ({
   id: r.id,
-  agent_id: r.agent_id as AgentId,
+  agent_id: r.agent_id,
   brand_id: r.brand_id,
   parent_run_id: r.parent_run_id,
-  status: r.status as AgentRunView['status'],
-  source: r.source as AgentRunView['source'],
+  status: r.status,
+  source: r.source,
   key_id: r.key_id,
   person_id: r.person_id,
   automation_id: r.automation_id,
@@ -104,15 +102,15 @@ export async function runAgent(
   const { agent, inputs, brandId } = await prepareRun(ctx, agentId, rawInputs);
   const runId = ctx.ids.make('run');
   const steps: RunStepView[] = [];
-  const store = runsStore(ctx.db);
+  const store = ctx.stores.runs;
   await store.insert({
     id: runId,
     agent_id: agent.id,
     brand_id: brandId,
     parent_run_id: opts.parentRunId ?? null,
     status: 'running',
-    inputs: toJson(inputs),
-    steps: '[]',
+    inputs,
+    steps: [],
     output: null,
     error: null,
     source: caller.source,
@@ -172,9 +170,9 @@ export async function runAgent(
   }
   await store.finish(runId, {
     status: error ? 'failed' : 'succeeded',
-    steps: toJson(steps),
-    output: output ? toJson(output) : null,
-    error: error ? toJson(error) : null,
+    steps,
+    output: output ?? null,
+    error: error ?? null,
     finished_at: ctx.clock.now().toISOString(),
   });
   return getAgentRun(ctx, runId);
@@ -182,27 +180,23 @@ export async function runAgent(
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
-/** Steps recorded before token usage was counted have none: null, as for a step without model calls. */
-const stepsOf = (json: string): RunStepView[] =>
-  fromJson<Partial<RunStepView>[]>(json).map((s) => ({ ...s, usage: s.usage ?? null }) as RunStepView);
-
 /** `get_agent_run`: the run with its steps, child runs (with their steps) and queued approvals. */
 export async function getAgentRun(ctx: ContentContext, id: string): Promise<AgentRunView> {
-  const store = runsStore(ctx.db);
+  const store = ctx.stores.runs;
   const run = await store.get(id);
   if (!run) throw notFound('agent run', id);
   const children = await store.children(id);
-  const approvals = await approvalsStore(ctx.db).byRun([id]);
+  const approvals = await ctx.stores.approvals.byRun([id]);
   return {
     ...summary(run),
-    inputs: fromJson(run.inputs),
-    steps: stepsOf(run.steps),
-    output: fromJson(run.output),
-    error: fromJson(run.error),
+    inputs: run.inputs,
+    steps: run.steps,
+    output: run.output,
+    error: run.error,
     child_runs: children.map((c) => ({
       ...summary(c),
-      steps: stepsOf(c.steps),
-      output: fromJson(c.output),
+      steps: c.steps,
+      output: c.output,
     })),
     approvals: approvals.map((a) => ({ id: a.id, status: a.status, slot: a.slot })),
   };
@@ -213,7 +207,7 @@ export async function listAgentRuns(
   filter: { agent_id?: string | undefined; brand_id?: string | undefined },
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<ReturnType<typeof summary>>> {
-  const page = await runsStore(ctx.db).list(
+  const page = await ctx.stores.runs.list(
     { agentId: filter.agent_id, brandId: filter.brand_id },
     opts.limit,
     opts.after,

@@ -1,10 +1,8 @@
 import type { ContentContext } from '../context.js';
-import { fromJson } from '../db/stores/paging.js';
-import { type PostRow, postsStore } from '../db/stores/posts-store.js';
+import type { PostRow } from '../db/stores/posts-store.js';
 import type { Verdict } from '../domain.js';
 import { hashtagsOf, truncate } from '../text.js';
 import { engagementsOf, outcomeOf } from './metrics.js';
-import type { StoredPart } from './views.js';
 
 export interface ScoredPost {
   post: PostRow;
@@ -25,7 +23,7 @@ export async function scoredPosts(
   since: string,
   until?: string,
 ): Promise<ScoredPost[]> {
-  const store = postsStore(ctx.db);
+  const store = ctx.stores.posts;
   const posts = (await store.publishedOf(brandId, since)).filter(
     (p) => !until || (p.published_at ?? '') < until,
   );
@@ -34,7 +32,7 @@ export async function scoredPosts(
     const own = snaps.filter((s) => s.post_id === post.id);
     const latest = own[own.length - 1];
     const o = outcomeOf(own, snaps, post.platform, post.id);
-    const parts = fromJson<StoredPart[]>(post.parts);
+    const parts = post.parts;
     const text = parts.map((p) => p.text).join('\n\n');
     return {
       post,

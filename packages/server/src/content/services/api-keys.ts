@@ -1,9 +1,9 @@
 import { lastUsedIsStale, sha256Hex } from '../../platform/api-key-hash.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { notFound } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
 import type { ServiceDeps } from '../../platform/service.js';
-import { type ContentApiKeyRow, contentApiKeysStore, type Scope } from '../db/api-keys-store.js';
+import type { ContentApiKeyRow, Scope } from '../db/api-keys-store.js';
+import type { ContentStores } from '../db/stores/index.js';
 
 export const SCOPES = ['read', 'write'] as const satisfies readonly Scope[];
 
@@ -28,7 +28,7 @@ const view = (row: ContentApiKeyRow): ApiKeyView => ({
 
 /** `svc_` plus 32 base62 characters; the full key is returned once and never stored. */
 export async function createContentApiKey(
-  db: SqlExecutor,
+  stores: ContentStores,
   deps: Pick<ServiceDeps, 'clock' | 'ids'>,
   input: { name: string; scopes: readonly Scope[] },
 ): Promise<{ key: string; apiKey: ApiKeyView }> {
@@ -41,21 +41,21 @@ export async function createContentApiKey(
     prefix: key.slice(0, 12),
     created_at: deps.clock.now().toISOString(),
   };
-  await contentApiKeysStore(db).insert({ ...row, key_hash: sha256Hex(key) });
+  await stores.apiKeys.insert({ ...row, key_hash: sha256Hex(key) });
   return { key, apiKey: view({ ...row, last_used_at: null, revoked_at: null }) };
 }
 
-export async function listContentApiKeys(db: SqlExecutor): Promise<ApiKeyView[]> {
-  return (await contentApiKeysStore(db).listActive()).map(view);
+export async function listContentApiKeys(stores: ContentStores): Promise<ApiKeyView[]> {
+  return (await stores.apiKeys.listActive()).map(view);
 }
 
 /** Revoking twice is harmless and says so (`already_revoked`); an id that never existed is a 404. */
 export async function revokeContentApiKeyOnce(
-  db: SqlExecutor,
+  stores: ContentStores,
   deps: Pick<ServiceDeps, 'clock'>,
   id: string,
 ): Promise<{ apiKey: ApiKeyView; revoked_at: string; already_revoked: boolean }> {
-  const store = contentApiKeysStore(db);
+  const store = stores.apiKeys;
   const row = await store.find(id);
   if (!row) throw notFound('API key', id);
   const now = deps.clock.now().toISOString();
@@ -66,11 +66,11 @@ export async function revokeContentApiKeyOnce(
 
 /** The REST form: a key that is already revoked is gone from the API's point of view (404). */
 export async function revokeContentApiKey(
-  db: SqlExecutor,
+  stores: ContentStores,
   deps: Pick<ServiceDeps, 'clock'>,
   id: string,
 ): Promise<void> {
-  const outcome = await revokeContentApiKeyOnce(db, deps, id);
+  const outcome = await revokeContentApiKeyOnce(stores, deps, id);
   if (outcome.already_revoked) throw notFound('API key', id);
 }
 
@@ -78,12 +78,12 @@ const KEY_SHAPE = /^svc_[0-9A-Za-z]{32}$/;
 
 /** Looks a presented key up by hash and records its use; `null` when unknown, malformed or revoked. */
 export async function findContentApiKey(
-  db: SqlExecutor,
+  stores: ContentStores,
   deps: Pick<ServiceDeps, 'clock'>,
   key: string,
 ): Promise<ApiKeyView | null> {
   if (!KEY_SHAPE.test(key)) return null;
-  const store = contentApiKeysStore(db);
+  const store = stores.apiKeys;
   const row = await store.findActiveByHash(sha256Hex(key));
   if (!row) return null;
   const now = deps.clock.now();

@@ -1,14 +1,10 @@
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
-import { type ApprovalRow, type ApprovalWithChannel, approvalsStore } from '../db/stores/approvals-store.js';
-import { brandsStore } from '../db/stores/brands-store.js';
-import { channelsStore } from '../db/stores/channels-store.js';
-import { draftsStore } from '../db/stores/drafts-store.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
-import { type PostRow, postsStore } from '../db/stores/posts-store.js';
-import type { ApprovalStatus, Platform } from '../domain.js';
-import type { ApprovalView, BulkActionInput, ProposeInput, VoiceCheckView } from '../schemas/approvals.js';
+import type { ApprovalRow, ApprovalWithChannel } from '../db/stores/approvals-store.js';
+import type { ContentStores } from '../db/stores/index.js';
+import type { PostRow } from '../db/stores/posts-store.js';
+import type { ApprovalStatus } from '../domain.js';
+import type { ApprovalView, BulkActionInput, ProposeInput } from '../schemas/approvals.js';
 import type { Page } from '../schemas/common.js';
 import { isSlotTaken, nextFreeSlot } from './best-times.js';
 import { memoryOf, requireBrand } from './brands.js';
@@ -17,17 +13,17 @@ import { requireConnectedChannel } from './channels.js';
 import { addDraftVersion, checkParts, partsFromInput } from './drafts.js';
 import { conflict, unprocessable } from './errors.js';
 import { moveIdeaBySystem } from './ideas.js';
-import { approvalChannel, partsView, type StoredPart } from './views.js';
+import { approvalChannel, partsView } from './views.js';
 import { voiceCheck } from './voice-check.js';
 
 /** `now` decides `slot_passed`: a pending approval whose slot is not in the future any more. */
 const view = (r: ApprovalWithChannel, now: Date): ApprovalView => ({
   id: r.id,
   brand_id: r.brand_id,
-  status: r.status as ApprovalStatus,
+  status: r.status,
   draft: {
     id: r.draft_id,
-    platform: r.draft_platform as Platform,
+    platform: r.draft_platform,
     version: r.draft_version,
     parts: partsView(r.parts),
   },
@@ -35,7 +31,7 @@ const view = (r: ApprovalWithChannel, now: Date): ApprovalView => ({
   slot: r.slot,
   slot_passed: r.status === 'pending' && Date.parse(r.slot) <= now.getTime(),
   reason: r.reason,
-  voice_check: fromJson<VoiceCheckView>(r.voice_check),
+  voice_check: r.voice_check,
   source: r.source as ApprovalView['source'],
   key_id: r.key_id,
   run_id: r.run_id,
@@ -47,14 +43,14 @@ const view = (r: ApprovalWithChannel, now: Date): ApprovalView => ({
   updated_at: r.updated_at,
 });
 
-async function requireApproval(db: SqlExecutor, id: string) {
-  const a = await approvalsStore(db).get(id);
+async function requireApproval(db: ContentStores, id: string) {
+  const a = await db.approvals.get(id);
   if (!a) throw notFound('approval', id);
   return a;
 }
 
 export async function getApproval(ctx: ContentContext, id: string): Promise<ApprovalView> {
-  return view(await requireApproval(ctx.db, id), ctx.clock.now());
+  return view(await requireApproval(ctx.stores, id), ctx.clock.now());
 }
 
 /** `list_approvals`: pending first, then newest; with counts per status for the whole queue. */
@@ -65,7 +61,7 @@ export async function listApprovals(
 ): Promise<Page<ApprovalView> & { counts: { pending: number; approved: number; rejected: number } }> {
   // An unknown brand is a 404, as on every other brand-scoped list, not an empty queue.
   if (filter.brand_id) await requireBrand(ctx, filter.brand_id);
-  const store = approvalsStore(ctx.db);
+  const store = ctx.stores.approvals;
   const page = await store.list({ brandId: filter.brand_id, status: filter.status }, opts.limit, opts.after);
   const now = ctx.clock.now();
   return { ...page, items: page.items.map((r) => view(r, now)), counts: await store.counts(filter.brand_id) };
@@ -81,13 +77,13 @@ export async function proposePost(
   caller: Caller,
   opts: { runId?: string } = {},
 ): Promise<ApprovalView> {
-  const draft = await draftsStore(ctx.db).get(input.draft_id);
+  const draft = await ctx.stores.drafts.get(input.draft_id);
   if (!draft) throw notFound('draft', input.draft_id);
   if (draft.status === 'proposed')
     throw conflict('ALREADY_PROPOSED', `Draft '${draft.id}' already has a pending approval.`);
   if (draft.status !== 'draft')
     throw conflict('DRAFT_LOCKED', `Draft '${draft.id}' is already ${draft.status}.`);
-  const platform = draft.platform as Platform;
+  const platform = draft.platform;
   const channel = await requireConnectedChannel(ctx, draft.brand_id, platform, input.channel_id);
   const wanted = input.proposed_for ? new Date(input.proposed_for) : null;
   if (wanted && wanted.getTime() <= ctx.clock.now().getTime())
@@ -96,17 +92,17 @@ export async function proposePost(
       `'proposed_for' (${wanted.toISOString()}) is not in the future.`,
       'proposed_for',
     );
-  const brand = await brandsStore(ctx.db).get(draft.brand_id);
+  const brand = await ctx.stores.brands.get(draft.brand_id);
   if (!brand) throw notFound('brand', draft.brand_id);
-  const check = voiceCheck(memoryOf(brand), platform, fromJson<StoredPart[]>(draft.parts));
+  const check = voiceCheck(memoryOf(brand), platform, draft.parts);
   const at = ctx.clock.now().toISOString();
   const id = ctx.ids.make('apr');
   const alreadyProposed = () =>
     conflict('ALREADY_PROPOSED', `Draft '${draft.id}' already has a pending approval.`);
   // The slot is checked (or chosen) and the draft taken in the transaction that writes the
   // approval: a concurrent proposal cannot take the same hour or the same draft in between.
-  await ctx.db.transaction(async (tx) => {
-    if (!(await draftsStore(tx).moveStatus(draft.id, 'draft', 'proposed', at))) throw alreadyProposed();
+  await ctx.transaction(async (tx) => {
+    if (!(await tx.drafts.moveStatus(draft.id, 'draft', 'proposed', at))) throw alreadyProposed();
     let slot: string;
     if (wanted) {
       if (await isSlotTaken(tx, channel.id, wanted))
@@ -129,7 +125,7 @@ export async function proposePost(
         );
       slot = free.at;
     }
-    await approvalsStore(tx).insert(
+    await tx.approvals.insert(
       {
         id,
         brand_id: draft.brand_id,
@@ -138,7 +134,7 @@ export async function proposePost(
         channel_id: channel.id,
         slot,
         reason: input.reason ?? null,
-        voice_check: toJson(check),
+        voice_check: check,
         status: 'pending',
         pending_rank: 1,
         decided_at: null,
@@ -166,12 +162,12 @@ const decider = (caller: Caller) =>
  * `assertPending` on its read; this makes the write itself say so, so two decisions racing on two
  * connections cannot both land (the second is the same 409 the check gives).
  */
-async function decideIn(tx: SqlExecutor, a: ApprovalWithChannel, patch: Partial<ApprovalRow>, at: string) {
-  if (!(await approvalsStore(tx).updateIfPending(a.id, patch, at)))
-    assertPending({ ...a, status: (await approvalsStore(tx).get(a.id))?.status ?? 'gone' });
+async function decideIn(tx: ContentStores, a: ApprovalWithChannel, patch: Partial<ApprovalRow>, at: string) {
+  if (!(await tx.approvals.updateIfPending(a.id, patch, at)))
+    assertPending({ ...a, status: (await tx.approvals.get(a.id))?.status ?? 'gone' });
 }
 
-function assertPending(a: ApprovalWithChannel) {
+function assertPending(a: Pick<ApprovalWithChannel, 'id'> & { status: ApprovalStatus | 'gone' }) {
   if (a.status !== 'pending')
     throw conflict(
       'APPROVAL_DECIDED',
@@ -187,21 +183,21 @@ function assertPending(a: ApprovalWithChannel) {
  */
 async function approveIn(
   ctx: ContentContext,
-  tx: SqlExecutor,
+  tx: ContentStores,
   id: string,
   input: { slot?: string | undefined },
   caller: Caller,
 ) {
   const a = await requireApproval(tx, id);
   assertPending(a);
-  const channel = await channelsStore(tx).get(a.channel_id);
+  const channel = await tx.channels.get(a.channel_id);
   if (channel?.status === 'needs_reconnect') throw needsReconnect(channel);
   if (channel?.status !== 'connected')
     throw conflict(
       'CHANNEL_DISCONNECTED',
       `Channel '${a.channel_id}' is disconnected; connect it again or reject.`,
     );
-  ctx.publisher.assertCanPublish(a.channel_platform as Platform);
+  ctx.publisher.assertCanPublish(a.channel_platform);
   const now = ctx.clock.now().getTime();
   let slot = new Date(input.slot ?? a.slot);
   let reslotted: string | null = null;
@@ -211,7 +207,7 @@ async function approveIn(
     const free = await nextFreeSlot(ctx, {
       brandId: a.brand_id,
       channelId: a.channel_id,
-      platform: a.channel_platform as Platform,
+      platform: a.channel_platform,
       db: tx,
     });
     if (!free)
@@ -227,7 +223,7 @@ async function approveIn(
       'SLOT_TAKEN',
       `Channel '${a.channel_id}' already has a post scheduled in the hour of ${slot.toISOString()}.`,
     );
-  const draft = await draftsStore(tx).get(a.draft_id);
+  const draft = await tx.drafts.get(a.draft_id);
   const at = ctx.clock.now().toISOString();
   const post: PostRow = {
     id: ctx.ids.make('post'),
@@ -249,7 +245,7 @@ async function approveIn(
     created_at: at,
     updated_at: at,
   };
-  await postsStore(tx).insert(post, () =>
+  await tx.posts.insert(post, () =>
     conflict(
       'SLOT_TAKEN',
       `Channel '${a.channel_id}' already has a post scheduled in the hour of ${slot.toISOString()}.`,
@@ -269,13 +265,13 @@ async function approveIn(
     },
     at,
   );
-  await draftsStore(tx).setStatus(a.draft_id, 'scheduled', at);
+  await tx.drafts.setStatus(a.draft_id, 'scheduled', at);
   await moveIdeaBySystem(tx, post.idea_id, 'scheduled', at);
 }
 
 async function rejectIn(
   ctx: ContentContext,
-  tx: SqlExecutor,
+  tx: ContentStores,
   id: string,
   input: { reason: string },
   caller: Caller,
@@ -295,13 +291,13 @@ async function rejectIn(
     },
     at,
   );
-  await draftsStore(tx).setStatus(a.draft_id, 'draft', at);
+  await tx.drafts.setStatus(a.draft_id, 'draft', at);
 }
 
 /** Edit keeps the approval pending: new draft version, new voice check, maybe a new slot. */
 async function editIn(
   ctx: ContentContext,
-  tx: SqlExecutor,
+  tx: ContentStores,
   id: string,
   input: { text?: string | undefined; parts?: { text: string }[] | undefined; slot?: string | undefined },
   caller: Caller,
@@ -309,31 +305,31 @@ async function editIn(
   const a = await requireApproval(tx, id);
   assertPending(a);
   const at = ctx.clock.now().toISOString();
-  const patch: Record<string, string | number> = {};
+  const patch: Partial<ApprovalRow> = {};
   if (input.text !== undefined || input.parts) {
-    const draft = await draftsStore(tx).get(a.draft_id);
+    const draft = await tx.drafts.get(a.draft_id);
     if (!draft) throw notFound('draft', a.draft_id);
-    const old = fromJson<StoredPart[]>(draft.parts);
+    const old = draft.parts;
     const parts = partsFromInput(input).map((text, i) => ({
       text,
       media: i === 0 ? (old[0]?.media ?? []) : [],
     }));
-    const platform = draft.platform as Platform;
+    const platform = draft.platform;
     checkParts(platform, parts);
     const version = draft.current_version + 1;
     await addDraftVersion(tx, {
       draft_id: draft.id,
       version,
-      parts: toJson(parts),
+      parts,
       action: 'edit',
       note: 'edited in the approval queue',
       source: caller.source,
       key_id: caller.keyId ?? null,
       created_at: at,
     });
-    const brand = await brandsStore(tx).get(a.brand_id);
+    const brand = await tx.brands.get(a.brand_id);
     patch.draft_version = version;
-    if (brand) patch.voice_check = toJson(voiceCheck(memoryOf(brand), platform, parts));
+    if (brand) patch.voice_check = voiceCheck(memoryOf(brand), platform, parts);
   }
   if (input.slot) {
     const when = new Date(input.slot);
@@ -357,7 +353,7 @@ export async function approveApproval(
   input: { slot?: string | undefined },
   caller: Caller,
 ) {
-  await ctx.db.transaction((tx) => approveIn(ctx, tx, id, input, caller));
+  await ctx.transaction((tx) => approveIn(ctx, tx, id, input, caller));
   return getApproval(ctx, id);
 }
 
@@ -367,7 +363,7 @@ export async function rejectApproval(
   input: { reason: string },
   caller: Caller,
 ) {
-  await ctx.db.transaction((tx) => rejectIn(ctx, tx, id, input, caller));
+  await ctx.transaction((tx) => rejectIn(ctx, tx, id, input, caller));
   return getApproval(ctx, id);
 }
 
@@ -377,7 +373,7 @@ export async function editApproval(
   input: { text?: string | undefined; parts?: { text: string }[] | undefined; slot?: string | undefined },
   caller: Caller,
 ) {
-  await ctx.db.transaction((tx) => editIn(ctx, tx, id, input, caller));
+  await ctx.transaction((tx) => editIn(ctx, tx, id, input, caller));
   return getApproval(ctx, id);
 }
 
@@ -392,7 +388,7 @@ export async function bulkApprovals(ctx: ContentContext, actions: BulkActionInpu
     throw new AppError(400, 'INVALID_REQUEST', `Approval '${dup}' appears twice in 'actions'.`, {
       param: 'actions',
     });
-  await ctx.db.transaction(async (tx) => {
+  await ctx.transaction(async (tx) => {
     for (const [i, action] of actions.entries()) {
       try {
         if (action.action === 'approve') await approveIn(ctx, tx, action.id, action, caller);
@@ -414,5 +410,5 @@ export async function bulkApprovals(ctx: ContentContext, actions: BulkActionInpu
   });
   const results: ApprovalView[] = [];
   for (const id of ids) results.push(await getApproval(ctx, id));
-  return { approvals: results, counts: await approvalsStore(ctx.db).counts() };
+  return { approvals: results, counts: await ctx.stores.approvals.counts() };
 }

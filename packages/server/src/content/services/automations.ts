@@ -2,16 +2,15 @@ import { DAY } from '../../platform/clock.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { AGENTS } from '../agents/index.js';
 import type { Caller, ContentContext } from '../context.js';
+// Runs its own transaction (both caps or neither), so it is built on the database, not the bundle.
 import { automationRunCountsStore } from '../db/stores/automation-run-counts-store.js';
-import { type AutomationRow, automationsStore } from '../db/stores/automations-store.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
+import type { AutomationRow } from '../db/stores/automations-store.js';
 import { type AgentId, AUTOMATION_CAPS } from '../domain.js';
 import type { ContentEvent } from '../events.js';
 import type { AgentRunView } from '../schemas/agents.js';
 import type {
   AutomationView,
   CreateAutomationInput,
-  FireOutcome,
   PatchAutomationInput,
   TriggerInput,
 } from '../schemas/automations.js';
@@ -97,7 +96,7 @@ function checkInputs(
 }
 
 async function view(ctx: ContentContext, rows: AutomationRow[]): Promise<AutomationView[]> {
-  const store = automationsStore(ctx.db);
+  const store = ctx.stores.automations;
   const ids = rows.map((r) => r.id);
   const today = await store.firesOnFor(localDay(ctx.clock.now()), ids);
   const last = await store.lastFires(ids);
@@ -108,9 +107,9 @@ async function view(ctx: ContentContext, rows: AutomationRow[]): Promise<Automat
       id: r.id,
       brand_id: r.brand_id,
       name: r.name,
-      agent_id: r.agent_id as AgentId,
-      inputs: fromJson(r.inputs),
-      trigger: fromJson(r.trigger),
+      agent_id: r.agent_id,
+      inputs: r.inputs,
+      trigger: r.trigger,
       daily_cap: r.daily_cap,
       enabled: r.enabled,
       next_run_at: r.next_run_at,
@@ -121,7 +120,7 @@ async function view(ctx: ContentContext, rows: AutomationRow[]): Promise<Automat
         ? {
             fired_at: f.fired_at,
             trigger: f.trigger,
-            outcome: f.outcome as FireOutcome,
+            outcome: f.outcome,
             run_id: f.run_id,
             message: f.message,
           }
@@ -133,7 +132,7 @@ async function view(ctx: ContentContext, rows: AutomationRow[]): Promise<Automat
 }
 
 async function requireAutomation(ctx: ContentContext, id: string) {
-  const row = await automationsStore(ctx.db).get(id);
+  const row = await ctx.stores.automations.get(id);
   if (!row) throw notFound('automation', id);
   return row;
 }
@@ -147,7 +146,7 @@ export async function listAutomations(
   filter: { brand_id?: string | undefined },
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<AutomationView>> {
-  const page = await automationsStore(ctx.db).list({ brandId: filter.brand_id }, opts.limit, opts.after);
+  const page = await ctx.stores.automations.list({ brandId: filter.brand_id }, opts.limit, opts.after);
   return { ...page, items: await view(ctx, page.items) };
 }
 
@@ -164,8 +163,8 @@ export async function createAutomation(
     brand_id: input.brand_id,
     name: input.name,
     agent_id: input.agent_id,
-    inputs: toJson(inputs),
-    trigger: toJson(input.trigger),
+    inputs,
+    trigger: input.trigger,
     trigger_type: input.trigger.type,
     event: input.trigger.type === 'event' ? input.trigger.event : null,
     daily_cap: input.daily_cap,
@@ -175,7 +174,7 @@ export async function createAutomation(
     created_at: now.toISOString(),
     updated_at: now.toISOString(),
   };
-  await automationsStore(ctx.db).insert(row);
+  await ctx.stores.automations.insert(row);
   return getAutomation(ctx, row.id);
 }
 
@@ -185,20 +184,15 @@ export async function updateAutomation(
   input: PatchAutomationInput,
 ): Promise<AutomationView> {
   const row = await requireAutomation(ctx, id);
-  const trigger = input.trigger ?? fromJson<TriggerInput>(row.trigger);
+  const trigger = input.trigger ?? row.trigger;
   checkTrigger(trigger);
-  const inputs = checkInputs(
-    row.agent_id as AgentId,
-    row.brand_id,
-    input.inputs ?? fromJson(row.inputs),
-    trigger,
-  );
-  await automationsStore(ctx.db).update(
+  const inputs = checkInputs(row.agent_id, row.brand_id, input.inputs ?? row.inputs, trigger);
+  await ctx.stores.automations.update(
     id,
     {
       name: input.name ?? row.name,
-      inputs: toJson(inputs),
-      trigger: toJson(trigger),
+      inputs,
+      trigger,
       trigger_type: trigger.type,
       event: trigger.type === 'event' ? trigger.event : null,
       daily_cap: input.daily_cap ?? row.daily_cap,
@@ -211,7 +205,7 @@ export async function updateAutomation(
 }
 
 export async function deleteAutomation(ctx: ContentContext, id: string): Promise<void> {
-  if (!(await automationsStore(ctx.db).remove(id))) throw notFound('automation', id);
+  if (!(await ctx.stores.automations.remove(id))) throw notFound('automation', id);
 }
 
 /**
@@ -230,11 +224,11 @@ async function fire(
   trigger: string,
   extra: Record<string, unknown>,
 ): Promise<FireResult> {
-  const store = automationsStore(ctx.db);
+  const store = ctx.stores.automations;
   const now = ctx.clock.now();
   const day = localDay(now);
   const base = { id: ctx.ids.make('fire'), automation_id: row.id, day, fired_at: now.toISOString(), trigger };
-  const inputs = { ...fromJson<Record<string, unknown>>(row.inputs), ...extra };
+  const inputs = { ...row.inputs, ...extra };
   let idle: { code: string; message: string } | null = null;
   try {
     idle = await nothingToDo(ctx, row.agent_id, inputs);
@@ -287,8 +281,8 @@ export async function runAutomationNow(ctx: ContentContext, id: string) {
   const extra: Record<string, unknown> = {};
   if (
     row.trigger_type === 'event' &&
-    AGENTS[row.agent_id as AgentId].inputDocs.some((d) => d.name === 'postId') &&
-    !fromJson<Record<string, unknown>>(row.inputs).postId
+    AGENTS[row.agent_id].inputDocs.some((d) => d.name === 'postId') &&
+    !row.inputs.postId
   )
     throw new AppError(
       409,
@@ -324,7 +318,7 @@ export const SCHEDULE_LEASE_MS = 10 * 60_000;
  */
 export async function fireDueAutomations(ctx: ContentContext) {
   const now = ctx.clock.now();
-  const store = automationsStore(ctx.db);
+  const store = ctx.stores.automations;
   const due = await store.due(now.toISOString());
   const out: { automation_id: string; outcome: string; run_id: string | null }[] = [];
   for (const row of due) {
@@ -341,7 +335,7 @@ export async function fireDueAutomations(ctx: ContentContext) {
       await store.finishDue(
         row.id,
         ctx.instanceId,
-        nextRunAt(fromJson<TriggerInput>(row.trigger), now),
+        nextRunAt(row.trigger, now),
         ctx.clock.now().toISOString(),
       );
     }
@@ -352,9 +346,9 @@ export async function fireDueAutomations(ctx: ContentContext) {
 /** Post events start the automations listening for them, with the post as `postId` when the agent takes one. */
 export function automationEventHandler(ctx: ContentContext) {
   return async (event: ContentEvent) => {
-    const rows = await automationsStore(ctx.db).listening(event.name, event.brandId);
+    const rows = await ctx.stores.automations.listening(event.name, event.brandId);
     for (const row of rows) {
-      const takesPost = AGENTS[row.agent_id as AgentId].inputDocs.some((d) => d.name === 'postId');
+      const takesPost = AGENTS[row.agent_id].inputDocs.some((d) => d.name === 'postId');
       await fire(ctx, row, event.name, takesPost ? { postId: event.postId } : {});
     }
   };

@@ -1,10 +1,6 @@
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
-import {
-  type BrandBaselines,
-  brandBaselinesStore,
-  type PlatformBaseline,
-} from '../db/stores/brand-baselines-store.js';
-import { type MetricsRow, type PostRow, postsStore } from '../db/stores/posts-store.js';
+import type { BrandBaselines, PlatformBaseline } from '../db/stores/brand-baselines-store.js';
+import type { ContentStores } from '../db/stores/index.js';
+import type { MetricsRow, PostRow } from '../db/stores/posts-store.js';
 import { SNAPSHOT_AGES_H } from '../domain.js';
 import {
   type CurvePoint,
@@ -55,14 +51,14 @@ function fold(baselines: BrandBaselines, platform: string, snapshot: Snapshot, f
  * every instance. Returns the ages written.
  */
 export async function recordSnapshots(
-  tx: SqlExecutor,
+  tx: ContentStores,
   post: Pick<PostRow, 'id' | 'brand_id' | 'platform'>,
   snapshots: MetricsRow[],
 ): Promise<number[]> {
   if (snapshots.length === 0) return [];
-  const store = brandBaselinesStore(tx);
+  const store = tx.brandBaselines;
   const baselines = await store.lock(post.brand_id);
-  const posts = postsStore(tx);
+  const posts = tx.posts;
   const have = new Set((await posts.snapshots(post.id)).map((s) => s.age_h));
   const written: number[] = [];
   for (const s of snapshots) {
@@ -80,12 +76,12 @@ export async function recordSnapshots(
  * Recomputes a brand's baselines from all its snapshots: for snapshots written in bulk without
  * recordSnapshots (the demo seed), once at the end of their transaction.
  */
-export async function rebuildBaselines(tx: SqlExecutor, brandId: string) {
-  const store = brandBaselinesStore(tx);
+export async function rebuildBaselines(tx: ContentStores, brandId: string) {
+  const store = tx.brandBaselines;
   await store.lock(brandId);
   const baselines: BrandBaselines = {};
   const seen = new Set<string>();
-  for (const s of await postsStore(tx).brandSnapshots(brandId)) {
+  for (const s of await tx.posts.brandSnapshots(brandId)) {
     fold(baselines, s.platform, s, !seen.has(s.post_id));
     seen.add(s.post_id);
   }
@@ -139,9 +135,9 @@ export interface PostOutcome {
  * For a page of posts: each post's own snapshots, the brand's curve without it and its outcome,
  * from one read of each brand's baselines and one of the page's snapshots.
  */
-export async function pageOutcomes(db: SqlExecutor, page: PostRow[]): Promise<Map<string, PostOutcome>> {
-  const snapshots = await postsStore(db).snapshotsOf(page.map((p) => p.id));
-  const baselines = await brandBaselinesStore(db).ofBrands([...new Set(page.map((p) => p.brand_id))]);
+export async function pageOutcomes(db: ContentStores, page: PostRow[]): Promise<Map<string, PostOutcome>> {
+  const snapshots = await db.posts.snapshotsOf(page.map((p) => p.id));
+  const baselines = await db.brandBaselines.ofBrands([...new Set(page.map((p) => p.brand_id))]);
   const out = new Map<string, PostOutcome>();
   for (const p of page) {
     const own = snapshots.filter((s) => s.post_id === p.id);
@@ -153,6 +149,6 @@ export async function pageOutcomes(db: SqlExecutor, page: PostRow[]): Promise<Ma
 }
 
 /** One post's outcome against its brand's stored baselines (GET /v1/posts/{id}). */
-export async function postOutcome(db: SqlExecutor, post: PostRow): Promise<PostOutcome> {
+export async function postOutcome(db: ContentStores, post: PostRow): Promise<PostOutcome> {
   return (await pageOutcomes(db, [post])).get(post.id) ?? { own: [], curve: [], outcome: NOT_PUBLISHED };
 }

@@ -1,9 +1,6 @@
 import { DAY, HOUR } from '../../platform/clock.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import type { ContentContext } from '../context.js';
-import { approvalsStore } from '../db/stores/approvals-store.js';
-import { channelsStore } from '../db/stores/channels-store.js';
-import { postsStore } from '../db/stores/posts-store.js';
+import type { ContentStores } from '../db/stores/index.js';
 import { PLATFORMS, type Platform } from '../domain.js';
 import type { BestTimesView } from '../schemas/insights.js';
 import { requireBrand } from './brands.js';
@@ -60,8 +57,8 @@ export const serverTimeZone = () => Intl.DateTimeFormat().resolvedOptions().time
  * Scores weekday × hour (server local time) by the mean engagements of posts published then,
  * at the oldest snapshot age every post has reached (so young posts are compared fairly).
  */
-async function slotsFor(ctx: ContentContext, brandId: string, db: SqlExecutor = ctx.db) {
-  const snaps = await postsStore(db).brandSnapshots(brandId);
+async function slotsFor(ctx: ContentContext, brandId: string, db: ContentStores = ctx.stores) {
+  const snaps = await db.posts.brandSnapshots(brandId);
   const latest = new Map<string, { platform: string; published_at: string; byAge: Map<number, number> }>();
   for (const s of snaps) {
     const entry = latest.get(s.post_id) ?? {
@@ -117,14 +114,14 @@ const hourStart = (ms: number) => {
 
 /** Hours already used on a channel: scheduled posts and pending approvals. */
 async function takenHours(
-  db: SqlExecutor,
+  db: ContentStores,
   channelId: string,
   from: string,
   to: string,
   exceptApproval?: string,
 ) {
-  const posts = await postsStore(db).scheduledOnChannel(channelId, from, to);
-  const approvals = await approvalsStore(db).pendingOnChannel(channelId, from, to);
+  const posts = await db.posts.scheduledOnChannel(channelId, from, to);
+  const approvals = await db.approvals.pendingOnChannel(channelId, from, to);
   return new Set([
     ...posts.map((p) => hourStart(Date.parse(p.scheduled_for))),
     ...approvals.filter((a) => a.id !== exceptApproval).map((a) => hourStart(Date.parse(a.slot))),
@@ -132,7 +129,7 @@ async function takenHours(
 }
 
 export async function isSlotTaken(
-  db: SqlExecutor,
+  db: ContentStores,
   channelId: string,
   at: Date,
   opts: { exceptApproval?: string; postsOnly?: boolean } = {},
@@ -140,7 +137,7 @@ export async function isSlotTaken(
   const start = hourStart(at.getTime());
   const from = new Date(start).toISOString();
   const to = new Date(start + HOUR).toISOString();
-  if (opts.postsOnly) return (await postsStore(db).scheduledOnChannel(channelId, from, to)).length > 0;
+  if (opts.postsOnly) return (await db.posts.scheduledOnChannel(channelId, from, to)).length > 0;
   return (await takenHours(db, channelId, from, to, opts.exceptApproval)).size > 0;
 }
 
@@ -151,11 +148,11 @@ export async function bestTimes(
 ): Promise<BestTimesView> {
   await requireBrand(ctx, brandId);
   const all = await slotsFor(ctx, brandId);
-  const channels = await channelsStore(ctx.db).connectedOf(brandId);
+  const channels = await ctx.stores.channels.connectedOf(brandId);
   const wanted: Platform[] = platform
     ? [platform]
     : channels.length
-      ? [...new Set(channels.map((c) => c.platform as Platform))]
+      ? [...new Set(channels.map((c) => c.platform))]
       : [...PLATFORMS];
   const platforms: BestTimesView['platforms'] = [];
   for (const p of wanted) {
@@ -178,7 +175,7 @@ async function nextFreeSlotOn(
   channelId: string,
   slots: Slot[],
   notBefore?: Date,
-  db: SqlExecutor = ctx.db,
+  db: ContentStores = ctx.stores,
 ) {
   const now = ctx.clock.now().getTime();
   const start = hourStart(Math.max(now, notBefore?.getTime() ?? 0)) + HOUR;
@@ -201,9 +198,9 @@ async function nextFreeSlotOn(
  */
 export async function nextFreeSlot(
   ctx: ContentContext,
-  input: { brandId: string; channelId: string; platform: Platform; notBefore?: Date; db?: SqlExecutor },
+  input: { brandId: string; channelId: string; platform: Platform; notBefore?: Date; db?: ContentStores },
 ): Promise<{ channel_id: string; at: string; weekday: number; hour: number; score: number } | null> {
-  const db = input.db ?? ctx.db;
+  const db = input.db ?? ctx.stores;
   const all = await slotsFor(ctx, input.brandId, db);
   const slots = all.get(input.platform)?.slots ?? DEFAULT_SLOTS[input.platform];
   const free = await nextFreeSlotOn(ctx, input.channelId, slots, input.notBefore, db);

@@ -1,9 +1,7 @@
 import { notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
-import { type BrandRow, brandsStore } from '../db/stores/brands-store.js';
-import { type ChannelRow, channelsStore } from '../db/stores/channels-store.js';
-import { fromJson } from '../db/stores/paging.js';
-import type { Platform } from '../domain.js';
+import type { BrandRow } from '../db/stores/brands-store.js';
+import type { ActiveChannelRow } from '../db/stores/channels-store.js';
 import type { BrandMemory, BrandSummaryView, BrandView, MemoryInput } from '../schemas/brands.js';
 import type { Page } from '../schemas/common.js';
 import { canonicalTimeZone, DEFAULT_TIME_ZONE } from '../time-zones.js';
@@ -11,7 +9,7 @@ import { conflict } from './errors.js';
 import { applyMemoryInput, emptyMemory, removeMemoryItem } from './memory.js';
 import { checkedMemoryJson } from './memory-limits.js';
 
-const summary = (b: BrandRow, channels: ChannelRow[]): BrandSummaryView => ({
+const summary = (b: BrandRow, channels: ActiveChannelRow[]): BrandSummaryView => ({
   id: b.id,
   name: b.name,
   time_zone: b.time_zone,
@@ -19,35 +17,35 @@ const summary = (b: BrandRow, channels: ChannelRow[]): BrandSummaryView => ({
     .filter((c) => c.brand_id === b.id)
     .map((c) => ({
       id: c.id,
-      platform: c.platform as Platform,
+      platform: c.platform,
       handle: c.handle,
-      kind: c.kind as 'sandbox' | 'live',
-      status: c.status as 'connected' | 'needs_reconnect',
+      kind: c.kind,
+      status: c.status,
     })),
   created_at: b.created_at,
   updated_at: b.updated_at,
 });
 
 export async function requireBrand(ctx: ContentContext, brandId: string): Promise<BrandRow> {
-  const brand = await brandsStore(ctx.db).get(brandId);
+  const brand = await ctx.stores.brands.get(brandId);
   if (!brand) throw notFound('brand', brandId);
   return brand;
 }
 
-export const memoryOf = (brand: BrandRow) => fromJson<BrandMemory>(brand.memory);
+export const memoryOf = (brand: BrandRow): BrandMemory => brand.memory;
 
 export async function listBrands(
   ctx: ContentContext,
   opts: { limit: number; after?: string },
 ): Promise<Page<BrandSummaryView>> {
-  const page = await brandsStore(ctx.db).list(opts.limit, opts.after);
-  const channels = await channelsStore(ctx.db).connectedOfMany(page.items.map((b) => b.id));
+  const page = await ctx.stores.brands.list(opts.limit, opts.after);
+  const channels = await ctx.stores.channels.connectedOfMany(page.items.map((b) => b.id));
   return { ...page, items: page.items.map((b) => summary(b, channels)) };
 }
 
 export async function getBrand(ctx: ContentContext, brandId: string): Promise<BrandView> {
   const brand = await requireBrand(ctx, brandId);
-  const channels = await channelsStore(ctx.db).connectedOf(brandId);
+  const channels = await ctx.stores.channels.connectedOf(brandId);
   return { ...summary(brand, channels), memory: memoryOf(brand) };
 }
 
@@ -66,11 +64,11 @@ export async function createBrand(
     id: ctx.ids.make('brd'),
     name: input.name,
     time_zone: input.time_zone ? canonicalTimeZone(input.time_zone) : DEFAULT_TIME_ZONE,
-    memory: checkedMemoryJson(memory),
+    memory,
     created_at: at,
     updated_at: at,
   };
-  await brandsStore(ctx.db).insert(row);
+  await ctx.stores.brands.insert(row, checkedMemoryJson(memory));
   return { ...summary(row, []), memory };
 }
 
@@ -86,8 +84,8 @@ export async function updateBrand(
   brandId: string,
   input: { name?: string | undefined; time_zone?: string | undefined; memory?: MemoryInput | undefined },
 ): Promise<BrandView> {
-  await ctx.db.transaction(async (tx) => {
-    const store = brandsStore(tx);
+  await ctx.transaction(async (tx) => {
+    const store = tx.brands;
     const brand = await store.get(brandId);
     if (!brand) throw notFound('brand', brandId);
     const at = ctx.clock.now().toISOString();
@@ -100,7 +98,7 @@ export async function updateBrand(
         memory: memory ? checkedMemoryJson(memory) : undefined,
       },
       at,
-      brand.memory,
+      brand.memory_as_read,
     );
     if (!written) throw memoryChanged(brandId);
   });
@@ -109,7 +107,7 @@ export async function updateBrand(
 
 /** Deleting a brand deletes everything that belongs to it (channels, posts, drafts, media rows…). */
 export async function deleteBrand(ctx: ContentContext, brandId: string): Promise<void> {
-  if (!(await brandsStore(ctx.db).remove(brandId))) throw notFound('brand', brandId);
+  if (!(await ctx.stores.brands.remove(brandId))) throw notFound('brand', brandId);
 }
 
 export async function writeMemory(
@@ -117,13 +115,13 @@ export async function writeMemory(
   brandId: string,
   change: (memory: BrandMemory, at: string) => BrandMemory,
 ): Promise<BrandMemory> {
-  return ctx.db.transaction(async (tx) => {
-    const store = brandsStore(tx);
+  return ctx.transaction(async (tx) => {
+    const store = tx.brands;
     const brand = await store.get(brandId);
     if (!brand) throw notFound('brand', brandId);
     const at = ctx.clock.now().toISOString();
     const next = change(memoryOf(brand), at);
-    if (!(await store.update(brandId, { memory: checkedMemoryJson(next) }, at, brand.memory)))
+    if (!(await store.update(brandId, { memory: checkedMemoryJson(next) }, at, brand.memory_as_read)))
       throw memoryChanged(brandId);
     return next;
   });

@@ -1,6 +1,6 @@
 import { notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
-import { type CampaignRow, type CanvasItemRow, campaignsStore } from '../db/stores/campaigns-store.js';
+import type { CampaignRow, CanvasItemRow } from '../db/stores/campaigns-store.js';
 import type { CampaignView, CanvasItemView } from '../schemas/campaigns.js';
 import type { Page } from '../schemas/common.js';
 import { requireBrand } from './brands.js';
@@ -18,7 +18,7 @@ const itemView = (r: CanvasItemRow): CanvasItemView => ({
 });
 
 async function requireCampaign(ctx: ContentContext, id: string) {
-  const c = await campaignsStore(ctx.db).get(id);
+  const c = await ctx.stores.campaigns.get(id);
   if (!c) throw notFound('campaign', id);
   return c;
 }
@@ -51,7 +51,7 @@ export async function createCampaign(
     created_at: at,
     updated_at: at,
   };
-  await campaignsStore(ctx.db).insert(row);
+  await ctx.stores.campaigns.insert(row);
   return view(row);
 }
 
@@ -66,7 +66,7 @@ export async function listCampaigns(
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<CampaignView>> {
   if (filter.brand_id) await requireBrand(ctx, filter.brand_id);
-  const page = await campaignsStore(ctx.db).list({ brandId: filter.brand_id }, opts.limit, opts.after);
+  const page = await ctx.stores.campaigns.list({ brandId: filter.brand_id }, opts.limit, opts.after);
   return { ...page, items: page.items.map(view) };
 }
 
@@ -90,18 +90,18 @@ export async function updateCampaign(
     updated_at: ctx.clock.now().toISOString(),
   };
   checkDates(next.starts_on, next.ends_on);
-  await campaignsStore(ctx.db).update(id, next);
+  await ctx.stores.campaigns.update(id, next);
   return getCampaign(ctx, id);
 }
 
 /** Deleting a campaign removes its canvas; its ideas stay, unlinked. */
 export async function deleteCampaign(ctx: ContentContext, id: string) {
-  if (!(await campaignsStore(ctx.db).remove(id))) throw notFound('campaign', id);
+  if (!(await ctx.stores.campaigns.remove(id))) throw notFound('campaign', id);
 }
 
 export async function getCanvas(ctx: ContentContext, id: string) {
   await requireCampaign(ctx, id);
-  return { campaign_id: id, items: (await campaignsStore(ctx.db).items(id)).map(itemView) };
+  return { campaign_id: id, items: (await ctx.stores.campaigns.items(id)).map(itemView) };
 }
 
 /**
@@ -114,8 +114,8 @@ export async function addCanvasNote(
   input: { text: string; color?: string | undefined },
 ) {
   await requireCampaign(ctx, campaignId);
-  return ctx.db.transaction(async (tx) => {
-    const store = campaignsStore(tx);
+  return ctx.transaction(async (tx) => {
+    const store = tx.campaigns;
     const edge = await store.rightEdge(campaignId);
     const at = ctx.clock.now().toISOString();
     const row: CanvasItemRow = {
@@ -144,7 +144,7 @@ export async function updateCanvasItem(
   input: Partial<Pick<CanvasItemRow, 'text' | 'color' | 'x' | 'y' | 'w' | 'h'>>,
 ) {
   await requireCampaign(ctx, campaignId);
-  const store = campaignsStore(ctx.db);
+  const store = ctx.stores.campaigns;
   const item = await store.item(campaignId, itemId);
   if (!item) throw notFound('canvas item', itemId);
   const next = {
@@ -162,7 +162,7 @@ export async function updateCanvasItem(
 
 export async function deleteCanvasItem(ctx: ContentContext, campaignId: string, itemId: string) {
   await requireCampaign(ctx, campaignId);
-  const store = campaignsStore(ctx.db);
+  const store = ctx.stores.campaigns;
   if (!(await store.item(campaignId, itemId))) throw notFound('canvas item', itemId);
   await store.removeItem(itemId);
 }

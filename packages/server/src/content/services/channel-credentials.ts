@@ -1,11 +1,9 @@
 import { createSecretBox, type SecretBox, SecretBoxError } from '../../platform/crypto/secret-box.js';
 import { withLeaseLock } from '../../platform/db/lease-lock.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
-import { channelCredentialsStore } from '../db/stores/channel-credentials-store.js';
-import { type ChannelRow, channelsStore } from '../db/stores/channels-store.js';
-import type { Platform } from '../domain.js';
+import type { ChannelRow } from '../db/stores/channels-store.js';
+import type { ContentStores } from '../db/stores/index.js';
 import { ProviderError, type TokenSet } from '../publishers/provider.js';
 import { providerFor } from '../publishers/registry.js';
 import { conflict } from './errors.js';
@@ -56,7 +54,7 @@ export const needsReconnect = (channel: ChannelNames, reason?: string) =>
   new AppError(409, 'CHANNEL_NEEDS_RECONNECT', reconnectMessage(channel, reason));
 
 async function liveChannel(ctx: ContentContext, channelId: string): Promise<ChannelRow> {
-  const channel = await channelsStore(ctx.db).get(channelId);
+  const channel = await ctx.stores.channels.get(channelId);
   if (!channel) throw notFound('channel', channelId);
   if (channel.kind !== 'live')
     throw conflict(
@@ -71,7 +69,7 @@ async function liveChannel(ctx: ContentContext, channelId: string): Promise<Chan
 
 /** Marks the channel for the person and returns the error to throw. */
 async function markForReconnect(ctx: ContentContext, channel: ChannelRow, reason: string): Promise<AppError> {
-  if (await channelsStore(ctx.db).markNeedsReconnect(channel.id, reason)) {
+  if (await ctx.stores.channels.markNeedsReconnect(channel.id, reason)) {
     ctx.logger.warn(
       { channelId: channel.id, platform: channel.platform, reason },
       'channel needs reconnecting',
@@ -85,11 +83,11 @@ export async function saveTokens(
   channelId: string,
   tokens: TokenSet,
   /** `db`: a transaction to write in (the connect flow creates the channel in the same one). */
-  opts: { db?: SqlExecutor } = {},
+  opts: { db?: ContentStores } = {},
 ): Promise<void> {
   const box = secretBox(ctx);
   const at = ctx.clock.now().toISOString();
-  await channelCredentialsStore(opts.db ?? ctx.db).upsert({
+  await (opts.db ?? ctx.stores).channelCredentials.upsert({
     channel_id: channelId,
     access_token: box.seal(tokens.accessToken, sealContext(channelId, 'access_token')),
     refresh_token: tokens.refreshToken
@@ -141,7 +139,7 @@ const expiresSoon = (ctx: ContentContext, expiresAt: string | null) =>
   expiresAt !== null && Date.parse(expiresAt) - ctx.clock.now().getTime() <= REFRESH_MARGIN_MS;
 
 async function refreshNow(ctx: ContentContext, channel: ChannelRow): Promise<string> {
-  const creds = await channelCredentialsStore(ctx.db).get(channel.id);
+  const creds = await ctx.stores.channelCredentials.get(channel.id);
   if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.');
   if (!creds.refresh_token) {
     throw await markForReconnect(
@@ -157,7 +155,7 @@ async function refreshNow(ctx: ContentContext, channel: ChannelRow): Promise<str
     if (!(err instanceof SecretBoxError)) throw err;
     throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`);
   }
-  const provider = providerFor(ctx.config, channel.platform as Platform, { now: () => ctx.clock.now() });
+  const provider = providerFor(ctx.config, channel.platform, { now: () => ctx.clock.now() });
   let tokens: TokenSet;
   try {
     tokens = await provider.refresh(refreshToken);
@@ -192,7 +190,7 @@ export async function refreshAccessToken(
   return underRefreshLease(ctx, channelId, async () => {
     // Read again under the lease: the status and tokens may have changed while we waited.
     const channel = await liveChannel(ctx, channelId);
-    const creds = await channelCredentialsStore(ctx.db).get(channelId);
+    const creds = await ctx.stores.channelCredentials.get(channelId);
     if (creds && rejected !== undefined) {
       const current = await openAccessToken(ctx, channel, creds.access_token);
       if (current !== rejected) return current;
@@ -204,13 +202,13 @@ export async function refreshAccessToken(
 /** A usable access token for the channel, refreshed first when it expires within five minutes. */
 export async function accessTokenFor(ctx: ContentContext, channelId: string): Promise<string> {
   const channel = await liveChannel(ctx, channelId);
-  const creds = await channelCredentialsStore(ctx.db).get(channelId);
+  const creds = await ctx.stores.channelCredentials.get(channelId);
   if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.');
   if (!expiresSoon(ctx, creds.expires_at)) return openAccessToken(ctx, channel, creds.access_token);
   return underRefreshLease(ctx, channelId, async () => {
     // Whoever held the lease before us may have refreshed already: then its token is the one.
     const fresh = await liveChannel(ctx, channelId);
-    const now = await channelCredentialsStore(ctx.db).get(channelId);
+    const now = await ctx.stores.channelCredentials.get(channelId);
     if (now && !expiresSoon(ctx, now.expires_at)) return openAccessToken(ctx, fresh, now.access_token);
     return refreshNow(ctx, fresh);
   });

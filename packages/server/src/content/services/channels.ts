@@ -1,6 +1,5 @@
 import { invalidRequest, notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
-import { channelsStore } from '../db/stores/channels-store.js';
 import type { Platform } from '../domain.js';
 import type { ChannelView } from '../schemas/channels.js';
 import type { Page } from '../schemas/common.js';
@@ -21,7 +20,7 @@ export async function connectChannel(
   baseUrl = ctx.config.content.publicUrl ?? `http://127.0.0.1:${ctx.config.content.port}`,
 ): Promise<{ channel: ChannelView | null; authorize_url: string | null; browser?: BrowserBinding }> {
   const brand = await requireBrand(ctx, brandId);
-  const store = channelsStore(ctx.db);
+  const store = ctx.stores.channels;
   const existing = await store.connectedFor(brandId, input.platform);
   if (existing?.status === 'connected')
     throw conflict(
@@ -56,13 +55,13 @@ export async function connectChannel(
     status: 'connected',
     connected_at: at,
     created_at: at,
-  };
+  } as const;
   await store.insert(row);
   return { channel: channelView(row), authorize_url: null };
 }
 
 export async function getChannel(ctx: ContentContext, id: string): Promise<ChannelView> {
-  const row = await channelsStore(ctx.db).get(id);
+  const row = await ctx.stores.channels.get(id);
   if (!row) throw notFound('channel', id);
   return channelView(row);
 }
@@ -73,16 +72,16 @@ export async function listChannels(
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<ChannelView>> {
   if (filter.brand_id) await requireBrand(ctx, filter.brand_id);
-  const page = await channelsStore(ctx.db).list({ brandId: filter.brand_id }, opts.limit, opts.after);
+  const page = await ctx.stores.channels.list({ brandId: filter.brand_id }, opts.limit, opts.after);
   return { ...page, items: page.items.map(channelView) };
 }
 
 /** Disconnecting keeps the row so published posts still say where they went. */
 export async function disconnectChannel(ctx: ContentContext, id: string): Promise<ChannelView> {
-  const store = channelsStore(ctx.db);
+  const store = ctx.stores.channels;
   const row = await store.get(id);
   if (!row) throw notFound('channel', id);
-  await ctx.db.transaction((tx) => channelsStore(tx).disconnect(id));
+  await ctx.transaction((tx) => tx.channels.disconnect(id));
   return channelView({ ...row, status: 'disconnected', status_reason: null });
 }
 
@@ -92,7 +91,7 @@ export async function requireConnectedChannel(
   platform: Platform,
   channelId?: string,
 ) {
-  const store = channelsStore(ctx.db);
+  const store = ctx.stores.channels;
   if (channelId) {
     const ch = await store.get(channelId);
     if (!ch || ch.brand_id !== brandId) throw notFound('channel', channelId);

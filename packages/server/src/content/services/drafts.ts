@@ -1,12 +1,10 @@
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { AppError, notFound } from '../../platform/errors.js';
-import type { Caller, ContentContext, MediaAssetLike } from '../context.js';
-import { approvalsStore } from '../db/stores/approvals-store.js';
-import { type BrandRow, brandsStore } from '../db/stores/brands-store.js';
-import { type DraftVersionRow, type DraftWithParts, draftsStore } from '../db/stores/drafts-store.js';
-import { ideasStore } from '../db/stores/ideas-store.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
+import type { Caller, ContentContext } from '../context.js';
+import type { BrandRow } from '../db/stores/brands-store.js';
+import type { DraftVersionRow, DraftWithParts } from '../db/stores/drafts-store.js';
+import type { ContentStores } from '../db/stores/index.js';
 import { MAX_PARTS, PLATFORM_LIMITS, type Platform } from '../domain.js';
+import type { MediaAsset } from '../media/schemas.js';
 import type { Page } from '../schemas/common.js';
 import type { DraftView } from '../schemas/drafts.js';
 import { charCount } from '../text.js';
@@ -55,8 +53,8 @@ export function partsFromInput(input: {
 const withMedia = (texts: string[], old: StoredPart[] | null): StoredPart[] =>
   texts.map((text, i) => ({ text, media: i === 0 ? (old?.[0]?.media ?? []) : [] }));
 
-async function requireDraft(ctx: ContentContext | { db: SqlExecutor }, id: string) {
-  const draft = await draftsStore(ctx.db).get(id);
+async function requireDraft(ctx: Pick<ContentContext, 'stores'>, id: string) {
+  const draft = await ctx.stores.drafts.get(id);
   if (!draft) throw notFound('draft', id);
   return draft;
 }
@@ -74,8 +72,8 @@ function assertEditable(draft: DraftWithParts) {
  * caller read `version - 1` (the store compares and sets `current_version`): no edit is lost
  * and no version number is written twice.
  */
-export async function addDraftVersion(tx: SqlExecutor, v: DraftVersionRow): Promise<void> {
-  if (!(await draftsStore(tx).addVersion(v)))
+export async function addDraftVersion(tx: ContentStores, v: DraftVersionRow): Promise<void> {
+  if (!(await tx.drafts.addVersion(v)))
     throw conflict(
       'DRAFT_CHANGED',
       `Draft '${v.draft_id}' got a new version while this request ran; fetch it and apply your change again.`,
@@ -90,21 +88,21 @@ const draftExists = (ideaId: string | null, platform: string) => () =>
 
 /** A pending approval follows the draft's latest version, with a fresh voice check. */
 async function refreshPendingApproval(
-  tx: SqlExecutor,
+  tx: ContentStores,
   brand: BrandRow,
   draft: DraftWithParts,
   version: number,
   parts: StoredPart[],
   at: string,
 ) {
-  const store = approvalsStore(tx);
+  const store = tx.approvals;
   const pending = await store.pendingForDraft(draft.id);
   if (!pending) return;
   await store.updateIfPending(
     pending.id,
     {
       draft_version: version,
-      voice_check: toJson(voiceCheck(memoryOf(brand), draft.platform as Platform, parts)),
+      voice_check: voiceCheck(memoryOf(brand), draft.platform, parts),
     },
     at,
   );
@@ -118,9 +116,9 @@ async function addVersion(
   note: string | null,
   caller: Caller,
 ): Promise<DraftView> {
-  checkParts(draft.platform as Platform, parts);
-  await ctx.db.transaction(async (tx) => {
-    const current = await draftsStore(tx).get(draft.id);
+  checkParts(draft.platform, parts);
+  await ctx.transaction(async (tx) => {
+    const current = await tx.drafts.get(draft.id);
     if (!current) throw notFound('draft', draft.id);
     assertEditable(current);
     const at = ctx.clock.now().toISOString();
@@ -128,21 +126,21 @@ async function addVersion(
     await addDraftVersion(tx, {
       draft_id: draft.id,
       version,
-      parts: toJson(parts),
+      parts,
       action,
       note,
       source: caller.source,
       key_id: caller.keyId ?? null,
       created_at: at,
     });
-    const brand = await brandsStore(tx).get(draft.brand_id);
+    const brand = await tx.brands.get(draft.brand_id);
     if (brand) await refreshPendingApproval(tx, brand, current, version, parts, at);
   });
   return getDraft(ctx, draft.id);
 }
 
 async function insertDraft(
-  tx: SqlExecutor,
+  tx: ContentStores,
   ctx: ContentContext,
   input: {
     brandId: string;
@@ -155,7 +153,7 @@ async function insertDraft(
 ): Promise<string> {
   const at = ctx.clock.now().toISOString();
   const id = ctx.ids.make('drf');
-  await draftsStore(tx).insert(
+  await tx.drafts.insert(
     {
       id,
       brand_id: input.brandId,
@@ -170,7 +168,7 @@ async function insertDraft(
   await addDraftVersion(tx, {
     draft_id: id,
     version: 1,
-    parts: toJson(input.parts),
+    parts: input.parts,
     action: input.action,
     note: null,
     source: input.caller.source,
@@ -187,13 +185,13 @@ export async function getDraft(ctx: ContentContext, id: string): Promise<DraftVi
 
 export async function getDraftDetail(ctx: ContentContext, id: string) {
   const draft = await requireDraft(ctx, id);
-  const versions = await draftsStore(ctx.db).versions(id);
+  const versions = await ctx.stores.drafts.versions(id);
   return { ...draftView(draft), versions: versions.map(versionView) };
 }
 
 export async function getDraftVersion(ctx: ContentContext, id: string, version: number) {
   await requireDraft(ctx, id);
-  const v = await draftsStore(ctx.db).version(id, version);
+  const v = await ctx.stores.drafts.version(id, version);
   if (!v) throw notFound('draft version', `${id}@${version}`);
   return versionView(v);
 }
@@ -208,7 +206,7 @@ export async function listDrafts(
   },
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<DraftView>> {
-  const page = await draftsStore(ctx.db).list(
+  const page = await ctx.stores.drafts.list(
     { brandId: filter.brand_id, ideaId: filter.idea_id, platform: filter.platform, status: filter.status },
     opts.limit,
     opts.after,
@@ -231,15 +229,15 @@ export async function createDraft(
   const parts = withMedia(partsFromInput(input), null);
   checkParts(input.platform, parts);
   if (input.idea_id) {
-    const idea = await ideasStore(ctx.db).get(input.idea_id);
+    const idea = await ctx.stores.ideas.get(input.idea_id);
     if (!idea) throw notFound('idea', input.idea_id);
     if (idea.brand_id !== input.brand_id)
       throw unprocessable('BRAND_MISMATCH', `Idea '${input.idea_id}' belongs to another brand.`, 'idea_id');
   }
   // Checked in the transaction that inserts, and backed by the unique index on (idea, platform):
   // a concurrent create gets the same 409, never a 500.
-  const id = await ctx.db.transaction(async (tx) => {
-    const existing = input.idea_id ? await draftsStore(tx).forIdea(input.idea_id, input.platform) : undefined;
+  const id = await ctx.transaction(async (tx) => {
+    const existing = input.idea_id ? await tx.drafts.forIdea(input.idea_id, input.platform) : undefined;
     if (existing)
       throw conflict(
         'DRAFT_EXISTS',
@@ -266,14 +264,14 @@ export async function generateDrafts(
   input: { idea_id: string; platforms: Platform[] },
   caller: Caller,
 ): Promise<DraftView[]> {
-  const idea = await ideasStore(ctx.db).get(input.idea_id);
+  const idea = await ctx.stores.ideas.get(input.idea_id);
   if (!idea) throw notFound('idea', input.idea_id);
   const brand = await requireBrand(ctx, idea.brand_id);
   const voice = voiceOf(brand.name, memoryOf(brand));
   const platforms = [...new Set(input.platforms)];
   const existing = new Map<Platform, DraftWithParts>();
   for (const platform of platforms) {
-    const d = await draftsStore(ctx.db).forIdea(idea.id, platform);
+    const d = await ctx.stores.drafts.forIdea(idea.id, platform);
     if (d) {
       assertEditable(d);
       existing.set(platform, d);
@@ -292,12 +290,12 @@ export async function generateDrafts(
     texts.set(platform, out.parts);
   }
   const ids: string[] = [];
-  await ctx.db.transaction(async (tx) => {
+  await ctx.transaction(async (tx) => {
     const at = ctx.clock.now().toISOString();
     for (const platform of platforms) {
       const old = existing.get(platform);
-      if (old) assertEditable((await draftsStore(tx).get(old.id)) ?? old);
-      const parts = withMedia(texts.get(platform) ?? [], old ? fromJson<StoredPart[]>(old.parts) : null);
+      if (old) assertEditable((await tx.drafts.get(old.id)) ?? old);
+      const parts = withMedia(texts.get(platform) ?? [], old ? old.parts : null);
       if (!old) {
         ids.push(
           await insertDraft(tx, ctx, {
@@ -317,7 +315,7 @@ export async function generateDrafts(
       await addDraftVersion(tx, {
         draft_id: old.id,
         version,
-        parts: toJson(parts),
+        parts,
         action: 'generate',
         note: null,
         source: caller.source,
@@ -328,7 +326,7 @@ export async function generateDrafts(
       ids.push(old.id);
     }
   });
-  const rows = await draftsStore(ctx.db).manyById(ids);
+  const rows = await ctx.stores.drafts.manyById(ids);
   return ids.map((id) => draftView(rows.find((r) => r.id === id) as DraftWithParts));
 }
 
@@ -345,19 +343,12 @@ export async function draftFromSource(
     idea: { title: input.title, angle: null, notes: null },
     sourceText: input.sourceText,
   });
-  const existing = input.ideaId ? await draftsStore(ctx.db).forIdea(input.ideaId, input.platform) : undefined;
+  const existing = input.ideaId ? await ctx.stores.drafts.forIdea(input.ideaId, input.platform) : undefined;
   if (existing && existing.status !== 'scheduled' && existing.status !== 'published')
-    return addVersion(
-      ctx,
-      existing,
-      withMedia(out.parts, fromJson<StoredPart[]>(existing.parts)),
-      'generate',
-      'repurposed',
-      caller,
-    );
+    return addVersion(ctx, existing, withMedia(out.parts, existing.parts), 'generate', 'repurposed', caller);
   const parts = withMedia(out.parts, null);
   checkParts(input.platform, parts);
-  const id = await ctx.db.transaction((tx) =>
+  const id = await ctx.transaction((tx) =>
     insertDraft(tx, ctx, {
       brandId: brand.id,
       ideaId: existing ? null : input.ideaId,
@@ -379,10 +370,10 @@ export async function rewriteDraft(
   const draft = await requireDraft(ctx, id);
   assertEditable(draft);
   const brand = await requireBrand(ctx, draft.brand_id);
-  const old = fromJson<StoredPart[]>(draft.parts);
+  const old = draft.parts;
   const out = await ctx.model.rewrite({
     voice: voiceOf(brand.name, memoryOf(brand)),
-    platform: draft.platform as Platform,
+    platform: draft.platform,
     parts: old.map((p) => p.text),
     instruction: input.instruction,
     take: draft.current_version,
@@ -397,18 +388,12 @@ export async function editDraft(
   caller: Caller,
 ) {
   const draft = await requireDraft(ctx, id);
-  const parts = withMedia(partsFromInput(input), fromJson<StoredPart[]>(draft.parts));
+  const parts = withMedia(partsFromInput(input), draft.parts);
   return addVersion(ctx, draft, parts, 'edit', input.note ?? null, caller);
 }
 
-async function findAsset(ctx: ContentContext, brandId: string, assetId: string): Promise<MediaAssetLike> {
-  if (!ctx.media)
-    throw new AppError(
-      501,
-      'MEDIA_UNAVAILABLE',
-      'The media library is not available in this build, so media cannot be attached.',
-    );
-  let asset: MediaAssetLike | null = null;
+async function findAsset(ctx: ContentContext, brandId: string, assetId: string): Promise<MediaAsset> {
+  let asset: MediaAsset | null = null;
   try {
     asset = await ctx.media.getAsset(brandId, assetId);
   } catch (err) {
@@ -428,8 +413,8 @@ export async function attachMedia(
   const draft = await requireDraft(ctx, id);
   assertEditable(draft);
   const asset = await findAsset(ctx, draft.brand_id, input.asset_id);
-  const media = ctx.media as NonNullable<ContentContext['media']>;
-  const platform = draft.platform as Platform;
+  const { media } = ctx;
+  const platform = draft.platform;
   const urlOf = (variant: string) => {
     try {
       return media.variantUrl(asset, variant);
@@ -446,7 +431,7 @@ export async function attachMedia(
   }
   if (!url)
     throw unprocessable('UNKNOWN_VARIANT', `Asset '${asset.id}' has no '${variant}' variant.`, 'variant');
-  const parts = fromJson<StoredPart[]>(draft.parts);
+  const parts = draft.parts;
   const first = parts[0] ?? { text: '', media: [] };
   const others = first.media.filter((m) => m.asset_id !== asset.id);
   if (others.length >= MAX_MEDIA)

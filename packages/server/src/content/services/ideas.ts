@@ -1,11 +1,9 @@
 import { DAY } from '../../platform/clock.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { notFound } from '../../platform/errors.js';
 import { inTheApp } from '../app-pages.js';
 import type { Caller, ContentContext } from '../context.js';
-import { campaignsStore } from '../db/stores/campaigns-store.js';
-import { type IdeaRow, ideasStore } from '../db/stores/ideas-store.js';
-import { signalsStore } from '../db/stores/signals-store.js';
+import type { IdeaRow } from '../db/stores/ideas-store.js';
+import type { ContentStores } from '../db/stores/index.js';
 import type { IdeaStatus } from '../domain.js';
 import type { Page } from '../schemas/common.js';
 import type { CreateIdeaInput, GeneratedIdeasView, IdeaView, PatchIdeaInput } from '../schemas/ideas.js';
@@ -54,16 +52,16 @@ export function checkIdeaMove(from: IdeaStatus, to: IdeaStatus): void {
 
 /** System moves: never backwards out of `live`, never forwards past where the post is. */
 export async function moveIdeaBySystem(
-  tx: SqlExecutor,
+  tx: ContentStores,
   ideaId: string | null,
   to: 'drafting' | 'scheduled' | 'live' | 'approved',
   at: string,
 ): Promise<void> {
   if (!ideaId) return;
-  const store = ideasStore(tx);
+  const store = tx.ideas;
   const idea = await store.get(ideaId);
   if (!idea) return;
-  const from = idea.status as IdeaStatus;
+  const from = idea.status;
   const ok =
     (to === 'drafting' && from === 'idea') ||
     (to === 'scheduled' && from !== 'live' && from !== 'scheduled') ||
@@ -75,14 +73,14 @@ export async function moveIdeaBySystem(
 }
 
 export async function requireIdea(ctx: ContentContext, id: string) {
-  const idea = await ideasStore(ctx.db).get(id);
+  const idea = await ctx.stores.ideas.get(id);
   if (!idea) throw notFound('idea', id);
   return idea;
 }
 
 async function checkCampaign(ctx: ContentContext, brandId: string, campaignId: string | null | undefined) {
   if (!campaignId) return;
-  const c = await campaignsStore(ctx.db).get(campaignId);
+  const c = await ctx.stores.campaigns.get(campaignId);
   if (!c) throw notFound('campaign', campaignId);
   if (c.brand_id !== brandId)
     throw unprocessable(
@@ -112,7 +110,7 @@ export async function createIdea(
     created_at: at,
     updated_at: at,
   };
-  await ideasStore(ctx.db).insert(row);
+  await ctx.stores.ideas.insert(row);
   return ideaView({ ...row, signal_kind: null, signal_title: null });
 }
 
@@ -130,7 +128,7 @@ export async function listIdeas(
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<IdeaView>> {
   if (filter.brand_id) await requireBrand(ctx, filter.brand_id);
-  const page = await ideasStore(ctx.db).list(
+  const page = await ctx.stores.ideas.list(
     { brandId: filter.brand_id, status: filter.status, campaignId: filter.campaign_id },
     opts.limit,
     opts.after,
@@ -140,10 +138,10 @@ export async function listIdeas(
 
 export async function updateIdea(ctx: ContentContext, id: string, input: PatchIdeaInput): Promise<IdeaView> {
   const idea = await requireIdea(ctx, id);
-  if (input.status) checkIdeaMove(idea.status as IdeaStatus, input.status);
+  if (input.status) checkIdeaMove(idea.status, input.status);
   if (input.campaign_id) await checkCampaign(ctx, idea.brand_id, input.campaign_id);
   const pick = <T>(v: T | undefined, old: T) => (v === undefined ? old : v);
-  await ideasStore(ctx.db).update(id, {
+  await ctx.stores.ideas.update(id, {
     campaign_id: pick(input.campaign_id, idea.campaign_id),
     title: pick(input.title, idea.title),
     angle: pick(input.angle, idea.angle),
@@ -156,7 +154,7 @@ export async function updateIdea(ctx: ContentContext, id: string, input: PatchId
 
 /** Drafts made from the idea stay (they lose the link); posts already out are unaffected. */
 export async function deleteIdea(ctx: ContentContext, id: string): Promise<void> {
-  if (!(await ideasStore(ctx.db).remove(id))) throw notFound('idea', id);
+  if (!(await ctx.stores.ideas.remove(id))) throw notFound('idea', id);
 }
 
 const SIGNAL_WINDOW_DAYS = 30;
@@ -180,8 +178,8 @@ export function ideaShortfallMessage(brandId: string, made: number, requested: n
  */
 export async function nothingToPlanFrom(ctx: ContentContext, brandId: string) {
   const since = new Date(ctx.clock.now().getTime() - SIGNAL_WINDOW_DAYS * DAY).toISOString();
-  if ((await signalsStore(ctx.db).countSince(brandId, since)) > 0) return null;
-  if ((await ideasStore(ctx.db).list({ brandId, status: 'idea' }, 1)).items.length > 0) return null;
+  if ((await ctx.stores.signals.countSince(brandId, since)) > 0) return null;
+  if ((await ctx.stores.ideas.list({ brandId, status: 'idea' }, 1)).items.length > 0) return null;
   return {
     code: 'NO_SIGNALS',
     message: `Brand '${brandId}' has no signals from the last ${SIGNAL_WINDOW_DAYS} days and no ideas waiting in the Idea column, so there is nothing to plan. ${recordMore(brandId, 'a signal')}, or add an idea.`,
@@ -203,13 +201,13 @@ export async function generateIdeas(
   await checkCampaign(ctx, input.brand_id, input.campaign_id);
   const now = ctx.clock.now();
   const since = new Date(now.getTime() - SIGNAL_WINDOW_DAYS * DAY).toISOString();
-  const signals = await signalsStore(ctx.db).strongest(brand.id, since, Math.max(input.count, 10));
+  const signals = await ctx.stores.signals.strongest(brand.id, since, Math.max(input.count, 10));
   if (signals.length === 0)
     throw conflict(
       'NO_SIGNALS',
       `Brand '${brand.id}' has no signals from the last ${SIGNAL_WINDOW_DAYS} days to suggest ideas from. ${recordMore(brand.id, 'one')}.`,
     );
-  const existing = await ideasStore(ctx.db).titlesOf(brand.id);
+  const existing = await ctx.stores.ideas.titlesOf(brand.id);
   const suggestions = await ctx.model.suggestIdeas({
     voice: voiceOf(brand.name, memoryOf(brand)),
     signals: signals.map((s) => ({ id: s.id, kind: s.kind, title: s.title, summary: s.summary })),
@@ -229,7 +227,7 @@ export async function generateIdeas(
     })
     .slice(0, input.count);
   if (fresh.length === 0) {
-    const total = await signalsStore(ctx.db).countSince(brand.id, since);
+    const total = await ctx.stores.signals.countSince(brand.id, since);
     throw conflict('SIGNALS_EXHAUSTED', ideaShortfallMessage(brand.id, 0, input.count, total));
   }
   const at = now.toISOString();
@@ -245,8 +243,8 @@ export async function generateIdeas(
     created_at: at,
     updated_at: at,
   }));
-  await ctx.db.transaction(async (tx) => {
-    for (const row of rows) await ideasStore(tx).insert(row);
+  await ctx.transaction(async (tx) => {
+    for (const row of rows) await tx.ideas.insert(row);
   });
   const ideas = rows.map((r) =>
     ideaView({
@@ -268,7 +266,7 @@ export async function generateIdeas(
               brand.id,
               ideas.length,
               input.count,
-              await signalsStore(ctx.db).countSince(brand.id, since),
+              await ctx.stores.signals.countSince(brand.id, since),
             ),
           }
         : null,

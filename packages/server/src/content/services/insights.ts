@@ -1,12 +1,7 @@
 import { DAY } from '../../platform/clock.js';
 import { notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
-import { approvalsStore } from '../db/stores/approvals-store.js';
-import { signalsOfIdeas } from '../db/stores/ideas-store.js';
-import { type DigestRow, digestsStore } from '../db/stores/misc-stores.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
-import { postsStore } from '../db/stores/posts-store.js';
-import { signalsStore } from '../db/stores/signals-store.js';
+import type { DigestRow } from '../db/stores/misc-stores.js';
 import { PLATFORMS, type Platform } from '../domain.js';
 import type { DigestView } from '../schemas/insights.js';
 import { PLATFORM_NAMES, truncate } from '../text.js';
@@ -23,7 +18,7 @@ const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Frid
 
 /** Totals over published posts in [from, to): latest snapshot of each. One query for posts, one for snapshots. */
 async function totals(ctx: ContentContext, brandId: string | null, from: string, to: string) {
-  const store = postsStore(ctx.db);
+  const store = ctx.stores.posts;
   const posts = await store.publishedBetween(brandId, from, to);
   const snaps = await store.snapshotsOf(posts.map((p) => p.id));
   const latest = new Map<string, (typeof snaps)[number]>();
@@ -43,10 +38,10 @@ async function totals(ctx: ContentContext, brandId: string | null, from: string,
     b.engagements += e;
     byPlatform.set(p.platform, b);
     if (!top || e > top.engagements) {
-      const text = fromJson<{ text: string }[]>(p.parts)[0]?.text ?? '';
+      const text = p.parts[0]?.text ?? '';
       top = {
         id: p.id,
-        platform: p.platform as Platform,
+        platform: p.platform,
         engagements: e,
         excerpt: truncate(text.split('\n')[0] ?? '', 90),
       };
@@ -68,7 +63,7 @@ export async function getOverview(
   // Every published post of the period counts once, whatever its verdict, so these sum to posts_published.
   const verdicts = { outperforming: 0, on_par: 0, underperforming: 0, not_enough_data: 0, too_early: 0 };
   for (const b of new Set(cur.posts.map((p) => p.brand_id))) {
-    const snaps = await postsStore(ctx.db).brandSnapshots(b);
+    const snaps = await ctx.stores.posts.brandSnapshots(b);
     for (const p of cur.posts.filter((x) => x.brand_id === b)) {
       const v = outcomeOf(
         snaps.filter((s) => s.post_id === p.id),
@@ -79,7 +74,7 @@ export async function getOverview(
       verdicts[v]++;
     }
   }
-  const counts = await approvalsStore(ctx.db).counts(brandId ?? undefined);
+  const counts = await ctx.stores.approvals.counts(brandId ?? undefined);
   return {
     brand_id: brandId,
     days: filter.days,
@@ -90,8 +85,8 @@ export async function getOverview(
     engagements: cur.engagements,
     engagement_rate: cur.impressions ? Math.round((cur.engagements / cur.impressions) * 10000) / 10000 : 0,
     change_vs_previous: change(cur.engagements, prev.engagements),
-    replies: await postsStore(ctx.db).countReplies(brandId, from, iso(now)),
-    scheduled: await postsStore(ctx.db).countScheduled(brandId),
+    replies: await ctx.stores.posts.countReplies(brandId, from, iso(now)),
+    scheduled: await ctx.stores.posts.countScheduled(brandId),
     pending_approvals: counts.pending,
     by_platform: PLATFORMS.filter((p) => cur.byPlatform.has(p)).map((platform) => ({
       platform,
@@ -114,8 +109,7 @@ export async function buildDigest(
   const posts = await scoredPosts(ctx, brandId, from, iso(now));
   const prevTotals = await totals(ctx, brandId, iso(now - 2 * days * DAY), from);
   const history = await scoredPosts(ctx, brandId, iso(now - 56 * DAY), iso(now));
-  const signalOf = await signalsOfIdeas(
-    ctx.db,
+  const signalOf = await ctx.stores.ideas.signalsOf(
     posts.map((p) => p.post.idea_id).filter((x): x is string => !!x),
   );
   const cite = (ps: ScoredPost[]) => ({
@@ -126,14 +120,14 @@ export async function buildDigest(
   });
   const impressions = posts.reduce((a, p) => a + p.impressions, 0);
   const engagements = posts.reduce((a, p) => a + p.engagements, 0);
-  const replies = await postsStore(ctx.db).countReplies(brandId, from, iso(now));
+  const replies = await ctx.stores.posts.countReplies(brandId, from, iso(now));
 
   const ranked = [...posts].sort((a, b) => b.score - a.score);
   const wins = ranked
     .filter((p) => p.verdict === 'outperforming')
     .slice(0, 3)
     .map((p) => ({
-      text: `"${p.excerpt}" on ${PLATFORM_NAMES[p.post.platform as Platform]} did ${p.score.toFixed(1)}× the brand median.`,
+      text: `"${p.excerpt}" on ${PLATFORM_NAMES[p.post.platform]} did ${p.score.toFixed(1)}× the brand median.`,
       ...cite([p]),
     }));
   const misses = ranked
@@ -141,7 +135,7 @@ export async function buildDigest(
     .reverse()
     .slice(0, 3)
     .map((p) => ({
-      text: `"${p.excerpt}" on ${PLATFORM_NAMES[p.post.platform as Platform]} reached ${p.score.toFixed(1)}× the brand median.`,
+      text: `"${p.excerpt}" on ${PLATFORM_NAMES[p.post.platform]} reached ${p.score.toFixed(1)}× the brand median.`,
       ...cite([p]),
     }));
   const patterns = patternLifts(history)
@@ -152,7 +146,7 @@ export async function buildDigest(
     }));
 
   const recommendations: DigestView['recommendations'] = [];
-  const signals = await signalsStore(ctx.db).strongest(brandId, iso(now - 14 * DAY), 2);
+  const signals = await ctx.stores.signals.strongest(brandId, iso(now - 14 * DAY), 2);
   for (const s of signals)
     recommendations.push({
       text: `Write about "${s.title}": a ${s.kind} signal at strength ${s.strength.toFixed(1)}.`,
@@ -223,21 +217,21 @@ export async function saveDigest(
     run_id: runId,
     period_start: body.period_start,
     period_end: body.period_end,
-    body: toJson(body),
+    body,
     created_at: ctx.clock.now().toISOString(),
   };
-  await digestsStore(ctx.db).insert(row);
+  await ctx.stores.digests.insert(row);
   return { ...body, id: row.id, run_id: runId, created_at: row.created_at };
 }
 
 /** `get_digest`: the latest digest; 404 until one has been generated. */
 export async function getLatestDigest(ctx: ContentContext, brandId: string): Promise<DigestView> {
   await requireBrand(ctx, brandId);
-  const row = await digestsStore(ctx.db).latest(brandId);
+  const row = await ctx.stores.digests.latest(brandId);
   if (!row)
     throw notFound(`digest for brand '${brandId}' (generate one with POST /v1/brands/${brandId}/digest)`);
   return {
-    ...fromJson<Omit<DigestView, 'id' | 'run_id' | 'created_at'>>(row.body),
+    ...row.body,
     id: row.id,
     run_id: row.run_id,
     created_at: row.created_at,

@@ -1,6 +1,5 @@
 import type { ContentContext } from '../context.js';
-import { type McpCallRow, mcpCallsStore } from '../db/stores/misc-stores.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
+import type { McpCallRow } from '../db/stores/misc-stores.js';
 import type { Page } from '../schemas/common.js';
 import type { McpCallView } from '../schemas/workspace.js';
 import { flushToolCalls, queueToolCall } from './mcp-call-log.js';
@@ -27,7 +26,7 @@ export async function recordToolCall(
     id: ctx.ids.make('mcpc'),
     key_id: call.keyId,
     tool: call.tool,
-    args: toJson(redactSecrets(call.args)),
+    args: redactSecrets(call.args),
     outcome: call.outcome,
     error_code: call.errorCode ?? null,
     error_message: call.errorMessage ?? null,
@@ -43,8 +42,8 @@ const view = (r: McpCallRow): McpCallView => ({
   source: 'mcp',
   key_id: r.key_id,
   tool: r.tool,
-  args: fromJson<Record<string, unknown>>(r.args),
-  outcome: r.outcome as 'ok' | 'error',
+  args: r.args,
+  outcome: r.outcome,
   error_code: r.error_code,
   error_message: r.error_message,
   duration_ms: r.duration_ms,
@@ -57,7 +56,7 @@ export async function listToolCalls(
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<McpCallView>> {
   await flushToolCalls(ctx.db);
-  const page = await mcpCallsStore(ctx.db).list(
+  const page = await ctx.stores.mcpCalls.list(
     { keyId: filter.key_id, tool: filter.tool },
     opts.limit,
     opts.after,

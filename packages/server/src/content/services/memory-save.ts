@@ -1,11 +1,6 @@
 import { notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
-import { brandsStore } from '../db/stores/brands-store.js';
-import { draftsStore } from '../db/stores/drafts-store.js';
-import { fromJson } from '../db/stores/paging.js';
-import { postsStore } from '../db/stores/posts-store.js';
-import { signalsStore } from '../db/stores/signals-store.js';
-import { type Platform, REPLY_THEMES, type ReplyTheme } from '../domain.js';
+import { type Platform, REPLY_THEMES } from '../domain.js';
 import type { BrandMemory, Evidence, MemorySaveInput } from '../schemas/brands.js';
 import { truncate } from '../text.js';
 import { memoryOf, writeMemory } from './brands.js';
@@ -43,10 +38,7 @@ function refOf(from: MemorySaveInput['from']): { kind: SourceKind; id: string } 
   return { kind: hit[1], id: from };
 }
 
-const partsText = (json: string) =>
-  fromJson<StoredPart[]>(json)
-    .map((p) => p.text)
-    .join('\n\n');
+const partsText = (parts: StoredPart[]) => parts.map((p) => p.text).join('\n\n');
 
 async function resolveSource(
   ctx: ContentContext,
@@ -58,18 +50,18 @@ async function resolveSource(
   const excerpt = (t: string) => truncate(t.replace(/\s+/g, ' '), 200);
   switch (ref.kind) {
     case 'post': {
-      const post = await postsStore(ctx.db).get(ref.id);
+      const post = await ctx.stores.posts.get(ref.id);
       if (!post || post.brand_id !== brandId) throw missing();
       const text = partsText(post.parts);
       return {
         evidence: { kind: 'post', id: post.id, excerpt: excerpt(text), url: post.permalink },
         text,
-        platform: post.platform as Platform,
+        platform: post.platform,
         title: truncate(text.split('\n')[0] ?? text, 80),
       };
     }
     case 'reply': {
-      const store = postsStore(ctx.db);
+      const store = ctx.stores.posts;
       const reply = await store.getReply(ref.id);
       if (!reply || reply.brand_id !== brandId) throw missing();
       const post = await store.get(reply.post_id);
@@ -82,8 +74,8 @@ async function resolveSource(
     }
     case 'reply_theme': {
       const match = /^theme_([a-z]+)_(.+)$/.exec(ref.id);
-      const theme = match?.[1] as ReplyTheme | undefined;
-      if (!match || !theme || !REPLY_THEMES.includes(theme) || match[2] !== brandId) throw missing();
+      const theme = REPLY_THEMES.find((t) => t === match?.[1]);
+      if (!match || !theme || match[2] !== brandId) throw missing();
       const src = await themeSource(ctx, brandId, theme);
       if (!src) throw missing();
       return {
@@ -94,7 +86,7 @@ async function resolveSource(
       };
     }
     case 'signal': {
-      const signal = await signalsStore(ctx.db).get(ref.id);
+      const signal = await ctx.stores.signals.get(ref.id);
       if (!signal || signal.brand_id !== brandId) throw missing();
       const text = signal.summary ? `${signal.title}: ${signal.summary}` : signal.title;
       return {
@@ -105,13 +97,13 @@ async function resolveSource(
       };
     }
     case 'draft': {
-      const draft = await draftsStore(ctx.db).get(ref.id);
+      const draft = await ctx.stores.drafts.get(ref.id);
       if (!draft || draft.brand_id !== brandId) throw missing();
       const text = partsText(draft.parts);
       return {
         evidence: { kind: 'draft', id: draft.id, excerpt: excerpt(text), url: null },
         text,
-        platform: draft.platform as Platform,
+        platform: draft.platform,
         title: truncate(text.split('\n')[0] ?? text, 80),
       };
     }
@@ -214,7 +206,7 @@ export async function saveToMemory(
   input: MemorySaveInput,
   _caller?: Caller,
 ) {
-  if (!(await brandsStore(ctx.db).exists(brandId))) throw notFound('brand', brandId);
+  if (!(await ctx.stores.brands.exists(brandId))) throw notFound('brand', brandId);
   const src = await resolveSource(ctx, brandId, input.from);
   let change: Change | undefined;
   const memory = await writeMemory(ctx, brandId, (m, at) => {
@@ -228,7 +220,7 @@ export async function saveToMemory(
 
 /** Same as save, without writing: shows the change and the memory it would produce. */
 export async function previewMemorySave(ctx: ContentContext, brandId: string, input: MemorySaveInput) {
-  const brand = await brandsStore(ctx.db).get(brandId);
+  const brand = await ctx.stores.brands.get(brandId);
   if (!brand) throw notFound('brand', brandId);
   const src = await resolveSource(ctx, brandId, input.from);
   const planned = planSave(ctx, memoryOf(brand), src, input, ctx.clock.now().toISOString());

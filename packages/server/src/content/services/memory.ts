@@ -1,5 +1,4 @@
 import type { Ids } from '../../platform/ids.js';
-import type { Platform } from '../domain.js';
 import type { VoiceInput } from '../model/types.js';
 import type { BrandMemory, Evidence, MemoryInput, MemoryRule } from '../schemas/brands.js';
 
@@ -67,7 +66,7 @@ export function applyMemoryInput(memory: BrandMemory, input: MemoryInput, ids: I
       (e) =>
         memory.example_posts.find((o) => o.text === e.text) ?? {
           id: ids.make('mem'),
-          platform: (e.platform ?? null) as Platform | null,
+          platform: e.platform ?? null,
           text: e.text,
           source: null,
           created_at: at,

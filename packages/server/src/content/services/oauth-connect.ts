@@ -1,8 +1,6 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
-import { oauthStatesStore } from '../db/stores/channel-credentials-store.js';
-import { channelsStore } from '../db/stores/channels-store.js';
 import type { Platform } from '../domain.js';
 import { createPkcePair } from '../publishers/pkce.js';
 import { type ProviderAccount, ProviderError, type TokenSet } from '../publishers/provider.js';
@@ -69,7 +67,7 @@ export async function startConnect(
   const browserKey = randomBytes(32).toString('base64url');
   const pkce = createPkcePair();
   const redirectUri = `${baseUrl}${oauthCallbackPath(platform)}`;
-  const states = oauthStatesStore(ctx.db);
+  const states = ctx.stores.oauthStates;
   await states.purge(new Date(now.getTime() - STATE_KEEP_MS).toISOString());
   await states.insert({
     state_hash: stateHash,
@@ -138,7 +136,7 @@ export async function completeConnect(
     );
   }
   const stateHash = hashState(state);
-  const states = oauthStatesStore(ctx.db);
+  const states = ctx.stores.oauthStates;
   const row = await states.get(stateHash);
   const now = ctx.clock.now();
   if (!row || row.platform !== platform) {
@@ -205,8 +203,8 @@ export async function completeConnect(
   }
 
   // Null when the brand has another account connected on the platform: nothing is written.
-  const connected = await ctx.db.transaction(async (tx): Promise<string | null> => {
-    const channels = channelsStore(tx);
+  const connected = await ctx.transaction(async (tx): Promise<string | null> => {
+    const channels = tx.channels;
     const at = ctx.clock.now().toISOString();
     const names = {
       handle: account.handle,

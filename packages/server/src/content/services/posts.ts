@@ -1,12 +1,9 @@
 import { HOUR, MINUTE } from '../../platform/clock.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import type { Caller, ContentContext } from '../context.js';
-import { channelsStore } from '../db/stores/channels-store.js';
-import { draftsStore } from '../db/stores/drafts-store.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
-import { type PostRow, postsStore, slotHourOf } from '../db/stores/posts-store.js';
-import { publishAttemptsStore } from '../db/stores/publish-attempts-store.js';
+import type { draftsStore } from '../db/stores/drafts-store.js';
+import type { ContentStores } from '../db/stores/index.js';
+import { type PostRow, slotHourOf } from '../db/stores/posts-store.js';
 import { type Platform, type PostStatus, SETTLE_AGE_H, SNAPSHOT_AGES_H, type Verdict } from '../domain.js';
 import { deliverEvents, recordEvents } from '../events.js';
 import { PublishError, type PublishResult } from '../publishers/index.js';
@@ -25,8 +22,8 @@ import { attemptLease, isAbandoned, keepAttemptAlive } from './publish-leases.js
 import { ageAt, dueAges, takeSimulatedSnapshots } from './snapshots.js';
 import { isSandboxPost, metricsView, partsView, type StoredPart } from './views.js';
 
-export async function requirePost(db: SqlExecutor, id: string): Promise<PostRow> {
-  const post = await postsStore(db).get(id);
+export async function requirePost(db: ContentStores, id: string): Promise<PostRow> {
+  const post = await db.posts.get(id);
   if (!post) throw notFound('post', id);
   return post;
 }
@@ -38,8 +35,8 @@ function view(p: PostRow, own: Snapshot[], verdict: Verdict): PostView {
     id: p.id,
     brand_id: p.brand_id,
     channel_id: p.channel_id,
-    platform: p.platform as Platform,
-    status: p.status as PostStatus,
+    platform: p.platform,
+    status: p.status,
     parts: partsView(p.parts),
     draft_id: p.draft_id,
     draft_version: p.draft_version,
@@ -60,7 +57,7 @@ function view(p: PostRow, own: Snapshot[], verdict: Verdict): PostView {
 }
 
 /** One post's view, its verdict from the brand's stored baselines. */
-async function viewOf(db: SqlExecutor, post: PostRow): Promise<PostView> {
+async function viewOf(db: ContentStores, post: PostRow): Promise<PostView> {
   const o = await postOutcome(db, post);
   return view(post, o.own, o.outcome.verdict);
 }
@@ -77,7 +74,7 @@ export async function listPosts(
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<PostView>> {
   if (filter.brand_id) await requireBrand(ctx, filter.brand_id);
-  const page = await postsStore(ctx.db).list(
+  const page = await ctx.stores.posts.list(
     {
       brandId: filter.brand_id,
       status: filter.status,
@@ -88,7 +85,7 @@ export async function listPosts(
     opts.after,
   );
   // Verdicts from the brands' stored baselines (services/baselines.ts), not all their snapshots.
-  const outcomes = await pageOutcomes(ctx.db, page.items);
+  const outcomes = await pageOutcomes(ctx.stores, page.items);
   return {
     ...page,
     items: page.items.map((p) => {
@@ -100,9 +97,9 @@ export async function listPosts(
 
 /** `get_post`: the post with its outcome, growth curve (snapshots) and the brand's baseline curve. */
 export async function getPost(ctx: ContentContext, id: string) {
-  const post = await requirePost(ctx.db, id);
+  const post = await requirePost(ctx.stores, id);
   // From the brand's stored baselines (services/baselines.ts), not all its snapshots.
-  const { own, curve, outcome: o } = await postOutcome(ctx.db, post);
+  const { own, curve, outcome: o } = await postOutcome(ctx.stores, post);
   const outcome: OutcomeView = { post_id: post.id, ...o, settled: post.settled_at !== null };
   return {
     ...view(post, own, outcome.verdict),
@@ -164,20 +161,20 @@ export async function createPost(
           param: 'parts',
         },
       );
-    draft = await draftsStore(ctx.db).get(input.draft_id);
+    draft = await ctx.stores.drafts.get(input.draft_id);
     assertDraftPostable(draft, input.draft_id);
     brandId = draft.brand_id;
-    platform = draft.platform as Platform;
-    parts = fromJson<StoredPart[]>(draft.parts);
+    platform = draft.platform;
+    parts = draft.parts;
   } else {
     if (!input.channel_id)
       throw new AppError(400, 'INVALID_REQUEST', "'channel_id' is required when posting without a draft.", {
         param: 'channel_id',
       });
-    const ch = await channelsStore(ctx.db).get(input.channel_id);
+    const ch = await ctx.stores.channels.get(input.channel_id);
     if (!ch) throw notFound('channel', input.channel_id);
     brandId = ch.brand_id;
-    platform = ch.platform as Platform;
+    platform = ch.platform;
     parts = partsFromInput(input).map((text) => ({ text, media: [] }));
   }
   const channel = await requireConnectedChannel(ctx, brandId, platform, input.channel_id);
@@ -201,7 +198,7 @@ export async function createPost(
     draft_version: draft?.current_version ?? null,
     idea_id: draft?.idea_id ?? null,
     status: 'scheduled',
-    parts: toJson(parts),
+    parts,
     scheduled_for: when ? when.toISOString() : now,
     published_at: null,
     sort_at: when ? when.toISOString() : now,
@@ -216,15 +213,15 @@ export async function createPost(
   };
   // The checks that guard the write run in its transaction, and the schema backs them: a second
   // request cannot take the draft or the hour between a check and the insert.
-  await ctx.db.transaction(async (tx) => {
-    if (draft && !(await draftsStore(tx).moveStatus(draft.id, 'draft', 'scheduled', now)))
-      assertDraftPostable(await draftsStore(tx).get(draft.id), draft.id);
+  await ctx.transaction(async (tx) => {
+    if (draft && !(await tx.drafts.moveStatus(draft.id, 'draft', 'scheduled', now)))
+      assertDraftPostable(await tx.drafts.get(draft.id), draft.id);
     if (when && (await isSlotTaken(tx, channel.id, when, { postsOnly: true }))) throw slotTaken();
-    await postsStore(tx).insert(row, slotTaken);
+    await tx.posts.insert(row, slotTaken);
     await moveIdeaBySystem(tx, row.idea_id, 'scheduled', now);
   });
   if (!when) await publishPosts(ctx, [row]);
-  return viewOf(ctx.db, (await postsStore(ctx.db).get(id)) as PostRow);
+  return viewOf(ctx.stores, (await ctx.stores.posts.get(id)) as PostRow);
 }
 
 /** A post is made from a draft only while the draft is a plain draft (not proposed, not taken). */
@@ -265,8 +262,8 @@ export async function publishPosts(
   const published: string[] = [];
   const failed: string[] = [];
   for (const post of due) {
-    const channel = await channelsStore(ctx.db).get(post.channel_id);
-    const parts = fromJson<StoredPart[]>(post.parts);
+    const channel = await ctx.stores.channels.get(post.channel_id);
+    const parts = post.parts;
     const startedAt = ctx.clock.now().toISOString();
     if (channel?.status !== 'connected') {
       const failure =
@@ -275,7 +272,7 @@ export async function publishPosts(
           : 'CHANNEL_DISCONNECTED: The channel was disconnected.';
       // Only if it is still waiting: another pass may have claimed it, or the person deleted it.
       if (
-        await postsStore(ctx.db).updateIf(
+        await ctx.stores.posts.updateIf(
           post.id,
           'scheduled',
           { status: 'failed', failure, notice: null },
@@ -286,9 +283,9 @@ export async function publishPosts(
       continue;
     }
     const attemptId = ctx.ids.make('pat');
-    const claimed = await ctx.db.transaction(async (tx) => {
-      if (!(await postsStore(tx).claim(post.id, startedAt))) return false;
-      await publishAttemptsStore(tx).start({
+    const claimed = await ctx.transaction(async (tx) => {
+      if (!(await tx.posts.claim(post.id, startedAt))) return false;
+      await tx.publishAttempts.start({
         id: attemptId,
         post_id: post.id,
         platform: post.platform,
@@ -298,14 +295,14 @@ export async function publishPosts(
       return true;
     });
     if (!claimed) continue; // published, deleted or claimed by another pass meanwhile
-    const earlier = fromJson<string[]>(post.external_ids ?? '[]');
+    const earlier = post.external_ids ?? [];
     let result: PublishResult;
     const stopRenewing = keepAttemptAlive(ctx, attemptId);
     try {
       result = await ctx.publisher.publish({
         postId: post.id,
         channelId: channel.id,
-        platform: post.platform as Platform,
+        platform: post.platform,
         channelHandle: channel.handle,
         parts: parts.map((p) => p.text),
         media: (parts[0]?.media ?? []).map((m) => ({ assetId: m.asset_id, variant: m.variant })),
@@ -321,9 +318,9 @@ export async function publishPosts(
     // The sandbox clock jumps in hops, so a sandbox post publishes at its slot and its age lines
     // up with the timeline; a live post went out now.
     const when = ctx.publisher.kind === 'sandbox' ? (post.scheduled_for ?? startedAt) : startedAt;
-    await ctx.db.transaction(async (tx) => {
+    await ctx.transaction(async (tx) => {
       await markPublished(ctx, tx, post, 'publishing', when, result);
-      await publishAttemptsStore(tx).finish(attemptId, {
+      await tx.publishAttempts.finish(attemptId, {
         outcome: 'published',
         finished_at: ctx.clock.now().toISOString(),
         external_ids: result.externalIds,
@@ -338,13 +335,13 @@ export async function publishPosts(
 
 async function markPublished(
   ctx: ContentContext,
-  tx: SqlExecutor,
+  tx: ContentStores,
   post: PostRow,
   from: 'publishing' | 'unconfirmed',
   when: string,
   result: { externalId: string | null; externalIds: string[]; permalink: string | null },
 ) {
-  const moved = !(await postsStore(tx).updateIf(
+  const moved = !(await tx.posts.updateIf(
     post.id,
     from,
     {
@@ -353,7 +350,7 @@ async function markPublished(
       sort_at: when,
       permalink: result.permalink,
       external_id: result.externalId,
-      external_ids: toJson(result.externalIds),
+      external_ids: result.externalIds,
       failure: null,
       notice: null,
       retry_at: null,
@@ -361,13 +358,13 @@ async function markPublished(
     ctx.clock.now().toISOString(),
   ));
   if (moved && from === 'unconfirmed')
-    throw notUnconfirmed(post.id, (await postsStore(tx).get(post.id))?.status ?? 'deleted');
+    throw notUnconfirmed(post.id, (await tx.posts.get(post.id))?.status ?? 'deleted');
   if (moved)
     throw conflict(
       'POST_CHANGED',
       `Post '${post.id}' is no longer ${from}; it changed while this request ran. Fetch it and try again.`,
     );
-  if (post.draft_id) await draftsStore(tx).setStatus(post.draft_id, 'published', when);
+  if (post.draft_id) await tx.drafts.setStatus(post.draft_id, 'published', when);
   await moveIdeaBySystem(tx, post.idea_id, 'live', when);
   // In the same transaction: the automations hear of the post exactly when it is published.
   await recordEvents(ctx, tx, [
@@ -394,8 +391,8 @@ async function recordFailure(
         );
   const out = e.publishedIds.length ? e.publishedIds : earlier;
   const message = `${e.code}: ${e.message}`;
-  return ctx.db.transaction(async (tx) => {
-    const attempts = publishAttemptsStore(tx);
+  return ctx.transaction(async (tx) => {
+    const attempts = tx.publishAttempts;
     await attempts.finish(attemptId, {
       outcome: e.outcome,
       finished_at: now.toISOString(),
@@ -404,7 +401,7 @@ async function recordFailure(
     });
     const retries = e.outcome === 'retry' ? await attempts.retriesOf(post.id) : 0;
     const fate = e.outcome === 'retry' && retries > MAX_PUBLISH_RETRIES ? 'failed' : e.outcome;
-    const patch: Partial<PostRow> = { external_ids: toJson(out) };
+    const patch: Partial<PostRow> = { external_ids: out };
     if (fate === 'retry') {
       const at = e.retryAt ?? new Date(now.getTime() + backoffMs(retries));
       Object.assign(patch, {
@@ -427,7 +424,7 @@ async function recordFailure(
       });
     }
     // The post is ours while it is `publishing`: this pass claimed it.
-    await postsStore(tx).updateIf(post.id, 'publishing', patch, now.toISOString());
+    await tx.posts.updateIf(post.id, 'publishing', patch, now.toISOString());
     return fate;
   });
 }
@@ -439,19 +436,19 @@ async function recordFailure(
  * instance is still making are left to it.
  */
 export async function recoverInterruptedPublishes(ctx: ContentContext): Promise<string[]> {
-  const open = (await publishAttemptsStore(ctx.db).open()).filter((a) => isAbandoned(ctx, a));
+  const open = (await ctx.stores.publishAttempts.open()).filter((a) => isAbandoned(ctx, a));
   const at = ctx.clock.now().toISOString();
   const recovered: string[] = [];
   for (const a of open) {
     const why = `PUBLISH_UNCONFIRMED: the server stopped while ${a.platform} was being called (attempt started ${a.started_at}); the post may or may not be live.`;
-    await ctx.db.transaction(async (tx) => {
-      const ended = await publishAttemptsStore(tx).abandon(a, {
+    await ctx.transaction(async (tx) => {
+      const ended = await tx.publishAttempts.abandon(a, {
         finished_at: at,
-        external_ids: fromJson<string[]>(a.external_ids),
+        external_ids: a.external_ids,
         error: why,
       });
       if (!ended) return; // its owner renewed or finished it meanwhile, or another instance recovered it
-      await postsStore(tx).updateIf(
+      await tx.posts.updateIf(
         a.post_id,
         'publishing',
         { status: 'unconfirmed', notice: unconfirmedNotice(a.post_id, why) },
@@ -479,7 +476,7 @@ export async function confirmPost(
   id: string,
   input: { published: boolean; external_id?: string | undefined; permalink?: string | undefined },
 ): Promise<PostView> {
-  const post = await requirePost(ctx.db, id);
+  const post = await requirePost(ctx.stores, id);
   if (post.status !== 'unconfirmed') throw notUnconfirmed(id, post.status);
   const now = ctx.clock.now().toISOString();
   if (!input.published) {
@@ -490,7 +487,7 @@ export async function confirmPost(
         'external_id',
       );
     // Back in the queue to go out now: it holds no hour, like a post published now.
-    const requeued = await postsStore(ctx.db).updateIf(
+    const requeued = await ctx.stores.posts.updateIf(
       id,
       'unconfirmed',
       {
@@ -503,15 +500,15 @@ export async function confirmPost(
       },
       now,
     );
-    if (!requeued) throw notUnconfirmed(id, (await requirePost(ctx.db, id)).status);
+    if (!requeued) throw notUnconfirmed(id, (await requirePost(ctx.stores, id)).status);
     return listOne(ctx, id);
   }
-  const earlier = fromJson<string[]>(post.external_ids ?? '[]');
+  const earlier = post.external_ids ?? [];
   const externalId = input.external_id ?? earlier[0] ?? null;
   if (externalId && ctx.publisher.exists) {
     const exists = await ctx.publisher.exists({
       channelId: post.channel_id,
-      platform: post.platform as Platform,
+      platform: post.platform,
       externalId,
     });
     if (!exists)
@@ -520,9 +517,9 @@ export async function confirmPost(
         `${post.platform} has no post '${externalId}' on this account; check the id, or confirm with published: false.`,
       );
   }
-  const attempts = await publishAttemptsStore(ctx.db).of(id);
+  const attempts = await ctx.stores.publishAttempts.of(id);
   const when = attempts.at(-1)?.started_at ?? now;
-  await ctx.db.transaction((tx) =>
+  await ctx.transaction((tx) =>
     markPublished(ctx, tx, post, 'unconfirmed', when, {
       externalId,
       externalIds: externalId ? [externalId, ...earlier.filter((e) => e !== externalId)] : earlier,
@@ -547,23 +544,23 @@ export async function updatePost(
     conflict('SLOT_TAKEN', `Channel '${channelId}' already has a post scheduled in that hour.`);
   // Read, check and write in one transaction, and the write only lands while the post is still
   // scheduled: the publishing tick may claim it at any moment.
-  await ctx.db.transaction(async (tx) => {
+  await ctx.transaction(async (tx) => {
     const post = await requirePost(tx, id);
     if (post.status !== 'scheduled') throw notEditable(id, post.status);
     const patch: Partial<PostRow> = {};
-    if ((input.parts || input.text !== undefined) && fromJson<string[]>(post.external_ids ?? '[]').length)
+    if ((input.parts || input.text !== undefined) && (post.external_ids ?? []).length)
       throw conflict(
         'POST_PARTLY_PUBLISHED',
         `Post '${id}' already has parts on ${post.platform}; its text can no longer change.`,
       );
     if (input.parts || input.text !== undefined) {
-      const old = fromJson<StoredPart[]>(post.parts);
+      const old = post.parts;
       const parts = partsFromInput(input).map((text, i) => ({
         text,
         media: i === 0 ? (old[0]?.media ?? []) : [],
       }));
-      checkParts(post.platform as Platform, parts);
-      patch.parts = toJson(parts);
+      checkParts(post.platform, parts);
+      patch.parts = parts;
     }
     if (when) {
       const sameHour = post.slot_hour === slotHourOf(when.toISOString());
@@ -573,7 +570,7 @@ export async function updatePost(
       patch.sort_at = when.toISOString();
     }
     const at = ctx.clock.now().toISOString();
-    if (!(await postsStore(tx).updateIf(id, 'scheduled', patch, at, () => slotTaken(post.channel_id))))
+    if (!(await tx.posts.updateIf(id, 'scheduled', patch, at, () => slotTaken(post.channel_id))))
       throw notEditable(id, (await requirePost(tx, id)).status);
   });
   return (await listOne(ctx, id)) as PostView;
@@ -594,12 +591,12 @@ const notScheduled = (id: string, status: string) =>
  */
 export async function publishNow(ctx: ContentContext, id: string): Promise<PostView> {
   const now = ctx.clock.now().toISOString();
-  const due = await ctx.db.transaction(async (tx) => {
+  const due = await ctx.transaction(async (tx) => {
     const post = await requirePost(tx, id);
     if (post.status !== 'scheduled') throw notScheduled(id, post.status);
-    ctx.publisher.assertCanPublish(post.platform as Platform);
+    ctx.publisher.assertCanPublish(post.platform);
     const patch = { scheduled_for: now, sort_at: now, slot_hour: null };
-    if (!(await postsStore(tx).updateIf(id, 'scheduled', patch, now)))
+    if (!(await tx.posts.updateIf(id, 'scheduled', patch, now)))
       throw notScheduled(id, (await requirePost(tx, id)).status);
     return { ...post, ...patch };
   });
@@ -608,7 +605,7 @@ export async function publishNow(ctx: ContentContext, id: string): Promise<PostV
 }
 
 async function listOne(ctx: ContentContext, id: string) {
-  return viewOf(ctx.db, await requirePost(ctx.db, id));
+  return viewOf(ctx.stores, await requirePost(ctx.stores, id));
 }
 
 /**
@@ -619,11 +616,11 @@ export async function deletePost(ctx: ContentContext, id: string): Promise<void>
   // The status is read and the row deleted in one transaction, and the delete itself refuses a
   // post on the platform: if the publishing tick claimed it after any earlier read, deleting it
   // would leave a live post with no local record (and no publish attempt).
-  await ctx.db.transaction(async (tx) => {
+  await ctx.transaction(async (tx) => {
     const post = await requirePost(tx, id);
     const at = ctx.clock.now().toISOString();
-    if (!(await postsStore(tx).removeUnlessLive(id))) throw notDeletable(post);
-    if (post.draft_id) await draftsStore(tx).setStatus(post.draft_id, 'draft', at);
+    if (!(await tx.posts.removeUnlessLive(id))) throw notDeletable(post);
+    if (post.draft_id) await tx.drafts.setStatus(post.draft_id, 'draft', at);
     await moveIdeaBySystem(tx, post.idea_id, 'approved', at);
   });
 }
@@ -648,7 +645,7 @@ function notDeletable(post: PostRow) {
  * sandbox that is the first hour after publishing. Resolving a settled post returns its outcome.
  */
 export async function resolvePost(ctx: ContentContext, id: string): Promise<OutcomeView> {
-  const post = await requirePost(ctx.db, id);
+  const post = await requirePost(ctx.stores, id);
   if (post.status !== 'published')
     throw conflict(
       'POST_NOT_PUBLISHED',
@@ -656,12 +653,12 @@ export async function resolvePost(ctx: ContentContext, id: string): Promise<Outc
     );
   if (post.settled_at === null) {
     const now = ctx.clock.now();
-    const store = postsStore(ctx.db);
+    const store = ctx.stores.posts;
     const have = new Set((await store.snapshots(post.id)).map((s) => `${s.post_id}:${s.age_h}`));
     if (isSandboxPost(post)) {
       const age = ageAt(post, now);
       const ages = [...new Set([...dueAges(post, now), ...(age >= 1 ? [age] : [])])];
-      await ctx.db.transaction((tx) => takeSimulatedSnapshots(ctx, tx, post, ages, have));
+      await ctx.transaction((tx) => takeSimulatedSnapshots(ctx, tx, post, ages, have));
     }
     if ((await store.snapshots(post.id)).length === 0) {
       const first = new Date(Date.parse(post.published_at ?? '') + SNAPSHOT_AGES_H[0] * HOUR).toISOString();
@@ -674,8 +671,8 @@ export async function resolvePost(ctx: ContentContext, id: string): Promise<Outc
     }
     await settle(ctx, [post]);
   }
-  const fresh = await requirePost(ctx.db, id);
-  return outcomeFor(fresh, await postsStore(ctx.db).brandSnapshots(post.brand_id));
+  const fresh = await requirePost(ctx.stores, id);
+  return outcomeFor(fresh, await ctx.stores.posts.brandSnapshots(post.brand_id));
 }
 
 export async function settle(
@@ -689,10 +686,10 @@ export async function settle(
   // settles them: a concurrent resolve (or a pass on another instance) that settled one first
   // has already told the automations.
   const fresh: PostRow[] = [];
-  await ctx.db.transaction(async (tx) => {
+  await ctx.transaction(async (tx) => {
     const now = ctx.clock.now().toISOString();
     for (const p of candidates) {
-      if (!(await postsStore(tx).settleIf(p.id, at ? at(p) : now, now))) continue;
+      if (!(await tx.posts.settleIf(p.id, at ? at(p) : now, now))) continue;
       fresh.push(p);
       await recordEvents(ctx, tx, [
         { name: 'post.metrics_settled', brandId: p.brand_id, postId: p.id, at: at ? at(p) : now },
@@ -709,7 +706,7 @@ export async function settle(
  */
 export async function resolveOutcomes(ctx: ContentContext, brandId: string): Promise<OutcomeView[]> {
   await requireBrand(ctx, brandId);
-  const posts = await postsStore(ctx.db).publishedOf(brandId);
+  const posts = await ctx.stores.posts.publishedOf(brandId);
   const now = ctx.clock.now();
   const cutoff = now.getTime() - SETTLE_AGE_H * HOUR;
   const due = posts.filter((p) => p.settled_at === null && Date.parse(p.published_at ?? '') <= cutoff);
@@ -717,14 +714,14 @@ export async function resolveOutcomes(ctx: ContentContext, brandId: string): Pro
   const sandbox = due.filter(isSandboxPost);
   if (sandbox.length) {
     const have = new Set(
-      (await postsStore(ctx.db).snapshotsOf(sandbox.map((p) => p.id))).map((s) => `${s.post_id}:${s.age_h}`),
+      (await ctx.stores.posts.snapshotsOf(sandbox.map((p) => p.id))).map((s) => `${s.post_id}:${s.age_h}`),
     );
-    await ctx.db.transaction(async (tx) => {
+    await ctx.transaction(async (tx) => {
       for (const p of sandbox) await takeSimulatedSnapshots(ctx, tx, p, dueAges(p, now), have);
     });
   }
   const settled = new Set(await settle(ctx, due));
-  const snaps = await postsStore(ctx.db).brandSnapshots(brandId);
+  const snaps = await ctx.stores.posts.brandSnapshots(brandId);
   const at = now.toISOString();
   return posts.map((p) => outcomeFor(settled.has(p.id) ? { ...p, settled_at: at } : p, snaps)).reverse();
 }
@@ -735,8 +732,8 @@ export async function listReplies(
   filter: { theme?: string | undefined },
   opts: { limit: number; after?: string | undefined },
 ) {
-  await requirePost(ctx.db, postId);
-  const page = await postsStore(ctx.db).replies(postId, filter, opts.limit, opts.after);
+  await requirePost(ctx.stores, postId);
+  const page = await ctx.stores.posts.replies(postId, filter, opts.limit, opts.after);
   return {
     ...page,
     items: page.items.map((r) => ({

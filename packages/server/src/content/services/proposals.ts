@@ -1,8 +1,7 @@
 import { DAY } from '../../platform/clock.js';
 import { notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
-import { type ProposalRow, proposalsStore } from '../db/stores/misc-stores.js';
-import { fromJson, toJson } from '../db/stores/paging.js';
+import type { ProposalRow } from '../db/stores/misc-stores.js';
 import type { ProposalStatus } from '../domain.js';
 import type { Page } from '../schemas/common.js';
 import type { MemoryProposalView } from '../schemas/workspace.js';
@@ -14,11 +13,11 @@ const view = (r: ProposalRow): MemoryProposalView => ({
   id: r.id,
   brand_id: r.brand_id,
   run_id: r.run_id,
-  status: r.status as ProposalStatus,
-  change: fromJson(r.change),
+  status: r.status,
+  change: r.change,
   why: r.why,
   lift: r.lift,
-  evidence: fromJson(r.evidence),
+  evidence: r.evidence,
   decided_at: r.decided_at,
   created_at: r.created_at,
 });
@@ -39,9 +38,7 @@ export async function proposeMemoryChanges(
   const memory = await getBrandMemory(ctx, brandId);
   const now = ctx.clock.now().getTime();
   const posts = await scoredPosts(ctx, brandId, new Date(now - days * DAY).toISOString());
-  const pending = (await proposalsStore(ctx.db).pendingOf(brandId)).map(
-    (p) => fromJson<{ text: string }>(p.change).text,
-  );
+  const pending = (await ctx.stores.proposals.pendingOf(brandId)).map((p) => p.change.text);
   const existing = [...memory.voice.do, ...memory.voice.avoid].map((r) => r.text);
   const rows: ProposalRow[] = [];
   for (const l of patternLifts(posts)) {
@@ -57,18 +54,18 @@ export async function proposeMemoryChanges(
       id: ctx.ids.make('prop'),
       brand_id: brandId,
       run_id: runId,
-      change: toJson({ target, op: 'add', text }),
+      change: { target, op: 'add', text },
       why: `${l.withIt.length} posts with ${l.pattern.label} got ${l.lift.toFixed(2)}× the engagement (vs the brand median) of the ${l.without.length} without, over the last ${days} days.`,
       lift: l.lift,
-      evidence: toJson(evidence),
+      evidence,
       status: 'pending',
       pending_rank: 1,
       decided_at: null,
       created_at: ctx.clock.now().toISOString(),
     });
   }
-  await ctx.db.transaction(async (tx) => {
-    for (const r of rows) await proposalsStore(tx).insert(r);
+  await ctx.transaction(async (tx) => {
+    for (const r of rows) await tx.proposals.insert(r);
   });
   return { analysed: posts.length, proposals: rows.map(view) };
 }
@@ -79,13 +76,13 @@ export async function listMemoryProposals(
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<MemoryProposalView> & { counts: { pending: number; applied: number; dismissed: number } }> {
   if (filter.brand_id) await requireBrand(ctx, filter.brand_id);
-  const store = proposalsStore(ctx.db);
+  const store = ctx.stores.proposals;
   const page = await store.list({ brandId: filter.brand_id, status: filter.status }, opts.limit, opts.after);
   return { ...page, items: page.items.map(view), counts: await store.counts(filter.brand_id) };
 }
 
 export async function getMemoryProposal(ctx: ContentContext, id: string) {
-  const row = await proposalsStore(ctx.db).get(id);
+  const row = await ctx.stores.proposals.get(id);
   if (!row) throw notFound('memory proposal', id);
   return view(row);
 }
@@ -125,6 +122,6 @@ export async function dismissMemoryProposal(ctx: ContentContext, id: string) {
 }
 
 async function decide(ctx: ContentContext, id: string, status: 'applied' | 'dismissed') {
-  const changed = await proposalsStore(ctx.db).decide(id, status, ctx.clock.now().toISOString());
+  const changed = await ctx.stores.proposals.decide(id, status, ctx.clock.now().toISOString());
   if (changed === 0) throw conflict('PROPOSAL_DECIDED', `Memory proposal '${id}' was decided meanwhile.`);
 }

@@ -1,6 +1,6 @@
 import { isGoneHere } from '../../platform/instance.js';
 import type { ContentContext } from '../context.js';
-import { type PublishAttemptRow, publishAttemptsStore } from '../db/stores/publish-attempts-store.js';
+import type { PublishAttemptRow } from '../db/stores/publish-attempts-store.js';
 
 /**
  * How long an instance vouches for a platform call it is making. It renews every third of it
@@ -23,7 +23,7 @@ export const attemptLease = (ctx: ContentContext) => ({
 export function keepAttemptAlive(ctx: ContentContext, attemptId: string): () => void {
   const timer = setInterval(() => {
     const { owner, lease_until } = attemptLease(ctx);
-    publishAttemptsStore(ctx.db)
+    ctx.stores.publishAttempts
       .renew(attemptId, owner, lease_until)
       .catch((err: unknown) => ctx.logger.warn({ err, attemptId }, 'could not renew a publish attempt'));
   }, PUBLISH_LEASE_MS / 3);

@@ -1,5 +1,4 @@
 import type { ContentContext } from '../context.js';
-import { rateLimitsStore } from '../db/stores/rate-limits-store.js';
 
 /** The window of the per-key limit; the number of calls in it is SERVICE_KEY_RATE_LIMIT. */
 export const RATE_WINDOW_SECONDS = 60;
@@ -18,7 +17,7 @@ export async function takeKeyCall(ctx: ContentContext, keyId: string): Promise<R
   const windowMs = RATE_WINDOW_SECONDS * 1000;
   const now = ctx.clock.now().getTime();
   const start = Math.floor(now / windowMs) * windowMs;
-  const row = await rateLimitsStore(ctx.db).hit(keyId, new Date(start).toISOString());
+  const row = await ctx.stores.rateLimits.hit(keyId, new Date(start).toISOString());
   if (row.count <= limit) return { ok: true, remaining: limit - row.count };
   return {
     ok: false,

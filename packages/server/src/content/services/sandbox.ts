@@ -1,6 +1,6 @@
 import { HOUR } from '../../platform/clock.js';
 import type { ContentContext } from '../context.js';
-import { type PostRow, postsStore } from '../db/stores/posts-store.js';
+import type { PostRow } from '../db/stores/posts-store.js';
 import { SANDBOX, SETTLE_AGE_H } from '../domain.js';
 import { deliverEvents } from '../events.js';
 import type { AdvanceResultView } from '../schemas/workspace.js';
@@ -22,7 +22,7 @@ export async function growMetrics(
   ctx: ContentContext,
   now: Date,
 ): Promise<{ snapshots: number; settled: string[] }> {
-  const store = postsStore(ctx.db);
+  const store = ctx.stores.posts;
   const all = await store.growing(now.toISOString());
   const growing = all.filter(isSandboxPost);
   const live = await takeLiveSnapshots(
@@ -36,7 +36,7 @@ export async function growMetrics(
     const have = new Set(
       (await store.snapshotsOf(growing.map((p) => p.id))).map((s) => `${s.post_id}:${s.age_h}`),
     );
-    await ctx.db.transaction(async (tx) => {
+    await ctx.transaction(async (tx) => {
       for (const post of growing) {
         const written = await takeSimulatedSnapshots(ctx, tx, post, dueAges(post, now), have);
         snapshots += written.length;
@@ -55,7 +55,7 @@ export async function tick(ctx: ContentContext): Promise<Omit<AdvanceResultView,
   // Events a dead instance claimed and never handled come back here once their lease ran out.
   await deliverEvents(ctx);
   const now = ctx.clock.now();
-  const due = await postsStore(ctx.db).due(now.toISOString());
+  const due = await ctx.stores.posts.due(now.toISOString());
   const { published, failed } = due.length ? await publishPosts(ctx, due) : { published: [], failed: [] };
   const grown = await growMetrics(ctx, now);
   const automations = await fireDueAutomations(ctx);

@@ -1,5 +1,5 @@
 import type { ContentContext } from '../context.js';
-import { type SignalRow, signalsStore } from '../db/stores/signals-store.js';
+import type { SignalRow } from '../db/stores/signals-store.js';
 import type { SignalKind } from '../domain.js';
 import type { SignalView } from '../schemas/channels.js';
 import type { Page } from '../schemas/common.js';
@@ -8,7 +8,7 @@ import { requireBrand } from './brands.js';
 export const signalView = (r: SignalRow): SignalView => ({
   id: r.id,
   brand_id: r.brand_id,
-  kind: r.kind as SignalKind,
+  kind: r.kind,
   title: r.title,
   summary: r.summary,
   source_url: r.source_url,
@@ -23,7 +23,7 @@ export async function listSignals(
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<SignalView>> {
   await requireBrand(ctx, brandId);
-  const page = await signalsStore(ctx.db).list(brandId, filter, opts.limit, opts.after);
+  const page = await ctx.stores.signals.list(brandId, filter, opts.limit, opts.after);
   return { ...page, items: page.items.map(signalView) };
 }
 
@@ -52,6 +52,6 @@ export async function createSignal(
     observed_at: at,
     created_at: at,
   };
-  await signalsStore(ctx.db).insert(row);
+  await ctx.stores.signals.insert(row);
   return signalView(row);
 }

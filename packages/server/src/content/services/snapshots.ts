@@ -1,14 +1,12 @@
 import { HOUR } from '../../platform/clock.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
 import type { ContentContext } from '../context.js';
-import { fromJson } from '../db/stores/paging.js';
-import { type PostRow, postsStore } from '../db/stores/posts-store.js';
-import { type Platform, SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
+import type { ContentStores } from '../db/stores/index.js';
+import type { PostRow } from '../db/stores/posts-store.js';
+import { SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { hash32, pick, seededRandom } from '../text.js';
 import { recordSnapshots } from './baselines.js';
 import { simulatedCounts, simulatedQuality } from './metrics.js';
 import { classifyReply } from './themes.js';
-import type { StoredPart } from './views.js';
 
 const REPLY_POOL = [
   'How long did this take to set up?',
@@ -54,16 +52,16 @@ export const ageAt = (post: PostRow, now: Date) =>
  */
 export async function takeSimulatedSnapshots(
   ctx: ContentContext,
-  tx: SqlExecutor,
+  tx: ContentStores,
   post: PostRow,
   ages: readonly number[],
   have: ReadonlySet<string>,
 ): Promise<number[]> {
-  const store = postsStore(tx);
+  const store = tx.posts;
   const published = Date.parse(post.published_at ?? '');
-  const parts = fromJson<StoredPart[]>(post.parts);
+  const parts = post.parts;
   const text = parts.map((p) => p.text).join('\n\n');
-  const platform = post.platform as Platform;
+  const platform = post.platform;
   const quality = simulatedQuality(
     post.id,
     text,
@@ -122,7 +120,7 @@ export async function takeLiveSnapshots(
 ): Promise<{ snapshots: number; settled: PostRow[] }> {
   const publisher = ctx.publisher;
   if (!publisher.metrics) return { snapshots: 0, settled: [] };
-  const store = postsStore(ctx.db);
+  const store = ctx.stores.posts;
   const have = new Set(
     (await store.snapshotsOf(posts.map((p) => p.id))).map((s) => `${s.post_id}:${s.age_h}`),
   );
@@ -133,7 +131,7 @@ export async function takeLiveSnapshots(
     if (age === undefined || have.has(`${post.id}:${age}`) || !post.external_id) continue;
     const ref = {
       channelId: post.channel_id,
-      platform: post.platform as Platform,
+      platform: post.platform,
       externalId: post.external_id,
     };
     let counts: Awaited<ReturnType<NonNullable<typeof publisher.metrics>>>;
@@ -148,8 +146,8 @@ export async function takeLiveSnapshots(
       );
       continue;
     }
-    await ctx.db.transaction(async (tx) => {
-      const s = postsStore(tx);
+    await ctx.transaction(async (tx) => {
+      const s = tx.posts;
       await recordSnapshots(tx, post, [
         { post_id: post.id, age_h: age, taken_at: now.toISOString(), ...counts },
       ]);

@@ -1,6 +1,6 @@
 import { DAY } from '../../platform/clock.js';
 import type { ContentContext } from '../context.js';
-import { postsStore, type ReplyRow } from '../db/stores/posts-store.js';
+import type { ReplyRow } from '../db/stores/posts-store.js';
 import { REPLY_THEMES, type ReplyTheme } from '../domain.js';
 import type { ConversationView } from '../schemas/insights.js';
 import { requireBrand } from './brands.js';
@@ -54,7 +54,7 @@ export async function getConversation(
 ): Promise<ConversationView> {
   await requireBrand(ctx, brandId);
   const since = new Date(ctx.clock.now().getTime() - days * DAY).toISOString();
-  const replies = await postsStore(ctx.db).repliesSince(brandId, since);
+  const replies = await ctx.stores.posts.repliesSince(brandId, since);
   const themes = REPLY_THEMES.map((theme) => {
     const list = replies.filter((r) => r.theme === theme);
     return {

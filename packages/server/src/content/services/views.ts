@@ -2,9 +2,10 @@ import type { ApprovalWithChannel } from '../db/stores/approvals-store.js';
 import type { ChannelRow } from '../db/stores/channels-store.js';
 import type { DraftVersionRow, DraftWithParts } from '../db/stores/drafts-store.js';
 import type { IdeaWithSignal } from '../db/stores/ideas-store.js';
-import { fromJson } from '../db/stores/paging.js';
+/** How parts are stored: text and the media on it (only ever on the first part). */
+import type { StoredPart } from '../db/stores/parts.js';
 import type { MetricsRow, PostRow } from '../db/stores/posts-store.js';
-import { PLATFORM_LIMITS, type Platform } from '../domain.js';
+import { PLATFORM_LIMITS } from '../domain.js';
 import type { ChannelView } from '../schemas/channels.js';
 import type { DraftPartView, DraftView } from '../schemas/drafts.js';
 import type { IdeaView } from '../schemas/ideas.js';
@@ -13,22 +14,18 @@ import { charCount } from '../text.js';
 import { reconnectMessage } from './channel-credentials.js';
 import { engagementsOf } from './metrics.js';
 
-/** How parts are stored: text and the media on it (only ever on the first part). */
-export interface StoredPart {
-  text: string;
-  media: { asset_id: string; variant: string; url: string | null; kind: string }[];
-}
+export type { StoredPart };
 
-export const partsView = (json: string): DraftPartView[] =>
-  fromJson<StoredPart[]>(json).map((p) => ({ text: p.text, chars: charCount(p.text), media: p.media ?? [] }));
+export const partsView = (parts: StoredPart[]): DraftPartView[] =>
+  parts.map((p) => ({ text: p.text, chars: charCount(p.text), media: p.media }));
 
 export const channelView = (r: ChannelRow): ChannelView => ({
   id: r.id,
   brand_id: r.brand_id,
-  platform: r.platform as Platform,
+  platform: r.platform,
   handle: r.handle,
   display_name: r.display_name,
-  kind: r.kind as 'sandbox' | 'live',
+  kind: r.kind,
   status: r.status as ChannelView['status'],
   status_reason: r.status_reason ?? null,
   connected_at: r.connected_at,
@@ -42,12 +39,12 @@ export const ideaView = (r: IdeaWithSignal): IdeaView => ({
   title: r.title,
   angle: r.angle,
   notes: r.notes,
-  status: r.status as IdeaView['status'],
+  status: r.status,
   signal:
-    r.signal_id && r.signal_title
+    r.signal_id && r.signal_title && r.signal_kind
       ? {
           id: r.signal_id,
-          kind: r.signal_kind as NonNullable<IdeaView['signal']>['kind'],
+          kind: r.signal_kind,
           title: r.signal_title,
         }
       : null,
@@ -57,12 +54,12 @@ export const ideaView = (r: IdeaWithSignal): IdeaView => ({
 
 export function draftView(r: DraftWithParts): DraftView {
   const parts = partsView(r.parts);
-  const limit = PLATFORM_LIMITS[r.platform as Platform];
+  const limit = PLATFORM_LIMITS[r.platform];
   return {
     id: r.id,
     brand_id: r.brand_id,
     idea_id: r.idea_id,
-    platform: r.platform as Platform,
+    platform: r.platform,
     status: r.status as DraftView['status'],
     version: r.current_version,
     parts,
@@ -104,7 +101,7 @@ export const approvalChannel = (r: ApprovalWithChannel) => {
   const pending = r.status === 'pending';
   return {
     id: r.channel_id,
-    platform: r.channel_platform as Platform,
+    platform: r.channel_platform,
     handle: r.channel_handle,
     status: r.channel_status as ChannelView['status'],
     warning: !pending

@@ -1,6 +1,19 @@
 import { onUniqueViolation } from '../../../platform/db/constraints.js';
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import {
+  APPROVAL_STATUSES,
+  type ApprovalStatus,
+  CALLER_SOURCES,
+  type CallerSource,
+  CHANNEL_STATUSES,
+  type ChannelStatus,
+  PLATFORMS,
+  type Platform,
+} from '../../domain.js';
+import type { VoiceCheckView } from '../../schemas/approvals.js';
+import { decodeJson, oneOf } from './decode.js';
 import { afterClause, placeholders, toPage } from './paging.js';
+import { partsOf, type StoredPart } from './parts.js';
 
 export interface ApprovalRow {
   id: string;
@@ -10,15 +23,15 @@ export interface ApprovalRow {
   channel_id: string;
   slot: string;
   reason: string | null;
-  voice_check: string;
-  status: string;
+  voice_check: VoiceCheckView;
+  status: ApprovalStatus;
   pending_rank: number;
   decided_at: string | null;
   decided_by: string | null;
   decision_reason: string | null;
   post_id: string | null;
   run_id: string | null;
-  source: string;
+  source: CallerSource;
   key_id: string | null;
   person_id: string | null;
   created_at: string;
@@ -26,13 +39,32 @@ export interface ApprovalRow {
 }
 /** An approval with its channel, joined so a page of approvals is one query. */
 export interface ApprovalWithChannel extends ApprovalRow {
-  channel_platform: string;
+  channel_platform: Platform;
   channel_handle: string;
-  channel_status: string;
+  channel_status: ChannelStatus;
   channel_status_reason: string | null;
-  parts: string;
-  draft_platform: string;
+  parts: StoredPart[];
+  draft_platform: Platform;
 }
+
+type Row = Record<string, unknown>;
+
+const decode = (r: Row): ApprovalRow =>
+  ({
+    ...r,
+    voice_check: decodeJson<VoiceCheckView>('object', 'approvals', 'voice_check', r.voice_check),
+    status: oneOf(APPROVAL_STATUSES, 'approvals', 'status', r.status),
+    source: oneOf(CALLER_SOURCES, 'approvals', 'source', r.source),
+    pending_rank: Number(r.pending_rank),
+  }) as ApprovalRow;
+const decodeWithChannel = (r: Row): ApprovalWithChannel => ({
+  ...(r as unknown as ApprovalWithChannel),
+  ...decode(r),
+  channel_platform: oneOf(PLATFORMS, 'channels', 'platform', r.channel_platform),
+  channel_status: oneOf(CHANNEL_STATUSES, 'channels', 'status', r.channel_status),
+  parts: partsOf('draft_versions', r.parts),
+  draft_platform: oneOf(PLATFORMS, 'drafts', 'platform', r.draft_platform),
+});
 
 const SELECT = `SELECT a.*, c.platform AS channel_platform, c.handle AS channel_handle,
     c.status AS channel_status, c.status_reason AS channel_status_reason,
@@ -57,7 +89,7 @@ export function approvalsStore(db: SqlExecutor) {
         r.channel_id,
         r.slot,
         r.reason,
-        r.voice_check,
+        JSON.stringify(r.voice_check),
         r.status,
         r.pending_rank,
         r.decided_at,
@@ -73,10 +105,17 @@ export function approvalsStore(db: SqlExecutor) {
       ]);
       await onUniqueViolation(write, 'approvals', ['draft_id'], alreadyPending);
     },
-    get: (id: string) => db.get<ApprovalWithChannel>(`${SELECT} WHERE a.id = ?`, [id]),
-    pendingForDraft: (draftId: string) =>
-      db.get<ApprovalRow>("SELECT * FROM approvals WHERE draft_id = ? AND status = 'pending'", [draftId]),
-    async list(filter: { brandId?: string; status?: string }, limit: number, after?: string) {
+    async get(id: string) {
+      const row = await db.get<Row>(`${SELECT} WHERE a.id = ?`, [id]);
+      return row && decodeWithChannel(row);
+    },
+    async pendingForDraft(draftId: string) {
+      const row = await db.get<Row>("SELECT * FROM approvals WHERE draft_id = ? AND status = 'pending'", [
+        draftId,
+      ]);
+      return row && decode(row);
+    },
+    async list(filter: { brandId?: string; status?: ApprovalStatus }, limit: number, after?: string) {
       const where: string[] = [];
       const params: string[] = [];
       if (filter.brandId) {
@@ -88,11 +127,13 @@ export function approvalsStore(db: SqlExecutor) {
         params.push(filter.status);
       }
       const a = afterClause(['a.pending_rank', 'a.created_at', 'a.id'], after);
-      const rows = await db.all<ApprovalWithChannel>(
-        `${SELECT} WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
+      const rows = (
+        await db.all<Row>(
+          `${SELECT} WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
          ORDER BY a.pending_rank DESC, a.created_at DESC, a.id DESC LIMIT ?`,
-        [...params, ...a.params, limit + 1],
-      );
+          [...params, ...a.params, limit + 1],
+        )
+      ).map(decodeWithChannel);
       return toPage(rows, limit, (r) => [r.pending_rank, r.created_at, r.id]);
     },
     async counts(brandId?: string) {
@@ -101,7 +142,7 @@ export function approvalsStore(db: SqlExecutor) {
         brandId ? [brandId] : [],
       );
       const out = { pending: 0, approved: 0, rejected: 0 };
-      for (const r of rows) if (r.status in out) out[r.status as keyof typeof out] = r.n;
+      for (const r of rows) if (r.status in out) out[r.status as keyof typeof out] = Number(r.n);
       return out;
     },
     pendingOnChannel: (channelId: string, from: string, to: string) =>
@@ -109,22 +150,28 @@ export function approvalsStore(db: SqlExecutor) {
         "SELECT id, slot FROM approvals WHERE channel_id = ? AND status = 'pending' AND slot >= ? AND slot < ?",
         [channelId, from, to],
       ),
-    byRun: (runIds: string[]) =>
-      runIds.length === 0
-        ? Promise.resolve([] as ApprovalRow[])
-        : db.all<ApprovalRow>(
-            `SELECT * FROM approvals WHERE run_id IN (${placeholders(runIds.length)}) ORDER BY created_at, id`,
-            runIds,
-          ),
+    async byRun(runIds: string[]) {
+      if (runIds.length === 0) return [] as ApprovalRow[];
+      const rows = await db.all<Row>(
+        `SELECT * FROM approvals WHERE run_id IN (${placeholders(runIds.length)}) ORDER BY created_at, id`,
+        runIds,
+      );
+      return rows.map(decode);
+    },
     /**
      * Writes `patch` only while the approval is pending, so a decision or edit made on an
      * earlier read cannot overwrite a decision taken meanwhile. False when it was decided.
      */
     async updateIfPending(id: string, patch: Partial<ApprovalRow>, at: string): Promise<boolean> {
-      const entries = Object.entries(patch).filter(([k]) => k !== 'id');
+      const entries = Object.entries(patch)
+        .filter(([k]) => k !== 'id')
+        .map(([k, v]): [string, string | number | null] => [
+          k,
+          k === 'voice_check' ? JSON.stringify(v) : (v as string | number | null),
+        ]);
       const r = await db.run(
         `UPDATE approvals SET ${entries.map(([k]) => `${k} = ?, `).join('')}updated_at = ? WHERE id = ? AND status = 'pending'`,
-        [...entries.map(([, v]) => v as string | number | null), at, id],
+        [...entries.map(([, v]) => v), at, id],
       );
       return r.changes > 0;
     },

@@ -1,14 +1,17 @@
 import { fromFlag, toFlag } from '../../../platform/db/flags.js';
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { AGENT_IDS, type AgentId } from '../../domain.js';
+import { FIRE_OUTCOMES, type FireOutcome, type TriggerInput } from '../../schemas/automations.js';
+import { decodeJson, oneOf } from './decode.js';
 import { afterClause, placeholders, toPage } from './paging.js';
 
 export interface AutomationRow {
   id: string;
   brand_id: string;
   name: string;
-  agent_id: string;
-  inputs: string;
-  trigger: string;
+  agent_id: AgentId;
+  inputs: Record<string, unknown>;
+  trigger: TriggerInput;
   trigger_type: string;
   event: string | null;
   daily_cap: number;
@@ -24,7 +27,7 @@ export interface FireRow {
   day: string;
   fired_at: string;
   trigger: string;
-  outcome: string;
+  outcome: FireOutcome;
   run_id: string | null;
   message: string | null;
 }
@@ -33,7 +36,18 @@ const COLS =
   'id, brand_id, name, agent_id, inputs, trigger, trigger_type, event, daily_cap, enabled, next_run_at, last_run_at, created_at, updated_at';
 
 /** `enabled` is a flag column: 0/1 on SQLite, a boolean on PostgreSQL. */
-const decode = (r: AutomationRow): AutomationRow => ({ ...r, enabled: fromFlag(r.enabled) });
+const decode = (r: AutomationRow): AutomationRow => ({
+  ...r,
+  agent_id: oneOf(AGENT_IDS, 'automations', 'agent_id', r.agent_id),
+  inputs: decodeJson('object', 'automations', 'inputs', r.inputs),
+  trigger: decodeJson('object', 'automations', 'trigger', r.trigger),
+  enabled: fromFlag(r.enabled),
+});
+const decodeFire = (f: FireRow): FireRow => ({
+  ...f,
+  outcome: oneOf(FIRE_OUTCOMES, 'automation_fires', 'outcome', f.outcome),
+});
+const JSON_COLUMNS: readonly string[] = ['inputs', 'trigger'];
 
 export function automationsStore(db: SqlExecutor) {
   return {
@@ -43,8 +57,8 @@ export function automationsStore(db: SqlExecutor) {
         r.brand_id,
         r.name,
         r.agent_id,
-        r.inputs,
-        r.trigger,
+        JSON.stringify(r.inputs),
+        JSON.stringify(r.trigger),
         r.trigger_type,
         r.event,
         r.daily_cap,
@@ -108,7 +122,13 @@ export function automationsStore(db: SqlExecutor) {
       await db.run(
         `UPDATE automations SET ${entries.map(([k]) => `${k} = ?`).join(', ')}, updated_at = ? WHERE id = ?`,
         [
-          ...entries.map(([, v]) => (typeof v === 'boolean' ? toFlag(v) : (v as string | number | null))),
+          ...entries.map(([k, v]) =>
+            typeof v === 'boolean'
+              ? toFlag(v)
+              : JSON_COLUMNS.includes(k)
+                ? JSON.stringify(v)
+                : (v as string | number | null),
+          ),
           at,
           id,
         ],
@@ -152,7 +172,7 @@ export function automationsStore(db: SqlExecutor) {
                       ORDER BY g.fired_at DESC, g.seq DESC LIMIT 1)`,
         ids,
       );
-      return new Map(rows.map((r) => [r.automation_id, r]));
+      return new Map(rows.map((r) => [r.automation_id, decodeFire(r)]));
     },
   };
 }

@@ -1,14 +1,23 @@
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import {
+  CHANNEL_KINDS,
+  CHANNEL_STATUSES,
+  type ChannelKind,
+  type ChannelStatus,
+  PLATFORMS,
+  type Platform,
+} from '../../domain.js';
+import { oneOf } from './decode.js';
 import { afterClause, placeholders, toPage } from './paging.js';
 
 export interface ChannelRow {
   id: string;
   brand_id: string;
-  platform: string;
+  platform: Platform;
   handle: string;
   display_name: string;
-  kind: string;
-  status: string;
+  kind: ChannelKind;
+  status: ChannelStatus;
   /** Why the channel needs the person (needs_reconnect); null otherwise. */
   status_reason?: string | null;
   /** Live channels: the platform's id of the account. */
@@ -22,6 +31,30 @@ export interface ChannelRow {
  * token refresh failed. Both keep their drafts, approvals and schedule; only `disconnected` lets go.
  */
 const ACTIVE = "status IN ('connected', 'needs_reconnect')";
+
+const decode = (r: ChannelRow): ChannelRow => ({
+  ...r,
+  platform: oneOf(PLATFORMS, 'channels', 'platform', r.platform),
+  kind: oneOf(CHANNEL_KINDS, 'channels', 'kind', r.kind),
+  status: oneOf(CHANNEL_STATUSES, 'channels', 'status', r.status),
+});
+/** What `connected*` reads: the statuses `ACTIVE` selects. */
+export type ActiveChannelRow = ChannelRow & { status: 'connected' | 'needs_reconnect' };
+const ACTIVE_STATUSES = ['connected', 'needs_reconnect'] as const;
+const decodeActive = (r: ChannelRow): ActiveChannelRow => ({
+  ...decode(r),
+  status: oneOf(ACTIVE_STATUSES, 'channels', 'status', r.status),
+});
+const oneActive = async (row: Promise<ChannelRow | undefined>) => {
+  const r = await row;
+  return r && decodeActive(r);
+};
+const allActive = async (rows: Promise<ChannelRow[]>) => (await rows).map(decodeActive);
+const one = async (row: Promise<ChannelRow | undefined>) => {
+  const r = await row;
+  return r && decode(r);
+};
+const all = async (rows: Promise<ChannelRow[]>) => (await rows).map(decode);
 
 export function channelsStore(db: SqlExecutor) {
   return {
@@ -43,36 +76,47 @@ export function channelsStore(db: SqlExecutor) {
         ],
       );
     },
-    get: (id: string) => db.get<ChannelRow>('SELECT * FROM channels WHERE id = ?', [id]),
-    connectedFor: (brandId: string, platform: string) =>
-      db.get<ChannelRow>(`SELECT * FROM channels WHERE brand_id = ? AND platform = ? AND ${ACTIVE}`, [
-        brandId,
-        platform,
-      ]),
+    get: (id: string) => one(db.get<ChannelRow>('SELECT * FROM channels WHERE id = ?', [id])),
+    connectedFor: (brandId: string, platform: Platform) =>
+      oneActive(
+        db.get<ChannelRow>(`SELECT * FROM channels WHERE brand_id = ? AND platform = ? AND ${ACTIVE}`, [
+          brandId,
+          platform,
+        ]),
+      ),
     connectedOf: (brandId: string) =>
-      db.all<ChannelRow>(`SELECT * FROM channels WHERE brand_id = ? AND ${ACTIVE} ORDER BY created_at, id`, [
-        brandId,
-      ]),
+      allActive(
+        db.all<ChannelRow>(
+          `SELECT * FROM channels WHERE brand_id = ? AND ${ACTIVE} ORDER BY created_at, id`,
+          [brandId],
+        ),
+      ),
     connectedOfMany(brandIds: string[]) {
-      if (brandIds.length === 0) return Promise.resolve([] as ChannelRow[]);
-      return db.all<ChannelRow>(
-        `SELECT * FROM channels WHERE ${ACTIVE} AND brand_id IN (${placeholders(brandIds.length)}) ORDER BY created_at, id`,
-        brandIds,
+      if (brandIds.length === 0) return Promise.resolve([] as ActiveChannelRow[]);
+      return allActive(
+        db.all<ChannelRow>(
+          `SELECT * FROM channels WHERE ${ACTIVE} AND brand_id IN (${placeholders(brandIds.length)}) ORDER BY created_at, id`,
+          brandIds,
+        ),
       );
     },
     /** The brand's latest channel on this platform for this platform account, any status. */
-    forAccount: (brandId: string, platform: string, platformUserId: string) =>
-      db.get<ChannelRow>(
-        `SELECT * FROM channels WHERE brand_id = ? AND platform = ? AND platform_user_id = ?
+    forAccount: (brandId: string, platform: Platform, platformUserId: string) =>
+      one(
+        db.get<ChannelRow>(
+          `SELECT * FROM channels WHERE brand_id = ? AND platform = ? AND platform_user_id = ?
          ORDER BY created_at DESC, id DESC LIMIT 1`,
-        [brandId, platform, platformUserId],
+          [brandId, platform, platformUserId],
+        ),
       ),
     async list(filter: { brandId?: string }, limit: number, after?: string) {
       const a = afterClause(['created_at', 'id'], after);
       const where = filter.brandId ? ' AND brand_id = ?' : '';
-      const rows = await db.all<ChannelRow>(
-        `SELECT * FROM channels WHERE 1 = 1${where}${a.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
-        [...(filter.brandId ? [filter.brandId] : []), ...a.params, limit + 1],
+      const rows = await all(
+        db.all<ChannelRow>(
+          `SELECT * FROM channels WHERE 1 = 1${where}${a.sql} ORDER BY created_at DESC, id DESC LIMIT ?`,
+          [...(filter.brandId ? [filter.brandId] : []), ...a.params, limit + 1],
+        ),
       );
       return toPage(rows, limit, (r) => [r.created_at, r.id]);
     },

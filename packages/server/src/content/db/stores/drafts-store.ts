@@ -1,14 +1,17 @@
 import { onUniqueViolation } from '../../../platform/db/constraints.js';
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { DRAFT_STATUSES, type DraftStatus, PLATFORMS, type Platform } from '../../domain.js';
+import { oneOf } from './decode.js';
 import { mediaReferencesStore } from './media-references-store.js';
 import { afterClause, placeholders, toPage } from './paging.js';
+import { partsOf, type StoredPart } from './parts.js';
 
 export interface DraftRow {
   id: string;
   brand_id: string;
   idea_id: string | null;
-  platform: string;
-  status: string;
+  platform: Platform;
+  status: DraftStatus;
   current_version: number;
   created_at: string;
   updated_at: string;
@@ -16,7 +19,7 @@ export interface DraftRow {
 export interface DraftVersionRow {
   draft_id: string;
   version: number;
-  parts: string;
+  parts: StoredPart[];
   action: string;
   note: string | null;
   source: string;
@@ -25,8 +28,23 @@ export interface DraftVersionRow {
 }
 /** A draft joined with its current version's parts: what every read needs, in one query. */
 export interface DraftWithParts extends DraftRow {
-  parts: string;
+  parts: StoredPart[];
 }
+
+type Row = Record<string, unknown>;
+
+const decode = (r: Row): DraftWithParts =>
+  ({
+    ...r,
+    platform: oneOf(PLATFORMS, 'drafts', 'platform', r.platform),
+    status: oneOf(DRAFT_STATUSES, 'drafts', 'status', r.status),
+    current_version: Number(r.current_version),
+    parts: partsOf('draft_versions', r.parts),
+  }) as DraftWithParts;
+const decodeVersion = (r: DraftVersionRow): DraftVersionRow => ({
+  ...r,
+  parts: partsOf('draft_versions', r.parts),
+});
 
 const SELECT = `SELECT d.*, v.parts FROM drafts d
   JOIN draft_versions v ON v.draft_id = d.id AND v.version = d.current_version`;
@@ -60,25 +78,36 @@ export function draftsStore(db: SqlExecutor) {
       await db.run(
         `INSERT INTO draft_versions (draft_id, version, parts, action, note, source, key_id, created_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-        [v.draft_id, v.version, v.parts, v.action, v.note, v.source, v.key_id, v.created_at],
+        [v.draft_id, v.version, JSON.stringify(v.parts), v.action, v.note, v.source, v.key_id, v.created_at],
       );
       await mediaReferencesStore(db).add({ draft_id: v.draft_id, draft_version: v.version }, v.parts);
       return true;
     },
-    get: (id: string) => db.get<DraftWithParts>(`${SELECT} WHERE d.id = ?`, [id]),
-    forIdea: (ideaId: string, platform: string) =>
-      db.get<DraftWithParts>(`${SELECT} WHERE d.idea_id = ? AND d.platform = ?`, [ideaId, platform]),
-    manyById(ids: string[]) {
-      if (ids.length === 0) return Promise.resolve([] as DraftWithParts[]);
-      return db.all<DraftWithParts>(`${SELECT} WHERE d.id IN (${placeholders(ids.length)})`, ids);
+    async get(id: string) {
+      const row = await db.get<Row>(`${SELECT} WHERE d.id = ?`, [id]);
+      return row && decode(row);
     },
-    versions: (id: string) =>
-      db.all<DraftVersionRow>('SELECT * FROM draft_versions WHERE draft_id = ? ORDER BY version', [id]),
-    version: (id: string, version: number) =>
-      db.get<DraftVersionRow>('SELECT * FROM draft_versions WHERE draft_id = ? AND version = ?', [
-        id,
-        version,
-      ]),
+    async forIdea(ideaId: string, platform: Platform) {
+      const row = await db.get<Row>(`${SELECT} WHERE d.idea_id = ? AND d.platform = ?`, [ideaId, platform]);
+      return row && decode(row);
+    },
+    async manyById(ids: string[]) {
+      if (ids.length === 0) return [] as DraftWithParts[];
+      return (await db.all<Row>(`${SELECT} WHERE d.id IN (${placeholders(ids.length)})`, ids)).map(decode);
+    },
+    versions: async (id: string) =>
+      (
+        await db.all<DraftVersionRow>('SELECT * FROM draft_versions WHERE draft_id = ? ORDER BY version', [
+          id,
+        ])
+      ).map(decodeVersion),
+    async version(id: string, version: number) {
+      const row = await db.get<DraftVersionRow>(
+        'SELECT * FROM draft_versions WHERE draft_id = ? AND version = ?',
+        [id, version],
+      );
+      return row && decodeVersion(row);
+    },
     async list(
       filter: { brandId?: string; ideaId?: string; platform?: string; status?: string },
       limit: number,
@@ -91,15 +120,17 @@ export function draftsStore(db: SqlExecutor) {
       if (filter.platform) where.push('d.platform = ?') && params.push(filter.platform);
       if (filter.status) where.push('d.status = ?') && params.push(filter.status);
       const a = afterClause(['d.updated_at', 'd.id'], after);
-      const rows = await db.all<DraftWithParts>(
-        `${SELECT} WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
+      const rows = (
+        await db.all<Row>(
+          `${SELECT} WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
          ORDER BY d.updated_at DESC, d.id DESC LIMIT ?`,
-        [...params, ...a.params, limit + 1],
-      );
+          [...params, ...a.params, limit + 1],
+        )
+      ).map(decode);
       return toPage(rows, limit, (r) => [r.updated_at, r.id]);
     },
     /** Moves the draft from `from` to `to`; false when it was not in `from` (any more). */
-    async moveStatus(id: string, from: string, to: string, at: string): Promise<boolean> {
+    async moveStatus(id: string, from: DraftStatus, to: DraftStatus, at: string): Promise<boolean> {
       const r = await db.run('UPDATE drafts SET status = ?, updated_at = ? WHERE id = ? AND status = ?', [
         to,
         at,
@@ -108,7 +139,7 @@ export function draftsStore(db: SqlExecutor) {
       ]);
       return r.changes > 0;
     },
-    async setStatus(id: string, status: string, at: string) {
+    async setStatus(id: string, status: DraftStatus, at: string) {
       await db.run('UPDATE drafts SET status = ?, updated_at = ? WHERE id = ?', [status, at, id]);
     },
   };

@@ -1,4 +1,6 @@
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { IDEA_STATUSES, type IdeaStatus, SIGNAL_KINDS, type SignalKind } from '../../domain.js';
+import { oneOf, oneOfOrNull } from './decode.js';
 import { afterClause, toPage } from './paging.js';
 
 export interface IdeaRow {
@@ -9,20 +11,28 @@ export interface IdeaRow {
   title: string;
   angle: string | null;
   notes: string | null;
-  status: string;
+  status: IdeaStatus;
   created_at: string;
   updated_at: string;
 }
 export interface IdeaWithSignal extends IdeaRow {
-  signal_kind: string | null;
+  signal_kind: SignalKind | null;
   signal_title: string | null;
 }
+
+const decode = (r: IdeaWithSignal): IdeaWithSignal => ({
+  ...r,
+  status: oneOf(IDEA_STATUSES, 'ideas', 'status', r.status),
+  signal_kind: oneOfOrNull(SIGNAL_KINDS, 'signals', 'kind', r.signal_kind),
+});
 
 const SELECT = `SELECT i.*, s.kind AS signal_kind, s.title AS signal_title
   FROM ideas i LEFT JOIN signals s ON s.id = i.signal_id`;
 
 export function ideasStore(db: SqlExecutor) {
   return {
+    /** The signal each idea came from, by idea id (ideas with no signal are left out). */
+    signalsOf: (ids: string[]) => signalsOfIdeas(db, ids),
     async insert(r: IdeaRow) {
       await db.run(
         `INSERT INTO ideas (id, brand_id, campaign_id, signal_id, title, angle, notes, status, created_at, updated_at)
@@ -41,9 +51,12 @@ export function ideasStore(db: SqlExecutor) {
         ],
       );
     },
-    get: (id: string) => db.get<IdeaWithSignal>(`${SELECT} WHERE i.id = ?`, [id]),
+    async get(id: string) {
+      const row = await db.get<IdeaWithSignal>(`${SELECT} WHERE i.id = ?`, [id]);
+      return row && decode(row);
+    },
     async list(
-      filter: { brandId?: string; status?: string; campaignId?: string },
+      filter: { brandId?: string; status?: IdeaStatus; campaignId?: string },
       limit: number,
       after?: string,
     ) {
@@ -58,7 +71,7 @@ export function ideasStore(db: SqlExecutor) {
          ORDER BY i.updated_at DESC, i.id DESC LIMIT ?`,
         [...params, ...a.params, limit + 1],
       );
-      return toPage(rows, limit, (r) => [r.updated_at, r.id]);
+      return toPage(rows.map(decode), limit, (r) => [r.updated_at, r.id]);
     },
     titlesOf: async (brandId: string) =>
       (await db.all<{ title: string }>('SELECT title FROM ideas WHERE brand_id = ?', [brandId])).map(
@@ -71,7 +84,7 @@ export function ideasStore(db: SqlExecutor) {
       );
     },
     /** With `from`, moves the idea only if it is still there (false, nothing written, otherwise). */
-    async setStatus(id: string, status: string, at: string, from?: string): Promise<boolean> {
+    async setStatus(id: string, status: IdeaStatus, at: string, from?: IdeaStatus): Promise<boolean> {
       const r = await db.run(
         `UPDATE ideas SET status = ?, updated_at = ? WHERE id = ?${from === undefined ? '' : ' AND status = ?'}`,
         [status, at, id, ...(from === undefined ? [] : [from])],

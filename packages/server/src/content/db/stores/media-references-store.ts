@@ -1,8 +1,5 @@
-import { fromJson } from '../../../platform/db/json.js';
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
-
-/** What a draft version or a post holds: the parts JSON as stored, media attached to each part. */
-type StoredParts = { media?: { asset_id?: string; url?: string | null }[] }[] | null;
+import type { StoredPart } from './parts.js';
 
 export type MediaOwner = { post_id: string } | { draft_id: string; draft_version: number };
 
@@ -13,11 +10,9 @@ export type MediaOwner = { post_id: string } | { draft_id: string; draft_version
  */
 export function mediaReferencesStore(db: SqlExecutor) {
   const store = {
-    /** Records the media in `partsJson` for a new owner (a post, or a draft's new version). */
-    async add(owner: MediaOwner, partsJson: string): Promise<void> {
-      const media = (fromJson<StoredParts>(partsJson) ?? [])
-        .flatMap((p) => p.media ?? [])
-        .filter((m) => typeof m.asset_id === 'string');
+    /** Records the media in `parts` for a new owner (a post, or a draft's new version). */
+    async add(owner: MediaOwner, parts: readonly StoredPart[]): Promise<void> {
+      const media = parts.flatMap((p) => p.media ?? []).filter((m) => typeof m.asset_id === 'string');
       const [cols, keys] =
         'post_id' in owner
           ? ['post_id', [owner.post_id]]
@@ -25,14 +20,14 @@ export function mediaReferencesStore(db: SqlExecutor) {
       for (const [position, m] of media.entries()) {
         await db.run(
           `INSERT INTO media_references (asset_id, url, ${cols}, position) VALUES (?, ?, ${keys.map(() => '?').join(', ')}, ?)`,
-          [m.asset_id as string, m.url ?? null, ...keys, position],
+          [m.asset_id, m.url ?? null, ...keys, position],
         );
       }
     },
-    /** A post's parts changed: its references become the media in `partsJson`. */
-    async replace(owner: { post_id: string }, partsJson: string): Promise<void> {
+    /** A post's parts changed: its references become the media in `parts`. */
+    async replace(owner: { post_id: string }, parts: readonly StoredPart[]): Promise<void> {
       await db.run('DELETE FROM media_references WHERE post_id = ?', [owner.post_id]);
-      await store.add(owner, partsJson);
+      await store.add(owner, parts);
     },
   };
   return store;

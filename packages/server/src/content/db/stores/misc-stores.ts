@@ -1,5 +1,12 @@
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { PROPOSAL_STATUSES, type ProposalStatus } from '../../domain.js';
+import type { DigestView } from '../../schemas/insights.js';
+import type { MemoryProposalView } from '../../schemas/workspace.js';
+import { decodeJson, oneOf } from './decode.js';
 import { afterClause, placeholders, toPage } from './paging.js';
+
+/** What a digest row keeps of the digest: everything but its id, run and time (their own columns). */
+export type DigestBody = Omit<DigestView, 'id' | 'run_id' | 'created_at'>;
 
 export interface DigestRow {
   id: string;
@@ -7,7 +14,7 @@ export interface DigestRow {
   run_id: string | null;
   period_start: string;
   period_end: string;
-  body: string;
+  body: DigestBody;
   created_at: string;
 }
 
@@ -16,15 +23,17 @@ export function digestsStore(db: SqlExecutor) {
     async insert(r: DigestRow) {
       await db.run(
         'INSERT INTO digests (id, brand_id, run_id, period_start, period_end, body, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
-        [r.id, r.brand_id, r.run_id, r.period_start, r.period_end, r.body, r.created_at],
+        [r.id, r.brand_id, r.run_id, r.period_start, r.period_end, JSON.stringify(r.body), r.created_at],
       );
     },
     // seq breaks ties within the same millisecond: ids are random, insertion order is not.
-    latest: (brandId: string) =>
-      db.get<DigestRow>(
+    async latest(brandId: string) {
+      const row = await db.get<DigestRow>(
         'SELECT * FROM digests WHERE brand_id = ? ORDER BY created_at DESC, seq DESC LIMIT 1',
         [brandId],
-      ),
+      );
+      return row && { ...row, body: decodeJson<DigestBody>('object', 'digests', 'body', row.body) };
+    },
   };
 }
 
@@ -32,15 +41,22 @@ export interface ProposalRow {
   id: string;
   brand_id: string;
   run_id: string | null;
-  change: string;
+  change: MemoryProposalView['change'];
   why: string;
   lift: number;
-  evidence: string;
-  status: string;
+  evidence: MemoryProposalView['evidence'];
+  status: ProposalStatus;
   pending_rank: number;
   decided_at: string | null;
   created_at: string;
 }
+
+const decodeProposal = (r: ProposalRow): ProposalRow => ({
+  ...r,
+  change: decodeJson('object', 'memory_proposals', 'change', r.change),
+  evidence: decodeJson('array', 'memory_proposals', 'evidence', r.evidence),
+  status: oneOf(PROPOSAL_STATUSES, 'memory_proposals', 'status', r.status),
+});
 
 export function proposalsStore(db: SqlExecutor) {
   return {
@@ -52,10 +68,10 @@ export function proposalsStore(db: SqlExecutor) {
           r.id,
           r.brand_id,
           r.run_id,
-          r.change,
+          JSON.stringify(r.change),
           r.why,
           r.lift,
-          r.evidence,
+          JSON.stringify(r.evidence),
           r.status,
           r.pending_rank,
           r.decided_at,
@@ -63,12 +79,18 @@ export function proposalsStore(db: SqlExecutor) {
         ],
       );
     },
-    get: (id: string) => db.get<ProposalRow>('SELECT * FROM memory_proposals WHERE id = ?', [id]),
-    pendingOf: (brandId: string) =>
-      db.all<ProposalRow>("SELECT * FROM memory_proposals WHERE brand_id = ? AND status = 'pending'", [
-        brandId,
-      ]),
-    async list(filter: { brandId?: string; status?: string }, limit: number, after?: string) {
+    async get(id: string) {
+      const row = await db.get<ProposalRow>('SELECT * FROM memory_proposals WHERE id = ?', [id]);
+      return row && decodeProposal(row);
+    },
+    pendingOf: async (brandId: string) =>
+      (
+        await db.all<ProposalRow>(
+          "SELECT * FROM memory_proposals WHERE brand_id = ? AND status = 'pending'",
+          [brandId],
+        )
+      ).map(decodeProposal),
+    async list(filter: { brandId?: string; status?: ProposalStatus }, limit: number, after?: string) {
       const where: string[] = [];
       const params: string[] = [];
       if (filter.brandId) {
@@ -80,11 +102,13 @@ export function proposalsStore(db: SqlExecutor) {
         params.push(filter.status);
       }
       const a = afterClause(['pending_rank', 'created_at', 'id'], after);
-      const rows = await db.all<ProposalRow>(
-        `SELECT * FROM memory_proposals WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
+      const rows = (
+        await db.all<ProposalRow>(
+          `SELECT * FROM memory_proposals WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
          ORDER BY pending_rank DESC, created_at DESC, id DESC LIMIT ?`,
-        [...params, ...a.params, limit + 1],
-      );
+          [...params, ...a.params, limit + 1],
+        )
+      ).map(decodeProposal);
       return toPage(rows, limit, (r) => [r.pending_rank, r.created_at, r.id]);
     },
     async counts(brandId?: string) {
@@ -93,10 +117,10 @@ export function proposalsStore(db: SqlExecutor) {
         brandId ? [brandId] : [],
       );
       const out = { pending: 0, applied: 0, dismissed: 0 };
-      for (const r of rows) if (r.status in out) out[r.status as keyof typeof out] = r.n;
+      for (const r of rows) if (r.status in out) out[r.status as keyof typeof out] = Number(r.n);
       return out;
     },
-    async decide(id: string, status: string, at: string) {
+    async decide(id: string, status: ProposalStatus, at: string) {
       return (
         await db.run(
           "UPDATE memory_proposals SET status = ?, pending_rank = 0, decided_at = ? WHERE id = ? AND status = 'pending'",
@@ -104,8 +128,12 @@ export function proposalsStore(db: SqlExecutor) {
         )
       ).changes;
     },
-    byRun: (runId: string) =>
-      db.all<ProposalRow>('SELECT * FROM memory_proposals WHERE run_id = ? ORDER BY created_at, id', [runId]),
+    byRun: async (runId: string) =>
+      (
+        await db.all<ProposalRow>('SELECT * FROM memory_proposals WHERE run_id = ? ORDER BY created_at, id', [
+          runId,
+        ])
+      ).map(decodeProposal),
   };
 }
 
@@ -113,13 +141,15 @@ export interface McpCallRow {
   id: string;
   key_id: string | null;
   tool: string;
-  args: string;
-  outcome: string;
+  args: Record<string, unknown>;
+  outcome: 'ok' | 'error';
   error_code: string | null;
   error_message: string | null;
   duration_ms: number | null;
   created_at: string;
 }
+
+const MCP_OUTCOMES = ['ok', 'error'] as const;
 
 export function mcpCallsStore(db: SqlExecutor) {
   return {
@@ -133,7 +163,7 @@ export function mcpCallsStore(db: SqlExecutor) {
           r.id,
           r.key_id,
           r.tool,
-          r.args,
+          JSON.stringify(r.args),
           r.outcome,
           r.error_code,
           r.error_message,
@@ -154,11 +184,17 @@ export function mcpCallsStore(db: SqlExecutor) {
         params.push(filter.tool);
       }
       const a = afterClause(['created_at', 'id'], after);
-      const rows = await db.all<McpCallRow>(
-        `SELECT * FROM mcp_calls WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
+      const rows = (
+        await db.all<McpCallRow>(
+          `SELECT * FROM mcp_calls WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
          ORDER BY created_at DESC, id DESC LIMIT ?`,
-        [...params, ...a.params, limit + 1],
-      );
+          [...params, ...a.params, limit + 1],
+        )
+      ).map((r) => ({
+        ...r,
+        args: decodeJson<Record<string, unknown>>('object', 'mcp_calls', 'args', r.args),
+        outcome: oneOf(MCP_OUTCOMES, 'mcp_calls', 'outcome', r.outcome),
+      }));
       return toPage(rows, limit, (r) => [r.created_at, r.id]);
     },
   };

@@ -49,8 +49,4 @@ export function toPage<T>(rows: T[], limit: number, keyOf: (row: T) => Key) {
   return { items, has_more, next_after: has_more && last ? encodeCursor(keyOf(last)) : null };
 }
 
-export const toJson = (value: unknown) => JSON.stringify(value);
-export const fromJson = <T>(text: string | null): T =>
-  text === null ? (null as T) : (JSON.parse(text) as T);
-
 export const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');

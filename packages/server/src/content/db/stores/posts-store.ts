@@ -1,18 +1,28 @@
 import { onUniqueViolation } from '../../../platform/db/constraints.js';
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import {
+  PLATFORMS,
+  type Platform,
+  POST_STATUSES,
+  type PostStatus,
+  REPLY_THEMES,
+  type ReplyTheme,
+} from '../../domain.js';
+import { decodeJson, oneOf, toNumber } from './decode.js';
 import { mediaReferencesStore } from './media-references-store.js';
 import { afterClause, placeholders, toPage } from './paging.js';
+import { partsOf, type StoredPart } from './parts.js';
 
 export interface PostRow {
   id: string;
   brand_id: string;
   channel_id: string;
-  platform: string;
+  platform: Platform;
   draft_id: string | null;
   draft_version: number | null;
   idea_id: string | null;
-  status: string;
-  parts: string;
+  status: PostStatus;
+  parts: StoredPart[];
   scheduled_for: string | null;
   published_at: string | null;
   sort_at: string;
@@ -25,8 +35,8 @@ export interface PostRow {
   // Added by migration 006; always present on rows read back, optional for rows being written.
   /** A scheduled post waits until then (429 Retry-After, backoff after a 5xx). */
   retry_at?: string | null;
-  /** JSON array: every part already on the platform, in order. */
-  external_ids?: string;
+  /** Every part already on the platform, in order. */
+  external_ids?: string[];
   /** What the person should know about publishing (unconfirmed, waiting to retry). */
   notice?: string | null;
   /**
@@ -52,12 +62,38 @@ export interface ReplyRow {
   brand_id: string;
   author: string;
   text: string;
-  theme: string;
+  theme: ReplyTheme;
   created_at: string;
 }
 
 const COLS =
   'id, brand_id, channel_id, platform, draft_id, draft_version, idea_id, status, parts, scheduled_for, published_at, sort_at, permalink, external_id, failure, settled_at, created_at, updated_at, retry_at, external_ids, notice, slot_hour';
+
+type Row = Record<string, unknown>;
+
+/** A row as read: unions checked, parts and external ids decoded. */
+const decode = (r: Row): PostRow =>
+  ({
+    ...r,
+    platform: oneOf(PLATFORMS, 'posts', 'platform', r.platform),
+    status: oneOf(POST_STATUSES, 'posts', 'status', r.status),
+    parts: partsOf('posts', r.parts),
+    external_ids: decodeJson<string[]>('array', 'posts', 'external_ids', r.external_ids ?? '[]'),
+  }) as PostRow;
+const decodeAll = async (rows: Promise<Row[]>) => (await rows).map(decode);
+const decodeReply = (r: ReplyRow): ReplyRow => ({
+  ...r,
+  theme: oneOf(REPLY_THEMES, 'replies', 'theme', r.theme),
+});
+const decodeSnapshot = <T extends MetricsRow>(r: T): T => ({
+  ...r,
+  age_h: toNumber(r.age_h),
+  impressions: toNumber(r.impressions),
+  likes: toNumber(r.likes),
+  comments: toNumber(r.comments),
+  shares: toNumber(r.shares),
+  clicks: toNumber(r.clicks),
+});
 
 const HOUR = 3_600_000;
 /** The hour a time falls in, as the ISO string `slot_hour` holds. */
@@ -96,7 +132,7 @@ export function postsStore(db: SqlExecutor) {
         r.draft_version,
         r.idea_id,
         r.status,
-        r.parts,
+        JSON.stringify(r.parts),
         r.scheduled_for,
         r.published_at,
         r.sort_at,
@@ -107,14 +143,17 @@ export function postsStore(db: SqlExecutor) {
         r.created_at,
         r.updated_at,
         r.retry_at ?? null,
-        r.external_ids ?? '[]',
+        JSON.stringify(r.external_ids ?? []),
         r.notice ?? null,
         slot,
       ]);
       await onUniqueViolation(write, 'posts', SLOT_INDEX, slotTaken);
       await mediaReferencesStore(db).add({ post_id: r.id }, r.parts);
     },
-    get: (id: string) => db.get<PostRow>('SELECT * FROM posts WHERE id = ?', [id]),
+    async get(id: string): Promise<PostRow | undefined> {
+      const row = await db.get<Row>('SELECT * FROM posts WHERE id = ?', [id]);
+      return row && decode(row);
+    },
     /** Takes a scheduled post for publishing; false when someone else already did (or it changed). */
     async claim(id: string, at: string) {
       const r = await db.run(
@@ -135,38 +174,48 @@ export function postsStore(db: SqlExecutor) {
       if (filter.channelId) where.push('channel_id = ?') && params.push(filter.channelId);
       if (filter.platform) where.push('platform = ?') && params.push(filter.platform);
       const a = afterClause(['sort_at', 'id'], after);
-      const rows = await db.all<PostRow>(
-        `SELECT * FROM posts WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
+      const rows = await decodeAll(
+        db.all<Row>(
+          `SELECT * FROM posts WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
          ORDER BY sort_at DESC, id DESC LIMIT ?`,
-        [...params, ...a.params, limit + 1],
+          [...params, ...a.params, limit + 1],
+        ),
       );
       return toPage(rows, limit, (r) => [r.sort_at, r.id]);
     },
     publishedOf: (brandId: string, since = '') =>
-      db.all<PostRow>(
-        "SELECT * FROM posts WHERE brand_id = ? AND status = 'published' AND published_at >= ? ORDER BY published_at, id",
-        [brandId, since],
+      decodeAll(
+        db.all<Row>(
+          "SELECT * FROM posts WHERE brand_id = ? AND status = 'published' AND published_at >= ? ORDER BY published_at, id",
+          [brandId, since],
+        ),
       ),
     publishedBetween: (brandId: string | null, from: string, to: string) =>
-      brandId
-        ? db.all<PostRow>(
-            "SELECT * FROM posts WHERE brand_id = ? AND status = 'published' AND published_at >= ? AND published_at < ? ORDER BY published_at, id",
-            [brandId, from, to],
-          )
-        : db.all<PostRow>(
-            "SELECT * FROM posts WHERE status = 'published' AND published_at >= ? AND published_at < ? ORDER BY published_at, id",
-            [from, to],
-          ),
+      decodeAll(
+        brandId
+          ? db.all<Row>(
+              "SELECT * FROM posts WHERE brand_id = ? AND status = 'published' AND published_at >= ? AND published_at < ? ORDER BY published_at, id",
+              [brandId, from, to],
+            )
+          : db.all<Row>(
+              "SELECT * FROM posts WHERE status = 'published' AND published_at >= ? AND published_at < ? ORDER BY published_at, id",
+              [from, to],
+            ),
+      ),
     due: (now: string) =>
-      db.all<PostRow>(
-        "SELECT * FROM posts WHERE status = 'scheduled' AND scheduled_for <= ? AND (retry_at IS NULL OR retry_at <= ?) ORDER BY scheduled_for, id",
-        [now, now],
+      decodeAll(
+        db.all<Row>(
+          "SELECT * FROM posts WHERE status = 'scheduled' AND scheduled_for <= ? AND (retry_at IS NULL OR retry_at <= ?) ORDER BY scheduled_for, id",
+          [now, now],
+        ),
       ),
     /** Published posts that still have snapshots to take. */
     growing: (settleBefore: string) =>
-      db.all<PostRow>(
-        "SELECT * FROM posts WHERE status = 'published' AND settled_at IS NULL AND published_at <= ? ORDER BY published_at, id",
-        [settleBefore],
+      decodeAll(
+        db.all<Row>(
+          "SELECT * FROM posts WHERE status = 'published' AND settled_at IS NULL AND published_at <= ? ORDER BY published_at, id",
+          [settleBefore],
+        ),
       ),
     /** Posts holding an hour on the channel (the rows the one-per-slot index covers). */
     scheduledOnChannel: (channelId: string, from: string, to: string) =>
@@ -190,15 +239,20 @@ export function postsStore(db: SqlExecutor) {
      */
     async updateIf(
       id: string,
-      status: string,
+      status: PostStatus,
       patch: Partial<PostRow>,
       at: string,
       slotTaken: () => Error = () => new Error(`post ${id}: one post per channel per hour`),
     ): Promise<boolean> {
-      const entries = Object.entries(withSlot(patch)).filter(([k]) => k !== 'id');
+      const entries = Object.entries(withSlot(patch))
+        .filter(([k]) => k !== 'id')
+        .map(([k, v]): [string, string | number | null] => [
+          k,
+          k === 'parts' || k === 'external_ids' ? JSON.stringify(v) : (v as string | number | null),
+        ]);
       const write = db.run(
         `UPDATE posts SET ${entries.map(([k]) => `${k} = ?, `).join('')}updated_at = ? WHERE id = ? AND status = ?`,
-        [...entries.map(([, v]) => v as string | number | null), at, id, status],
+        [...entries.map(([, v]) => v), at, id, status],
       );
       const moved = (await onUniqueViolation(write, 'posts', SLOT_INDEX, slotTaken)).changes > 0;
       if (moved && patch.parts !== undefined)
@@ -226,22 +280,27 @@ export function postsStore(db: SqlExecutor) {
         [m.post_id, m.age_h, m.taken_at, m.impressions, m.likes, m.comments, m.shares, m.clicks],
       );
     },
-    snapshots: (postId: string) =>
-      db.all<MetricsRow>('SELECT * FROM post_metrics WHERE post_id = ? ORDER BY age_h', [postId]),
-    snapshotsOf(postIds: string[]) {
-      if (postIds.length === 0) return Promise.resolve([] as MetricsRow[]);
-      return db.all<MetricsRow>(
+    snapshots: async (postId: string) =>
+      (await db.all<MetricsRow>('SELECT * FROM post_metrics WHERE post_id = ? ORDER BY age_h', [postId])).map(
+        decodeSnapshot,
+      ),
+    async snapshotsOf(postIds: string[]) {
+      if (postIds.length === 0) return [] as MetricsRow[];
+      const rows = await db.all<MetricsRow>(
         `SELECT * FROM post_metrics WHERE post_id IN (${placeholders(postIds.length)}) ORDER BY post_id, age_h`,
         postIds,
       );
+      return rows.map(decodeSnapshot);
     },
     /** Every snapshot of the brand's published posts: the input for medians and best times. */
-    brandSnapshots: (brandId: string) =>
-      db.all<MetricsRow & { platform: string; published_at: string }>(
-        `SELECT m.*, p.platform, p.published_at FROM post_metrics m JOIN posts p ON p.id = m.post_id
+    brandSnapshots: async (brandId: string) =>
+      (
+        await db.all<MetricsRow & { platform: string; published_at: string }>(
+          `SELECT m.*, p.platform, p.published_at FROM post_metrics m JOIN posts p ON p.id = m.post_id
          WHERE p.brand_id = ? AND p.status = 'published' ORDER BY m.post_id, m.age_h`,
-        [brandId],
-      ),
+          [brandId],
+        )
+      ).map((r) => ({ ...decodeSnapshot(r), platform: oneOf(PLATFORMS, 'posts', 'platform', r.platform) })),
 
     async addReply(r: ReplyRow) {
       await db.run(
@@ -249,21 +308,28 @@ export function postsStore(db: SqlExecutor) {
         [r.id, r.post_id, r.brand_id, r.author, r.text, r.theme, r.created_at],
       );
     },
-    getReply: (id: string) => db.get<ReplyRow>('SELECT * FROM replies WHERE id = ?', [id]),
+    async getReply(id: string) {
+      const row = await db.get<ReplyRow>('SELECT * FROM replies WHERE id = ?', [id]);
+      return row && decodeReply(row);
+    },
     async replies(postId: string, filter: { theme?: string }, limit: number, after?: string) {
       const a = afterClause(['created_at', 'id'], after);
-      const rows = await db.all<ReplyRow>(
-        `SELECT * FROM replies WHERE post_id = ?${filter.theme ? ' AND theme = ?' : ''}${a.sql}
+      const rows = (
+        await db.all<ReplyRow>(
+          `SELECT * FROM replies WHERE post_id = ?${filter.theme ? ' AND theme = ?' : ''}${a.sql}
          ORDER BY created_at DESC, id DESC LIMIT ?`,
-        [postId, ...(filter.theme ? [filter.theme] : []), ...a.params, limit + 1],
-      );
+          [postId, ...(filter.theme ? [filter.theme] : []), ...a.params, limit + 1],
+        )
+      ).map(decodeReply);
       return toPage(rows, limit, (r) => [r.created_at, r.id]);
     },
-    repliesSince: (brandId: string, since: string) =>
-      db.all<ReplyRow>(
-        'SELECT * FROM replies WHERE brand_id = ? AND created_at >= ? ORDER BY created_at DESC, id',
-        [brandId, since],
-      ),
+    repliesSince: async (brandId: string, since: string) =>
+      (
+        await db.all<ReplyRow>(
+          'SELECT * FROM replies WHERE brand_id = ? AND created_at >= ? ORDER BY created_at DESC, id',
+          [brandId, since],
+        )
+      ).map(decodeReply),
     countReplies: async (brandId: string | null, from: string, to: string) =>
       (
         await db.get<{ n: number }>(

@@ -1,16 +1,18 @@
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { PLATFORMS, type Platform } from '../../domain.js';
+import { decodeJson, oneOf, oneOfOrNull } from './decode.js';
 
 export type AttemptOutcome = 'published' | 'failed' | 'retry' | 'unconfirmed';
 
 export interface PublishAttemptRow {
   id: string;
   post_id: string;
-  platform: string;
+  platform: Platform;
   started_at: string;
   finished_at: string | null;
   outcome: AttemptOutcome | null;
-  /** JSON array: the parts out when the attempt ended. */
-  external_ids: string;
+  /** The parts out when the attempt ended (a JSON column, decoded here). */
+  external_ids: string[];
   error: string | null;
   /** The instance calling the platform (null on attempts from before migration 014). */
   owner: string | null;
@@ -19,6 +21,20 @@ export interface PublishAttemptRow {
 }
 
 /** One row per call to a platform's publish, written before the call (see 006-publish-attempts). */
+const ATTEMPT_OUTCOMES = [
+  'published',
+  'failed',
+  'retry',
+  'unconfirmed',
+] as const satisfies readonly AttemptOutcome[];
+
+const decode = (r: PublishAttemptRow): PublishAttemptRow => ({
+  ...r,
+  platform: oneOf(PLATFORMS, 'publish_attempts', 'platform', r.platform),
+  outcome: oneOfOrNull(ATTEMPT_OUTCOMES, 'publish_attempts', 'outcome', r.outcome),
+  external_ids: decodeJson<string[]>('array', 'publish_attempts', 'external_ids', r.external_ids ?? '[]'),
+});
+
 export function publishAttemptsStore(db: SqlExecutor) {
   return {
     async start(
@@ -62,10 +78,12 @@ export function publishAttemptsStore(db: SqlExecutor) {
       );
     },
     /** Attempts without an outcome: in flight on some instance, or interrupted (see `abandon`). */
-    open: () =>
-      db.all<PublishAttemptRow>(
-        'SELECT * FROM publish_attempts WHERE outcome IS NULL ORDER BY started_at, id',
-      ),
+    open: async () =>
+      (
+        await db.all<PublishAttemptRow>(
+          'SELECT * FROM publish_attempts WHERE outcome IS NULL ORDER BY started_at, id',
+        )
+      ).map(decode),
     /** How many attempts in a row ended in `retry` (for the backoff). */
     async retriesOf(postId: string) {
       const rows = await db.all<{ outcome: string | null }>(
@@ -79,9 +97,12 @@ export function publishAttemptsStore(db: SqlExecutor) {
       }
       return n;
     },
-    of: (postId: string) =>
-      db.all<PublishAttemptRow>('SELECT * FROM publish_attempts WHERE post_id = ? ORDER BY started_at, id', [
-        postId,
-      ]),
+    of: async (postId: string) =>
+      (
+        await db.all<PublishAttemptRow>(
+          'SELECT * FROM publish_attempts WHERE post_id = ? ORDER BY started_at, id',
+          [postId],
+        )
+      ).map(decode),
   };
 }

@@ -1,23 +1,51 @@
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import {
+  AGENT_IDS,
+  type AgentId,
+  CALLER_SOURCES,
+  type CallerSource,
+  RUN_STATUSES,
+  type RunStatus,
+} from '../../domain.js';
+import type { AgentRunView, RunStepView } from '../../schemas/agents.js';
+import { decodeJson, decodeJsonOrNull, oneOf, toJsonColumn } from './decode.js';
 import { afterClause, toPage } from './paging.js';
 
 export interface RunRow {
   id: string;
-  agent_id: string;
+  agent_id: AgentId;
   brand_id: string | null;
   parent_run_id: string | null;
-  status: string;
-  inputs: string;
-  steps: string;
-  output: string | null;
-  error: string | null;
-  source: string;
+  status: RunStatus;
+  inputs: Record<string, unknown>;
+  steps: RunStepView[];
+  output: Record<string, unknown> | null;
+  error: AgentRunView['error'];
+  source: CallerSource;
   key_id: string | null;
   person_id: string | null;
   automation_id: string | null;
   started_at: string;
   finished_at: string | null;
 }
+
+type Row = Record<string, unknown>;
+
+/** Steps recorded before token usage was counted have none: null, as for a step without model calls. */
+const decode = (r: Row): RunRow =>
+  ({
+    ...r,
+    agent_id: oneOf(AGENT_IDS, 'agent_runs', 'agent_id', r.agent_id),
+    status: oneOf(RUN_STATUSES, 'agent_runs', 'status', r.status),
+    source: oneOf(CALLER_SOURCES, 'agent_runs', 'source', r.source),
+    inputs: decodeJson('object', 'agent_runs', 'inputs', r.inputs),
+    steps: decodeJson<Partial<RunStepView>[]>('array', 'agent_runs', 'steps', r.steps).map((s) => ({
+      ...s,
+      usage: s.usage ?? null,
+    })),
+    output: decodeJsonOrNull('object', 'agent_runs', 'output', r.output),
+    error: decodeJsonOrNull('object', 'agent_runs', 'error', r.error),
+  }) as RunRow;
 
 export function runsStore(db: SqlExecutor) {
   return {
@@ -31,10 +59,10 @@ export function runsStore(db: SqlExecutor) {
           r.brand_id,
           r.parent_run_id,
           r.status,
-          r.inputs,
-          r.steps,
-          r.output,
-          r.error,
+          JSON.stringify(r.inputs),
+          JSON.stringify(r.steps),
+          toJsonColumn(r.output),
+          toJsonColumn(r.error),
           r.source,
           r.key_id,
           r.person_id,
@@ -47,12 +75,17 @@ export function runsStore(db: SqlExecutor) {
     async finish(id: string, r: Pick<RunRow, 'status' | 'steps' | 'output' | 'error' | 'finished_at'>) {
       await db.run(
         'UPDATE agent_runs SET status = ?, steps = ?, output = ?, error = ?, finished_at = ? WHERE id = ?',
-        [r.status, r.steps, r.output, r.error, r.finished_at, id],
+        [r.status, JSON.stringify(r.steps), toJsonColumn(r.output), toJsonColumn(r.error), r.finished_at, id],
       );
     },
-    get: (id: string) => db.get<RunRow>('SELECT * FROM agent_runs WHERE id = ?', [id]),
-    children: (id: string) =>
-      db.all<RunRow>('SELECT * FROM agent_runs WHERE parent_run_id = ? ORDER BY started_at, id', [id]),
+    async get(id: string) {
+      const row = await db.get<Row>('SELECT * FROM agent_runs WHERE id = ?', [id]);
+      return row && decode(row);
+    },
+    children: async (id: string) =>
+      (
+        await db.all<Row>('SELECT * FROM agent_runs WHERE parent_run_id = ? ORDER BY started_at, id', [id])
+      ).map(decode),
     async list(filter: { agentId?: string; brandId?: string }, limit: number, after?: string) {
       const where: string[] = ['parent_run_id IS NULL'];
       const params: string[] = [];
@@ -65,10 +98,12 @@ export function runsStore(db: SqlExecutor) {
         params.push(filter.brandId);
       }
       const a = afterClause(['started_at', 'id'], after);
-      const rows = await db.all<RunRow>(
-        `SELECT * FROM agent_runs WHERE ${where.join(' AND ')}${a.sql} ORDER BY started_at DESC, id DESC LIMIT ?`,
-        [...params, ...a.params, limit + 1],
-      );
+      const rows = (
+        await db.all<Row>(
+          `SELECT * FROM agent_runs WHERE ${where.join(' AND ')}${a.sql} ORDER BY started_at DESC, id DESC LIMIT ?`,
+          [...params, ...a.params, limit + 1],
+        )
+      ).map(decode);
       return toPage(rows, limit, (r) => [r.started_at, r.id]);
     },
   };

@@ -1,10 +1,12 @@
 import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import { SIGNAL_KINDS, type SignalKind } from '../../domain.js';
+import { oneOf } from './decode.js';
 import { afterClause, toPage } from './paging.js';
 
 export interface SignalRow {
   id: string;
   brand_id: string;
-  kind: string;
+  kind: SignalKind;
   title: string;
   summary: string;
   source_url: string | null;
@@ -12,6 +14,8 @@ export interface SignalRow {
   observed_at: string;
   created_at: string;
 }
+
+const decode = (r: SignalRow): SignalRow => ({ ...r, kind: oneOf(SIGNAL_KINDS, 'signals', 'kind', r.kind) });
 
 export function signalsStore(db: SqlExecutor) {
   return {
@@ -22,7 +26,10 @@ export function signalsStore(db: SqlExecutor) {
         [r.id, r.brand_id, r.kind, r.title, r.summary, r.source_url, r.strength, r.observed_at, r.created_at],
       );
     },
-    get: (id: string) => db.get<SignalRow>('SELECT * FROM signals WHERE id = ?', [id]),
+    async get(id: string) {
+      const row = await db.get<SignalRow>('SELECT * FROM signals WHERE id = ?', [id]);
+      return row && decode(row);
+    },
     async list(brandId: string, filter: { kind?: string }, limit: number, after?: string) {
       const a = afterClause(['observed_at', 'id'], after);
       const kind = filter.kind ? ' AND kind = ?' : '';
@@ -30,14 +37,16 @@ export function signalsStore(db: SqlExecutor) {
         `SELECT * FROM signals WHERE brand_id = ?${kind}${a.sql} ORDER BY observed_at DESC, id DESC LIMIT ?`,
         [brandId, ...(filter.kind ? [filter.kind] : []), ...a.params, limit + 1],
       );
-      return toPage(rows, limit, (r) => [r.observed_at, r.id]);
+      return toPage(rows.map(decode), limit, (r) => [r.observed_at, r.id]);
     },
     /** The strongest recent signals, for idea suggestions and digests. */
-    strongest: (brandId: string, since: string, limit: number) =>
-      db.all<SignalRow>(
-        'SELECT * FROM signals WHERE brand_id = ? AND observed_at >= ? ORDER BY strength DESC, observed_at DESC, id LIMIT ?',
-        [brandId, since, limit],
-      ),
+    strongest: async (brandId: string, since: string, limit: number) =>
+      (
+        await db.all<SignalRow>(
+          'SELECT * FROM signals WHERE brand_id = ? AND observed_at >= ? ORDER BY strength DESC, observed_at DESC, id LIMIT ?',
+          [brandId, since, limit],
+        )
+      ).map(decode),
     countSince: async (brandId: string, since: string) =>
       (
         await db.get<{ n: number }>(

@@ -1,7 +1,5 @@
 import { z } from 'zod';
-import type { ContentContext } from '../../context.js';
-import type { MediaContext } from '../../media/index.js';
-import { MediaAsset, mediaService, VARIANT_NAMES } from '../../media/index.js';
+import { MediaAsset, VARIANT_NAMES } from '../../media/index.js';
 import { Draft } from '../../schemas/drafts.js';
 import { attachMedia } from '../../services/drafts.js';
 import { defineTool, Id, LIST_CAP, plural } from '../tool.js';
@@ -25,7 +23,7 @@ export const listMediaTool = defineTool({
   output: { media: z.array(MediaAsset), has_more: z.boolean() },
   async run(ctx, args) {
     // The same service instance the REST routes use (it holds the per-asset locks).
-    const page = await mediaService(ctx as ContentContext & MediaContext).listAssets(args.brandId, {
+    const page = await ctx.media.listAssets(args.brandId, {
       tag: args.tag,
       limit: LIST_CAP,
     });
