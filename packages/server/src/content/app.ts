@@ -93,6 +93,12 @@ export const TICK_MS = 30_000;
  */
 export const PASS_LEASE = 'content:background-pass';
 export const PASS_LEASE_MS = 5 * 60_000;
+/**
+ * The media orphan sweep runs at most once a day in the whole deployment: the background pass
+ * takes this lease for a day and never gives it back, so the next sweep is due when it runs out.
+ */
+export const MEDIA_SWEEP_LEASE = 'content:media-sweep';
+export const MEDIA_SWEEP_EVERY_MS = 24 * 60 * 60_000;
 
 export interface ContentHandle extends ServiceHandle {
   /** The context every content service takes; the MCP server is built on it. */
@@ -176,6 +182,11 @@ export async function createContentApp(
       await purgeHandledEvents(ctx);
       await purgeOldRunCounts(ctx);
       await idempotencyStore.purge(deps.clock.now().toISOString());
+      const sweepUntil = new Date(real.getTime() + MEDIA_SWEEP_EVERY_MS).toISOString();
+      if (await leases.take(MEDIA_SWEEP_LEASE, ctx.instanceId, real.toISOString(), sweepUntil)) {
+        const removed = await ctx.media.sweepOrphans();
+        if (removed) deps.logger.info({ removed }, 'media sweep removed orphaned asset folders');
+      }
     } finally {
       await leases.release(PASS_LEASE, ctx.instanceId);
     }

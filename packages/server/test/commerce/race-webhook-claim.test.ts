@@ -3,14 +3,13 @@ import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
 import type { SqlDatabase } from '../../src/platform/db/sql.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { interleave, settledValue } from '../helpers/race.js';
 import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
 
 /**
- * Two dispatchers (two instances) claiming due webhook deliveries from one database. Each selects
- * what is due, then takes leases: on an engine that does not serialise whole transactions, both
- * can select the same delivery before either writes, so the lease must be taken by a statement
- * that re-checks it, or the delivery is sent twice at once.
+ * Two dispatchers (two instances) claiming due webhook deliveries from one database, with their
+ * claim transactions forced to overlap: the first has claimed but not committed when the second
+ * claims. Read committed, the second sees the deliveries as unclaimed; only the claim's locks keep
+ * it from taking them too (sending them twice at once) or from waiting on the first.
  */
 describe('claiming due webhook deliveries from two instances', () => {
   const dir = tempDataDir('svc-claim-');
@@ -27,7 +26,7 @@ describe('claiming due webhook deliveries from two instances', () => {
     removeTempDataDir(dir);
   });
 
-  it('each due delivery is claimed by one dispatcher, never by both', async () => {
+  it('a claim made while another is uncommitted takes none of its deliveries, and never waits for it', async () => {
     const at = '2026-01-01T00:00:00.000Z';
     const s = commerceStores(one);
     await s.webhooks.insertEndpoint({
@@ -49,24 +48,52 @@ describe('claiming due webhook deliveries from two instances', () => {
       });
       await s.webhooks.insertDelivery({ id: `del_${n}`, event_id: `evt_${n}`, endpoint_id: 'we_1', at });
     }
-    const claim = (db: SqlDatabase) =>
-      commerceStores(db).webhooks.claimDue(
-        '2026-01-01T00:01:00.000Z',
-        '2026-01-01T00:02:00.000Z',
-        db === one ? 'claimer-one' : 'claimer-two',
-        {
-          limit: 10,
-          perEndpoint: 10,
-          dialect: db.dialect,
-        },
-      );
-    // The second dispatcher selects the due deliveries, the first claims them, then the second writes.
-    const race = interleave(one, two);
-    const [first, second] = await race.run(
-      () => claim(one),
-      () => claim(two),
-    );
-    const ids = [...settledValue(first), ...settledValue(second)].map((d) => d.id).sort();
-    expect(ids).toEqual(['del_1', 'del_2', 'del_3']);
+    const claim = (db: SqlDatabase, owner: string, hold: () => Promise<void> = async () => {}) =>
+      db.transaction(async (tx) => {
+        if (db.dialect === 'postgres') await tx.run("SET LOCAL lock_timeout = '5s'");
+        const got = await commerceStores(tx).webhooks.claimDue(
+          '2026-01-01T00:01:00.000Z',
+          '2026-01-01T00:02:00.000Z',
+          owner,
+          { limit: 10, perEndpoint: 10, dialect: db.dialect },
+        );
+        await hold();
+        return got;
+      });
+
+    let claimed!: () => void;
+    const firstClaimed = new Promise<void>((r) => {
+      claimed = r;
+    });
+    let commit!: () => void;
+    const mayCommit = new Promise<void>((r) => {
+      commit = r;
+    });
+    // The first claims, then holds its transaction open (its claims uncommitted) until let go.
+    const first = claim(one, 'claimer-one', () => {
+      claimed();
+      return mayCommit;
+    });
+    await firstClaimed;
+    const second = claim(two, 'claimer-two');
+    if (one.dialect === 'postgres') {
+      // The second runs to its end inside the first's transaction: it must skip what the first
+      // holds rather than wait (a wait would hit lock_timeout and fail here).
+      const got = await second.catch((err) => {
+        commit();
+        throw err;
+      });
+      commit();
+      expect(got).toEqual([]);
+    } else {
+      // SQLite: BEGIN IMMEDIATE makes the second wait for the first's write lock; it then sees the
+      // committed claims.
+      await new Promise((r) => setImmediate(r));
+      commit();
+      expect(await second).toEqual([]);
+    }
+    expect((await first).map((d) => d.id).sort()).toEqual(['del_1', 'del_2', 'del_3']);
+    const owners = await one.all<{ lease_owner: string }>('SELECT lease_owner FROM deliveries ORDER BY id');
+    expect(owners.map((o) => o.lease_owner)).toEqual(['claimer-one', 'claimer-one', 'claimer-one']);
   });
 });

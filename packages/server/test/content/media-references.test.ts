@@ -1,4 +1,8 @@
+import { readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContentHandle } from '../../src/content/app.js';
+import { ORPHAN_MIN_AGE_MS } from '../../src/content/media/service.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
 import { mediaTools } from './media-tools.js';
@@ -80,9 +84,23 @@ describe('media that drafts and posts refer to', () => {
     });
     expect(again.status).toBe(404);
 
-    // The start-up sweep keeps what is referred to.
-    await (svc.handle as any).ctx.media.sweepOrphans();
+    // The daily sweep of the background pass keeps what is referred to, however old, and removes
+    // an old stray; it runs once a day in the deployment, not on every pass.
+    const dir = join(svc.dataDir, 'media', asset.id);
+    const ageAll = () => {
+      const t = new Date(Date.now() - ORPHAN_MIN_AGE_MS - 60_000);
+      for (const f of readdirSync(dir)) utimesSync(join(dir, f), t, t);
+    };
+    writeFileSync(join(dir, 'stray.jpg'), 'x');
+    ageAll();
+    const handle = svc.handle as ContentHandle;
+    expect(await handle.backgroundPass()).toBe(true);
+    expect(readdirSync(dir)).not.toContain('stray.jpg');
     await expectImage(postUrl as string);
+    writeFileSync(join(dir, 'stray.jpg'), 'x');
+    ageAll();
+    expect(await handle.backgroundPass()).toBe(true);
+    expect(readdirSync(dir)).toContain('stray.jpg');
   });
 
   /** A scheduled post (one published now could not be edited or deleted). */

@@ -1,4 +1,4 @@
-import { mkdirSync, readdirSync } from 'node:fs';
+import { mkdirSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +9,7 @@ import {
   mediaRoutes,
   mediaService,
 } from '../../src/content/media/index.js';
+import { ORPHAN_MIN_AGE_MS } from '../../src/content/media/service.js';
 import { UploadedFile } from '../../src/content/media/upload.js';
 import { contentRegistry } from '../../src/content/schemas.js';
 import { AppError } from '../../src/platform/errors.js';
@@ -76,13 +77,39 @@ describe('MediaService for drafts and MCP', () => {
     expect(await media.listAssets('brd_b')).toEqual({ assets: [], has_more: false, next_after: null });
   });
 
-  it('sweeps files left without a row (e.g. after a brand was deleted)', async () => {
+  it('sweeps only what nothing refers to and nothing changed for a day (another instance may be mid-upload)', async () => {
+    const root = join(svc.dataDir, 'media');
+    const aged = (path: string) => {
+      const t = new Date(Date.now() - ORPHAN_MIN_AGE_MS - 60_000);
+      utimesSync(path, t, t);
+    };
     const other = await media.upload('brd_b', await fileOf(50, 50), {});
     await svc.db.run('DELETE FROM brands WHERE id = ?', ['brd_b']);
+    // Leftovers of a crash, and work in flight on another instance sharing the folder.
+    mkdirSync(join(root, '.staging', 'med_oldbuild'), { recursive: true });
+    mkdirSync(join(root, '.staging', 'med_newbuild'), { recursive: true });
+    mkdirSync(join(root, '.tmp'), { recursive: true });
+    writeFileSync(join(root, '.tmp', 'old-upload'), 'x');
+    writeFileSync(join(root, '.tmp', 'new-upload'), 'x');
+    writeFileSync(join(root, imageId, 'stray.jpg'), 'x');
+    aged(join(root, '.staging', 'med_oldbuild'));
+    aged(join(root, '.tmp', 'old-upload'));
+
+    // The deleted brand's files are fresh: they could be a move-in whose row is not written yet.
+    expect(await media.sweepOrphans()).toBe(0);
+    expect(readdirSync(root)).toContain(other.id);
+    expect(readdirSync(join(root, '.staging'))).toEqual(['med_newbuild']);
+    expect(readdirSync(join(root, '.tmp'))).toEqual(['new-upload']);
+    expect(readdirSync(join(root, imageId))).toContain('stray.jpg');
+
+    for (const f of readdirSync(join(root, other.id))) aged(join(root, other.id, f));
+    for (const f of readdirSync(join(root, imageId))) aged(join(root, imageId, f));
     expect(await media.sweepOrphans()).toBe(1);
-    const left = readdirSync(join(svc.dataDir, 'media')).filter((d) => d.startsWith('med_'));
-    expect(left).toEqual([imageId]);
-    expect(left).not.toContain(other.id);
+    expect(readdirSync(root).filter((d) => d.startsWith('med_'))).toEqual([imageId]);
+    // The asset still has every file its row lists, and only those.
+    const asset = await media.getAsset(null, imageId);
+    const listed = Object.values(asset.variants).map((v: any) => v.url.split('/').pop());
+    expect(readdirSync(join(root, imageId)).sort()).toEqual([...new Set(listed)].sort());
   });
 
   it('documents the upload as multipart with a binary file part', () => {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { finished } from 'node:stream/promises';
 import { mediaTooLarge } from './errors.js';
@@ -51,6 +51,36 @@ export async function pruneAssetDir(root: string, id: string, keep: ReadonlySet<
   const entries = await readdir(dir).catch(() => [] as string[]);
   await Promise.all(entries.filter((f) => !keep.has(f)).map((f) => removeQuietly(join(dir, f))));
   return false;
+}
+
+/** The entries of `dir` last changed before `cutoffMs` (file system time); none if `dir` is missing. */
+export async function entriesOlderThan(dir: string, cutoffMs: number): Promise<string[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const old = await Promise.all(
+    names.map(async (n) => ((await stat(join(dir, n)).catch(() => null))?.mtimeMs ?? cutoffMs) < cutoffMs),
+  );
+  return names.filter((_, i) => old[i]);
+}
+
+/**
+ * The orphan sweep's prune: removes the files of an asset directory that are not in `keep` and
+ * were last changed before `cutoffMs` (a younger one may be another instance's re-render or
+ * move-in in flight), then the directory if that left it empty. Returns whether it is gone.
+ */
+export async function pruneStaleFiles(
+  root: string,
+  id: string,
+  keep: ReadonlySet<string>,
+  cutoffMs: number,
+): Promise<boolean> {
+  const dir = assetDir(root, id);
+  const stale = (await entriesOlderThan(dir, cutoffMs)).filter((f) => !keep.has(f));
+  await Promise.all(stale.map((f) => removeQuietly(join(dir, f))));
+  // rmdir refuses a directory that is not empty: a file moved in meanwhile keeps it.
+  return rmdir(dir).then(
+    () => true,
+    () => false,
+  );
 }
 
 /** Asset directories on disk, for the orphan sweep. */

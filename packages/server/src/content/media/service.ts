@@ -8,11 +8,13 @@ import type { MediaContext } from './context.js';
 import { downloadTo, publicMediaFetcher } from './fetch-url.js';
 import {
   assetDir,
+  entriesOlderThan,
   listAssetDirs,
   mediaRoot,
   moveIntoPlace,
   newTempFile,
   pruneAssetDir,
+  pruneStaleFiles,
   removeQuietly,
   stagingDir,
 } from './files.js';
@@ -26,6 +28,13 @@ import { type MediaFile, type MediaRecord, type MediaRow, mediaStore } from './s
 import { titleFrom, titleFromUrl } from './title.js';
 import type { UploadedFile } from './upload.js';
 import { toAssetView } from './view.js';
+
+/**
+ * What the orphan sweep leaves alone: anything changed more recently than this. A day is far
+ * beyond any upload, download or render, so it never mistakes another instance's work in flight
+ * for an orphan; leftovers just wait a day longer.
+ */
+export const ORPHAN_MIN_AGE_MS = 24 * 60 * 60 * 1000;
 
 export interface MediaMeta {
   alt?: string | undefined;
@@ -294,15 +303,23 @@ export function createMediaService(ctx: MediaContext) {
     },
 
     /**
-     * Removes files nothing refers to (no asset row lists them, no draft or post names them) and
-     * directories left empty: from a crash between building and saving, a brand deletion
-     * (ON DELETE CASCADE removes rows, not files), or references that went away. Not called by
-     * the server today. Only with every instance stopped: another instance's upload in flight has
-     * files in `.staging`/`.tmp`, and a moved-in directory whose row is not written yet.
+     * Removes what nothing refers to any more: files of an asset directory that neither the
+     * asset's row nor a draft or post names, asset directories left empty (after a brand
+     * deletion: ON DELETE CASCADE removes rows, not files), and `.staging`/`.tmp` leftovers of a
+     * crash. Safe while other instances share the media folder: only what was last changed more
+     * than `ORPHAN_MIN_AGE_MS` ago is touched, far longer than an upload, a build or a re-render
+     * takes, so another instance's work in flight (a staging build, a directory moved into place
+     * whose row is not written yet) is never taken for an orphan. The background pass runs it once
+     * a day under a lease (content app.ts). Returns how many asset directories it removed.
      */
     async sweepOrphans(): Promise<number> {
-      await removeQuietly(join(root, '.staging'));
-      await removeQuietly(join(root, '.tmp'));
+      // File times come from the operating system, so they are compared with its clock, not the
+      // injected one (a sandbox or test clock may be anywhere in time).
+      const cutoff = Date.now() - ORPHAN_MIN_AGE_MS;
+      for (const area of ['.staging', '.tmp']) {
+        const dir = join(root, area);
+        for (const name of await entriesOlderThan(dir, cutoff)) await removeQuietly(join(dir, name));
+      }
       const dirs = await listAssetDirs(root);
       const known = await store.existingIds(dirs);
       let removed = 0;
@@ -312,7 +329,7 @@ export function createMediaService(ctx: MediaContext) {
           const rec = await store.get(d);
           for (const v of Object.values(rec?.variants ?? {})) keep.add(v.file);
         }
-        if (await pruneAssetDir(root, d, keep)) removed++;
+        if (await pruneStaleFiles(root, d, keep, cutoff)) removed++;
       }
       return removed;
     },
