@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import { bearerToken } from '../platform/api-key-hash.js';
-import type { SqlDatabase } from '../platform/db/sqlite.js';
+import type { SqlDatabase } from '../platform/db/sql.js';
 import { AppError } from '../platform/errors.js';
 import { type Authenticators, requireLocalTrust } from '../platform/http/index.js';
 import type { ServiceDeps } from '../platform/service.js';

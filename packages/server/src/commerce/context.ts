@@ -1,4 +1,4 @@
-import type { SqlDatabase } from '../platform/db/sqlite.js';
+import type { SqlDatabase } from '../platform/db/sql.js';
 import type { ServiceDeps } from '../platform/service.js';
 import type { CommerceEnv } from './db/api-keys-store.js';
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../platform/clock.js';
-import type { SqlDatabase, SqlExecutor } from '../platform/db/sqlite.js';
+import type { SqlDatabase, SqlExecutor } from '../platform/db/sql.js';
 import {
   addSandboxOffset,
   currentSandboxOffset,

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Express } from 'express';
 import type { Config } from '../config.js';
 import type { Clock } from './clock.js';
-import type { SqlDatabase } from './db/sqlite.js';
+import type { SqlDatabase } from './db/sql.js';
 import type { Ids } from './ids.js';
 import type { Logger } from './logger.js';
 

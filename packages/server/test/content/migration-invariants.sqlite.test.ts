@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContentContext } from '../../src/content/context.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
-import { openDatabase, type SqliteDatabase } from '../../src/platform/db/sqlite.js';
+import { openSqliteDatabase, type SqliteDatabase } from '../../src/platform/db/sqlite.js';
 import { rewindContentSchema } from '../helpers/content-rewind.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand, makeDraft } from './helpers.js';
@@ -51,7 +51,7 @@ describe('migration 007 on a database that already holds duplicates', () => {
               person_id, ?, updated_at FROM approvals WHERE id = ?`,
     ).run(ids.extraApproval, later, ids.keptApproval);
 
-    await openDatabase(join(svc.dataDir, 'content.sqlite'), contentMigrations, {
+    await openSqliteDatabase(join(svc.dataDir, 'content.sqlite'), contentMigrations, {
       log: (m) => notes.push(m),
     }).close();
   });

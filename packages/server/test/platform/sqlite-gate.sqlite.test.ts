@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/platform/db/sqlite.js';
+import { openSqliteDatabase } from '../../src/platform/db/sqlite.js';
 
 describe('GatedDatabase', () => {
   it('serializes transactions started in the same tick and keeps plain queries out of them', async () => {
-    const db = openDatabase(':memory:', [
+    const db = openSqliteDatabase(':memory:', [
       { id: 1, name: 't', up: 'CREATE TABLE t (n INTEGER)', postgres: 'CREATE TABLE t (n BIGINT)' },
     ]);
     const order: string[] = [];

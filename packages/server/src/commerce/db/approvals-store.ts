@@ -1,5 +1,5 @@
 import { fromJson, toJson } from '../../platform/db/json.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../platform/db/sql.js';
 import type { CommerceEnv } from './api-keys-store.js';
 
 export type ApprovalStatus = 'pending' | 'approved' | 'declined';

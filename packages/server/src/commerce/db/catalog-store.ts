@@ -1,7 +1,7 @@
 import { fromFlag, toFlag } from '../../platform/db/flags.js';
 import { fromJson, toJson } from '../../platform/db/json.js';
 import { likeEscape } from '../../platform/db/like.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../platform/db/sql.js';
 import type { Merchant } from '../schemas/resources.js';
 
 type Row = {

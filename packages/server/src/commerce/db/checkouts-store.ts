@@ -1,6 +1,6 @@
 import { fromFlag, toFlag } from '../../platform/db/flags.js';
 import { fromJson, toJson } from '../../platform/db/json.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../platform/db/sql.js';
 import type { StoreSession } from '../merchants/adapter.js';
 import type {
   ApiErrorObject,

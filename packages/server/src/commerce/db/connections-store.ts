@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../platform/db/sql.js';
 import type { ConnectionStatus } from '../schemas/common.js';
 import type { CommerceEnv } from './api-keys-store.js';
 

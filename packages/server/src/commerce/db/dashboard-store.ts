@@ -1,6 +1,6 @@
 import { fromJson } from '../../platform/db/json.js';
 import { likeEscape } from '../../platform/db/like.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../platform/db/sql.js';
 import type { CheckoutStatus, LineItem, OrderStatus, Totals } from '../schemas/common.js';
 import type { CommerceEnv } from './api-keys-store.js';
 import type { EventRecord } from './webhooks-store.js';

@@ -1,4 +1,4 @@
-import type { Migration } from '../../platform/db/sqlite.js';
+import type { Migration } from '../../platform/db/sql.js';
 import { usersAndApprovals } from './migrations/002-users-and-approvals.js';
 import { commerceObjects } from './migrations/003-commerce-objects.js';
 import { idempotencyAndWebhooks } from './migrations/004-idempotency-and-webhooks.js';

@@ -1,5 +1,5 @@
 import { fromJson, toJson } from '../../platform/db/json.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../platform/db/sql.js';
 
 export interface PasskeyRecord {
   /** The credential id, base64url, as the authenticator gave it. */

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../platform/db/sql.js';
 
 /** The sandbox stores' own ledger: what they placed, keyed by our checkout id. */
 export function sandboxOrdersStore(db: SqlExecutor) {

@@ -1,6 +1,6 @@
 import { idempotencyAnswers } from '../../platform/db/idempotency-store.js';
 import { leasesStore } from '../../platform/db/leases-store.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../platform/db/sql.js';
 import { apiKeysStore } from './api-keys-store.js';
 import { approvalsStore } from './approvals-store.js';
 import { catalogStore } from './catalog-store.js';

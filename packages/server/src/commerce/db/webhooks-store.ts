@@ -1,6 +1,5 @@
 import { fromJson, toJson } from '../../platform/db/json.js';
-import type { Dialect } from '../../platform/db/sql.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { Dialect, SqlExecutor } from '../../platform/db/sql.js';
 import { isGoneHere } from '../../platform/instance.js';
 import type { CommerceEnv } from './api-keys-store.js';
 

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../../platform/clock.js';
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../platform/db/sql.js';
 import { sandboxOrdersStore } from '../db/sandbox-orders-store.js';
 import type { ShippingAddress } from '../schemas/common.js';
 import type { OrderStatus, PlaceResult, Quote, QuoteInput, StoreAdapter } from './adapter.js';

@@ -1,5 +1,5 @@
 import { lastUsedIsStale, sha256Hex } from '../../platform/api-key-hash.js';
-import type { SqlDatabase, SqlExecutor } from '../../platform/db/sqlite.js';
+import type { SqlDatabase, SqlExecutor } from '../../platform/db/sql.js';
 import { AppError } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
 import type { ServiceDeps } from '../../platform/service.js';

@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.js';
-import type { SqlDatabase } from '../../platform/db/sqlite.js';
+import type { SqlDatabase } from '../../platform/db/sql.js';
 import { randomIds } from '../../platform/ids.js';
 import { instanceName } from '../../platform/instance.js';
 import type { Logger } from '../../platform/logger.js';

@@ -1,6 +1,6 @@
 import type { Config } from '../../config.js';
 import type { Clock } from '../../platform/clock.js';
-import type { SqlDatabase } from '../../platform/db/sqlite.js';
+import type { SqlDatabase } from '../../platform/db/sql.js';
 import type { Ids } from '../../platform/ids.js';
 import type { Logger } from '../../platform/logger.js';
 import type { MediaFetcher } from './fetch-url.js';

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../platform/db/sql.js';
 import { decodeJson, oneOf } from '../db/stores/decode.js';
 /** One file of an asset. A video's original has no pixel size here. */
 export interface MediaFile {

@@ -1,6 +1,6 @@
 import type { IdempotencyRecord, IdempotencyStorage, StoredResponse } from '../http/idempotency.js';
 import { fromJson, toJson } from './json.js';
-import type { SqlDatabase, SqlExecutor } from './sqlite.js';
+import type { SqlDatabase, SqlExecutor } from './sql.js';
 
 type Row = {
   owner: string | null;

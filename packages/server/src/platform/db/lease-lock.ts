@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../errors.js';
 import { leasesStore } from './leases-store.js';
-import type { SqlExecutor } from './sqlite.js';
+import type { SqlExecutor } from './sql.js';
 
 export interface LeaseLockOptions {
   /** This instance's name (`instanceName`); each call adds its own part, so calls exclude each other. */

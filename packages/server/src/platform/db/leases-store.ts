@@ -1,5 +1,5 @@
 import { isGoneHere } from '../instance.js';
-import type { SqlExecutor } from './sqlite.js';
+import type { SqlExecutor } from './sql.js';
 
 /**
  * Named leases, one row each: work that must run on one instance at a time (the content

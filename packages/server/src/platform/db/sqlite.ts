@@ -12,17 +12,6 @@ import type {
   TransactionOptions,
 } from './sql.js';
 
-// The engine-neutral types live in sql.ts; stores written before PostgreSQL import them from here.
-export type {
-  Migration,
-  Row,
-  SqlDatabase,
-  SqlExecutor,
-  SqlParams,
-  SqlValue,
-  TransactionOptions,
-} from './sql.js';
-
 /** A SQLite database; `raw` is for SQLite-only work (migrations' data fix-ups, benchmarks, SQLite tests). */
 export interface SqliteDatabase extends SqlDatabase {
   readonly dialect: 'sqlite';
@@ -54,9 +43,6 @@ export function openSqliteDatabase(
   db.pragma(`busy_timeout = ${BUSY_SPIN_MS}`);
   return new GatedDatabase(db);
 }
-
-/** @deprecated the name before PostgreSQL; use openSqliteDatabase (or openServiceDatabase). */
-export const openDatabase = openSqliteDatabase;
 
 /** How long SQLite itself spins on a locked database before we wait asynchronously instead. */
 const BUSY_SPIN_MS = 20;

@@ -3,7 +3,7 @@ import {
   IDEMPOTENCY_TABLE_SQL,
 } from '../../../platform/db/idempotency-schema.js';
 
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 export const idempotencyAndWebhooks: Migration = {
   id: 4,

@@ -1,5 +1,5 @@
 import { orderingColumnSql } from '../../../platform/db/ordering-column.js';
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 /**
  * Connections, orders, webhook endpoints and deliveries list (and deliveries are claimed) in

@@ -1,4 +1,4 @@
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 /**
  * Indexes for claiming webhook deliveries per endpoint (webhooks-store.ts `claimDue`), so a claim

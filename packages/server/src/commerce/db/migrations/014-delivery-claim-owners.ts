@@ -1,4 +1,4 @@
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 /**
  * Who holds webhook deliveries now (webhooks-store.ts `claimDue` looks for claims of a process on

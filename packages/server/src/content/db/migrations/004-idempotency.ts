@@ -3,7 +3,7 @@ import {
   IDEMPOTENCY_TABLE_SQL,
 } from '../../../platform/db/idempotency-schema.js';
 
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 /** Idempotency keys on POSTs, so a client retrying after a dropped connection creates nothing twice. */
 export const idempotencyMigration: Migration = {

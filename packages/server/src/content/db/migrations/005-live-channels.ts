@@ -1,4 +1,4 @@
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 /**
  * Live channels (issue 12): the tokens an OAuth connect gives, and the connect flows in flight.

@@ -1,4 +1,4 @@
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 /**
  * Never publish twice. Every call to a platform's publish is recorded here, in its own committed

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 const HOUR = 3_600_000;
 const hourOf = (iso: string) => new Date(Math.floor(Date.parse(iso) / HOUR) * HOUR).toISOString();

@@ -1,4 +1,4 @@
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 /**
  * RFC 6749 §10.12: a started connect is bound to the browser that started it. `browser_hash` is

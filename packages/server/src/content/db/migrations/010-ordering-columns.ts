@@ -1,5 +1,5 @@
 import { orderingColumnSql } from '../../../platform/db/ordering-column.js';
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 /**
  * The latest digest of a brand and the latest fire of an automation break ties within one

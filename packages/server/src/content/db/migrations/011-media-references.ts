@@ -1,4 +1,4 @@
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 /**
  * Which drafts and posts refer to which media assets, as rows instead of a search through their

@@ -1,5 +1,5 @@
 import { LEASES_TABLE_POSTGRES, LEASES_TABLE_SQLITE } from '../../../platform/db/leases-store.js';
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 /**
  * What lets several instances share one database and still do each piece of work once:

@@ -1,4 +1,4 @@
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 /**
  * A brand's time zone (an IANA name): the app shows and picks every time of the brand in it. The

@@ -2,7 +2,7 @@ import {
   IDEMPOTENCY_OWNER_POSTGRES,
   IDEMPOTENCY_OWNER_SQLITE,
 } from '../../../platform/db/idempotency-schema.js';
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 
 /**
  * Each Idempotency-Key remembers the instance that claimed it, so a retry after that process

@@ -1,4 +1,4 @@
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 import { SNAPSHOT_AGES_H } from '../../domain.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { Migration } from '../../../platform/db/sqlite.js';
+import type { Migration } from '../../../platform/db/sql.js';
 import { apiKeysMigration } from './001-api-keys.js';
 import { coreMigration } from './002-core.js';
 import { mediaMigration } from './003-media.js';

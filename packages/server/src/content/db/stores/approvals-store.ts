@@ -1,5 +1,5 @@
 import { onUniqueViolation } from '../../../platform/db/constraints.js';
-import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../../platform/db/sql.js';
 import {
   APPROVAL_STATUSES,
   type ApprovalStatus,

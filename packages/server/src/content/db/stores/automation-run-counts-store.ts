@@ -1,4 +1,4 @@
-import type { SqlDatabase, SqlExecutor } from '../../../platform/db/sqlite.js';
+import type { SqlDatabase, SqlExecutor } from '../../../platform/db/sql.js';
 
 /** The scope that counts every automation's runs: the workspace's cap. */
 export const WORKSPACE_SCOPE = '*';

@@ -1,5 +1,5 @@
 import { fromFlag, toFlag } from '../../../platform/db/flags.js';
-import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../../platform/db/sql.js';
 import { AGENT_IDS, type AgentId } from '../../domain.js';
 import { FIRE_OUTCOMES, type FireOutcome, type TriggerInput } from '../../schemas/automations.js';
 import { decodeJson, oneOf } from './decode.js';

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../../platform/db/sql.js';
 import { placeholders } from './paging.js';
 
 /** One platform's baseline: posts with a snapshot; per standard age, the sorted engagements. */

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../../platform/db/sql.js';
 import type { BrandMemory } from '../../schemas/brands.js';
 import { decodeJson } from './decode.js';
 import { afterClause, toPage } from './paging.js';

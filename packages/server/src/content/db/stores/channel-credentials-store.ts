@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../../platform/db/sql.js';
 
 /** Sealed tokens of one live channel (migration 005). Token columns hold secret-box values only. */
 export interface ChannelCredentialsRow {

@@ -1,5 +1,5 @@
 import { onUniqueViolation } from '../../../platform/db/constraints.js';
-import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../../platform/db/sql.js';
 import { DRAFT_STATUSES, type DraftStatus, PLATFORMS, type Platform } from '../../domain.js';
 import { oneOf } from './decode.js';
 import { mediaReferencesStore } from './media-references-store.js';

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../../platform/db/sql.js';
 import { IDEA_STATUSES, type IdeaStatus, SIGNAL_KINDS, type SignalKind } from '../../domain.js';
 import { oneOf, oneOfOrNull } from './decode.js';
 import { afterClause, toPage } from './paging.js';

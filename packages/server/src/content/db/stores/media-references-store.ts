@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../../platform/db/sql.js';
 import type { StoredPart } from './parts.js';
 
 export type MediaOwner = { post_id: string } | { draft_id: string; draft_version: number };

@@ -1,4 +1,4 @@
-import type { SqlValue } from '../../../platform/db/sqlite.js';
+import type { SqlValue } from '../../../platform/db/sql.js';
 import { AppError } from '../../../platform/errors.js';
 
 export type Key = (string | number)[];

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../../platform/db/sql.js';
 import { PLATFORMS, type Platform } from '../../domain.js';
 import { decodeJson, oneOf, oneOfOrNull } from './decode.js';
 

@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../../platform/db/sqlite.js';
+import type { SqlExecutor } from '../../../platform/db/sql.js';
 import {
   AGENT_IDS,
   type AgentId,

@@ -1,4 +1,4 @@
-import type { SqlDatabase, SqlExecutor } from '../../../platform/db/sqlite.js';
+import type { SqlDatabase, SqlExecutor } from '../../../platform/db/sql.js';
 
 /** Read once at start-up, while the app is built. */
 export async function readSandboxOffset(db: SqlDatabase): Promise<number> {
