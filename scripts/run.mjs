@@ -229,13 +229,12 @@ if (command === 'start') {
     stdio: ['inherit', 'ignore', 'inherit'],
   });
   await platformSpecs();
-  run(
-    join(root, 'node_modules/.bin/vitest'),
-    ['run', '--project', 'server', 'test/content/app-', 'test/commerce/pages-axe-browser', ...rest],
-    {
-      env: { ...quiet, SVC_SCREENSHOTS: '1' },
-    },
-  );
+  // `pnpm screenshots test/content/app-plan-browser` refreshes only the pictures those files take.
+  const scoped = rest.some((a) => a.startsWith('test/'));
+  const files = scoped ? [] : ['test/content/app-', 'test/commerce/pages-axe-browser'];
+  run(join(root, 'node_modules/.bin/vitest'), ['run', '--project', 'server', ...files, ...rest], {
+    env: { ...quiet, SVC_SCREENSHOTS: '1' },
+  });
   process.stdout.write('\nScreenshots written to docs/screenshots/ (review them with git diff --stat)\n');
 } else {
   process.stderr.write('usage: node scripts/run.mjs start|test|screenshots\n');

@@ -63,15 +63,23 @@ describe('dashboard in a real browser', () => {
     await expect(row('#endpoints', receiver.url).count()).resolves.toBe(1);
   });
 
-  it('sends a test event the receiver gets, signed with the shown secret', async () => {
+  it('sends a test event the receiver gets, signed with the secret the reveal shows', async () => {
     browser();
     const [endpoint] = await endpoints();
+    expect(endpoint).not.toHaveProperty('secret');
+    await post(row('#endpoints', receiver.url).getByRole('button', { name: /^Reveal secret/ }));
+    const secret = (await page.locator('#endpoint-secret').textContent()) ?? '';
+    expect(secret).toMatch(/^whsec_/);
+    await Promise.all([
+      page.waitForEvent('load'),
+      page.getByRole('link', { name: 'Back to the dashboard' }).click(),
+    ]);
     expect(await submit(row('#endpoints', receiver.url).getByRole('button', { name: 'Send test' }))).toBe(
       'Test delivered (200).',
     );
     expect(receiver.received.map((r) => r.event.type)).toEqual(['webhook.test']);
     const first = receiver.received[0];
-    verifySignature(first?.body ?? '', first?.headers['service-signature'] as string, endpoint.secret, {
+    verifySignature(first?.body ?? '', first?.headers['service-signature'] as string, secret, {
       now: () => svc.clock.now(),
     });
     await expect(row('#deliveries', first?.event.id).count()).resolves.toBe(1);

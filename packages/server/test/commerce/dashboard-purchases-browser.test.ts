@@ -205,6 +205,46 @@ describe('the commerce dashboard: what was bought', { timeout: 120_000 }, () => 
     );
   });
 
+  it('resends from a checkout or order page and comes back to that page, with the outcome by its deliveries', async () => {
+    browser();
+    for (const [kind, id] of [
+      ['checkouts', completed.id],
+      ['orders', completed.order_id],
+    ] as const) {
+      const path = `/dashboard/${kind}/${id}`;
+      await page.goto(`${svc.url}${path}`);
+      const rowsBefore = await rows('deliveries').count();
+      const eventId =
+        (await page.locator('#deliveries tbody tr td:nth-child(1) code').first().textContent()) ?? '';
+      const before = receiver.received.filter((r) => r.event.id === eventId).length;
+      await Promise.all([
+        page.waitForURL((u) => u.pathname === path && u.searchParams.has('ok')),
+        rows('deliveries').first().getByRole('button', { name: 'Resend' }).click(),
+      ]);
+      expect(new URL(page.url()).hash).toBe('#webhook-deliveries');
+      await expect(page.locator('h1').textContent()).resolves.toContain(id);
+      // The outcome sits between the deliveries' heading and their table, not at the top of the page.
+      await expect(page.locator('#webhook-deliveries + [role="status"]').textContent()).resolves.toBe(
+        'Resent to 1 endpoint(s).',
+      );
+      expect(await rows('deliveries').count()).toBe(rowsBefore + 1);
+      expect(receiver.received.filter((r) => r.event.id === eventId).length).toBe(before + 1);
+    }
+
+    // A return_to that is not one of the dashboard's own checkout or order pages is ignored.
+    const [event] = receiver.received.filter((r) => r.event.type === 'checkout.completed');
+    for (const elsewhere of ['https://evil.example/x', '//evil.example/x', '/dashboard/checkouts/../../v1']) {
+      const res = await fetch(`${svc.url}/dashboard/events/${event?.event.id}/resend`, {
+        method: 'POST',
+        body: new URLSearchParams({ endpoint_id: endpoint.id, return_to: elsewhere }).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        redirect: 'manual',
+      });
+      expect(res.status).toBe(303);
+      expect(res.headers.get('location')).toMatch(/^\/dashboard\?ok=/);
+    }
+  });
+
   it('never resends an event to an endpoint of the other environment', async () => {
     browser();
     const live = await api(svc.url, 'POST', '/dashboard/api/webhook_endpoints', {
@@ -233,6 +273,10 @@ describe('the commerce dashboard: what was bought', { timeout: 120_000 }, () => 
     browser();
     const raw = await api(svc.url, 'GET', '/dashboard');
     expect(raw.body).not.toContain(endpoint.secret);
+    // Nor does the dashboard's JSON list of endpoints carry it.
+    const listed = await api(svc.url, 'GET', '/dashboard/api/webhook_endpoints');
+    expect(listed.body.endpoints.map((e: { id: string }) => e.id)).toContain(endpoint.id);
+    expect(JSON.stringify(listed.body)).not.toContain(endpoint.secret);
     await page.goto(`${svc.url}/dashboard`);
     expect(await page.content()).not.toContain(endpoint.secret);
     await Promise.all([

@@ -1,23 +1,28 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../src/config.js';
+import { startTokenizer } from '../fakes/ucp-tokenizer.js';
 import { axeViolations, screenshot } from '../helpers/app-pages.js';
 import { useBrowser } from '../helpers/browser.js';
+import { startTestService } from '../helpers/start.js';
 import {
   ADDRESS,
   as,
   BUYER,
   type Commerce,
+  makeKey,
   PROTOCOL,
   sandboxUser,
   startCommerce,
   startReceiver,
 } from './helpers.js';
+import { liveUser, offerAndCheckout, ucpStores } from './ucp-helpers.js';
 
 type Receiver = Awaited<ReturnType<typeof startReceiver>>;
 
 /**
  * Every server-rendered commerce page (the operator's dashboard and its pages, the shopper's
- * hosted approval and confirm pages), reached the way a person reaches it, checked with
+ * hosted approval, confirm and card pay pages), reached the way a person reaches it, checked with
  * axe-core at 1280 px and at 390 px: no serious or critical violation, and no sideways
  * scrolling on the phone. The pages the REST API hands out are the ones visited.
  */
@@ -27,6 +32,7 @@ describe('commerce pages: axe-core at 1280 px and 390 px', { timeout: 180_000 },
   let page: Page;
   const found: Record<string, unknown> = {};
   const browser = useBrowser();
+  const store = ucpStores();
 
   beforeAll(async () => {
     c = await startCommerce({ webhookAllowPrivate: true });
@@ -119,6 +125,34 @@ describe('commerce pages: axe-core at 1280 px and 390 px', { timeout: 180_000 },
     await page.getByLabel('Name (shown to people on the approval page)').fill('Axe app');
     await click('Create key');
     await check('new key');
+  });
+
+  it("the shopper's hosted pay page (a store that takes a card), and the page paying answers", async () => {
+    const svc = await startTestService('commerce', {
+      config: { storesAllowPrivate: true } as Partial<Config>,
+    });
+    const tokenizer = await startTokenizer({ host: '127.0.0.9', allowOrigin: new URL(svc.url).origin });
+    try {
+      const { call } = await liveUser({ svc, liveKey: await makeKey(svc, 'live') });
+      const s = await store({ tokenizer: { endpoint: tokenizer.endpoint, identity: tokenizer.identity } });
+      const checkout = await offerAndCheckout(call, s);
+      expect(checkout.next_action.type).toBe('card_payment');
+      await page.goto(checkout.next_action.url);
+      await check('hosted pay page');
+      await page.getByLabel('Name on card').fill('Ada Lovelace');
+      await page.getByLabel('Card number').fill('4242 4242 4242 4242');
+      await page.getByLabel('Expiry month (1-12)').fill('12');
+      await page.getByLabel('Expiry year').fill('2030');
+      await page.getByLabel('Security code').fill('123');
+      await click(/^Pay /);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Order placed');
+      expect((await call('GET', `/v1/checkouts/${checkout.id}`)).body.status).toBe('completed');
+      await check('hosted paid page');
+    } finally {
+      await tokenizer.close();
+      await svc.close();
+    }
+    expect(tokenizer.violations, 'tokenization API violations').toEqual([]);
   });
 
   it('found no serious or critical violation and nothing sideways on any of them', () => {

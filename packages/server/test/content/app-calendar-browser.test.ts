@@ -109,6 +109,16 @@ describe('the web app: the calendar week and the brand’s time zone', { timeout
       expect(box.x).toBeGreaterThanOrEqual(prev.x + prev.width - 1); // left to right, no overlap
       expect(box.x + box.width).toBeLessThanOrEqual(1280);
     }
+    // All seven fit in the grid's frame: nothing is cut off behind a sideways scroll at 1280 px.
+    const frame = await page.locator('.week-scroll').boundingBox();
+    for (const [i, box] of boxes.entries()) {
+      expect(
+        box && frame && box.x >= frame.x - 1 && box.x + box.width <= frame.x + frame.width + 1,
+        `day ${i}`,
+      ).toBe(true);
+    }
+    const sideways = await page.locator('.week-scroll').evaluate((el) => el.scrollWidth - el.clientWidth);
+    expect(sideways, 'the week grid does not scroll sideways at 1280 px').toBeLessThanOrEqual(0);
     const hourLabels = page.locator('.week-grid tbody th[scope="row"]');
     expect(await hourLabels.first().textContent()).toBe('07:00');
     const hourBox = await hourLabels.first().boundingBox();

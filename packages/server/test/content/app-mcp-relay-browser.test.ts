@@ -4,7 +4,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectAccessible, expectFitsPhone, screenshot, watchProblems } from '../helpers/app-pages.js';
+import {
+  EXAMPLE_CHECKOUT,
+  expectAccessible,
+  expectFitsPhone,
+  hideCheckoutPath,
+  screenshot,
+  watchProblems,
+} from '../helpers/app-pages.js';
 import { useBrowser } from '../helpers/browser.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
@@ -62,6 +69,14 @@ describe('the web app: an MCP configuration that works today', { timeout: 120_00
     ).resolves.toBe(1);
     await expectAccessible(page);
     await page.evaluate(() => document.getElementById('mcp')?.scrollIntoView());
+    // The screenshot shows a neutral folder, not this checkout's; the page gets its own text back.
+    const shown = await local.textContent();
+    const restore = await hideCheckoutPath(page);
+    const pictured = (await local.textContent()) ?? '';
+    expect(pictured).toContain(`${EXAMPLE_CHECKOUT}/packages/content-client/`);
+    expect(pictured).not.toContain(relay.args[0]);
+    await restore();
+    expect(await local.textContent()).toBe(shown);
     await screenshot(page, 'settings-mcp-desktop', { fullPage: false });
     await expectFitsPhone(page);
 

@@ -123,13 +123,19 @@ describe('the web app: choosing when a post goes out', { timeout: 60_000 }, () =
     await page.goto(`${svc.url}/posts/${post.id}`);
     await heading(/^Post: Standups by text/);
     const field = page.getByLabel(`Goes out at (${ZONE} time)`);
+    const schedule = page.getByRole('region', { name: 'Schedule' });
     expect(await field.inputValue()).toBe(inZone(post.scheduled_for));
     await checkPage();
 
     const later = await hoursAhead(100);
     await field.fill(inZone(later));
     await page.getByRole('button', { name: 'Reschedule' }).click();
-    await page.getByRole('status').filter({ hasText: 'Rescheduled' }).waitFor();
+    // Each outcome is said beside the control that asked, never in the page's top status line.
+    await page
+      .getByRole('form', { name: 'Reschedule' })
+      .getByRole('status')
+      .filter({ hasText: 'Rescheduled' })
+      .waitFor();
     expect((await get(`/v1/posts/${post.id}`)).scheduled_for).toBe(later);
 
     // A refused time (in the past) is said next to the field, and the field keeps it.
@@ -145,16 +151,20 @@ describe('the web app: choosing when a post goes out', { timeout: 60_000 }, () =
     await page.getByRole('button', { name: 'Edit text' }).click();
     await page.getByRole('form', { name: 'Edit text' }).getByLabel('Text').fill('Standups by text, edited.');
     await page.getByRole('button', { name: 'Save text' }).click();
-    await page.getByRole('status').filter({ hasText: 'Text saved.' }).waitFor();
+    await schedule.getByRole('status').filter({ hasText: 'Text saved.' }).waitFor();
     expect((await get(`/v1/posts/${post.id}`)).parts[0].text).toBe('Standups by text, edited.');
 
     await page.getByRole('button', { name: 'Publish now' }).click();
-    await page.getByRole('status').filter({ hasText: 'Published now.' }).waitFor();
+    await schedule.getByRole('status').filter({ hasText: 'Published now.' }).waitFor();
     const published = await get(`/v1/posts/${post.id}`);
     expect(published.status).toBe('published');
     expect(published.published_at).toBe(new Date(await now()).toISOString());
-    // Nothing left to decide: the schedule controls are gone.
+    // Nothing left to decide: the schedule controls are gone, their outcome stays where they were.
     await page.getByRole('button', { name: 'Publish now' }).waitFor({ state: 'detached' });
+    await expect(schedule.getByRole('button').count()).resolves.toBe(0);
+    expect(await page.getByRole('status').filter({ hasText: /\S/ }).allTextContents()).toEqual([
+      'Published now.',
+    ]);
   });
 
   it('unschedules a post made from a draft (the draft stays) and deletes one written directly', async () => {

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
@@ -68,9 +68,52 @@ export async function expectFitsPhone(page: Page, screenshotName?: string): Prom
   await page.setViewportSize(before);
 }
 
-/** Saves docs/screenshots/<name>.png, when SVC_SCREENSHOTS=1 (`pnpm screenshots`); else does nothing. */
+/** This checkout's folder, and the neutral one the screenshots show in its place. */
+const CHECKOUT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+export const EXAMPLE_CHECKOUT = '/home/you/svc';
+
+/**
+ * Writes EXAMPLE_CHECKOUT wherever the page's text shows this checkout's folder (the MCP relay's
+ * path in Settings), so a screenshot shows no developer's own folder; the returned function puts
+ * the real text back. Only the picture changes: the server and the page's state are untouched.
+ */
+export async function hideCheckoutPath(page: Page): Promise<() => Promise<void>> {
+  const replaced = await page.evaluate(
+    ({ from, to }) => {
+      const w = window as unknown as { __svcHidden?: [Text, string][] };
+      const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      w.__svcHidden = [];
+      for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const text = n as Text;
+        if (!text.data.includes(from)) continue;
+        w.__svcHidden.push([text, text.data]);
+        text.data = text.data.split(from).join(to);
+      }
+      return w.__svcHidden.length;
+    },
+    { from: CHECKOUT, to: EXAMPLE_CHECKOUT },
+  );
+  return async () => {
+    if (!replaced) return;
+    await page.evaluate(() => {
+      const w = window as unknown as { __svcHidden?: [Text, string][] };
+      for (const [text, data] of w.__svcHidden ?? []) text.data = data;
+      w.__svcHidden = [];
+    });
+  };
+}
+
+/**
+ * Saves docs/screenshots/<name>.png, when SVC_SCREENSHOTS=1 (`pnpm screenshots`); else does
+ * nothing. The checkout's own folder shows as EXAMPLE_CHECKOUT (hideCheckoutPath).
+ */
 export async function screenshot(page: Page, name: string, opts: { fullPage?: boolean } = {}): Promise<void> {
   if (process.env.SVC_SCREENSHOTS !== '1') return;
   mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: opts.fullPage ?? true });
+  const restore = await hideCheckoutPath(page);
+  try {
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: opts.fullPage ?? true });
+  } finally {
+    await restore();
+  }
 }

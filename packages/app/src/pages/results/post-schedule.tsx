@@ -10,31 +10,29 @@ import { fromInput, toInput } from '../../when.js';
 /**
  * What a person can still decide about a post that has not gone out: when (reschedule), whether
  * (unschedule, delete, publish now) and what it says (edit). Each control shows its outcome
- * beside it; a refused change keeps what was typed.
+ * beside it; a refused change keeps what was typed. Publishing now leaves nothing to decide, so
+ * the section then keeps only the outcome, where the button was, rather than vanish with it.
  * PATCH /v1/posts/{id}, POST /v1/posts/{id}/publish, DELETE /v1/posts/{id}.
  */
-export function PostSchedule({
-  post,
-  onChanged,
-  say,
-}: {
-  post: PostDetail;
-  onChanged: () => Promise<void>;
-  say: (text: string) => void;
-}) {
+export function PostSchedule({ post, onChanged }: { post: PostDetail; onChanged: () => Promise<void> }) {
   const zone = useZoneOf(post.brand_id);
-  if (post.status !== 'scheduled' && post.status !== 'failed') return null;
+  const [published, setPublished] = useState('');
+  const open = post.status === 'scheduled' || post.status === 'failed';
+  if (!open && !published) return null;
+  const scheduled = post.status === 'scheduled';
   return (
     <section aria-labelledby="schedule-title" class="post-schedule">
-      <h2 id="schedule-title">{post.status === 'scheduled' ? 'Schedule' : 'This post failed'}</h2>
+      <h2 id="schedule-title">{post.status === 'failed' ? 'This post failed' : 'Schedule'}</h2>
       {post.status === 'scheduled' &&
         (zone ? (
           <Reschedule post={post} zone={zone} onChanged={onChanged} />
         ) : (
           <p class="loading">Loading the brand's time zone…</p>
         ))}
-      {post.status === 'scheduled' && <PublishNow post={post} onChanged={onChanged} say={say} />}
-      <Remove post={post} />
+      {(scheduled || published) && (
+        <PublishNow post={post} onChanged={onChanged} said={published} say={setPublished} />
+      )}
+      {open && <Remove post={post} />}
       {post.status === 'scheduled' && <EditText post={post} onChanged={onChanged} />}
     </section>
   );
@@ -86,12 +84,13 @@ function Reschedule({
 }
 
 /**
- * Once published the post has nothing left to schedule and this section goes, so the outcome is
- * said in the page's own status line (`say`), just above it.
+ * Once published the post has nothing left to schedule and the button goes, but its outcome stays
+ * in its place: the section keeps it (`said`), since the reload after publishing changes the post.
  */
 function PublishNow(props: {
   post: PostDetail;
   onChanged: () => Promise<void>;
+  said: string;
   say: (text: string) => void;
 }) {
   const act = useAction();
@@ -110,12 +109,14 @@ function PublishNow(props: {
   };
   return (
     <div class="inline-form">
-      <div class="row">
-        <button type="button" class="primary" disabled={act.busy} aria-busy={act.busy} onClick={go}>
-          {act.busy ? 'Publishing…' : 'Publish now'}
-        </button>
-      </div>
-      <Notice text={act.notice} />
+      {props.post.status === 'scheduled' && (
+        <div class="row">
+          <button type="button" class="primary" disabled={act.busy} aria-busy={act.busy} onClick={go}>
+            {act.busy ? 'Publishing…' : 'Publish now'}
+          </button>
+        </div>
+      )}
+      <Notice text={props.said} />
       {act.problem && <ProblemNotice problem={act.problem} />}
     </div>
   );

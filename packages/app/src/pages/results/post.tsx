@@ -1,4 +1,3 @@
-import { useState } from 'preact/hooks';
 import { client, type PostDetail, type Reply } from '../../api.js';
 import { useBrand } from '../../brand.js';
 import { useAction, useLoad } from '../../hooks.js';
@@ -20,16 +19,14 @@ const THEME_NAMES: Record<Reply['theme'], string> = {
 /** One post: its text, verdict, growth curve against the brand's baseline, metrics and replies. */
 export function PostPage({ id }: { id: string }) {
   const { data: post, problem, reload } = useLoad(() => client.posts.retrieve(id), [id]);
-  const [notice, setNotice] = useState('');
   return (
     <PageFrame
-      notice={notice}
       title={post ? `Post: ${excerptOf(post.parts[0]?.text ?? post.id, 60)}` : 'Post'}
       problem={problem}
       loading={!post && 'the post'}
     >
       {post?.status === 'unconfirmed' && <Unconfirmed post={post} onDone={reload} />}
-      {post && <PostSchedule post={post} onChanged={reload} say={setNotice} />}
+      {post && <PostSchedule post={post} onChanged={reload} />}
       {post && <PostBody post={post} />}
       <p>
         <Link href="/posts">Back to all posts</Link>

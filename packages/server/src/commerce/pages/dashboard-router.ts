@@ -19,6 +19,8 @@ import {
   checkoutPage,
   deliveriesTable,
   filterForm,
+  type Notice,
+  noticeLines,
   orderPage,
   purchasesSection,
   scrollTable,
@@ -27,10 +29,28 @@ import {
 import { type Html, html, sendPage } from './html.js';
 import { LOCAL_TIME_SCRIPT, LOCAL_TIME_SCRIPT_PATH } from './local-time-script.js';
 
-const back = (res: Response, notice: { ok?: string; error?: string }) => {
-  const q = new URLSearchParams(notice as Record<string, string>).toString();
-  res.redirect(303, `/dashboard${q ? `?${q}` : ''}`);
+/**
+ * Where a form sends the person back to: the checkout or order page it was posted from (its
+ * `return_to`, back at its deliveries), else the dashboard. Only those shapes are followed, so
+ * the field can never redirect anywhere else.
+ */
+const TRAIL_PAGE = /^\/dashboard\/(checkouts|orders)\/[A-Za-z0-9_-]{1,100}$/;
+const returnTo = (req: Request) => {
+  const to = req.body?.return_to;
+  return typeof to === 'string' && TRAIL_PAGE.test(to) ? to : '/dashboard';
 };
+
+const back = (res: Response, notice: Notice, to = '/dashboard') => {
+  const q = new URLSearchParams(notice as Record<string, string>).toString();
+  const at = to === '/dashboard' ? '' : '#webhook-deliveries';
+  res.redirect(303, `${to}${q ? `?${q}` : ''}${at}`);
+};
+
+/** The notice a redirect after an action carries in its query (see `back`). */
+const noticeOf = (req: Request): Notice => ({
+  ok: typeof req.query.ok === 'string' ? req.query.ok : '',
+  error: typeof req.query.error === 'string' ? req.query.error : '',
+});
 
 const param = (req: Request, name: string) => String(req.params[name] ?? '');
 
@@ -60,12 +80,13 @@ export function dashboardRouter(ctx: DashboardContext, guard: RequestHandler): R
   const account = DEFAULT_ACCOUNT_ID;
 
   const act = (fn: (req: Request) => Promise<string>) => async (req: Request, res: Response) => {
+    const to = returnTo(req);
     try {
-      back(res, { ok: await fn(req) });
+      back(res, { ok: await fn(req) }, to);
     } catch (err) {
-      if (err instanceof AppError) return back(res, { error: err.message });
+      if (err instanceof AppError) return back(res, { error: err.message }, to);
       ctx.logger.error({ err }, 'dashboard action failed');
-      back(res, { error: 'Something went wrong; see the server log.' });
+      back(res, { error: 'Something went wrong; see the server log.' }, to);
     }
   };
 
@@ -87,15 +108,12 @@ export function dashboardRouter(ctx: DashboardContext, guard: RequestHandler): R
       const deliveries = await listDeliveries(ctx, account, { limit: 50 });
       const keys = await listApiKeys(ctx.db, account);
       const purchases = filter.ok ? await listPurchases(ctx, account, filter.value) : null;
-      const ok = typeof req.query.ok === 'string' ? req.query.ok : '';
-      const error = typeof req.query.error === 'string' ? req.query.error : '';
       page(
         res,
         filter.ok ? 200 : 400,
         'svc commerce dashboard',
         html`<h1>svc commerce dashboard</h1>
-        ${ok ? html`<p role="status">${ok}</p>` : html``}
-        ${error ? html`<p role="alert" class="error">${error}</p>` : html``}
+        ${noticeLines(noticeOf(req))}
         <p class="muted">Times are shown in <span data-zone>UTC</span>.</p>
         <h2 id="purchases-title">What was bought</h2>
         ${filterForm(fields)}
@@ -148,30 +166,33 @@ export function dashboardRouter(ctx: DashboardContext, guard: RequestHandler): R
           <button type="submit" class="primary">Add</button>
         </form>
         <h2>Deliveries</h2>
-        ${deliveriesTable(deliveries, true)}`,
+        ${deliveriesTable(deliveries, '/dashboard')}`,
       );
     } catch (err) {
       next(err);
     }
   });
 
-  const trailPage = (kind: string, load: (id: string) => Promise<{ title: string; body: Html }>) =>
+  const trailPage = (
+    kind: string,
+    load: (id: string, notice: Notice) => Promise<{ title: string; body: Html }>,
+  ) =>
     router.get(`/${kind}/:id`, async (req, res, next) => {
       try {
-        const { title, body } = await load(param(req, 'id'));
+        const { title, body } = await load(param(req, 'id'), noticeOf(req));
         page(res, 200, title, body);
       } catch (err) {
         if (err instanceof AppError) return refused(res, err);
         next(err);
       }
     });
-  trailPage('checkouts', async (id) => ({
+  trailPage('checkouts', async (id, notice) => ({
     title: `Checkout ${id}`,
-    body: checkoutPage(await checkoutTrail(ctx, account, id)),
+    body: checkoutPage(await checkoutTrail(ctx, account, id), notice),
   }));
-  trailPage('orders', async (id) => ({
+  trailPage('orders', async (id, notice) => ({
     title: `Order ${id}`,
-    body: orderPage(await orderTrail(ctx, account, id)),
+    body: orderPage(await orderTrail(ctx, account, id), notice),
   }));
 
   // A secret is never in the dashboard's HTML until someone asks for it: a POST (so the CSRF

@@ -102,7 +102,21 @@ export function purchasesSection(
     )}`;
 }
 
-export function deliveriesTable(deliveries: Delivery[], resend: boolean): Html {
+/** An action's outcome, shown once after the redirect that follows a form post. */
+export interface Notice {
+  ok?: string;
+  error?: string;
+}
+
+export const noticeLines = (n: Notice) =>
+  html`${n.ok ? html`<p role="status">${n.ok}</p>` : html``}${n.error ? html`<p role="alert" class="error">${n.error}</p>` : html``}`;
+
+/**
+ * The deliveries, each with a Resend button when `resendFrom` names the page the table is on:
+ * the form carries that page back (`return_to`) so the person lands where they pressed it.
+ */
+export function deliveriesTable(deliveries: Delivery[], resendFrom?: string): Html {
+  const resend = resendFrom !== undefined;
   return scrollTable(
     'deliveries',
     'Webhook deliveries',
@@ -115,7 +129,7 @@ export function deliveriesTable(deliveries: Delivery[], resend: boolean): Html {
         <td>${when(d.next_attempt_at)}</td>${
           resend
             ? html`<td><form method="post" action="/dashboard/events/${d.event_id}/resend">
-          <input type="hidden" name="endpoint_id" value="${d.endpoint_id}"><button type="submit">Resend</button></form></td>`
+          <input type="hidden" name="endpoint_id" value="${d.endpoint_id}"><input type="hidden" name="return_to" value="${resendFrom}"><button type="submit">Resend</button></form></td>`
             : html``
         }</tr>`,
     ),
@@ -139,12 +153,23 @@ export function eventsTable(events: TrailEvent[]): Html {
 export const facts = (rows: [string, unknown][]) =>
   html`<dl class="facts">${rows.map(([k, v]) => html`<dt>${k}</dt><dd>${v}</dd>`)}</dl>`;
 
-export function checkoutPage(t: {
-  checkout: CheckoutRow;
-  order: OrderRow | undefined;
-  events: TrailEvent[];
-  deliveries: Delivery[];
-}): Html {
+/**
+ * A checkout's or order's webhook deliveries, with the outcome of a Resend just above them:
+ * the redirect after Resend comes back to this heading (`#webhook-deliveries`).
+ */
+const trailDeliveries = (kind: 'checkouts' | 'orders', id: string, deliveries: Delivery[], notice: Notice) =>
+  html`<h2 id="webhook-deliveries">Webhook deliveries</h2>${noticeLines(notice)}
+    ${deliveriesTable(deliveries, `/dashboard/${kind}/${encodeURIComponent(id)}`)}`;
+
+export function checkoutPage(
+  t: {
+    checkout: CheckoutRow;
+    order: OrderRow | undefined;
+    events: TrailEvent[];
+    deliveries: Delivery[];
+  },
+  notice: Notice = {},
+): Html {
   const c = t.checkout;
   return html`<p><a href="/dashboard">Back to the dashboard</a></p>
     <h1>Checkout <code>${c.id}</code></h1>
@@ -164,10 +189,13 @@ export function checkoutPage(t: {
       ],
     ])}
     <h2>Events</h2>${eventsTable(t.events)}
-    <h2>Webhook deliveries</h2>${deliveriesTable(t.deliveries, true)}`;
+    ${trailDeliveries('checkouts', c.id, t.deliveries, notice)}`;
 }
 
-export function orderPage(t: { order: OrderRow; events: TrailEvent[]; deliveries: Delivery[] }): Html {
+export function orderPage(
+  t: { order: OrderRow; events: TrailEvent[]; deliveries: Delivery[] },
+  notice: Notice = {},
+): Html {
   const o = t.order;
   return html`<p><a href="/dashboard">Back to the dashboard</a></p>
     <h1>Order <code>${o.id}</code></h1>
@@ -183,5 +211,5 @@ export function orderPage(t: { order: OrderRow; events: TrailEvent[]; deliveries
       ['Checkout', link('checkouts', o.checkout_id)],
     ])}
     <h2>Events</h2>${eventsTable(t.events)}
-    <h2>Webhook deliveries</h2>${deliveriesTable(t.deliveries, true)}`;
+    ${trailDeliveries('orders', o.id, t.deliveries, notice)}`;
 }

@@ -51,13 +51,19 @@ export const apiKeyView = (k: ApiKeyRecord): z.infer<typeof DashboardApiKey> => 
 /** The name a key is made with: what the hosted approval page shows as the application's name. */
 export const apiKeyName = z.string().trim().min(1).max(100);
 
+/** An endpoint as the list shows it: never its signing secret (see DashboardNewEndpoint). */
 export const DashboardEndpoint = z.object({
   id: z.string(),
   env,
   url: z.string(),
-  secret: z.string(),
   created_at: z.string(),
 });
+
+/**
+ * The answer to adding an endpoint: the only JSON that carries its secret, as whoever adds it has
+ * to configure it. Later, the dashboard shows it only on a deliberate reveal (a POST).
+ */
+export const DashboardNewEndpoint = DashboardEndpoint.extend({ secret: z.string() });
 
 export const DashboardDelivery = z.object({
   id: z.string(),
@@ -83,7 +89,6 @@ const endpointView = (e: z.infer<typeof DashboardEndpoint>) => ({
   id: e.id,
   env: e.env,
   url: e.url,
-  secret: e.secret,
   created_at: e.created_at,
 });
 
@@ -94,7 +99,7 @@ export const dashboardRoutes = (ctx: DashboardContext) => [
     path: '/dashboard/api/webhook_endpoints',
     auth: 'local',
     operationId: 'dashboardListEndpoints',
-    summary: 'Every webhook endpoint, sandbox and live.',
+    summary: 'Every webhook endpoint, sandbox and live. Never a secret.',
     hidden: true,
     response: z.object({ endpoints: z.array(DashboardEndpoint) }),
     handler: async ({ auth }) => ({
@@ -110,9 +115,11 @@ export const dashboardRoutes = (ctx: DashboardContext) => [
     hidden: true,
     body: z.strictObject({ env, url: z.string().min(1).max(2000) }),
     status: 201,
-    response: DashboardEndpoint,
-    handler: async ({ auth, body }) =>
-      reply(endpointView(await addEndpoint(ctx, auth.accountId, body.env, body.url)), { status: 201 }),
+    response: DashboardNewEndpoint,
+    handler: async ({ auth, body }) => {
+      const made = await addEndpoint(ctx, auth.accountId, body.env, body.url);
+      return reply({ ...endpointView(made), secret: made.secret }, { status: 201 });
+    },
   }),
   defineRoute({
     method: 'delete',
