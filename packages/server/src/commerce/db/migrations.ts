@@ -11,7 +11,6 @@ import { orderingColumns } from './migrations/010-ordering-columns.js';
 import { onceAcrossInstances } from './migrations/011-once-across-instances.js';
 import { deliveryClaimIndexes } from './migrations/012-delivery-claim-indexes.js';
 import { idempotencyOwner } from './migrations/013-idempotency-owner.js';
-import { deliveryClaimOwners } from './migrations/014-delivery-claim-owners.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -66,5 +65,4 @@ export const commerceMigrations: Migration[] = [
   onceAcrossInstances,
   deliveryClaimIndexes,
   idempotencyOwner,
-  deliveryClaimOwners,
 ];

@@ -1,6 +1,5 @@
 import { fromJson, toJson } from '../../platform/db/json.js';
 import type { Dialect, SqlExecutor } from '../../platform/db/sql.js';
-import { isGoneHere } from '../../platform/instance.js';
 import type { CommerceEnv } from './api-keys-store.js';
 
 export interface EndpointRecord {
@@ -107,30 +106,6 @@ function roundRobin<T extends { endpoint_id: string }>(rows: T[]): T[] {
   return out;
 }
 
-/**
- * Frees the unexpired claims whose holder is a process on this machine that is gone. The rows are
- * locked with SKIP LOCKED on PostgreSQL (a claimer busy with them is never waited for, so two
- * instances doing this at once cannot deadlock) and the holder is checked again once locked: a
- * row another instance has just taken back and claimed keeps its new holder.
- */
-async function releaseGoneHolders(db: SqlExecutor, now: string, pg: boolean): Promise<void> {
-  const holders = await db.all<{ owner: string }>(
-    `SELECT DISTINCT lease_owner AS owner FROM deliveries
-      WHERE status = 'pending' AND lease_owner IS NOT NULL AND lease_until > ?`,
-    [now],
-  );
-  const gone = holders.map((h) => h.owner).filter(isGoneHere);
-  if (gone.length === 0) return;
-  await db.run(
-    `WITH freed AS MATERIALIZED (
-       SELECT id FROM deliveries
-        WHERE status = 'pending' AND lease_owner IS NOT NULL AND lease_owner IN (${marks(gone)})${pg ? ' FOR UPDATE SKIP LOCKED' : ''})
-     UPDATE deliveries SET lease_until = NULL, lease_owner = NULL
-      WHERE id IN (SELECT id FROM freed)`,
-    gone,
-  );
-}
-
 const DELIVERY_COLUMNS =
   'd.id, d.event_id, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.updated_at';
 
@@ -204,11 +179,6 @@ export function webhooksStore(db: SqlExecutor) {
      * flight counted in the database (every instance's unexpired claims), `limit` in all, shared
      * round-robin across endpoints, oldest first. Run it inside a transaction:
      *
-     * 0. Claims held by a process on this machine that no longer exists (the instance this one
-     *    replaces after a crash) are given back first, in the same transaction, so they are due
-     *    now rather than when their lease runs out. Only a gone holder's: a live one's (another
-     *    machine's, or a name we cannot read) are waited out, so an attempt is never sent twice
-     *    at once.
      * 1. PostgreSQL: the endpoints with due work are locked (`FOR NO KEY UPDATE SKIP LOCKED`, which
      *    leaves inserts of new deliveries alone), so two instances never count and claim for the
      *    same endpoint at once; an endpoint another instance is claiming for is skipped until its
@@ -235,7 +205,6 @@ export function webhooksStore(db: SqlExecutor) {
       const only = ids ? ` AND d.id IN (${marks(ids)})` : '';
       const onlyParams = ids ?? [];
       const pg = opts.dialect === 'postgres';
-      await releaseGoneHolders(db, now, pg);
       const endpoints = await db.all<{ id: string }>(
         `SELECT w.id FROM webhook_endpoints w
           WHERE w.removed_at IS NULL
