@@ -1,5 +1,5 @@
 import { type ComponentChildren, createContext } from 'preact';
-import { useContext, useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useContext, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { type Brand, type BrandMemory, client, type Platform } from '../../api.js';
 import { useAction } from '../../hooks.js';
 import { PLATFORM_NAMES } from '../../platforms.js';
@@ -254,7 +254,9 @@ function RowsForm(props: {
   const [rows, setRows] = useState<Row[]>(props.initial);
   const base = useId();
   const focusRow = useRef<number | null>(null);
-  useEffect(() => {
+  // A layout effect runs as soon as the new entry is in the DOM, before the browser handles the
+  // next key: with a plain effect (after paint), the first letter typed after "Add" was lost.
+  useLayoutEffect(() => {
     if (focusRow.current === null) return;
     document.getElementById(`${base}-${focusRow.current}-${props.columns[0]?.key}`)?.focus();
     focusRow.current = null;
