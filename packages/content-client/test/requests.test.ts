@@ -313,6 +313,7 @@ const calls: Call[] = [
   ['media.delete', (c) => c.media.delete('med_1'), 'DELETE', '/media/med_1'],
   ['media.fit', (c) => c.media.fit('med_1'), 'GET', '/media/med_1/fit'],
   ['apiKeys.list', (c) => c.apiKeys.list(), 'GET', '/api-keys'],
+  ['mcpRelay.retrieve', (c) => c.mcpRelay.retrieve(), 'GET', '/mcp-relay'],
   [
     'apiKeys.create',
     (c) => c.apiKeys.create({ name: 'agent', scopes: ['read'] }),

@@ -12,6 +12,8 @@ function recordingPage() {
       paths.push(opts.path);
       return Buffer.alloc(0);
     },
+    // hideCheckoutPath's text swap: nothing on this page shows the checkout's folder.
+    evaluate: async () => 0,
   } as unknown as Page;
   return { page, paths };
 }
