@@ -133,3 +133,23 @@ export async function startReceiver(
       }),
   };
 }
+
+/**
+ * One sandbox user with `max_per_day: 3000` and two ready checkouts of theirs that together go
+ * over it (price-1000 ships for 5.99 and is taxed 8.25% in the US: 1682 each, 3364 for both),
+ * with a caller for each of two instances: for races between confirms on two instances.
+ */
+export async function twoCheckoutsOverMaxPerDay(instances: { a: TestService; b: TestService }, key: string) {
+  const { userToken } = await sandboxUser(instances.a, key, { rules: { max_per_day: 3000 } });
+  const onA = as(instances.a, key, userToken);
+  const onB = as(instances.b, key, userToken);
+  const checkout = async () =>
+    (
+      await onA('POST', '/v1/checkouts', {
+        product_url: `${PROTOCOL}/price-1000-book`,
+        buyer: BUYER,
+        shipping_address: ADDRESS,
+      })
+    ).body.id as string;
+  return { onA, onB, one: await checkout(), two: await checkout() };
+}

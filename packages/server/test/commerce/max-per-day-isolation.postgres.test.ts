@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommerceServiceHandle } from '../../src/commerce/app.js';
 import type { SqlDatabase, SqlExecutor, TransactionOptions } from '../../src/platform/db/sql.js';
 import { twoInstances } from '../helpers/race.js';
-import { ADDRESS, as, BUYER, makeKey, PROTOCOL, sandboxUser } from './helpers.js';
+import { makeKey, twoCheckoutsOverMaxPerDay } from './helpers.js';
 
 /**
  * The lost update `max_per_day` must survive on PostgreSQL, where two instances' confirm
@@ -60,19 +60,7 @@ describe('max_per_day on PostgreSQL: two instances confirming at once', () => {
   afterAll(() => instances.close());
 
   it('both sums read before either commits: one confirm completes, the other is refused, the limit holds', async () => {
-    // price-1000 ships for 5.99 and is taxed 8.25% in the US: 1682 per order; two would be 3364.
-    const { userToken } = await sandboxUser(instances.a, key, { rules: { max_per_day: 3000 } });
-    const onA = as(instances.a, key, userToken);
-    const onB = as(instances.b, key, userToken);
-    const checkout = async () =>
-      (
-        await onA('POST', '/v1/checkouts', {
-          product_url: `${PROTOCOL}/price-1000-book`,
-          buyer: BUYER,
-          shipping_address: ADDRESS,
-        })
-      ).body.id as string;
-    const [one, two] = [await checkout(), await checkout()];
+    const { onA, onB, one, two } = await twoCheckoutsOverMaxPerDay(instances, key);
 
     const dbOf = (s: typeof instances.a) => (s.handle as CommerceServiceHandle).db;
     const restore = holdAfterSpendingRead([dbOf(instances.a), dbOf(instances.b)]);

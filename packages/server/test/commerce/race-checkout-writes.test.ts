@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommerceServiceHandle } from '../../src/commerce/app.js';
 import { interleave, settledValue, twoInstances } from '../helpers/race.js';
-import { ADDRESS, as, BUYER, makeKey, PROTOCOL, sandboxUser } from './helpers.js';
+import { ADDRESS, as, BUYER, makeKey, PROTOCOL, sandboxUser, twoCheckoutsOverMaxPerDay } from './helpers.js';
 
 /**
  * Checkouts are written back whole. A write decided on a read that another request (or instance)
@@ -44,19 +44,7 @@ describe('checkout writes under concurrent requests on two instances', () => {
   });
 
   it('two confirms for one user at once on two instances: the second sees the first under max_per_day, no spending is lost', async () => {
-    // price-1000 ships for 5.99 and is taxed 8.25% in the US: 1682 per order; two would be 3364.
-    const { userToken } = await sandboxUser(instances.a, key, { rules: { max_per_day: 3000 } });
-    const onA = as(instances.a, key, userToken);
-    const onB = as(instances.b, key, userToken);
-    const checkout = async () =>
-      (
-        await onA('POST', '/v1/checkouts', {
-          product_url: `${PROTOCOL}/price-1000-book`,
-          buyer: BUYER,
-          shipping_address: ADDRESS,
-        })
-      ).body.id as string;
-    const [one, two] = [await checkout(), await checkout()];
+    const { onA, onB, one, two } = await twoCheckoutsOverMaxPerDay(instances, key);
 
     // b gets as far as its confirm transaction before a confirms. The spending check is inside that
     // transaction, so it sees a's confirm: this held before issue 19 too (SQLite serialises writers)

@@ -5,7 +5,8 @@ import { EVENT_LEASE_MS } from '../../src/content/events.js';
 import { SCHEDULE_LEASE_MS } from '../../src/content/services/automations.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { leasesStore } from '../../src/platform/db/leases-store.js';
-import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
+import { twoInstances } from '../helpers/race.js';
+import { api, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
 
 /**
@@ -20,18 +21,13 @@ describe('content: two instances on one database', () => {
   const clock = new ManualClock(new Date('2026-03-02T08:30:00.000Z'));
   const handle = (s: TestService) => s.handle as ContentHandle;
 
+  let instances: Awaited<ReturnType<typeof twoInstances>>;
+
   beforeEach(async () => {
-    a = await startTestService('content', { clock, config: { seed: 'none' } });
-    b = await startTestService('content', {
-      clock,
-      dataDir: a.dataDir,
-      config: { seed: 'none', ...sameDatabase(a) },
-    });
+    instances = await twoInstances('content', { clock, config: { seed: 'none' } });
+    ({ a, b } = instances);
   });
-  afterEach(async () => {
-    await b.close();
-    await a.close();
-  });
+  afterEach(() => instances.close());
 
   const onPublish = async (brandId: string) => {
     const auto = await api(a.url, 'POST', '/v1/automations', {

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
-import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
+import { twoInstances } from '../helpers/race.js';
+import { api, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
 
 const REAL_VERDICTS = ['outperforming', 'on_par', 'underperforming'];
@@ -17,18 +18,13 @@ describe('post verdicts from the stored baselines', () => {
   let b: TestService;
   const clock = new ManualClock(new Date('2026-03-02T08:30:00.000Z'));
 
+  let instances: Awaited<ReturnType<typeof twoInstances>>;
+
   beforeEach(async () => {
-    a = await startTestService('content', { clock, config: { seed: 'none' } });
-    b = await startTestService('content', {
-      clock,
-      dataDir: a.dataDir,
-      config: { seed: 'none', ...sameDatabase(a) },
-    });
+    instances = await twoInstances('content', { clock, config: { seed: 'none' } });
+    ({ a, b } = instances);
   });
-  afterEach(async () => {
-    await b.close();
-    await a.close();
-  });
+  afterEach(() => instances.close());
 
   const publish = async (channelId: string, text: string) => {
     const res = await api(a.url, 'POST', '/v1/posts', { body: { channel_id: channelId, text } });

@@ -1,3 +1,5 @@
+import type { Config } from '../../src/config.js';
+import type { ManualClock } from '../../src/platform/clock.js';
 import type { SqlDatabase, SqlExecutor, SqlParams, TransactionOptions } from '../../src/platform/db/sql.js';
 import { sameDatabase, startTestService } from './start.js';
 
@@ -104,9 +106,16 @@ export function settledValue<T>(r: PromiseSettledResult<T>): T {
  * same SQLite file, each with its own gate, or two pools on the same PostgreSQL database, as two
  * `svc-server start` processes would have.
  */
-export async function twoInstances(name: 'content' | 'commerce') {
-  const a = await startTestService(name);
-  const b = await startTestService(name, { dataDir: a.dataDir, clock: a.clock, config: sameDatabase(a) });
+export async function twoInstances(
+  name: 'content' | 'commerce',
+  opts: { clock?: ManualClock; config?: Partial<Config> } = {},
+) {
+  const a = await startTestService(name, opts);
+  const b = await startTestService(name, {
+    dataDir: a.dataDir,
+    clock: a.clock,
+    config: { ...opts.config, ...sameDatabase(a) },
+  });
   return {
     a,
     b,
