@@ -56,6 +56,23 @@ async function makeCommerceKey(name: string): Promise<string> {
 
 const upstreamOf = (headers: Headers) => headers.get('x-svc-upstream') ?? '';
 
+/**
+ * Waits until nginx sends requests to all three instances again: after the restart, it keeps the
+ * killed instance out of the rotation for its fail_timeout, and the tests after this one expect
+ * their requests spread over three.
+ */
+async function untilAllThreeServe(base: string, path: string) {
+  const seen = new Set<string>();
+  const deadline = Date.now() + 15_000;
+  while (seen.size < 3 && Date.now() < deadline) {
+    const res = await fetch(`${base}${path}`);
+    await res.arrayBuffer();
+    seen.add(upstreamOf(res.headers));
+    if (seen.size < 3) await new Promise((r) => setTimeout(r, 100));
+  }
+  expect(seen.size, `nginx sent requests to ${[...seen].join(', ')} only`).toBe(3);
+}
+
 // --- the webhook receiver: records how many attempts of each event are in flight at once ---
 
 interface Hook {
@@ -197,6 +214,8 @@ describe('three svc-server instances on one PostgreSQL database behind nginx', (
     // Load goes on through nginx, which sends the dead instance's share to the others.
     const during = await wave(8, 'while-down');
     await startInstance(instances[1] as Instance, env);
+    await untilAllThreeServe(commerceUrl, '/v1/health');
+    await untilAllThreeServe(contentUrl, '/health');
     const after = await wave(8, 'after-restart');
     checkoutsUnderLoad = [...checkoutsUnderLoad, ...during, ...after];
     expect(mostAtOnce).toBe(1);
