@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -100,6 +101,13 @@ export async function writeCapped(
   limits: Pick<MediaLimits, 'imageMaxBytes' | 'videoMaxBytes'>,
 ): Promise<{ bytes: number }> {
   const out = createWriteStream(path, { flags: 'wx' });
+  // The stream's errors are ours to handle: a failed write (a full disk), or a write still in
+  // flight when an oversized upload is refused below and the stream destroyed, would otherwise
+  // be an 'error' event with no listener, an uncaught exception that stops the whole server.
+  let failed: Error | undefined;
+  out.on('error', (err) => {
+    failed ??= err;
+  });
   let bytes = 0;
   let cap: number | null = null;
   let head = Buffer.alloc(0);
@@ -113,7 +121,9 @@ export async function writeCapped(
       }
       const limit = cap ?? limits.videoMaxBytes;
       if (bytes > limit) throw mediaTooLarge(limit, limit === limits.videoMaxBytes ? 'video' : 'image');
-      if (!out.write(chunk)) await new Promise<void>((r) => out.once('drain', () => r()));
+      // events.once rejects if the stream errors while we wait, so a failed write never hangs here.
+      if (!out.write(chunk)) await once(out, 'drain');
+      if (failed) throw failed;
     }
     if (cap === null && bytes > capFor(head)) throw mediaTooLarge(capFor(head), 'image');
     out.end();
@@ -121,6 +131,8 @@ export async function writeCapped(
     return { bytes };
   } catch (err) {
     out.destroy();
+    // Closed before the caller removes the file; the stream's own error, if any, is already ours.
+    await finished(out).catch(() => undefined);
     throw err;
   }
 }
