@@ -143,14 +143,6 @@ export function automationsStore(db: SqlExecutor) {
         [f.id, f.automation_id, f.day, f.fired_at, f.trigger, f.outcome, f.run_id, f.message],
       );
     },
-    /** Runs that count toward caps: capped attempts do not. */
-    runsOn: async (day: string, automationId?: string) =>
-      (
-        await db.get<{ n: number }>(
-          `SELECT COUNT(*) AS n FROM automation_fires WHERE day = ? AND outcome IN ('succeeded', 'failed')${automationId ? ' AND automation_id = ?' : ''}`,
-          automationId ? [day, automationId] : [day],
-        )
-      )?.n ?? 0,
     /** Per automation: fires of the day by outcome (`succeeded` + `failed` are the runs that count). */
     async firesOnFor(day: string, ids: string[]) {
       const out = new Map<string, Record<string, number>>();
