@@ -65,10 +65,16 @@ export function sourceUrl(entry, baseUrl = RAW_BASE_URL) {
 
 const sha256 = (bytes) => createHash('sha256').update(bytes).digest('hex');
 
-/** Paths in messages are relative to the repository root: `.cache/…`, `../shared/…`. */
+/**
+ * Paths in messages are relative to the repository root where that is shorter to read and
+ * unambiguous: inside the clone (`.cache/…`) or in the mirror beside it (`../shared/…`).
+ * Anywhere else (a temporary folder beside a clone in /tmp, say) the absolute path is shown,
+ * so `../svc-specs-…` never reads as if it were part of the project.
+ */
 function shown(path) {
   const rel = relative(ROOT, path).split(sep).join('/');
-  return rel && !isAbsolute(rel) && !rel.startsWith('../..') ? rel : path;
+  const nearby = !rel.startsWith('../') || rel.startsWith('../shared/');
+  return rel && !isAbsolute(rel) && nearby ? rel : path;
 }
 
 /** Write-then-rename, so a test worker reading at the same moment sees the old file or the new one. */
