@@ -358,7 +358,8 @@ function ApprovalCard(props: {
   const reasonBox = useRef<HTMLTextAreaElement>(null);
   const opener = useRef<string | null>(null);
   // Reject puts the focus in the reason field; Edit in the text; closing either gives it back to the button.
-  useEffect(() => {
+  // A layout effect, so a key pressed at once after opening reaches the field, not the button.
+  useLayoutEffect(() => {
     if (mode === 'reject') reasonBox.current?.focus();
     else if (mode === 'edit')
       document.querySelector<HTMLElement>(`#approval-${CSS.escape(a.id)} .edit-form textarea`)?.focus();

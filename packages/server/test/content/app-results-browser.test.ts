@@ -320,6 +320,8 @@ describe('the web app: posts, insights, memory and campaigns in a real browser',
 
     // Saving hands the focus back to the note's Edit button; Escape closes the editor unsaved.
     await page.getByRole('button', { name: 'Edit note: Interview three teams' }).click();
+    // The editor takes the focus as it opens: the keys below go to its text, not the page.
+    await page.waitForFunction(() => document.activeElement?.closest('form')?.ariaLabel === 'Edit note');
     await page.keyboard.type(' (draft)');
     await page.keyboard.press('Escape');
     await page.getByRole('form', { name: 'Edit note' }).waitFor({ state: 'detached' });

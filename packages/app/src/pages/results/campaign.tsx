@@ -1,4 +1,4 @@
-import { useEffect, useId, useRef, useState } from 'preact/hooks';
+import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { type CanvasItem, client } from '../../api.js';
 import { useAction, useLoad } from '../../hooks.js';
 import { Link } from '../../router.js';
@@ -281,7 +281,9 @@ function NoteEditor(props: {
   const [color, setColor] = useState<Colour>(props.item.color);
   const id = useId();
   const box = useRef<HTMLTextAreaElement>(null);
-  useEffect(() => box.current?.focus(), []);
+  // A layout effect, not an effect: Preact runs effects after the next paint, so a key pressed
+  // at once after "Edit" (Escape, or the first letter) would reach the button, not the editor.
+  useLayoutEffect(() => box.current?.focus(), []);
   return (
     <form
       class="stack-form note-editor"

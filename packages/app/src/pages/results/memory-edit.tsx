@@ -90,7 +90,8 @@ interface FrameState {
 
 function FormFrame(props: FrameState & { title: string; children: ComponentChildren }) {
   const box = useRef<HTMLDivElement>(null);
-  useEffect(() => {
+  // Before the next paint, so the first key typed after opening the form lands in it.
+  useLayoutEffect(() => {
     box.current?.querySelector<HTMLElement>('input, textarea, select')?.focus();
   }, []);
   return (
