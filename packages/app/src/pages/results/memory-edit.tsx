@@ -1,5 +1,5 @@
 import { type ComponentChildren, createContext } from 'preact';
-import { useContext, useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useContext, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { type Brand, type BrandMemory, client, type Platform } from '../../api.js';
 import { useAction } from '../../hooks.js';
 import { PLATFORM_NAMES } from '../../platforms.js';
