@@ -94,8 +94,12 @@ export default async function scaleBench() {
       await copies(contentDb, 'posts', postId, from, n);
       return (performance.now() - started) / 1000;
     };
+    // RSS at three points, to tell what the rows cost from what serving costs: idle after start,
+    // after the reads at the small size, after the reads at the large size.
+    const idle = rssMb(server.pid);
     await grow(1, SMALL);
     const small = await interleaved(targets);
+    const smallMem = rssMb(server.pid);
     const seconds = await grow(SMALL + 1, LARGE - SMALL);
     const large = await interleaved(targets);
     const mem = rssMb(server.pid);
@@ -113,6 +117,8 @@ export default async function scaleBench() {
       ...pair('checkouts', '`GET /v1/checkouts/{id}`', 'checkout'),
       ...pair('posts', '`GET /v1/posts/{id}`', 'post'),
       ...pair('posts', 'first page, `GET /v1/posts?brand_id=…&limit=20`', 'list'),
+      `| server RSS idle after start (peak) | | ${idle.rss.toFixed(0)} MB | ${idle.peak.toFixed(0)} MB | | | |`,
+      `| server RSS after the reads at ${k(SMALL)} rows (peak) | | ${smallMem.rss.toFixed(0)} MB | ${smallMem.peak.toFixed(0)} MB | | | |`,
       `| server RSS with ${k(LARGE)} checkouts and ${k(LARGE)} posts (peak) | | ${mem.rss.toFixed(0)} MB | ${mem.peak.toFixed(0)} MB | | | ≤ 200 MB |`,
       `| (seeding ${k(LARGE - SMALL)} of each took ${seconds.toFixed(0)} s) | | | | | | |`,
     ];

@@ -173,6 +173,9 @@ describe('posts and the sandbox clock', () => {
       before,
     );
     expect((await api(svc.url, 'GET', '/v1/posts/post_missing')).status).toBe(404);
+    // The list reads the brand only when the page is empty: an unknown brand is still a 404.
+    const unknown = await api(svc.url, 'GET', '/v1/posts?brand_id=brd_missing');
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, 'NOT_FOUND']);
   });
 
   it('refuses bad clock moves', async () => {

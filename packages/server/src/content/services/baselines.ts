@@ -1,4 +1,10 @@
-import type { BrandBaselines, PlatformBaseline } from '../db/stores/brand-baselines-store.js';
+import type {
+  AgeSummary,
+  BrandBaselines,
+  BrandHistograms,
+  PlatformBaseline,
+  StoredBaselines,
+} from '../db/stores/brand-baselines-store.js';
 import type { ContentStores } from '../db/stores/index.js';
 import type { MetricsRow, PostRow } from '../db/stores/posts-store.js';
 import { SNAPSHOT_AGES_H } from '../domain.js';
@@ -13,36 +19,120 @@ import {
 /*
  * A post's verdict compares it with the median of the brand's other posts on the platform at the
  * same age. Reading every snapshot of the brand for that made listing posts cost hundreds of rows
- * a request, so each brand keeps, in brand_baselines, the sorted engagements per platform and
- * standard age and the number of posts with a snapshot: every snapshot is written through
- * recordSnapshots, which folds it in within the same transaction. A listed post's verdict then
- * needs that one row and the post's own snapshots (to leave the post out of its own median), and
- * is the same figure metrics.ts's baselineCurve gives from all the snapshots.
+ * a request, so each brand keeps, in brand_baselines, what a verdict needs per platform and
+ * standard age: every snapshot is written through recordSnapshots, which folds it in within the
+ * same transaction. A listed post's verdict then needs that one row and the post's own snapshots
+ * (to leave the post out of its own median).
+ *
+ * The row must not grow with the brand (a brand with 100,000 posts would read megabytes on every
+ * list), so it holds two bounded things:
+ * - `histogram`: per age, counts per value bucket. Values below 256 engagements have a bucket each,
+ *   so they are exact; above, a bucket spans 1/128 of its power of two and stands for its middle,
+ *   within 0.4% of any value in it. At most 256 + 128 buckets per doubling of the largest value,
+ *   however many posts. Only the writer reads it.
+ * - `baselines`: per age, the count and the values at the few sorted positions around the median,
+ *   computed from the histogram after each write. Leaving one value out moves the median by at
+ *   most one position, so these are all that the median without the post needs: the same figure
+ *   metrics.ts's baselineCurve gives from every snapshot, exactly while the values are below 256,
+ *   within 0.4% above (a verdict can differ only for a ratio within 0.4% of a threshold).
  */
 
 const STANDARD_AGES = new Set<number>(SNAPSHOT_AGES_H);
+const EXACT_BELOW = 256;
+/** Buckets per doubling above EXACT_BELOW: 2^7, so a bucket spans at most 1/128 of its values. */
+const SIGNIFICANT_BITS = 7;
 
-/** Inserts `value` into the ascending array `sorted`, keeping it sorted. */
-function insertSorted(sorted: number[], value: number) {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((sorted[mid] ?? 0) <= value) lo = mid + 1;
-    else hi = mid;
+const highestBit = (v: number) => (v < 2 ** 32 ? 31 - Math.clz32(v) : Math.floor(Math.log2(v)));
+const bucketWidth = (bucket: number) => 2 ** Math.max(0, highestBit(bucket) - SIGNIFICANT_BITS);
+
+/** The bucket (its lowest value) that engagements `v` count in. */
+export function bucketOf(v: number): number {
+  if (v < EXACT_BELOW) return v;
+  const width = bucketWidth(v);
+  return Math.floor(v / width) * width;
+}
+
+/** The value a bucket stands for: itself when exact, else its middle. */
+const standsFor = (bucket: number) =>
+  bucket < EXACT_BELOW ? bucket : bucket + (bucketWidth(bucket) - 1) / 2;
+
+/** The value engagements `v` count as in the baselines. */
+const counted = (v: number) => standsFor(bucketOf(v));
+
+/** The sorted positions a median with or without one of `n` values reads (see medianWithout). */
+const window = (n: number) => ({
+  lo: Math.max(0, Math.floor((n - 1) / 2) - 1),
+  hi: Math.min(n - 1, Math.floor(n / 2) + 1),
+});
+
+/** The summary of one age's histogram: a walk over its buckets, not its values. */
+function summarise(histogram: Record<string, number>): AgeSummary {
+  const buckets = Object.keys(histogram)
+    .map(Number)
+    .sort((x, y) => x - y);
+  const n = buckets.reduce((sum, b) => sum + (histogram[String(b)] ?? 0), 0);
+  const { lo, hi } = window(n);
+  const mid: number[] = [];
+  let first = 0;
+  for (const b of buckets) {
+    const last = first + (histogram[String(b)] ?? 0) - 1;
+    for (let k = Math.max(first, lo); k <= Math.min(last, hi); k++) mid.push(standsFor(b));
+    first = last + 1;
+    if (first > hi) break;
   }
-  sorted.splice(lo, 0, value);
+  return { n, lo, mid };
 }
 
-function fold(baselines: BrandBaselines, platform: string, snapshot: Snapshot, firstOfPost: boolean) {
-  const b = baselines[platform] ?? { posts: 0, curve: {} };
-  baselines[platform] = b;
-  if (firstOfPost) b.posts++;
-  if (!STANDARD_AGES.has(snapshot.age_h)) return;
-  const values = b.curve[String(snapshot.age_h)] ?? [];
-  b.curve[String(snapshot.age_h)] = values;
-  insertSorted(values, engagementsOf(snapshot));
+/** Counts engagements `value` at `age_h` on `platform`. */
+function count(histograms: BrandHistograms, platform: string, age_h: number, value: number) {
+  const byAge = histograms[platform] ?? {};
+  histograms[platform] = byAge;
+  const h = byAge[String(age_h)] ?? {};
+  byAge[String(age_h)] = h;
+  const b = String(bucketOf(value));
+  h[b] = (h[b] ?? 0) + 1;
 }
+
+/** The summaries of every platform and age, from the histograms and the post counts. */
+function summariesOf(histograms: BrandHistograms, posts: Record<string, number>): BrandBaselines {
+  const out: BrandBaselines = {};
+  for (const [platform, n] of Object.entries(posts)) {
+    const curve: Record<string, AgeSummary> = {};
+    for (const [age, h] of Object.entries(histograms[platform] ?? {})) curve[age] = summarise(h);
+    out[platform] = { posts: n, curve };
+  }
+  return out;
+}
+
+/** A row still in migration 017's form (whole sorted lists): its histograms, counted as now. */
+function histogramsOfLegacy(stored: StoredBaselines): BrandHistograms {
+  const histograms: BrandHistograms = {};
+  for (const [platform, b] of Object.entries(stored))
+    for (const [age, values] of Object.entries(b.curve))
+      if (Array.isArray(values)) for (const v of values) count(histograms, platform, Number(age), v);
+  return histograms;
+}
+
+/** The summary positions of a whole sorted list (017's form), counted as now. */
+function slice(sorted: number[]) {
+  const { lo, hi } = window(sorted.length);
+  return { lo, mid: sorted.slice(lo, hi + 1).map(counted) };
+}
+
+/** The summaries of a stored row, whichever form it is in. */
+function summariesOfStored(stored: StoredBaselines): BrandBaselines {
+  const out: BrandBaselines = {};
+  for (const [platform, b] of Object.entries(stored)) {
+    const curve: Record<string, AgeSummary> = {};
+    for (const [age, v] of Object.entries(b.curve))
+      curve[age] = Array.isArray(v) ? { n: v.length, ...slice(v) } : v;
+    out[platform] = { posts: b.posts, curve };
+  }
+  return out;
+}
+
+const postCounts = (stored: StoredBaselines) =>
+  Object.fromEntries(Object.entries(stored).map(([platform, b]) => [platform, b.posts]));
 
 /**
  * Writes snapshots of one published post and folds them into its brand's baselines, in the
@@ -57,18 +147,20 @@ export async function recordSnapshots(
 ): Promise<number[]> {
   if (snapshots.length === 0) return [];
   const store = tx.brandBaselines;
-  const baselines = await store.lock(post.brand_id);
-  const posts = tx.posts;
-  const have = new Set((await posts.snapshots(post.id)).map((s) => s.age_h));
+  const { stored, histogram } = await store.lock(post.brand_id);
+  const histograms = histogram ?? histogramsOfLegacy(stored);
+  const posts = postCounts(stored);
+  const have = new Set((await tx.posts.snapshots(post.id)).map((s) => s.age_h));
   const written: number[] = [];
   for (const s of snapshots) {
     if (have.has(s.age_h)) continue;
-    await posts.addSnapshot(s);
-    fold(baselines, post.platform, s, have.size === 0);
+    await tx.posts.addSnapshot(s);
+    if (have.size === 0) posts[post.platform] = (posts[post.platform] ?? 0) + 1;
+    if (STANDARD_AGES.has(s.age_h)) count(histograms, post.platform, s.age_h, engagementsOf(s));
     have.add(s.age_h);
     written.push(s.age_h);
   }
-  if (written.length > 0) await store.save(post.brand_id, baselines);
+  if (written.length > 0) await store.save(post.brand_id, summariesOf(histograms, posts), histograms);
   return written;
 }
 
@@ -79,20 +171,27 @@ export async function recordSnapshots(
 export async function rebuildBaselines(tx: ContentStores, brandId: string) {
   const store = tx.brandBaselines;
   await store.lock(brandId);
-  const baselines: BrandBaselines = {};
+  const histograms: BrandHistograms = {};
+  const posts: Record<string, number> = {};
   const seen = new Set<string>();
   for (const s of await tx.posts.brandSnapshots(brandId)) {
-    fold(baselines, s.platform, s, !seen.has(s.post_id));
+    if (!seen.has(s.post_id)) posts[s.platform] = (posts[s.platform] ?? 0) + 1;
     seen.add(s.post_id);
+    if (STANDARD_AGES.has(s.age_h)) count(histograms, s.platform, s.age_h, engagementsOf(s));
   }
-  await store.save(brandId, baselines);
+  await store.save(brandId, summariesOf(histograms, posts), histograms);
 }
 
-/** The median of ascending `sorted` with one occurrence of `leaveOut` taken out (none when undefined). */
-function medianWithout(sorted: number[], leaveOut: number | undefined): { median: number; count: number } {
-  const skip = leaveOut === undefined ? -1 : sorted.indexOf(leaveOut);
-  const count = skip < 0 ? sorted.length : sorted.length - 1;
-  const at = (k: number) => sorted[skip >= 0 && k >= skip ? k + 1 : k] ?? 0;
+/**
+ * The median of an age's values with one occurrence of `leaveOut` taken out (none when
+ * undefined). Without the value at sorted position j, position k holds what k + 1 held from j
+ * on; j is the first position holding `leaveOut`, so k < j exactly when position k holds less.
+ * The caller leaves out only a value the summary counts (the post's own snapshot).
+ */
+function medianWithout(s: AgeSummary, leaveOut: number | undefined): { median: number; count: number } {
+  const get = (k: number) => s.mid[k - s.lo] ?? 0;
+  const count = leaveOut === undefined ? s.n : s.n - 1;
+  const at = (k: number) => (leaveOut === undefined || get(k) < leaveOut ? get(k) : get(k + 1));
   const mid = Math.floor(count / 2);
   return { median: count % 2 ? at(mid) : (at(mid - 1) + at(mid)) / 2, count };
 }
@@ -103,12 +202,12 @@ export function curveWithout(
   own: Snapshot[],
 ): { curve: CurvePoint[]; comparedWith: number } {
   if (!b) return { curve: [], comparedWith: 0 };
-  const ownAt = new Map(own.map((s) => [s.age_h, engagementsOf(s)]));
+  const ownAt = new Map(own.map((s) => [s.age_h, counted(engagementsOf(s))]));
   const curve: CurvePoint[] = [];
   for (const age_h of SNAPSHOT_AGES_H) {
-    const values = b.curve[String(age_h)];
-    if (!values) continue;
-    const { median, count } = medianWithout(values, ownAt.get(age_h));
+    const summary = b.curve[String(age_h)];
+    if (!summary || summary.n === 0) continue;
+    const { median, count } = medianWithout(summary, ownAt.get(age_h));
     if (count > 0) curve.push({ age_h, engagements: Math.round(median * 10) / 10, posts: count });
   }
   return { curve, comparedWith: b.posts - (own.length > 0 ? 1 : 0) };
@@ -136,8 +235,12 @@ export interface PostOutcome {
  * from one read of each brand's baselines and one of the page's snapshots.
  */
 export async function pageOutcomes(db: ContentStores, page: PostRow[]): Promise<Map<string, PostOutcome>> {
-  const snapshots = await db.posts.snapshotsOf(page.map((p) => p.id));
-  const baselines = await db.brandBaselines.ofBrands([...new Set(page.map((p) => p.brand_id))]);
+  // Two independent reads: on PostgreSQL they go out together instead of one after the other.
+  const [snapshots, stored] = await Promise.all([
+    db.posts.snapshotsOf(page.map((p) => p.id)),
+    db.brandBaselines.ofBrands([...new Set(page.map((p) => p.brand_id))]),
+  ]);
+  const baselines = new Map([...stored].map(([brandId, row]) => [brandId, summariesOfStored(row)]));
   const out = new Map<string, PostOutcome>();
   for (const p of page) {
     const own = snapshots.filter((s) => s.post_id === p.id);
