@@ -14,6 +14,7 @@ import type { ApprovalRules, Checkout, Merchant, Variant } from '../schemas/reso
 import { OPEN, ownerOf, persist, saveChecked, settle, stateError } from './checkout-machine.js';
 import { type Owner, setConnection } from './connections.js';
 import { getMerchant, merchantForUrl, parseProductUrl, requireUsable } from './merchants.js';
+import { notAVariant } from './offers.js';
 import { checkAllowedMerchant, checkSpendingLimits } from './rules.js';
 import { toCheckout, toOrder } from './serialize.js';
 import { tokenHash } from './tokens.js';
@@ -130,12 +131,7 @@ export async function createCheckout(
   checkAllowedMerchant(actor.rules, merchant.id);
   const itemRef = input.item_ref ?? defaultRef;
   const variant: Variant | undefined = variants.find((v) => v.item_ref === itemRef);
-  if (!variant) {
-    throw invalidRequest(
-      `'item_ref' ${itemRef} is not a variant of this product; use one of ${variants.map((v) => v.item_ref).join(', ')}.`,
-      'item_ref',
-    );
-  }
+  if (!variant) throw notAVariant(itemRef, variants);
   const adapter = adapterFor(ctx, merchant, actor.env);
   const id = ctx.ids.make('chk');
   const soldOut = variant.availability === 'out_of_stock';
