@@ -5,6 +5,7 @@
 // never assertions: the tests prove the linear bound with work counters
 // (packages/server/test/commerce/product-page-hostile.test.ts). Run against the built server, so
 // `pnpm build` first (this script does not build, to let you measure an older dist).
+// BENCH_ITEM_REF=<ref> sends it as `item_ref` (a variant the page does not list: the refusal).
 import { createServer } from 'node:http';
 import { cpus } from 'node:os';
 import { keyFor, startServer } from './lib.mjs';
@@ -48,6 +49,8 @@ const [shapeArg, ...sizeArgs] = process.argv.slice(2);
 const shapes = shapeArg ? [shapeArg] : Object.keys(SHAPES);
 const sizesKib = sizeArgs.length ? sizeArgs.map(Number) : [384, 768, 1536, 3064];
 
+const itemRef = process.env.BENCH_ITEM_REF;
+
 const pages = new Map();
 const store = createServer((req, res) => {
   const body = pages.get(new URL(req.url ?? '/', 'http://local').pathname);
@@ -88,15 +91,16 @@ try {
       const res = await fetch(`${server.commerce}/v1/offers`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: `${origin}${path}` }),
+        body: JSON.stringify({ url: `${origin}${path}`, ...(itemRef ? { item_ref: itemRef } : {}) }),
       });
-      const body = await res.json();
+      const text = await res.text();
+      const body = JSON.parse(text);
       const ms = performance.now() - started;
       done = true;
       await probe;
       const answer = res.ok
-        ? `${res.status} ${body.price?.amount} ${body.price?.currency}`
-        : `${res.status} ${body.error?.code}`;
+        ? `${res.status} ${body.price?.amount} ${body.price?.currency} (${text.length} bytes)`
+        : `${res.status} ${body.error?.code} (${text.length} bytes)`;
       console.log(`| ${shape} | ${kib} KiB | ${answer} | ${Math.round(ms)} | ${Math.round(longest)} |`);
     }
   }

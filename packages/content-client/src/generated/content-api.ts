@@ -1098,7 +1098,7 @@ export interface paths {
         };
         /**
          * The local stdio command for the svc-mcp relay of this checkout, if built.
-         * @description The command that starts the `svc-mcp` stdio relay built in this checkout (absolute paths of Node.js and of the relay), for an MCP client on this machine while `npx -y @svc/content-client` cannot fetch it; `relay` is null when there is none.
+         * @description The command that starts the `svc-mcp` stdio relay built in this checkout (absolute paths of Node.js and of the relay), for an MCP client on this machine while `npx -y @svc/content-client` cannot fetch it; `relay` is null when there is none, and for a request that did not start on this machine (possible only with SERVICE_PUBLIC_API=all).
          */
         get: operations["getMcpRelay"];
         put?: never;

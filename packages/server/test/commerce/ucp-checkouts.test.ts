@@ -1,7 +1,11 @@
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { CommerceServiceHandle } from '../../src/commerce/app.js';
+import { PLACEMENT_LEASE_MS } from '../../src/commerce/services/checkouts.js';
 import type { Config } from '../../src/config.js';
+import { isGoneHere } from '../../src/platform/instance.js';
 import type { UcpStore } from '../fakes/ucp-store.js';
-import { startTestService } from '../helpers/start.js';
+import { startTestService, type TestService } from '../helpers/start.js';
 import {
   ADDRESS,
   as,
@@ -247,7 +251,7 @@ describe('UCP stores: checkouts on checkout-sessions', () => {
     expect(gone.body.error.message).toContain('out of stock');
   });
 
-  it('a retried complete reuses its Idempotency-Key at the store: one order', async () => {
+  it("a retried confirm reads the store's checkout and adopts the order the lost answer placed: one complete, one order", async () => {
     const s = await store({ dropCompleteAnswers: 1 });
     const ready = await readyCheckout(s);
     const first = await user('POST', `/v1/checkouts/${ready.id}/confirm`, undefined, {
@@ -262,9 +266,7 @@ describe('UCP stores: checkouts on checkout-sessions', () => {
     });
     expect(retry.status, JSON.stringify(retry.body)).toBe(200);
     expect(retry.body.status).toBe('completed');
-    const completes = s.requests.filter((r) => r.path.endsWith('/complete'));
-    expect(completes).toHaveLength(2);
-    expect(completes[0]?.headers['idempotency-key']).toBe(completes[1]?.headers['idempotency-key']);
+    expect(s.requests.filter((r) => r.path.endsWith('/complete'))).toHaveLength(1);
     expect(s.orders).toHaveLength(1);
   });
 
@@ -327,7 +329,7 @@ describe('UCP stores: answers that break the contract', () => {
 describe('UCP stores: a confirm interrupted by a restart', () => {
   const store = ucpStores();
 
-  it('start-up recovery sends the complete again with the same Idempotency-Key: one order', async () => {
+  it("start-up recovery reads the store's checkout first: the order the lost answer placed is adopted, the complete is not sent again", async () => {
     let svc = await startTestService('commerce', { config: { storesAllowPrivate: true } as Partial<Config> });
     try {
       const liveKey = await makeKey(svc, 'live');
@@ -356,15 +358,78 @@ describe('UCP stores: a confirm interrupted by a restart', () => {
         c = (await call('GET', `/v1/checkouts/${ready.body.id}`)).body;
       }
       expect(c.status).toBe('completed');
-      const completes = s.requests.filter((r) => r.path.endsWith('/complete'));
-      expect(completes).toHaveLength(2);
-      expect(completes[1]?.headers['idempotency-key']).toBe(completes[0]?.headers['idempotency-key']);
+      expect(s.requests.filter((r) => r.path.endsWith('/complete'))).toHaveLength(1);
       expect(s.orders).toHaveLength(1);
       expect((await call('GET', `/v1/orders/${c.order_id}`)).body.merchant_order_ref).toBe(s.orders[0]?.id);
     } finally {
       await svc.close();
     }
   });
+
+  /** A live service of the test's own and one approved user; the service is closed after `run`. */
+  const ownService = async (run: (svc: TestService, call: Call) => Promise<void>) => {
+    const svc = await startTestService('commerce', {
+      config: { storesAllowPrivate: true } as Partial<Config>,
+    });
+    try {
+      const liveKey = await makeKey(svc, 'live');
+      await run(svc, (await liveUser({ svc, liveKey })).call);
+    } finally {
+      await svc.close();
+    }
+  };
+
+  it('start-up recovery sends a complete the store never got again, with the same Idempotency-Key: one order', () =>
+    ownService(async (svc, call) => {
+      const s = await store();
+      const ready = await offerAndCheckout(call, s);
+      s.script.down = true;
+      expect((await call('POST', `/v1/checkouts/${ready.id}/confirm`)).status).toBe(503);
+      s.script.down = false;
+      await (svc.handle as CommerceServiceHandle).recover();
+      expect((await call('GET', `/v1/checkouts/${ready.id}`)).body.status).toBe('completed');
+      const completes = s.requests.filter((r) => r.path.endsWith('/complete'));
+      expect(completes.length).toBeGreaterThanOrEqual(1);
+      expect(new Set(completes.map((r) => r.headers['idempotency-key'])).size).toBe(1);
+      expect(s.orders).toHaveLength(1);
+    }));
+
+  /**
+   * The lease's holder looks dead from here: same host name, a pid that does not exist here. That
+   * is what a live instance in another container's pid namespace looks like (or a dead one whose
+   * pid was reused), and its complete may still be in flight. Recovery waits the lease out, then
+   * reads the store's checkout and adopts the order the holder placed.
+   */
+  it('a placement held by an instance whose pid is absent here is left alone until its lease runs out, then its order is adopted, never placed twice', () =>
+    ownService(async (svc, call) => {
+      const s = await store({ dropCompleteAnswers: 1 });
+      const ready = await offerAndCheckout(call, s);
+      expect((await call('POST', `/v1/checkouts/${ready.id}/confirm`)).status).toBe(503);
+      expect(s.orders).toHaveLength(1);
+      const handle = svc.handle as CommerceServiceHandle;
+      const until = new Date(svc.clock.now().getTime() + PLACEMENT_LEASE_MS).toISOString();
+      await handle.db.run('INSERT INTO leases (name, owner, until) VALUES (?, ?, ?)', [
+        `checkout-placement:${ready.id}`,
+        `${hostname()}/${2 ** 30}/inst_in_another_pid_namespace`,
+        until,
+      ]);
+      // Greater than any pid, so absent here, as the other namespace's pid is.
+      expect(isGoneHere(`${hostname()}/${2 ** 30}/x`)).toBe(true);
+      const completes = () => s.requests.filter((r) => r.path.endsWith('/complete')).length;
+
+      await handle.recover();
+      expect((await call('GET', `/v1/checkouts/${ready.id}`)).body.status).toBe('confirming');
+      expect(completes()).toBe(1);
+
+      svc.clock.advance(PLACEMENT_LEASE_MS);
+      await handle.recover();
+      const done = (await call('GET', `/v1/checkouts/${ready.id}`)).body;
+      expect(done.status).toBe('completed');
+      expect(completes()).toBe(1);
+      expect(s.orders).toHaveLength(1);
+      const order = (await call('GET', `/v1/orders/${done.order_id}`)).body;
+      expect(order.merchant_order_ref).toBe(s.orders[0]?.id);
+    }));
 });
 
 describe('the fake UCP store', () => {

@@ -1,5 +1,4 @@
 import { fromJson } from '../../platform/db/json.js';
-import { likeEscape } from '../../platform/db/like.js';
 import type { SqlExecutor } from '../../platform/db/sql.js';
 import type { CheckoutStatus, LineItem, OrderStatus, Totals } from '../schemas/common.js';
 import type { CommerceEnv } from './api-keys-store.js';
@@ -141,22 +140,34 @@ export function dashboardStore(db: SqlExecutor) {
       return row && decoded<OrderRow>(row, ORDER_JSON);
     },
     /**
-     * Events of one environment whose payload names `objectId` (the checkout's own events, and
-     * its order's, which carry `checkout_id`), newest first. LIKE narrows the rows on both
-     * engines; the exact substring check drops SQLite's case-insensitive near-misses.
+     * Events of one environment about a checkout (its own events, and its order's) or an order
+     * (its own, and its checkout's once it names the order), newest first. Read through the
+     * subject columns' indexes (migration 014): the rows of that one object, however many events
+     * the environment has.
      */
-    async eventsNaming(accountId: string, env: CommerceEnv, objectId: string, limit: number) {
-      const quoted = JSON.stringify(objectId);
-      const rows = await db.all<EventRecord & { data: string }>(
-        `SELECT id, account_id, env, type, data, created_at FROM events
-          WHERE account_id = ? AND env = ? AND data LIKE ? ESCAPE '\\'
-          ORDER BY created_at DESC, seq DESC
-          LIMIT ?`,
-        [accountId, env, `%${likeEscape(quoted)}%`, limit],
-      );
-      return rows
-        .filter((r) => r.data.includes(quoted))
-        .map((r) => ({ id: r.id, env: r.env, type: r.type, created_at: r.created_at }));
+    async eventsAbout(
+      accountId: string,
+      env: CommerceEnv,
+      subject: { checkout_id: string } | { order_id: string },
+      limit: number,
+    ) {
+      const [column, id] =
+        'checkout_id' in subject
+          ? (['checkout_id', subject.checkout_id] as const)
+          : (['order_id', subject.order_id] as const);
+      return db.all<Omit<EventRecord, 'data' | 'account_id'>>(eventsAboutSql(column), [
+        id,
+        accountId,
+        env,
+        limit,
+      ]);
     },
   };
 }
+
+/** The trail's query; exported so a test can show its plan reads through the index. */
+export const eventsAboutSql = (column: 'checkout_id' | 'order_id') =>
+  `SELECT id, env, type, created_at FROM events
+    WHERE ${column} = ? AND account_id = ? AND env = ?
+    ORDER BY created_at DESC, seq DESC
+    LIMIT ?`;

@@ -11,6 +11,7 @@ import { orderingColumns } from './migrations/010-ordering-columns.js';
 import { onceAcrossInstances } from './migrations/011-once-across-instances.js';
 import { deliveryClaimIndexes } from './migrations/012-delivery-claim-indexes.js';
 import { idempotencyOwner } from './migrations/013-idempotency-owner.js';
+import { eventSubjects } from './migrations/014-event-subjects.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -65,4 +66,5 @@ export const commerceMigrations: Migration[] = [
   onceAcrossInstances,
   deliveryClaimIndexes,
   idempotencyOwner,
+  eventSubjects,
 ];

@@ -20,6 +20,19 @@ export interface EventRecord {
   created_at: string;
 }
 
+/**
+ * The checkout and order an event is about, kept in columns so the dashboard finds an object's
+ * events through an index: a checkout event's payload is the checkout, an order event's the order.
+ * Migration 014 fills events written before it by the same rule.
+ */
+function subjectsOf(e: EventRecord): { checkout_id: string | null; order_id: string | null } {
+  const data = (e.data ?? {}) as Record<string, unknown>;
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  if (e.type.startsWith('checkout.')) return { checkout_id: text(data.id), order_id: text(data.order_id) };
+  if (e.type.startsWith('order.')) return { checkout_id: text(data.checkout_id), order_id: text(data.id) };
+  return { checkout_id: null, order_id: null };
+}
+
 export type DeliveryStatus = 'pending' | 'succeeded' | 'failed' | 'canceled';
 
 export interface DeliveryRecord {
@@ -149,9 +162,11 @@ export function webhooksStore(db: SqlExecutor) {
       );
     },
     async insertEvent(e: EventRecord): Promise<void> {
+      const about = subjectsOf(e);
       await db.run(
-        'INSERT INTO events (id, account_id, env, type, data, created_at) VALUES (?, ?, ?, ?, ?, ?)',
-        [e.id, e.account_id, e.env, e.type, toJson(e.data), e.created_at],
+        `INSERT INTO events (id, account_id, env, type, data, created_at, checkout_id, order_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+        [e.id, e.account_id, e.env, e.type, toJson(e.data), e.created_at, about.checkout_id, about.order_id],
       );
     },
     async getEvent(accountId: string, id: string): Promise<EventRecord | undefined> {

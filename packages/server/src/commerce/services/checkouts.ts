@@ -14,6 +14,7 @@ import type { ApprovalRules, Checkout, Merchant, Variant } from '../schemas/reso
 import { OPEN, ownerOf, persist, saveChecked, settle, stateError } from './checkout-machine.js';
 import { type Owner, setConnection } from './connections.js';
 import { getMerchant, merchantForUrl, parseProductUrl, requireUsable } from './merchants.js';
+import { notAVariant } from './offers.js';
 import { checkAllowedMerchant, checkSpendingLimits } from './rules.js';
 import { toCheckout, toOrder } from './serialize.js';
 import { tokenHash } from './tokens.js';
@@ -130,12 +131,7 @@ export async function createCheckout(
   checkAllowedMerchant(actor.rules, merchant.id);
   const itemRef = input.item_ref ?? defaultRef;
   const variant: Variant | undefined = variants.find((v) => v.item_ref === itemRef);
-  if (!variant) {
-    throw invalidRequest(
-      `'item_ref' ${itemRef} is not a variant of this product; use one of ${variants.map((v) => v.item_ref).join(', ')}.`,
-      'item_ref',
-    );
-  }
+  if (!variant) throw notAVariant(itemRef, variants);
   const adapter = adapterFor(ctx, merchant, actor.env);
   const id = ctx.ids.make('chk');
   const soldOut = variant.availability === 'out_of_stock';
@@ -404,13 +400,24 @@ const inProgress = new Map<string, Promise<unknown>>();
 /**
  * While a checkout's order is being placed (or its store asked where it stands) the instance
  * doing it holds this lease in the database, so crash recovery and hand-off polling on every
- * instance leave it alone. A placement whose instance died keeps it until it runs out; then
- * recovery (on any instance) asks the store and finishes the checkout.
+ * instance leave it alone. A placement whose instance died keeps it until it runs out, and only
+ * then does recovery (on any instance) take it: never earlier on the word of a pid check, which
+ * a holder alive in another container's pid namespace, or a reused pid, would fool into a second
+ * `complete` beside one still in flight. The lease is far longer than a store call may take
+ * (STORE_TIMEOUT_MS), so once it has run out the holder's request is over, and recovery first
+ * reads the store's checkout: an order the holder placed is adopted, not placed again.
  */
 export const PLACEMENT_LEASE_MS = 2 * 60_000;
 const placementLease = (id: string) => `checkout-placement:${id}`;
 const placementUntil = (ctx: CommerceContext) =>
   new Date(ctx.clock.now().getTime() + PLACEMENT_LEASE_MS).toISOString();
+/** Takes the placement lease, only from nobody or from a holder whose lease ran out. */
+const takePlacement = (leases: CommerceStores['leases'], ctx: CommerceContext, id: string) =>
+  leases.take(placementLease(id), ctx.instanceId, ctx.clock.now().toISOString(), placementUntil(ctx), {
+    onlyExpired: true,
+  });
+const releasePlacement = (ctx: CommerceContext, id: string) =>
+  commerceStores(ctx.db).leases.release(placementLease(id), ctx.instanceId);
 
 /** Runs `work` holding the checkout's placement lease; null when someone else holds it. */
 async function underPlacementLease<T>(
@@ -418,10 +425,8 @@ async function underPlacementLease<T>(
   id: string,
   work: () => Promise<T>,
 ): Promise<T | null> {
-  const leases = commerceStores(ctx.db).leases;
-  const now = ctx.clock.now().toISOString();
-  if (!(await leases.take(placementLease(id), ctx.instanceId, now, placementUntil(ctx)))) return null;
-  return tracked(id, work).finally(() => leases.release(placementLease(id), ctx.instanceId));
+  if (!(await takePlacement(commerceStores(ctx.db).leases, ctx, id))) return null;
+  return tracked(id, work).finally(() => releasePlacement(ctx, id));
 }
 
 function tracked<T>(id: string, work: () => Promise<T>): Promise<T> {
@@ -488,17 +493,14 @@ export async function confirmCheckout(
           // later. For the request, this write is final.
           if (saved.route !== 'ucp') await answerConfirm(s, saved);
           // Taken with the move to `confirming`, so no instance's recovery sees it unheld.
-          else
-            await s.leases.take(placementLease(id), ctx.instanceId, now.toISOString(), placementUntil(ctx));
+          else await takePlacement(s.leases, ctx, id);
           return { retried: false as const, checkout: saved, merchant };
         },
         SPENDING_CHECKED,
       );
       if (step.retried) return resumeConfirm(ctx, step.checkout, earlier);
       if (step.checkout.route !== 'ucp') return step.checkout;
-      return place(ctx, step.checkout, step.merchant).finally(() =>
-        commerceStores(ctx.db).leases.release(placementLease(id), ctx.instanceId),
-      );
+      return place(ctx, step.checkout, step.merchant).finally(() => releasePlacement(ctx, id));
     }),
   );
 }
@@ -550,6 +552,9 @@ export async function payByCard(
         form_token_hash: null,
         confirmed_at: now.toISOString(),
       });
+      // As in confirm: held from the move to `confirming`, so no instance's recovery reads the
+      // store beside the complete this request is about to send.
+      await takePlacement(s.leases, ctx, saved.id);
       return { state: 'placing' as const, checkout: saved, merchant };
     },
     SPENDING_CHECKED,
@@ -562,7 +567,7 @@ export async function payByCard(
       place(ctx, checkout, merchant, {
         paymentToken: input.paymentToken,
         ...(input.card ? { card: input.card } : {}),
-      }),
+      }).finally(() => releasePlacement(ctx, checkout.id)),
     );
   } catch (err) {
     if (!(err instanceof StoreUnavailable)) throw err;
@@ -642,15 +647,16 @@ async function place(
 async function finishFromStore(ctx: CommerceContext, c: CheckoutRecord): Promise<CheckoutRecord> {
   const merchant = await getMerchant(commerceStores(ctx.db), c.env, c.merchant_id);
   const adapter = adapterFor(ctx, merchant, c.env);
-  // A stateful store is asked again with the same Idempotency-Key: it places the order at most
-  // once and answers the retry with the first outcome.
-  if (adapter.stateful) return place(ctx, c, merchant, { retry: true });
   const status = await adapter.orderStatus({
     merchant,
     url: c.product_url,
     checkout_id: c.id,
     session: c.store_session,
   });
+  // The store's checkout is read first: an order the interrupted placement got placed is adopted
+  // as it stands, whether or not the store honours Idempotency-Key on a second complete. Only a
+  // stateful store whose checkout is still open is asked again, with the same Idempotency-Key.
+  if (adapter.stateful && status.state === 'unknown') return place(ctx, c, merchant, { retry: true });
   if (status.state === 'unknown') {
     ctx.logger.warn(
       { checkout: c.id, reason: status.reason },

@@ -24,9 +24,14 @@ export async function listPurchases(
   return { checkouts, orders, users, limit: LIST_LIMIT };
 }
 
-/** The events that name an object, and their webhook deliveries. */
-async function trail(ctx: CommerceContext, accountId: string, env: CommerceEnv, objectId: string) {
-  const events = await dashboardStore(ctx.db).eventsNaming(accountId, env, objectId, TRAIL_LIMIT);
+/** The events about a checkout or an order, and their webhook deliveries. */
+async function trail(
+  ctx: CommerceContext,
+  accountId: string,
+  env: CommerceEnv,
+  subject: { checkout_id: string } | { order_id: string },
+) {
+  const events = await dashboardStore(ctx.db).eventsAbout(accountId, env, subject, TRAIL_LIMIT);
   const deliveries = await listDeliveries(ctx, accountId, {
     eventIds: events.map((e) => e.id),
     limit: TRAIL_LIMIT * 4,
@@ -40,12 +45,12 @@ export async function checkoutTrail(ctx: CommerceContext, accountId: string, id:
   const checkout = await store.getCheckout(accountId, id);
   if (!checkout) throw new AppError(404, 'NOT_FOUND', `No checkout with id '${id}'.`);
   const order = checkout.order_id ? await store.getOrder(accountId, checkout.order_id) : undefined;
-  return { checkout, order, ...(await trail(ctx, accountId, checkout.env, checkout.id)) };
+  return { checkout, order, ...(await trail(ctx, accountId, checkout.env, { checkout_id: checkout.id })) };
 }
 
 /** One order of the account, its events and deliveries. */
 export async function orderTrail(ctx: CommerceContext, accountId: string, id: string) {
   const order = await dashboardStore(ctx.db).getOrder(accountId, id);
   if (!order) throw new AppError(404, 'NOT_FOUND', `No order with id '${id}'.`);
-  return { order, ...(await trail(ctx, accountId, order.env, order.id)) };
+  return { order, ...(await trail(ctx, accountId, order.env, { order_id: order.id })) };
 }

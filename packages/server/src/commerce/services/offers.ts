@@ -30,13 +30,31 @@ async function productFor(
   }
   if (!itemRef) return product;
   const named = product.variants.find((v) => v.item_ref === itemRef);
-  if (!named) {
-    throw invalidRequest(
-      `'item_ref' ${itemRef} is not a variant of this product; use one of ${product.variants.map((v) => v.item_ref).join(', ')}, or leave it out.`,
-      'item_ref',
-    );
-  }
+  if (!named) throw notAVariant(itemRef, product.variants, ', or leave it out');
   return { ...product, variants: [named, ...product.variants.filter((v) => v !== named)] };
+}
+
+/** How many of a product's variants a refusal names; the rest are counted. */
+const VARIANTS_NAMED = 5;
+const REF_SHOWN_CHARS = 100;
+
+/**
+ * 400 for an `item_ref` that is not one of `variants`. A store chooses how many variants a product
+ * has (a page may list 40,000) and how long their ids are: the message names a few and counts the
+ * rest, so the store cannot make our error answer as large as its page.
+ */
+export function notAVariant(itemRef: string, variants: { item_ref: string }[], hint = ''): AppError {
+  const shown = variants
+    .slice(0, VARIANTS_NAMED)
+    .map((v) =>
+      v.item_ref.length > REF_SHOWN_CHARS ? `${v.item_ref.slice(0, REF_SHOWN_CHARS)}…` : v.item_ref,
+    );
+  const more = variants.length - shown.length;
+  const list = `${shown.join(', ')}${more > 0 ? ` and ${more} more (the offer's variants list them all)` : ''}`;
+  return invalidRequest(
+    `'item_ref' ${itemRef} is not a variant of this product; use one of ${list}${hint}.`,
+    'item_ref',
+  );
 }
 
 export async function createOffer(

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isLocalRequest } from '../../platform/http/local-only.js';
 import type { ContentContext } from '../context.js';
 import { localMcpRelay } from '../mcp-relay.js';
 import { defineRoute } from '../route.js';
@@ -43,11 +44,13 @@ export function workspaceRoutes(ctx: ContentContext) {
       auth: 'person',
       operationId: 'getMcpRelay',
       description:
-        'The command that starts the `svc-mcp` stdio relay built in this checkout (absolute paths of Node.js and of the relay), for an MCP client on this machine while `npx -y @svc/content-client` cannot fetch it; `relay` is null when there is none.',
+        'The command that starts the `svc-mcp` stdio relay built in this checkout (absolute paths of Node.js and of the relay), for an MCP client on this machine while `npx -y @svc/content-client` cannot fetch it; `relay` is null when there is none, and for a request that did not start on this machine (possible only with SERVICE_PUBLIC_API=all).',
       summary: 'The local stdio command for the svc-mcp relay of this checkout, if built.',
       tags: ['Mode'],
       response: McpRelay,
-      handler: () => ({ relay: localMcpRelay() }),
+      // The command runs only on this machine, and its paths tell a remote caller where the server
+      // lives (a home directory names its user): only a request made here gets them.
+      handler: ({ req }) => ({ relay: isLocalRequest(req) ? localMcpRelay() : null }),
     }),
     defineRoute({
       method: 'get',
