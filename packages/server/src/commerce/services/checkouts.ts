@@ -495,7 +495,11 @@ export async function confirmCheckout(
         SPENDING_CHECKED,
       );
       if (step.retried) return resumeConfirm(ctx, step.checkout, earlier);
-      if (step.checkout.route !== 'ucp') return step.checkout;
+      if (step.checkout.route !== 'ucp') {
+        // Its transaction answered the key (answerConfirm) and has committed.
+        request?.answered();
+        return step.checkout;
+      }
       return place(ctx, step.checkout, step.merchant).finally(() =>
         commerceStores(ctx.db).leases.release(placementLease(id), ctx.instanceId),
       );

@@ -74,6 +74,13 @@ export interface IdempotentRequest {
   key: string;
   /** The response the route sends when its handler returns `body`: its success status, no extra headers. */
   responseFor(body: unknown): StoredResponse;
+  /**
+   * Says this request's answer is stored: call it once the transaction that stored it has
+   * committed, never before (a rollback would leave the key `in_flight` over nothing). The wrapper
+   * then skips its own write, which would only find the record answered: a statement and a second
+   * serialisation of the body saved on every keyed request of such a route.
+   */
+  answered(): void;
 }
 
 const running = new AsyncLocalStorage<IdempotentRequest>();
@@ -229,10 +236,14 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
       };
     }
 
+    let stored = false;
     const request: IdempotentRequest = {
       scope: who.scope,
       key,
       responseFor: (body) => ({ status: route.status ?? 200, body, headers: {} }),
+      answered: () => {
+        stored = true;
+      },
     };
     let result: RouteResult;
     try {
@@ -256,7 +267,7 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
       }
       throw err;
     }
-    await opts.storage.complete(who.scope, key, result);
+    if (!stored) await opts.storage.complete(who.scope, key, result);
     return result;
   };
 }
