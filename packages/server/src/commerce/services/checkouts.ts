@@ -495,14 +495,16 @@ export async function confirmCheckout(
         SPENDING_CHECKED,
       );
       if (step.retried) return resumeConfirm(ctx, step.checkout, earlier);
-      if (step.checkout.route !== 'ucp') {
-        // Its transaction answered the key (answerConfirm) and has committed.
-        request?.answered();
-        return step.checkout;
-      }
-      return place(ctx, step.checkout, step.merchant).finally(() =>
-        commerceStores(ctx.db).leases.release(placementLease(id), ctx.instanceId),
-      );
+      const done =
+        step.checkout.route !== 'ucp'
+          ? step.checkout
+          : await place(ctx, step.checkout, step.merchant).finally(() =>
+              commerceStores(ctx.db).leases.release(placementLease(id), ctx.instanceId),
+            );
+      // The key's answer is committed with the outcome: by the transaction above on the device
+      // and browser routes, by recordPlacement's on a UCP store (or by whoever finished it first).
+      request?.answered();
+      return done;
     }),
   );
 }
