@@ -67,7 +67,8 @@ export interface IdempotencyStorage {
  * storage's transactional writer, e.g. `idempotencyAnswers(tx).complete(scope, key, responseFor(body))`
  * in `platform/db/idempotency-store.ts`). It may also keep `scope` and `key`
  * with work that another process may finish (crash recovery), which then answers the key the same
- * way. The wrapper's own write after the handler then finds the record answered and leaves it.
+ * way. Once that transaction has committed, the service calls `answered()` and the wrapper makes
+ * no write of its own; without it the wrapper's write finds the record answered and leaves it.
  */
 export interface IdempotentRequest {
   scope: string;
