@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { DAY, MINUTE } from '../../src/platform/clock.js';
 import {
   ADDRESS,
@@ -119,6 +119,31 @@ describe('idempotency', () => {
     expect(replay.status).toBe(409);
     expect(replay.body).toEqual(first.body);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  });
+
+  it('a keyed confirm writes its key outside the confirm only to claim it; the answer goes in with the confirm', async () => {
+    const { call } = await sandboxUser(c.svc, c.sandboxKey);
+    const chk = (await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/mug`, ...ready })).body;
+    expect(chk.status).toBe('ready_to_confirm');
+    // Statements on the database itself, outside any transaction, that name this key.
+    const run = vi.spyOn(c.handle.db, 'run');
+    const key = { 'idempotency-key': `one-answer-${chk.id}` };
+    let first: Awaited<ReturnType<typeof call>>;
+    let calls: typeof run.mock.calls;
+    try {
+      first = await call('POST', `/v1/checkouts/${chk.id}/confirm`, undefined, key);
+    } finally {
+      calls = [...run.mock.calls];
+      run.mockRestore();
+    }
+    expect(first.status).toBe(200);
+    const writes = calls
+      .filter(([sql, params]) => sql.includes('idempotency_keys') && JSON.stringify(params).includes(chk.id))
+      .map(([sql]) => sql.trim().split(/\s/)[0]);
+    expect(writes).toEqual(['INSERT']);
+    const replay = await call('POST', `/v1/checkouts/${chk.id}/confirm`, undefined, key);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body).toEqual(first.body);
   });
 
   it('answers 409 IDEMPOTENCY_KEY_IN_USE while a request holds the key, and frees a crashed one', async () => {

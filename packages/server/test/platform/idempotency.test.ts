@@ -4,7 +4,12 @@ import type { Request } from 'express';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE } from '../../src/platform/clock.js';
 import { AppError } from '../../src/platform/errors.js';
-import { canonicalJson, idempotency, memoryIdempotencyStorage } from '../../src/platform/http/idempotency.js';
+import {
+  canonicalJson,
+  idempotency,
+  idempotentRequest,
+  memoryIdempotencyStorage,
+} from '../../src/platform/http/idempotency.js';
 import type { RouteResult } from '../../src/platform/http/mount.js';
 
 type Auth = { user: { id: string } };
@@ -196,5 +201,32 @@ describe('idempotency engine', () => {
   it('rejects a malformed key', async () => {
     const { call } = setup();
     await expect(call({ key: 'has space' }, ok(1))).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('writes no answer of its own for a handler that stored it and said so, and replays that one', async () => {
+    const { call, storage } = setup();
+    const completes: string[] = [];
+    const complete = storage.complete.bind(storage);
+    storage.complete = async (scope, key, response) => {
+      completes.push(key);
+      await complete(scope, key, response);
+    };
+    // Like confirmCheckout: the answer goes in with the operation, then the handler says so.
+    const storing = async (): Promise<RouteResult> => {
+      const request = idempotentRequest();
+      if (!request) throw new Error('no idempotent request in the handler');
+      await complete(request.scope, request.key, request.responseFor({ stored: true }));
+      request.answered();
+      return { status: 200, body: { stored: true }, headers: {} };
+    };
+    await call({ key: 'told' }, storing);
+    expect(completes).toEqual([]);
+    const replay = await call({ key: 'told' }, ok('not run'));
+    expect(replay.body).toEqual({ stored: true });
+    expect(replay.headers).toMatchObject({ 'Idempotent-Replayed': 'true' });
+
+    // A handler that does not say so gets the wrapper's write, once.
+    await call({ key: 'untold' }, ok({ n: 1 }));
+    expect(completes).toEqual(['untold']);
   });
 });

@@ -499,8 +499,14 @@ export async function confirmCheckout(
         SPENDING_CHECKED,
       );
       if (step.retried) return resumeConfirm(ctx, step.checkout, earlier);
-      if (step.checkout.route !== 'ucp') return step.checkout;
-      return place(ctx, step.checkout, step.merchant).finally(() => releasePlacement(ctx, id));
+      const done =
+        step.checkout.route !== 'ucp'
+          ? step.checkout
+          : await place(ctx, step.checkout, step.merchant).finally(() => releasePlacement(ctx, id));
+      // The key's answer is committed with the outcome: by the transaction above on the device
+      // and browser routes, by recordPlacement's on a UCP store (or by whoever finished it first).
+      request?.answered();
+      return done;
     }),
   );
 }

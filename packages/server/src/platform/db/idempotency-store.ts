@@ -54,19 +54,28 @@ export function idempotencyAnswers(db: SqlExecutor) {
   };
 }
 
-const COLUMNS = `scope, key, fingerprint, state, locked_until, expires_at, response_status, response_body,
-  response_headers, request_id, created_at, owner`;
-const claimParams = (r: IdempotencyRecord) => [
-  r.scope,
-  r.key,
-  r.fingerprint,
-  r.state,
-  r.lockedUntil,
-  r.expiresAt,
-  r.requestId,
-  r.createdAt,
-  r.owner,
-];
+/**
+ * What a claim writes besides its key, column by column: the insert lists them in this order and
+ * a takeover (`replace`) sets them in the same order, so the two cannot drift apart. A claim has no
+ * response yet; the insert leaves those columns NULL and a takeover clears them.
+ */
+const CLAIM_FIELDS = [
+  ['fingerprint', (r) => r.fingerprint],
+  ['state', (r) => r.state],
+  ['locked_until', (r) => r.lockedUntil],
+  ['expires_at', (r) => r.expiresAt],
+  ['request_id', (r) => r.requestId],
+  ['created_at', (r) => r.createdAt],
+  ['owner', (r) => r.owner],
+] as const satisfies readonly (readonly [string, (r: IdempotencyRecord) => string | null])[];
+const claimValues = (r: IdempotencyRecord) => CLAIM_FIELDS.map(([, value]) => value(r));
+
+const INSERT_CLAIM = `INSERT INTO idempotency_keys (scope, key, ${CLAIM_FIELDS.map(([c]) => c).join(', ')})
+  VALUES (?, ?, ${CLAIM_FIELDS.map(() => '?').join(', ')})
+  ON CONFLICT (scope, key) DO NOTHING`;
+const REPLACE_CLAIM = `UPDATE idempotency_keys SET ${CLAIM_FIELDS.map(([c]) => `${c} = ?`).join(', ')},
+    response_status = NULL, response_body = NULL, response_headers = NULL
+  WHERE scope = ? AND key = ? AND request_id = ? AND state = ?`;
 
 /** A service's `idempotency_keys` table behind the generic idempotency engine. */
 export function idempotencyStorage(
@@ -83,35 +92,19 @@ export function idempotencyStorage(
     // ON CONFLICT DO NOTHING: of claims racing on one key (any number of instances), exactly
     // one inserts; the others wait for it to commit and change nothing.
     async insert(r) {
-      const { changes } = await db.run(
-        `INSERT INTO idempotency_keys (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?)
-         ON CONFLICT (scope, key) DO NOTHING`,
-        claimParams(r),
-      );
+      const { changes } = await db.run(INSERT_CLAIM, [r.scope, r.key, ...claimValues(r)]);
       return changes > 0;
     },
     // Conditional on the record the caller decided on, so of two retries taking over one
     // abandoned key only the first lands (the second finds a new request id).
     async replace(previous, r) {
-      const { changes } = await db.run(
-        `UPDATE idempotency_keys SET fingerprint = ?, state = ?, locked_until = ?, expires_at = ?,
-           response_status = NULL, response_body = NULL, response_headers = NULL, request_id = ?,
-           created_at = ?, owner = ?
-         WHERE scope = ? AND key = ? AND request_id = ? AND state = ?`,
-        [
-          r.fingerprint,
-          r.state,
-          r.lockedUntil,
-          r.expiresAt,
-          r.requestId,
-          r.createdAt,
-          r.owner,
-          r.scope,
-          r.key,
-          previous.requestId,
-          previous.state,
-        ],
-      );
+      const { changes } = await db.run(REPLACE_CLAIM, [
+        ...claimValues(r),
+        r.scope,
+        r.key,
+        previous.requestId,
+        previous.state,
+      ]);
       return changes > 0;
     },
     complete: idempotencyAnswers(db).complete,

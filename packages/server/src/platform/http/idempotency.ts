@@ -67,13 +67,21 @@ export interface IdempotencyStorage {
  * storage's transactional writer, e.g. `idempotencyAnswers(tx).complete(scope, key, responseFor(body))`
  * in `platform/db/idempotency-store.ts`). It may also keep `scope` and `key`
  * with work that another process may finish (crash recovery), which then answers the key the same
- * way. The wrapper's own write after the handler then finds the record answered and leaves it.
+ * way. Once that transaction has committed, the service calls `answered()` and the wrapper makes
+ * no write of its own; without it the wrapper's write finds the record answered and leaves it.
  */
 export interface IdempotentRequest {
   scope: string;
   key: string;
   /** The response the route sends when its handler returns `body`: its success status, no extra headers. */
   responseFor(body: unknown): StoredResponse;
+  /**
+   * Says this request's answer is stored: call it once the transaction that stored it has
+   * committed, never before (a rollback would leave the key `in_flight` over nothing). The wrapper
+   * then skips its own write, which would only find the record answered: a statement and a second
+   * serialisation of the body saved on every keyed request of such a route.
+   */
+  answered(): void;
 }
 
 const running = new AsyncLocalStorage<IdempotentRequest>();
@@ -229,10 +237,14 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
       };
     }
 
+    let stored = false;
     const request: IdempotentRequest = {
       scope: who.scope,
       key,
       responseFor: (body) => ({ status: route.status ?? 200, body, headers: {} }),
+      answered: () => {
+        stored = true;
+      },
     };
     let result: RouteResult;
     try {
@@ -256,7 +268,7 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
       }
       throw err;
     }
-    await opts.storage.complete(who.scope, key, result);
+    if (!stored) await opts.storage.complete(who.scope, key, result);
     return result;
   };
 }
