@@ -25,6 +25,7 @@ const undo: Record<number, string> = {
   16: 'ALTER TABLE media_assets DROP COLUMN title;',
   17: 'DROP TABLE brand_baselines;',
   18: 'DROP INDEX posts_growing;',
+  19: 'DROP INDEX posts_brand_published;',
 };
 
 /** Takes a migrated content database back to the schema before migration `before`. */

@@ -114,7 +114,7 @@ export function curveWithout(
   return { curve, comparedWith: b.posts - (own.length > 0 ? 1 : 0) };
 }
 
-const NOT_PUBLISHED: OutcomeCalc = {
+export const NOT_PUBLISHED: OutcomeCalc = {
   verdict: 'too_early',
   ratio: null,
   age_h: null,

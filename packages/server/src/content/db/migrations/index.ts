@@ -17,6 +17,7 @@ import { idempotencyOwnerMigration } from './015-idempotency-owner.js';
 import { mediaTitleMigration } from './016-media-title.js';
 import { brandBaselinesMigration } from './017-brand-baselines.js';
 import { postsGrowingIndexMigration } from './018-posts-growing-index.js';
+import { brandPublishedIndexMigration } from './019-brand-published-index.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -41,4 +42,5 @@ export const contentMigrations: Migration[] = [
   mediaTitleMigration,
   brandBaselinesMigration,
   postsGrowingIndexMigration,
+  brandPublishedIndexMigration,
 ];
