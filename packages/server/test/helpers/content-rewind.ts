@@ -26,6 +26,7 @@ const undo: Record<number, string> = {
   17: 'DROP TABLE brand_baselines;',
   18: 'DROP INDEX posts_growing;',
   19: 'ALTER TABLE brand_baselines DROP COLUMN histogram;',
+  20: 'DROP INDEX posts_brand_published;',
 };
 
 /** Takes a migrated content database back to the schema before migration `before`. */

@@ -2,7 +2,8 @@ import type { ContentContext } from '../context.js';
 import type { PostRow } from '../db/stores/posts-store.js';
 import type { Verdict } from '../domain.js';
 import { hashtagsOf, truncate } from '../text.js';
-import { engagementsOf, outcomeOf } from './metrics.js';
+import { engagementsOf } from './metrics.js';
+import { outcomesOf } from './outcomes.js';
 
 export interface ScoredPost {
   post: PostRow;
@@ -24,14 +25,15 @@ export async function scoredPosts(
   until?: string,
 ): Promise<ScoredPost[]> {
   const store = ctx.stores.posts;
-  const posts = (await store.publishedOf(brandId, since)).filter(
-    (p) => !until || (p.published_at ?? '') < until,
-  );
-  const snaps = await store.brandSnapshots(brandId);
+  const posts = until
+    ? await store.publishedBetween(brandId, since, until)
+    : await store.publishedOf(brandId, since);
+  // Only these posts' snapshots, against the brand's stored baselines (services/outcomes.ts).
+  const results = await outcomesOf(ctx.stores, posts);
   return posts.map((post) => {
-    const own = snaps.filter((s) => s.post_id === post.id);
-    const latest = own[own.length - 1];
-    const o = outcomeOf(own, snaps, post.platform, post.id);
+    const r = results.get(post.id);
+    const latest = r?.latest;
+    const o = r?.outcome ?? { verdict: 'too_early' as const, ratio: null };
     const parts = post.parts;
     const text = parts.map((p) => p.text).join('\n\n');
     return {

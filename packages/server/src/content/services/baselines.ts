@@ -120,7 +120,7 @@ function slice(sorted: number[]) {
 }
 
 /** The summaries of a stored row, whichever form it is in. */
-function summariesOfStored(stored: StoredBaselines): BrandBaselines {
+export function summariesOfStored(stored: StoredBaselines): BrandBaselines {
   const out: BrandBaselines = {};
   for (const [platform, b] of Object.entries(stored)) {
     const curve: Record<string, AgeSummary> = {};
@@ -213,7 +213,7 @@ export function curveWithout(
   return { curve, comparedWith: b.posts - (own.length > 0 ? 1 : 0) };
 }
 
-const NOT_PUBLISHED: OutcomeCalc = {
+export const NOT_PUBLISHED: OutcomeCalc = {
   verdict: 'too_early',
   ratio: null,
   age_h: null,

@@ -4,7 +4,6 @@ import type { ContentStores } from '../db/stores/index.js';
 import { PLATFORMS, type Platform } from '../domain.js';
 import type { BestTimesView } from '../schemas/insights.js';
 import { requireBrand } from './brands.js';
-import { engagementsOf } from './metrics.js';
 
 export interface Slot {
   weekday: number;
@@ -56,31 +55,28 @@ export const serverTimeZone = () => Intl.DateTimeFormat().resolvedOptions().time
 /**
  * Scores weekday × hour (server local time) by the mean engagements of posts published then,
  * at the oldest snapshot age every post has reached (so young posts are compared fairly).
+ *
+ * Reads one row a post (its latest snapshot, summed in SQL) and, per platform with enough
+ * history, the posts' engagements at that common age: never every snapshot of the brand, which
+ * for a brand with years of posts was unbounded memory and time on every request. The buckets
+ * stay in JS because they are in the server's local time zone, which SQLite cannot convert to.
  */
 async function slotsFor(ctx: ContentContext, brandId: string, db: ContentStores = ctx.stores) {
-  const snaps = await db.posts.brandSnapshots(brandId);
-  const latest = new Map<string, { platform: string; published_at: string; byAge: Map<number, number> }>();
-  for (const s of snaps) {
-    const entry = latest.get(s.post_id) ?? {
-      platform: s.platform,
-      published_at: s.published_at,
-      byAge: new Map(),
-    };
-    entry.byAge.set(s.age_h, engagementsOf(s));
-    latest.set(s.post_id, entry);
-  }
+  const latest = await db.posts.latestEngagements(brandId);
   const out = new Map<Platform, { source: 'history' | 'default'; sample: number; slots: Slot[] }>();
   for (const platform of PLATFORMS) {
-    const posts = [...latest.values()].filter((p) => p.platform === platform);
+    const posts = latest.filter((p) => p.platform === platform);
     if (posts.length < MIN_HISTORY) {
       out.set(platform, { source: 'default', sample: posts.length, slots: DEFAULT_SLOTS[platform] });
       continue;
     }
-    const ages = posts.map((p) => Math.max(...p.byAge.keys()));
-    const common = ages.sort((a, b) => a - b)[Math.floor(ages.length / 4)] ?? 24;
+    const ages = posts.map((p) => p.age_h).sort((a, b) => a - b);
+    const common = ages[Math.floor(ages.length / 4)] ?? 24;
+    // A post older than `common` is scored at `common` if it has a snapshot there, else at its latest.
+    const atCommon = await db.posts.engagementsAtAge(brandId, platform, common);
     const buckets = new Map<string, { weekday: number; hour: number; sum: number; n: number }>();
     for (const p of posts) {
-      const value = p.byAge.get(common) ?? p.byAge.get(Math.max(...p.byAge.keys())) ?? 0;
+      const value = atCommon.get(p.post_id) ?? p.engagements;
       const d = new Date(p.published_at);
       const key = `${d.getDay()}:${d.getHours()}`;
       const b = buckets.get(key) ?? { weekday: d.getDay(), hour: d.getHours(), sum: 0, n: 0 };

@@ -5,10 +5,11 @@ import type { DigestRow } from '../db/stores/misc-stores.js';
 import { PLATFORMS, type Platform } from '../domain.js';
 import type { DigestView } from '../schemas/insights.js';
 import { PLATFORM_NAMES, truncate } from '../text.js';
-import { patternLifts, type ScoredPost, scoredPosts } from './analysis.js';
+import { patternLifts, scoredPosts } from './analysis.js';
 import { bestTimes } from './best-times.js';
 import { requireBrand } from './brands.js';
-import { engagementsOf, outcomeOf } from './metrics.js';
+import { engagementsOf } from './metrics.js';
+import { outcomesOf } from './outcomes.js';
 import { getConversation } from './themes.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -62,18 +63,8 @@ export async function getOverview(
   const prev = await totals(ctx, brandId, iso(now - 2 * filter.days * DAY), from);
   // Every published post of the period counts once, whatever its verdict, so these sum to posts_published.
   const verdicts = { outperforming: 0, on_par: 0, underperforming: 0, not_enough_data: 0, too_early: 0 };
-  for (const b of new Set(cur.posts.map((p) => p.brand_id))) {
-    const snaps = await ctx.stores.posts.brandSnapshots(b);
-    for (const p of cur.posts.filter((x) => x.brand_id === b)) {
-      const v = outcomeOf(
-        snaps.filter((s) => s.post_id === p.id),
-        snaps,
-        p.platform,
-        p.id,
-      ).verdict;
-      verdicts[v]++;
-    }
-  }
+  // Against each brand's stored baselines, reading only the period's posts' snapshots.
+  for (const r of (await outcomesOf(ctx.stores, cur.posts)).values()) verdicts[r.outcome.verdict]++;
   const counts = await ctx.stores.approvals.counts(brandId ?? undefined);
   return {
     brand_id: brandId,
@@ -112,11 +103,9 @@ export async function buildDigest(
   const signalOf = await ctx.stores.ideas.signalsOf(
     posts.map((p) => p.post.idea_id).filter((x): x is string => !!x),
   );
-  const cite = (ps: ScoredPost[]) => ({
-    post_ids: ps.map((p) => p.post.id),
-    signal_ids: [
-      ...new Set(ps.map((p) => signalOf.get(p.post.idea_id ?? '')).filter((x): x is string => !!x)),
-    ],
+  const cite = (ps: { id: string; idea_id: string | null }[]) => ({
+    post_ids: ps.map((p) => p.id),
+    signal_ids: [...new Set(ps.map((p) => signalOf.get(p.idea_id ?? '')).filter((x): x is string => !!x))],
   });
   const impressions = posts.reduce((a, p) => a + p.impressions, 0);
   const engagements = posts.reduce((a, p) => a + p.engagements, 0);
@@ -128,7 +117,7 @@ export async function buildDigest(
     .slice(0, 3)
     .map((p) => ({
       text: `"${p.excerpt}" on ${PLATFORM_NAMES[p.post.platform]} did ${p.score.toFixed(1)}× the brand median.`,
-      ...cite([p]),
+      ...cite([p.post]),
     }));
   const misses = ranked
     .filter((p) => p.verdict === 'underperforming')
@@ -136,13 +125,13 @@ export async function buildDigest(
     .slice(0, 3)
     .map((p) => ({
       text: `"${p.excerpt}" on ${PLATFORM_NAMES[p.post.platform]} reached ${p.score.toFixed(1)}× the brand median.`,
-      ...cite([p]),
+      ...cite([p.post]),
     }));
   const patterns = patternLifts(history)
     .filter((l) => l.lift >= 1.2 || l.lift <= 0.8)
     .map((l) => ({
       text: `Posts with ${l.pattern.label} got ${l.lift.toFixed(1)}× the engagement of the rest (${l.withIt.length} vs ${l.without.length} posts, last 8 weeks).`,
-      ...cite(l.withIt.slice(0, 5)),
+      ...cite(l.withIt.slice(0, 5).map((p) => p.post)),
     }));
 
   const recommendations: DigestView['recommendations'] = [];
@@ -154,24 +143,21 @@ export async function buildDigest(
       signal_ids: [s.id],
     });
   const times = await bestTimes(ctx, brandId);
-  // Best times come from the whole history, so their evidence does too.
-  const everything = await scoredPosts(ctx, brandId, '');
   for (const p of times.platforms.filter((x) => x.source === 'history').slice(0, 2)) {
     const best = p.slots[0];
-    if (best)
-      recommendations.push({
-        text: `Schedule ${PLATFORM_NAMES[p.platform]} posts for ${DAY_NAMES[best.weekday]} at ${String(best.hour).padStart(2, '0')}:00 (${times.timezone}), your best slot.`,
-        ...cite(
-          everything
-            .filter(
-              (h) =>
-                h.post.platform === p.platform &&
-                new Date(h.post.published_at ?? '').getDay() === best.weekday &&
-                new Date(h.post.published_at ?? '').getHours() === best.hour,
-            )
-            .slice(0, 3),
-        ),
-      });
+    if (!best) continue;
+    // Best times come from the whole history, so their evidence does too: the first three posts
+    // published in the slot. Only when and where posts went out is read, not their text or snapshots.
+    const inSlot: { id: string; idea_id: string | null }[] = [];
+    for (const h of await ctx.stores.posts.publishedTimesOf(brandId, p.platform)) {
+      const d = new Date(h.published_at);
+      if (d.getDay() === best.weekday && d.getHours() === best.hour) inSlot.push(h);
+      if (inSlot.length === 3) break;
+    }
+    recommendations.push({
+      text: `Schedule ${PLATFORM_NAMES[p.platform]} posts for ${DAY_NAMES[best.weekday]} at ${String(best.hour).padStart(2, '0')}:00 (${times.timezone}), your best slot.`,
+      ...cite(inSlot),
+    });
   }
   const conv = await getConversation(ctx, brandId, days);
   const topTheme = conv.themes[0];

@@ -17,7 +17,8 @@ import { requireConnectedChannel } from './channels.js';
 import { checkParts, partsFromInput } from './drafts.js';
 import { conflict, unprocessable } from './errors.js';
 import { moveIdeaBySystem } from './ideas.js';
-import { outcomeOf, type Snapshot, type SnapshotWithPlatform } from './metrics.js';
+import type { Snapshot } from './metrics.js';
+import { outcomesOf } from './outcomes.js';
 import { attemptLease, isAbandoned, keepAttemptAlive } from './publish-leases.js';
 import { ageAt, dueAges, takeSimulatedSnapshots } from './snapshots.js';
 import { isSandboxPost, metricsView, partsView, type StoredPart } from './views.js';
@@ -110,22 +111,6 @@ export async function getPost(ctx: ContentContext, id: string) {
     growth: own.map(metricsView),
     baseline: curve.map((c) => ({ age_h: c.age_h, engagements: c.engagements })),
   };
-}
-
-function outcomeFor(post: PostRow, snaps: SnapshotWithPlatform[]): OutcomeView {
-  const own = snaps.filter((s) => s.post_id === post.id);
-  const o =
-    post.status === 'published'
-      ? outcomeOf(own, snaps, post.platform, post.id)
-      : {
-          verdict: 'too_early' as const,
-          ratio: null,
-          age_h: null,
-          engagements: null,
-          baseline_engagements: null,
-          compared_with: 0,
-        };
-  return { post_id: post.id, ...o, settled: post.settled_at !== null };
 }
 
 function checkFuture(ctx: ContentContext, at: string, param: string): Date {
@@ -675,7 +660,9 @@ export async function resolvePost(ctx: ContentContext, id: string): Promise<Outc
     await settle(ctx, [post]);
   }
   const fresh = await requirePost(ctx.stores, id);
-  return outcomeFor(fresh, await ctx.stores.posts.brandSnapshots(post.brand_id));
+  // Its own snapshots and the brand's stored baselines, not every snapshot of the brand.
+  const { outcome } = await postOutcome(ctx.stores, fresh);
+  return { post_id: fresh.id, ...outcome, settled: fresh.settled_at !== null };
 }
 
 export async function settle(
@@ -724,9 +711,14 @@ export async function resolveOutcomes(ctx: ContentContext, brandId: string): Pro
     });
   }
   const settled = new Set(await settle(ctx, due));
-  const snaps = await ctx.stores.posts.brandSnapshots(brandId);
-  const at = now.toISOString();
-  return posts.map((p) => outcomeFor(settled.has(p.id) ? { ...p, settled_at: at } : p, snaps)).reverse();
+  const outcomes = await outcomesOf(ctx.stores, posts);
+  return posts
+    .map((p): OutcomeView => {
+      const o = outcomes.get(p.id)?.outcome;
+      if (!o) throw new Error(`outcomesOf left out post '${p.id}'`);
+      return { post_id: p.id, ...o, settled: settled.has(p.id) || p.settled_at !== null };
+    })
+    .reverse();
 }
 
 export async function listReplies(

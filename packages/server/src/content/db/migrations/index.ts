@@ -18,6 +18,7 @@ import { mediaTitleMigration } from './016-media-title.js';
 import { brandBaselinesMigration } from './017-brand-baselines.js';
 import { postsGrowingIndexMigration } from './018-posts-growing-index.js';
 import { baselineHistogramsMigration } from './019-baseline-histograms.js';
+import { brandPublishedIndexMigration } from './020-brand-published-index.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -43,4 +44,5 @@ export const contentMigrations: Migration[] = [
   brandBaselinesMigration,
   postsGrowingIndexMigration,
   baselineHistogramsMigration,
+  brandPublishedIndexMigration,
 ];

@@ -302,6 +302,57 @@ export function postsStore(db: SqlExecutor) {
         )
       ).map((r) => ({ ...decodeSnapshot(r), platform: oneOf(PLATFORMS, 'posts', 'platform', r.platform) })),
 
+    /**
+     * Best times' input, one row per published post of the brand with a snapshot: its latest
+     * snapshot's age and engagements, summed in SQL. Reading every snapshot instead held the event
+     * loop for a brand with years of posts; this is one row a post, through the primary key.
+     */
+    latestEngagements: async (brandId: string) =>
+      (
+        await db.all<{
+          post_id: string;
+          platform: string;
+          published_at: string;
+          age_h: unknown;
+          engagements: unknown;
+        }>(
+          `SELECT p.id AS post_id, p.platform, p.published_at, m.age_h,
+                  m.likes + m.comments + m.shares + m.clicks AS engagements
+             FROM posts p JOIN post_metrics m ON m.post_id = p.id
+            WHERE p.brand_id = ? AND p.status = 'published'
+              AND m.age_h = (SELECT MAX(x.age_h) FROM post_metrics x WHERE x.post_id = p.id)
+            ORDER BY p.id`,
+          [brandId],
+        )
+      ).map((r) => ({
+        post_id: r.post_id,
+        platform: oneOf(PLATFORMS, 'posts', 'platform', r.platform),
+        published_at: r.published_at,
+        age_h: toNumber(r.age_h),
+        engagements: toNumber(r.engagements),
+      })),
+    /** Engagements of the brand's published posts on `platform` at snapshot age `ageH` (those that have one). */
+    async engagementsAtAge(brandId: string, platform: Platform, ageH: number) {
+      const rows = await db.all<{ post_id: string; engagements: unknown }>(
+        `SELECT p.id AS post_id, m.likes + m.comments + m.shares + m.clicks AS engagements
+           FROM posts p JOIN post_metrics m ON m.post_id = p.id AND m.age_h = ?
+          WHERE p.brand_id = ? AND p.status = 'published' AND p.platform = ?`,
+        [ageH, brandId, platform],
+      );
+      return new Map(rows.map((r) => [r.post_id, toNumber(r.engagements)]));
+    },
+    /**
+     * When and where each published post of the brand went out, oldest first (the order of
+     * publishedOf), without its text: what a digest needs to cite the posts of a best slot.
+     */
+    publishedTimesOf: async (brandId: string, platform: Platform) =>
+      db.all<{ id: string; idea_id: string | null; published_at: string }>(
+        `SELECT id, idea_id, published_at FROM posts
+          WHERE brand_id = ? AND status = 'published' AND platform = ? AND published_at >= ''
+          ORDER BY published_at, id`,
+        [brandId, platform],
+      ),
+
     async addReply(r: ReplyRow) {
       await db.run(
         'INSERT INTO replies (id, post_id, brand_id, author, text, theme, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
