@@ -11,6 +11,17 @@ export interface APIResponse<T> {
 }
 
 /**
+ * The same result with other data. The `response` of a result the core made is built on first
+ * read (see `lazyResponse` in request.ts); copying the property descriptors keeps it lazy, where
+ * a spread would build it for every page of a list whether or not anyone reads it.
+ */
+export function withData<T, U>(result: APIResponse<T>, data: U): APIResponse<U> {
+  const descriptors = Object.getOwnPropertyDescriptors(result) as PropertyDescriptorMap;
+  descriptors.data = { value: data, enumerable: true, writable: true, configurable: true };
+  return Object.defineProperties({}, descriptors) as APIResponse<U>;
+}
+
+/**
  * A Promise of the parsed body that can also hand out the raw response.
  *
  * The request starts when the APIPromise is created (like fetch), not when it is
@@ -41,9 +52,7 @@ export class APIPromise<T> implements Promise<T> {
    * keeping `.withResponse()` working on the result.
    */
   _thenUnwrap<U>(transform: (data: T, result: APIResponse<T>) => U): APIPromise<U> {
-    return new APIPromise(
-      this.#result.then((result) => ({ ...result, data: transform(result.data, result) })),
-    );
+    return new APIPromise(this.#result.then((result) => withData(result, transform(result.data, result))));
   }
 
   #parsed(): Promise<T> {

@@ -1,4 +1,4 @@
-import { APIPromise, type APIResponse } from './api-promise.js';
+import { APIPromise, type APIResponse, withData } from './api-promise.js';
 import {
   APIUserAbortError,
   ApiError,
@@ -98,8 +98,16 @@ function isStream(body: unknown): body is ReadableStream {
   return typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
 }
 
+// A path the URL parser would give back unchanged: only characters it leaves as they are, and
+// no `.`/`..` segment (plain or percent-encoded) for it to resolve.
+const PLAIN_PATH = /^[\w\-.~%!$&'()*+,;=:@/]*$/;
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+
 /** `baseUrl` (ends in `/`) + `path` (no leading slash) + the query, as one absolute URL. */
 function buildUrl(baseUrl: string, path: string, query: QueryParams | undefined): string {
+  // Most calls (a retrieve by id) have no query: skip parsing a URL that would come back as is.
+  // baseUrl is already an href (normalizeBaseUrl).
+  if (query === undefined && PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) return baseUrl + path;
   const url = new URL(baseUrl + path);
   for (const [name, value] of Object.entries(query ?? {})) {
     const values: readonly QueryScalar[] = Array.isArray(value) ? value : [value as QueryScalar];
@@ -129,9 +137,45 @@ function parseSuccessBody(response: Response, text: string, requestId: string | 
 
 interface Attempt {
   response: Response;
-  /** Unread copy handed out by withResponse()/asResponse(); only kept for 2xx. */
-  copy: Response | undefined;
+  /** The body as read, for the copy `lazyResponse` builds; only kept for 2xx. */
+  bytes: Uint8Array<ArrayBuffer> | undefined;
   text: string;
+}
+
+// Statuses whose Response may not carry a body (the Response constructor throws otherwise).
+const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+const utf8 = new TextDecoder();
+
+/**
+ * An unread Response equal to `response`, whose body was read as `bytes`: what withResponse()
+ * and asResponse() hand out. Built on first read of the result's `response` rather than by
+ * `response.clone()` before reading, because a clone tees the body stream on every call: it
+ * was the largest cost the client added over a bare fetch, paid even by callers that only want
+ * the data. url, redirected and type are read-only on a constructed Response, so they are
+ * carried over as own properties.
+ */
+function lazyResponse<T>(
+  result: Omit<APIResponse<T>, 'response'>,
+  response: Response,
+  bytes: Uint8Array<ArrayBuffer>,
+) {
+  let copy: Response | undefined;
+  return Object.defineProperty(result, 'response', {
+    enumerable: true,
+    configurable: true,
+    get(): Response {
+      if (copy) return copy;
+      copy = new Response(NULL_BODY_STATUSES.has(response.status) ? null : bytes, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: response.headers,
+      });
+      for (const name of ['url', 'redirected', 'type'] as const) {
+        Object.defineProperty(copy, name, { value: response[name], enumerable: true });
+      }
+      return copy;
+    },
+  }) as APIResponse<T>;
 }
 
 /**
@@ -142,9 +186,18 @@ export class ClientCore {
   readonly config: ResolvedConfig;
   readonly #input: CoreConfig;
 
+  /** The headers every request starts from; the config never changes, so they are built once. */
+  readonly #baseHeaders: Headers;
+
   constructor(config: CoreConfig) {
     this.#input = { ...config };
     this.config = resolveConfig(config);
+    const { apiKey, userToken, serviceClient, defaultHeaders } = this.config;
+    const headers = new Headers({ accept: 'application/json', 'service-client': serviceClient });
+    if (apiKey) headers.set('authorization', `Bearer ${apiKey}`);
+    if (userToken) headers.set('service-user-token', userToken);
+    for (const [name, value] of Object.entries(defaultHeaders)) headers.set(name, value);
+    this.#baseHeaders = headers;
   }
 
   /** A new core with some options changed, e.g. `withOptions({ userToken })` for `forUser`. */
@@ -165,7 +218,7 @@ export class ClientCore {
         method: 'GET',
         query: { ...query, after: after ?? query?.after },
       }).withResponse();
-      return { ...result, data: toListPage<T, K>(result.data, key) };
+      return withData(result, toListPage<T, K>(result.data, key));
     });
   }
 
@@ -204,15 +257,15 @@ export class ClientCore {
         continue;
       }
 
-      const { response, copy, text } = attempt;
+      const { response, bytes, text } = attempt;
       const requestId = response.headers.get('service-request-id');
       if (response.ok) {
-        return {
+        const result = {
           data: parseSuccessBody(response, text, requestId) as T,
-          response: copy ?? response,
           requestId,
           idempotentReplayed: response.headers.get('idempotent-replayed')?.toLowerCase() === 'true',
         };
+        return lazyResponse(result, response, bytes ?? new Uint8Array(0));
       }
       const failure = apiErrorFromResponse(response, parseErrorBody(text));
       if (retry >= retries || !isRetryableStatus(response.status, failure.code)) throw failure;
@@ -230,12 +283,9 @@ export class ClientCore {
   }
 
   #headers(method: HttpMethod, options: FinalRequestOptions, contentType: string | undefined): Headers {
-    const { apiKey, userToken, serviceClient, defaultHeaders } = this.config;
-    const headers = new Headers({ accept: 'application/json', 'service-client': serviceClient });
-    if (apiKey) headers.set('authorization', `Bearer ${apiKey}`);
-    if (userToken) headers.set('service-user-token', userToken);
-    if (contentType) headers.set('content-type', contentType);
-    for (const [name, value] of Object.entries(defaultHeaders)) headers.set(name, value);
+    const headers = new Headers(this.#baseHeaders);
+    // defaultHeaders, already in the base, win over the content type the body implies.
+    if (contentType && !headers.has('content-type')) headers.set('content-type', contentType);
     for (const [name, value] of Object.entries(options.headers ?? {})) {
       if (value === null) headers.delete(name);
       else if (value !== undefined) headers.set(name, value);
@@ -293,9 +343,10 @@ export class ClientCore {
       const response = customFetch ? await customFetch(url, request) : await globalThis.fetch(url, request);
       // Read the body inside the attempt so the timeout covers it and a connection that
       // drops mid-body is retried like any other connection error.
-      const copy = response.ok ? response.clone() : undefined;
-      const text = await response.text();
-      return { response, copy, text };
+      if (!response.ok) return { response, bytes: undefined, text: await response.text() };
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      // The same decoding as response.text(): UTF-8, a leading BOM dropped, bad bytes replaced.
+      return { response, bytes, text: utf8.decode(bytes) };
     };
 
     try {

@@ -1,5 +1,6 @@
 // The building blocks both clients make their resources from, so a list, a user-scoped call
 // and a resource class behave the same in each.
+import { withData } from './api-promise.js';
 import type { ItemOf, PageOf } from './openapi-types.js';
 import { PagePromise, toListPage } from './pagination.js';
 import type { ClientCore, QueryParams, RequestOptions } from './request.js';
@@ -57,6 +58,6 @@ export function wholeList<B, K extends keyof B & string>(
     const result = await core.request<B>({ ...options, method: 'GET', path }).withResponse();
     // toListPage checks the key is there, so a shape change fails loudly, not as `[]`.
     const page = toListPage<ItemOf<B, K>, K>(result.data, key);
-    return { ...result, data: { ...page, has_more: false, next_after: null } as unknown as PageOf<B, K> };
+    return withData(result, { ...page, has_more: false, next_after: null } as unknown as PageOf<B, K>);
   });
 }

@@ -237,6 +237,35 @@ describe('withResponse / asResponse', () => {
     expect(await raw.json()).toEqual({ id: 'ofr_1' });
   });
 
+  it('hands out the body byte for byte, with the status line, url and headers, however often it is read', async () => {
+    // Not UTF-8: a copy made from the decoded text would replace these bytes with U+FFFD.
+    const bytes = new Uint8Array([0xff, 0x00, 0xfe, 0x80, 0x41]);
+    server.use(
+      http.get(`${BASE}/blob`, () =>
+        HttpResponse.arrayBuffer(bytes.buffer, {
+          status: 203,
+          statusText: 'Non-Authoritative',
+          headers: { 'content-type': 'application/octet-stream', 'Service-Request-Id': 'req_b' },
+        }),
+      ),
+      http.delete(`${BASE}/blob`, () => new HttpResponse(null, { status: 204 })),
+    );
+    const { core } = makeCore();
+    const result = await core.request({ method: 'GET', path: '/blob' }).withResponse();
+    expect(result.response).toBe(result.response);
+    expect(result.response.status).toBe(203);
+    expect(result.response.statusText).toBe('Non-Authoritative');
+    expect(result.response.url).toBe(`${BASE}/blob`);
+    expect(result.response.headers.get('service-request-id')).toBe('req_b');
+    expect(new Uint8Array(await result.response.arrayBuffer())).toEqual(bytes);
+    // A spread (what callers do to reshape a result) carries the same response.
+    expect({ ...result }.response).toBe(result.response);
+
+    const empty = await core.request({ method: 'DELETE', path: '/blob' }).asResponse();
+    expect(empty.status).toBe(204);
+    expect(empty.body).toBeNull();
+  });
+
   it('one APIPromise makes one request whichever way it is consumed', async () => {
     server.use(http.get(`${BASE}/mode`, () => HttpResponse.json({ mode: 'sandbox' })));
     const { core } = makeCore();

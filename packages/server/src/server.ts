@@ -27,13 +27,27 @@ export async function startServices(opts: StartOptions): Promise<RunningServices
   const deps = { config: opts.config, clock: opts.clock ?? systemClock, ids: opts.ids ?? randomIds, logger };
   const wanted: ServiceName[] = opts.only ? [opts.only] : ['content', 'commerce'];
 
+  // Both services are built at once: opening a database is mostly waiting on PostgreSQL (its
+  // migrations on a first start), which overlaps with the other service's work instead of
+  // adding to it. Listening stays in order.
+  const built = await Promise.allSettled(
+    wanted.map((name) =>
+      name === 'content'
+        ? createContentApp({ ...deps, logger: logger.child({ service: 'content' }) })
+        : createCommerceApp({ ...deps, logger: logger.child({ service: 'commerce' }) }),
+    ),
+  );
+  const failed = built.find((b) => b.status === 'rejected');
+  if (failed) {
+    await Promise.all(built.map((b) => (b.status === 'fulfilled' ? b.value.close() : undefined)));
+    throw failed.reason;
+  }
+  const handles = built.map((b) => (b as PromiseFulfilledResult<ServiceHandle>).value);
+
   const services: RunningServices['services'] = [];
   try {
-    for (const name of wanted) {
-      const handle =
-        name === 'content'
-          ? await createContentApp({ ...deps, logger: logger.child({ service: 'content' }) })
-          : await createCommerceApp({ ...deps, logger: logger.child({ service: 'commerce' }) });
+    for (const [i, name] of wanted.entries()) {
+      const handle = handles[i] as ServiceHandle;
       const port = name === 'content' ? opts.config.content.port : opts.config.commerce.port;
       let listening: Listening;
       try {
@@ -47,6 +61,8 @@ export async function startServices(opts: StartOptions): Promise<RunningServices
     }
   } catch (err) {
     await Promise.all(services.map((s) => s.listening.stop()));
+    // The handles not yet listening were never handed to a Listening that would close them.
+    await Promise.all(handles.slice(services.length + 1).map((h) => h.close()));
     throw err;
   }
 

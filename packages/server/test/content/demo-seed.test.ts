@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContentHandle } from '../../src/content/app.js';
+import { SNAPSHOT_AGES_H } from '../../src/content/domain.js';
+import { HOUR } from '../../src/platform/clock.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
 describe('demo workspace seed', () => {
@@ -38,6 +41,24 @@ describe('demo workspace seed', () => {
     const verdicts = new Set(all.map((p) => p.verdict));
     expect(verdicts.has('outperforming')).toBe(true);
     expect(verdicts.has('underperforming')).toBe(true);
+  });
+
+  it('has every snapshot its posts are old enough for, and replies on the 24-hour ones', async () => {
+    // The seed writes these in multi-row statements of up to 100 rows: all of them must land.
+    const db = (svc.handle as ContentHandle).ctx.db;
+    const posts = await db.all<{ id: string; published_at: string }>(
+      "SELECT id, published_at FROM posts WHERE brand_id = ? AND status = 'published'",
+      [brandId],
+    );
+    const now = svc.clock.now().getTime();
+    const expected = posts.reduce(
+      (n, p) => n + SNAPSHOT_AGES_H.filter((a) => a <= (now - Date.parse(p.published_at)) / HOUR).length,
+      0,
+    );
+    expect(expected).toBeGreaterThan(100);
+    expect(await db.get('SELECT COUNT(*) AS n FROM post_metrics')).toEqual({ n: expected });
+    const replied = await db.get<{ n: number }>('SELECT COUNT(DISTINCT post_id) AS n FROM replies');
+    expect(replied?.n).toBeGreaterThan(30);
   });
 
   it('shows real figures in overview, best times, digest and themes', async () => {

@@ -1,6 +1,8 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { migratePostgres } from '../../src/platform/db/migrate.js';
 import { openServiceDatabase } from '../../src/platform/db/open.js';
+import { createPool } from '../../src/platform/db/postgres.js';
 import type { Migration, SqlDatabase } from '../../src/platform/db/sql.js';
 import { createTestPostgresDatabase, type TestPostgresDatabase } from '../helpers/database.js';
 
@@ -138,6 +140,70 @@ describe('migrating a PostgreSQL schema', () => {
       ]);
     } finally {
       await Promise.all(dbs.map((d) => d.close()));
+    }
+  });
+
+  it('applies a new schema in one transaction and a fixed number of round trips, however many steps', async () => {
+    const fresh = await createTestPostgresDatabase();
+    const pool = createPool({ url: fresh.url, schema: 'content', poolSize: 1 });
+    const steps: Migration[] = Array.from({ length: 12 }, (_, i) => ({
+      id: i + 1,
+      name: `step ${i + 1}`,
+      up: '',
+      // A trailing line comment must not swallow what the batch appends.
+      postgres: `CREATE TABLE t${i + 1} (n BIGINT) -- step ${i + 1}`,
+    }));
+    let queries = 0;
+    const connect = pool.connect.bind(pool);
+    pool.connect = (async () => {
+      const client = await connect();
+      const query = client.query.bind(client);
+      client.query = ((...args: Parameters<typeof query>) => {
+        queries++;
+        return query(...args);
+      }) as typeof client.query;
+      return client;
+    }) as typeof pool.connect;
+    try {
+      await migratePostgres(pool, 'content', steps);
+      pool.connect = connect;
+      // Lock; schema, table and current step; the steps; unlock. Step by step it was 4 per step.
+      expect(queries).toBe(4);
+      const { rows } = await pool.query('SELECT COUNT(*) AS n FROM content.schema_migrations');
+      expect(rows).toEqual([{ n: 12 }]);
+    } finally {
+      await pool.end();
+      await fresh.drop();
+    }
+  });
+
+  it('keeps the steps before a failing one, and nothing of the failing one, naming it', async () => {
+    const fresh = await createTestPostgresDatabase();
+    const broken: Migration[] = [
+      ...counted,
+      {
+        id: 3,
+        name: 'half',
+        up: '',
+        postgres:
+          'CREATE TABLE half_done (n BIGINT); INSERT INTO half_done VALUES (1); SELECT no_such_column FROM starts',
+      },
+    ];
+    try {
+      await expect(open(fresh, broken)).rejects.toThrow(
+        /PostgreSQL schema content, migration 3 \(half\) failed: column "no_such_column" does not exist/,
+      );
+      const db = await open(fresh, counted);
+      try {
+        expect(await db.all('SELECT id FROM schema_migrations ORDER BY id')).toEqual([{ id: 1 }, { id: 2 }]);
+        expect(await db.get("SELECT to_regclass('content.half_done') IS NULL AS gone")).toEqual({
+          gone: true,
+        });
+      } finally {
+        await db.close();
+      }
+    } finally {
+      await fresh.drop();
     }
   });
 

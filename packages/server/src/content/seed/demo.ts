@@ -1,5 +1,6 @@
 import { DAY, HOUR } from '../../platform/clock.js';
 import { APP_CALLER, type ContentContext } from '../context.js';
+import type { MetricsRow, ReplyRow } from '../db/stores/posts-store.js';
 import { SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { simulatedModel } from '../model/simulated.js';
 import { runAgent } from '../services/agent-runs.js';
@@ -107,6 +108,9 @@ async function writeDemo(ctx: ContentContext, mark: (brandId: string) => Promise
   const now = ctx.clock.now().getTime();
   await ctx.transaction(async (tx) => {
     const posts = tx.posts;
+    // Written after the posts in a few multi-row statements, not one round trip per row.
+    const snapshots: MetricsRow[] = [];
+    const replies: ReplyRow[] = [];
     for (let i = 0; i < DEMO_POSTS; i++) {
       const channel = i % 2 === 0 ? x : li;
       const platform = channel.platform;
@@ -148,7 +152,7 @@ async function writeDemo(ctx: ContentContext, mark: (brandId: string) => Promise
       for (const a of SNAPSHOT_AGES_H) {
         if (a > age) break;
         const counts = simulatedCounts(id, platform, quality, a);
-        await posts.addSnapshot({
+        snapshots.push({
           post_id: id,
           age_h: a,
           taken_at: new Date(at + a * HOUR).toISOString(),
@@ -156,7 +160,7 @@ async function writeDemo(ctx: ContentContext, mark: (brandId: string) => Promise
         });
         if (a === 24)
           for (const [n, r] of simulatedReplies(id, counts.comments).entries())
-            await posts.addReply({
+            replies.push({
               id: ctx.ids.make('rpl'),
               post_id: id,
               brand_id: brand.id,
@@ -167,7 +171,9 @@ async function writeDemo(ctx: ContentContext, mark: (brandId: string) => Promise
             });
       }
     }
-    // The snapshots above went in row by row; the brand's baselines are built from them once.
+    await posts.addSnapshots(snapshots);
+    await posts.addReplies(replies);
+    // The brand's baselines are built from the snapshots once, not per snapshot.
     await rebuildBaselines(tx, brand.id);
     for (const [i, s] of SIGNALS.entries())
       await tx.signals.insert({

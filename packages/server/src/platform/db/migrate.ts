@@ -57,10 +57,23 @@ export function migrateSqlite(
 /** A double-quoted PostgreSQL identifier. */
 export const quoteIdent = (name: string) => `"${name.replaceAll('"', '""')}"`;
 
+/** A single-quoted PostgreSQL string literal (standard_conforming_strings, on since 9.1). */
+const quoteLiteral = (value: string) => `'${value.replaceAll("'", "''")}'`;
+
+/** One step and its bookkeeping row, as SQL text: the batch below cannot bind parameters. */
+const stepSql = (m: Migration, appliedAt: string) =>
+  `${m.postgres}\n;\nINSERT INTO schema_migrations (id, name, applied_at) VALUES (${Number(m.id)}, ${quoteLiteral(m.name)}, ${quoteLiteral(appliedAt)})`;
+
 /**
  * Creates the schema if it is missing and brings it up to date. Everything runs on one
  * connection holding a session advisory lock keyed by the schema, so several instances starting
  * at once apply each step once: the others wait, then find the steps recorded.
+ *
+ * The pending steps go to the server as one multi-statement query in one transaction: on an
+ * empty database that is one round trip and one commit (one WAL flush) instead of four round
+ * trips and a commit per step, which was most of a first start's wall time on PostgreSQL. If
+ * the batch fails it is rolled back whole and the steps are run again one transaction each, so
+ * the steps before the broken one are kept and the error names the step, as before.
  */
 export async function migratePostgres(
   pool: pg.Pool,
@@ -80,30 +93,22 @@ export async function migratePostgres(
   try {
     await client.query('SELECT pg_advisory_lock(hashtextextended($1, 0))', [lockKey]);
     try {
-      await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)}`);
-      await client.query(`SET search_path TO ${quoteIdent(schema)}`);
-      await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-        id BIGINT PRIMARY KEY, name TEXT COLLATE "C" NOT NULL, applied_at TEXT COLLATE "C" NOT NULL)`);
-      const { rows } = await client.query<{ id: string | null }>(
-        'SELECT MAX(id) AS id FROM schema_migrations',
-      );
-      const current = Number(rows[0]?.id ?? 0);
+      // One round trip: a multi-statement query answers with one result per statement.
+      const results = (await client.query(`CREATE SCHEMA IF NOT EXISTS ${quoteIdent(schema)};
+        SET search_path TO ${quoteIdent(schema)};
+        CREATE TABLE IF NOT EXISTS schema_migrations (
+          id BIGINT PRIMARY KEY, name TEXT COLLATE "C" NOT NULL, applied_at TEXT COLLATE "C" NOT NULL);
+        SELECT MAX(id) AS id FROM schema_migrations`)) as unknown as pg.QueryResult<{ id: string | null }>[];
+      const current = Number(results.at(-1)?.rows[0]?.id ?? 0);
       refuseNewer(label, current, migrations.length);
-      for (const m of migrations.slice(current)) {
-        await client.query('BEGIN');
+      const pending = migrations.slice(current);
+      if (pending.length > 0) {
+        const appliedAt = new Date().toISOString();
         try {
-          await client.query(m.postgres);
-          await client.query('INSERT INTO schema_migrations (id, name, applied_at) VALUES ($1, $2, $3)', [
-            m.id,
-            m.name,
-            new Date().toISOString(),
-          ]);
-          await client.query('COMMIT');
-        } catch (err) {
+          await client.query(`BEGIN;\n${pending.map((m) => stepSql(m, appliedAt)).join(';\n')};\nCOMMIT`);
+        } catch {
           await client.query('ROLLBACK');
-          throw new Error(`${label}, migration ${m.id} (${m.name}) failed: ${(err as Error).message}`, {
-            cause: err,
-          });
+          await migrateStepByStep(client, pending, label);
         }
       }
     } finally {
@@ -115,5 +120,19 @@ export async function migratePostgres(
   } finally {
     // The connection had its search_path changed: it goes, rather than back into the pool.
     client.release(broken ?? true);
+  }
+}
+
+/** Each step in its own transaction: after a failed batch, to keep the good steps and name the bad one. */
+async function migrateStepByStep(client: pg.PoolClient, steps: readonly Migration[], label: string) {
+  for (const m of steps) {
+    try {
+      await client.query(`BEGIN;\n${stepSql(m, new Date().toISOString())};\nCOMMIT`);
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw new Error(`${label}, migration ${m.id} (${m.name}) failed: ${(err as Error).message}`, {
+        cause: err,
+      });
+    }
   }
 }

@@ -111,6 +111,9 @@ function withSlot(patch: Partial<PostRow>): Partial<PostRow> {
   return patch;
 }
 
+/** Rows per multi-row INSERT: 100 × 8 columns stays under SQLite's oldest limit of 999 parameters. */
+const BULK_ROWS = 100;
+
 export function postsStore(db: SqlExecutor) {
   return {
     /**
@@ -280,6 +283,30 @@ export function postsStore(db: SqlExecutor) {
         [m.post_id, m.age_h, m.taken_at, m.impressions, m.likes, m.comments, m.shares, m.clicks],
       );
     },
+    /**
+     * Many snapshots in as few statements as the engines allow, for bulk writers (the demo seed):
+     * on PostgreSQL each statement is a round trip, and the seed writes hundreds.
+     */
+    async addSnapshots(ms: readonly MetricsRow[]) {
+      for (let i = 0; i < ms.length; i += BULK_ROWS) {
+        const chunk = ms.slice(i, i + BULK_ROWS);
+        await db.run(
+          `INSERT INTO post_metrics (post_id, age_h, taken_at, impressions, likes, comments, shares, clicks)
+           VALUES ${chunk.map(() => `(${placeholders(8)})`).join(', ')}
+           ON CONFLICT (post_id, age_h) DO NOTHING`,
+          chunk.flatMap((m) => [
+            m.post_id,
+            m.age_h,
+            m.taken_at,
+            m.impressions,
+            m.likes,
+            m.comments,
+            m.shares,
+            m.clicks,
+          ]),
+        );
+      }
+    },
     snapshots: async (postId: string) =>
       (await db.all<MetricsRow>('SELECT * FROM post_metrics WHERE post_id = ? ORDER BY age_h', [postId])).map(
         decodeSnapshot,
@@ -358,6 +385,16 @@ export function postsStore(db: SqlExecutor) {
         'INSERT INTO replies (id, post_id, brand_id, author, text, theme, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)',
         [r.id, r.post_id, r.brand_id, r.author, r.text, r.theme, r.created_at],
       );
+    },
+    /** Many replies in as few statements as the engines allow (see addSnapshots). */
+    async addReplies(rs: readonly ReplyRow[]) {
+      for (let i = 0; i < rs.length; i += BULK_ROWS) {
+        const chunk = rs.slice(i, i + BULK_ROWS);
+        await db.run(
+          `INSERT INTO replies (id, post_id, brand_id, author, text, theme, created_at) VALUES ${chunk.map(() => `(${placeholders(7)})`).join(', ')}`,
+          chunk.flatMap((r) => [r.id, r.post_id, r.brand_id, r.author, r.text, r.theme, r.created_at]),
+        );
+      }
     },
     async getReply(id: string) {
       const row = await db.get<ReplyRow>('SELECT * FROM replies WHERE id = ?', [id]);
