@@ -1,9 +1,8 @@
-import { hostname } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CommerceServiceHandle } from '../../src/commerce/app.js';
 import { PLACEMENT_LEASE_MS } from '../../src/commerce/services/checkouts.js';
 import type { Config } from '../../src/config.js';
-import { isGoneHere } from '../../src/platform/instance.js';
+import { isGoneHere, pidSpaceHere } from '../../src/platform/instance.js';
 import type { UcpStore } from '../fakes/ucp-store.js';
 import { startTestService, type TestService } from '../helpers/start.js';
 import {
@@ -410,11 +409,11 @@ describe('UCP stores: a confirm interrupted by a restart', () => {
       const until = new Date(svc.clock.now().getTime() + PLACEMENT_LEASE_MS).toISOString();
       await handle.db.run('INSERT INTO leases (name, owner, until) VALUES (?, ?, ?)', [
         `checkout-placement:${ready.id}`,
-        `${hostname()}/${2 ** 30}/inst_in_another_pid_namespace`,
+        `${pidSpaceHere()}/${2 ** 30}/inst_whose_pid_is_absent`,
         until,
       ]);
       // Greater than any pid, so absent here, as the other namespace's pid is.
-      expect(isGoneHere(`${hostname()}/${2 ** 30}/x`)).toBe(true);
+      expect(isGoneHere(`${pidSpaceHere()}/${2 ** 30}/x`)).toBe(true);
       const completes = () => s.requests.filter((r) => r.path.endsWith('/complete')).length;
 
       await handle.recover();

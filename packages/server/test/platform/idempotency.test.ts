@@ -1,5 +1,4 @@
 import { spawnSync } from 'node:child_process';
-import { hostname } from 'node:os';
 import type { Request } from 'express';
 import { describe, expect, it } from 'vitest';
 import { ManualClock, MINUTE } from '../../src/platform/clock.js';
@@ -10,6 +9,7 @@ import {
   idempotentRequest,
   memoryIdempotencyStorage,
 } from '../../src/platform/http/idempotency.js';
+import { pidSpaceHere } from '../../src/platform/instance.js';
 import type { RouteResult } from '../../src/platform/http/mount.js';
 
 type Auth = { user: { id: string } };
@@ -150,8 +150,8 @@ describe('idempotency engine', () => {
     expect(first.body).toBe(0);
     const fingerprint = storage.records.get('key_1\u0000probe')?.fingerprint ?? '';
     for (const [key, owner] of [
-      ['dead', `${hostname()}/${dead}/inst_gone`],
-      ['alive', `${hostname()}/${process.pid}/inst_other`],
+      ['dead', `${pidSpaceHere()}/${dead}/inst_gone`],
+      ['alive', `${pidSpaceHere()}/${process.pid}/inst_other`],
     ] as const) {
       await claimed(key, owner);
       const rec = storage.records.get(`key_1\u0000${key}`);
