@@ -83,8 +83,16 @@ const file = readdirSync(profDir)
 const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8'));
 if (!reading) rmSync(profDir, { recursive: true, force: true });
 const dt = new Map();
+// Under wrk, only the load's own seconds count (the last `seconds` before the server stopped):
+// start-up (module loading, building the OpenAPI documents) would otherwise blur the hot path.
+const at = [];
+profile.samples.reduce((t, _, i) => {
+  at[i] = t + (profile.timeDeltas[i] ?? 0);
+  return at[i];
+}, profile.startTime);
+const from = reading ? Number.NEGATIVE_INFINITY : profile.endTime - Number(seconds) * 1e6;
 profile.samples.forEach((id, i) => {
-  dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
+  if (at[i] >= from) dt.set(id, (dt.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 });
 const total = [...dt.values()].reduce((a, b) => a + b, 0);
 const byFn = new Map();
@@ -125,7 +133,7 @@ const walk = (id, onStack) => {
 };
 walk(profile.nodes[0].id, new Set());
 const pct = (t) => `${((100 * t) / total).toFixed(1)}%`;
-console.log('\nself time by package');
+console.log(`\nself time by package${reading ? '' : ` (the last ${seconds} s, under wrk)`}`);
 for (const [k, t] of [...byPkg].sort((a, b) => b[1] - a[1]).slice(0, 12))
   console.log(`  ${pct(t).padStart(6)}  ${k}`);
 console.log('\nself time by function (top 25)');

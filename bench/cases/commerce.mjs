@@ -70,6 +70,8 @@ export default async function commerceBench() {
       row('svc `GET /v1/checkouts/{id}` vs express', r.svc, r.express, '≥ 0.9×'),
       row('svc `GET /v1/checkouts/{id}` vs node:http', r.svc, r.node, '≥ 0.25×'),
     ];
+    // BENCH_CHECKOUT_ONLY=1: the GET rows alone, for profiling and A/B runs of the hot path.
+    if (process.env.BENCH_CHECKOUT_ONLY === '1') return rows;
 
     // Confirm: each request uses up one ready checkout, so these are closed loops of N confirms
     // from this process (pinned to the load core), keyed and unkeyed alternately in two rounds.

@@ -125,6 +125,7 @@ const envSchema = z.object({
   SERVICE_WEBHOOK_ALLOW_PRIVATE: flag('SERVICE_WEBHOOK_ALLOW_PRIVATE'),
   SERVICE_STORES_ALLOW_PRIVATE: flag('SERVICE_STORES_ALLOW_PRIVATE'),
   SERVICE_MEDIA_ALLOW_PRIVATE: flag('SERVICE_MEDIA_ALLOW_PRIVATE'),
+  SERVICE_VALIDATE_RESPONSES: flag('SERVICE_VALIDATE_RESPONSES'),
   SERVICE_MAX_BODY_BYTES: wholeNumber('SERVICE_MAX_BODY_BYTES', 1024 * 1024, 1024, 'bytes'),
   CONTENT_PUBLIC_URL: z.string().url('CONTENT_PUBLIC_URL must be an absolute URL').optional(),
   SERVICE_KEY_RATE_LIMIT: wholeNumber('SERVICE_KEY_RATE_LIMIT', 120, 1, 'calls per minute'),
@@ -200,6 +201,13 @@ export interface Config {
    */
   mediaAllowPrivate: boolean;
   maxBodyBytes: number;
+  /**
+   * SERVICE_VALIDATE_RESPONSES: every answer is checked against its declared schema and a
+   * mismatch is a 500. For development and the test suite (which turns it on), where schema
+   * drift must fail loudly; off by default, since it costs every request a JSON round trip
+   * and a parse in production.
+   */
+  validateResponses: boolean;
   /** SERVICE_KEY_RATE_LIMIT: MCP tool calls and resource reads one API key may make per minute. */
   keyRateLimit: number;
   logLevel: string;
@@ -292,6 +300,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     storesAllowPrivate: e.SERVICE_STORES_ALLOW_PRIVATE,
     mediaAllowPrivate: e.SERVICE_MEDIA_ALLOW_PRIVATE,
     maxBodyBytes: e.SERVICE_MAX_BODY_BYTES,
+    validateResponses: e.SERVICE_VALIDATE_RESPONSES,
     keyRateLimit: e.SERVICE_KEY_RATE_LIMIT,
     logLevel: e.LOG_LEVEL,
     content: { port: e.CONTENT_PORT, publicUrl: e.CONTENT_PUBLIC_URL },
@@ -304,5 +313,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** A config for tests and embedding: defaults plus overrides, no environment involved. */
 export function testConfig(overrides: Partial<Config> & { dataDir: string }): Config {
   const base = loadConfig({});
-  return { ...base, logLevel: 'silent', seed: 'none', ...overrides };
+  // Responses are held to their schemas in every test, so drift fails the suite.
+  return { ...base, logLevel: 'silent', seed: 'none', validateResponses: true, ...overrides };
 }

@@ -11,6 +11,7 @@ import {
   finishHttpApp,
   guardRoutes,
   mountRoutes,
+  notUnder,
   openApiRoute,
 } from '../platform/http/index.js';
 import { instanceName } from '../platform/instance.js';
@@ -75,6 +76,7 @@ export interface CommerceDeps extends ServiceDeps {
 }
 
 const PURGE_EVERY_MS = 10 * 60_000;
+const API_PREFIX = '/v1/';
 /** A confirm that has not finished after this long is taken as interrupted (its store call is long over). */
 const RECOVER_AFTER_MS = 60_000;
 
@@ -137,8 +139,12 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     logger: deps.logger,
     bodyLimitBytes: deps.config.maxBodyBytes,
     early: [hostedRouter(ctx), dashboardRouter(dashboard, guard)],
+    // The pages live under /hosted, /dashboard and /docs; the API under /v1 passes them by.
+    apiPrefix: API_PREFIX,
   });
-  app.use(apiReference({ title: 'svc commerce API reference', specPath: '/v1/openapi.json' }));
+  app.use(
+    notUnder(API_PREFIX, apiReference({ title: 'svc commerce API reference', specPath: '/v1/openapi.json' })),
+  );
   const idempotencyStore = idempotencyStorage(db);
   const apiRoutes = [...routes, openApiRoute(openapi, 'none'), ...dashboardRoutes(dashboard)];
   app.use(
@@ -153,7 +159,7 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
           return a?.keyId ? { scope: `${a.keyId}:${a.env}`, principal: a.userId ?? '-' } : null;
         },
       }),
-      validateResponses: process.env.NODE_ENV !== 'production',
+      validateResponses: deps.config.validateResponses,
     }),
   );
   finishHttpApp(app, deps.logger);

@@ -226,7 +226,7 @@ export async function createContentApp(
           return person ? { scope: `person:${person.personId}`, principal: person.personId } : null;
         },
       }),
-      validateResponses: process.env.NODE_ENV !== 'production',
+      validateResponses: deps.config.validateResponses,
     }),
   );
   app.use(webApp({ guard: personGuard(deps.config) }));

@@ -55,6 +55,8 @@ export function startInstance(inst: Instance, env: Record<string, string>): Prom
   const child = spawn(process.execPath, [cli, 'start'], {
     env: {
       ...process.env,
+      // As in every test: an answer that drifts from its schema fails loudly.
+      SERVICE_VALIDATE_RESPONSES: '1',
       ...env,
       SERVICE_DATA_DIR: inst.dataDir,
       CONTENT_PORT: String(inst.contentPort),

@@ -12,6 +12,19 @@ export interface HttpAppOptions {
   early?: (Router | express.RequestHandler)[];
   /** Routes that receive multipart bodies and must skip the JSON parser. */
   isMultipartRoute?: (req: express.Request) => boolean;
+  /**
+   * A path prefix (e.g. `/v1/`) none of the `early` routers answers: requests under it skip
+   * them instead of walking every page route's pattern first.
+   */
+  apiPrefix?: string;
+}
+
+/**
+ * `router`, passed over for paths under `prefix`. Only for routers that answer nothing there
+ * (the hosted pages, the dashboard, the API reference), so it changes no answer.
+ */
+export function notUnder(prefix: string, router: Router | express.RequestHandler): express.RequestHandler {
+  return (req, res, next) => (req.path.startsWith(prefix) ? next() : router(req, res, next));
 }
 
 /**
@@ -36,7 +49,8 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.set('query parser', 'simple');
   app.use(requestId());
   app.use(accessLog(opts.logger));
-  for (const mw of opts.early ?? []) app.use(mw);
+  const apiPrefix = opts.apiPrefix;
+  for (const mw of opts.early ?? []) app.use(apiPrefix ? notUnder(apiPrefix, mw) : mw);
   app.use(
     ...jsonBody({
       limitBytes: opts.bodyLimitBytes,

@@ -1,6 +1,13 @@
 export { accessLog } from './access-log.js';
 export { apiReference } from './api-reference.js';
-export { createHttpApp, createRouter, finishHttpApp, type HttpAppOptions, ROUTER_OPTIONS } from './app.js';
+export {
+  createHttpApp,
+  createRouter,
+  finishHttpApp,
+  type HttpAppOptions,
+  notUnder,
+  ROUTER_OPTIONS,
+} from './app.js';
 export { jsonBody } from './body.js';
 export { errorHandler, notFoundHandler, sendError } from './errors-middleware.js';
 export {
