@@ -44,6 +44,9 @@ export interface AttemptRecord {
   next_attempt_at: string | null;
 }
 
+/** An attempt's outcome as the dispatcher records it, with the claim it was made under. */
+export type AttemptOutcomeRecord = AttemptRecord & { status: DeliveryStatus; at: string; owner: string };
+
 /** What the dispatcher needs to send one delivery, in one row. */
 export interface DueDelivery {
   id: string;
@@ -110,7 +113,38 @@ const DELIVERY_COLUMNS =
   'd.id, d.event_id, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.updated_at';
 
 export function webhooksStore(db: SqlExecutor) {
+  /**
+   * Records an attempt's outcome, only while `owner` still holds the delivery's claim (and it is
+   * still at attempt `attempt - 1`): a sender whose lease ran out, and whose delivery another
+   * instance took over, cannot overwrite or double-count. False when nothing was recorded.
+   */
+  async function recordAttempt(a: AttemptOutcomeRecord): Promise<boolean> {
+    const moved = await db.run(
+      `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL,
+              last_status = ?, last_error = ?, updated_at = ?
+        WHERE id = ? AND lease_owner = ? AND attempts = ?`,
+      [
+        a.status,
+        a.attempt,
+        a.next_attempt_at,
+        a.status_code,
+        a.error,
+        a.at,
+        a.delivery_id,
+        a.owner,
+        a.attempt - 1,
+      ],
+    );
+    if (moved.changes === 0) return false;
+    await db.run(
+      'INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, error, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [a.delivery_id, a.attempt, a.started_at, a.status_code, a.error, a.next_attempt_at],
+    );
+    return true;
+  }
+
   return {
+    recordAttempt,
     async insertEndpoint(e: EndpointRecord): Promise<void> {
       await db.run(
         'INSERT INTO webhook_endpoints (id, account_id, env, url, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -263,35 +297,39 @@ export function webhooksStore(db: SqlExecutor) {
       );
     },
     /**
-     * Records an attempt's outcome, only while `owner` still holds the delivery's claim (and it is
-     * still at attempt `attempt - 1`): a sender whose lease ran out, and whose delivery another
-     * instance took over, cannot overwrite or double-count. False when nothing was recorded.
+     * Records many attempts' outcomes at once, each under the same rule as `recordAttempt` (only
+     * while its `owner` still holds the claim at attempt `attempt - 1`); true for each one written,
+     * in order. On PostgreSQL it is one statement for the whole batch: a round trip for each
+     * outcome's UPDATE and INSERT was most of what a delivery cost there. SQLite runs in-process,
+     * so one statement each costs no round trip.
      */
-    async recordAttempt(
-      a: AttemptRecord & { status: DeliveryStatus; at: string; owner: string },
-    ): Promise<boolean> {
-      const moved = await db.run(
-        `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL,
-                last_status = ?, last_error = ?, updated_at = ?
-          WHERE id = ? AND lease_owner = ? AND attempts = ?`,
-        [
-          a.status,
-          a.attempt,
-          a.next_attempt_at,
-          a.status_code,
-          a.error,
-          a.at,
-          a.delivery_id,
-          a.owner,
-          a.attempt - 1,
-        ],
+    async recordAttempts(outcomes: readonly AttemptOutcomeRecord[], dialect: Dialect): Promise<boolean[]> {
+      if (outcomes.length === 0) return [];
+      if (dialect !== 'postgres') {
+        const results: boolean[] = [];
+        for (const o of outcomes) results.push(await recordAttempt(o));
+        return results;
+      }
+      const written = await db.all<{ delivery_id: string }>(
+        `WITH o AS (
+           SELECT * FROM jsonb_to_recordset(?::jsonb) AS o(delivery_id text, attempt bigint, started_at text,
+             status_code bigint, error text, next_attempt_at text, status text, at text, owner text)
+         ), moved AS (
+           UPDATE deliveries d SET status = o.status, attempts = o.attempt, next_attempt_at = o.next_attempt_at,
+                  lease_until = NULL, lease_owner = NULL, last_status = o.status_code, last_error = o.error,
+                  updated_at = o.at
+             FROM o
+            WHERE d.id = o.delivery_id AND d.lease_owner = o.owner AND d.attempts = o.attempt - 1
+           RETURNING d.id
+         )
+         INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, error, next_attempt_at)
+         SELECT o.delivery_id, o.attempt, o.started_at, o.status_code, o.error, o.next_attempt_at
+           FROM o JOIN moved ON moved.id = o.delivery_id
+         RETURNING delivery_id`,
+        [JSON.stringify(outcomes)],
       );
-      if (moved.changes === 0) return false;
-      await db.run(
-        'INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, error, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)',
-        [a.delivery_id, a.attempt, a.started_at, a.status_code, a.error, a.next_attempt_at],
-      );
-      return true;
+      const done = new Set(written.map((w) => w.delivery_id));
+      return outcomes.map((o) => done.has(o.delivery_id));
     },
     listDeliveries(
       accountId: string,
