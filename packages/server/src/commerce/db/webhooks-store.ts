@@ -274,24 +274,36 @@ export function webhooksStore(db: SqlExecutor) {
       // The picked rows in a materialized CTE: a locking subquery written inside the WHERE may be
       // run again for every row PostgreSQL's plan tests against it, and with SKIP LOCKED each
       // run picks different rows, so far more than the limit would be claimed.
-      const taken = await db.all<{ id: string }>(
-        `WITH picked AS MATERIALIZED (${parts.join(' UNION ALL ')})
-         UPDATE deliveries SET lease_until = ?, lease_owner = ?
-          WHERE id IN (SELECT id FROM picked)
-          RETURNING id`,
-        [...room.flatMap(([endpointId, n]) => [endpointId, now, now, ...onlyParams, n]), leaseUntil, owner],
-      );
-      if (taken.length === 0) return [];
-      const rows = await db.all<DueDelivery & { event_data: string }>(
-        `SELECT d.id, d.endpoint_id, d.attempts, w.url, w.secret, e.id AS event_id, e.type AS event_type,
-                e.data AS event_data, e.created_at AS event_created_at
-           FROM deliveries d
-           JOIN webhook_endpoints w ON w.id = d.endpoint_id
-           JOIN events e ON e.id = d.event_id
-          WHERE d.id IN (${marks(taken)})
-          ORDER BY d.next_attempt_at, d.seq`,
-        taken.map((t) => t.id),
-      );
+      const pickParams = [
+        ...room.flatMap(([endpointId, n]) => [endpointId, now, now, ...onlyParams, n]),
+        leaseUntil,
+        owner,
+      ];
+      const picked = `picked AS MATERIALIZED (${parts.join(' UNION ALL ')})`;
+      const lease = `UPDATE deliveries SET lease_until = ?, lease_owner = ?
+          WHERE id IN (SELECT id FROM picked)`;
+      const select = `d.id, d.endpoint_id, d.attempts, w.url, w.secret, e.id AS event_id, e.type AS event_type,
+                e.data AS event_data, e.created_at AS event_created_at`;
+      const joins = `JOIN webhook_endpoints w ON w.id = d.endpoint_id
+           JOIN events e ON e.id = d.event_id`;
+      let rows: (DueDelivery & { event_data: string })[];
+      if (pg) {
+        // The lease and what to send in one round trip: PostgreSQL's UPDATE can feed a SELECT.
+        rows = await db.all(
+          `WITH ${picked}, taken AS (${lease} RETURNING id, endpoint_id, event_id, attempts, next_attempt_at, seq)
+           SELECT ${select} FROM taken d ${joins} ORDER BY d.next_attempt_at, d.seq`,
+          pickParams,
+        );
+      } else {
+        const taken = await db.all<{ id: string }>(`WITH ${picked} ${lease} RETURNING id`, pickParams);
+        if (taken.length === 0) return [];
+        rows = await db.all(
+          `SELECT ${select} FROM deliveries d ${joins}
+            WHERE d.id IN (${marks(taken)})
+            ORDER BY d.next_attempt_at, d.seq`,
+          taken.map((t) => t.id),
+        );
+      }
       return roundRobin(
         rows.map((r) => ({ ...r, attempts: Number(r.attempts), event_data: fromJson(r.event_data) })),
       );
