@@ -143,8 +143,26 @@ export function webhooksStore(db: SqlExecutor) {
     return true;
   }
 
+  /**
+   * Inserts many pending deliveries in one statement: an event fans out to every endpoint (up
+   * to 16) inside the writer's transaction, and on PostgreSQL a round trip each kept that
+   * transaction, and the deliveries' first attempt, waiting.
+   */
+  async function insertDeliveries(
+    rows: readonly { id: string; event_id: string; endpoint_id: string }[],
+    at: string,
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await db.run(
+      `INSERT INTO deliveries (id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at, updated_at)
+       VALUES ${rows.map(() => "(?, ?, ?, 'pending', 0, ?, ?, ?)").join(', ')}`,
+      rows.flatMap((d) => [d.id, d.event_id, d.endpoint_id, at, at, at]),
+    );
+  }
+
   return {
     recordAttempt,
+    insertDeliveries,
     async insertEndpoint(e: EndpointRecord): Promise<void> {
       await db.run(
         'INSERT INTO webhook_endpoints (id, account_id, env, url, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -195,17 +213,8 @@ export function webhooksStore(db: SqlExecutor) {
       );
       return row && { ...row, data: fromJson(row.data) };
     },
-    async insertDelivery(d: {
-      id: string;
-      event_id: string;
-      endpoint_id: string;
-      at: string;
-    }): Promise<void> {
-      await db.run(
-        `INSERT INTO deliveries (id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at, updated_at)
-         VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)`,
-        [d.id, d.event_id, d.endpoint_id, d.at, d.at, d.at],
-      );
+    insertDelivery(d: { id: string; event_id: string; endpoint_id: string; at: string }): Promise<void> {
+      return insertDeliveries([d], d.at);
     },
     /**
      * Claims due deliveries with a lease, so two dispatchers (in one process or on two instances)
