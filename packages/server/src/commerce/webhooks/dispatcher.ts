@@ -85,7 +85,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   /** Outcomes waiting to be written, and whether a write of them is queued. */
   let toRecord: {
     outcome: AttemptOutcome;
-    free: () => void;
+    free: (refilled: boolean) => void;
     done: (recorded: boolean) => void;
     failed: (err: unknown) => void;
   }[] = [];
@@ -129,21 +129,21 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       .then(
         ({ recorded, due }) => {
           for (const [i, b] of batch.entries()) {
-            b.free();
+            b.free(refill > 0);
             b.done(recorded[i] ?? false);
           }
           for (const d of due) launch(d);
         },
         (err) => {
           for (const b of batch) {
-            b.free();
+            b.free(false);
             b.failed(err);
           }
         },
       );
   }
 
-  function record(outcome: AttemptOutcome, free: () => void): Promise<boolean> {
+  function record(outcome: AttemptOutcome, free: (refilled: boolean) => void): Promise<boolean> {
     return new Promise((done, failed) => {
       toRecord.push({ outcome, free, done, failed });
       if (!recordQueued) {
@@ -156,7 +156,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     });
   }
 
-  async function attempt(d: DueDelivery, free: () => void): Promise<boolean> {
+  async function attempt(d: DueDelivery, free: (refilled: boolean) => void): Promise<boolean> {
     const body = JSON.stringify({
       id: d.event_id,
       type: d.event_type,
@@ -202,9 +202,12 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   function launch(d: DueDelivery): Promise<boolean> {
     held += 1;
     let freed = false;
-    const free = () => {
+    /** `refilled`: the transaction that gave the slot back also claimed for it. */
+    let refilled = false;
+    const free = (byClaim: boolean) => {
       if (freed) return;
       freed = true;
+      refilled = byClaim;
       held -= 1;
     };
     const run = attempt(d, free)
@@ -214,11 +217,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         return false;
       })
       .finally(() => {
-        free();
+        free(false);
         inFlight.delete(run);
-        // Slots the outcome write did not refill (it failed, or found nothing due then): claim
-        // in batches, as a claim costs about the same for one delivery as for eight.
-        if (timer && (concurrency - held >= refillBatch || held === 0)) setImmediate(pump);
+        // A slot whose outcome write did not claim for it (the write failed, or ran while the
+        // loop was stopped): claim in batches, as a claim costs about the same for one delivery
+        // as for eight. A slot the write did claim for waits for the next nudge or poll, not
+        // for an empty claim of its own.
+        if (timer && !refilled && (concurrency - held >= refillBatch || held === 0)) setImmediate(pump);
       });
     inFlight.add(run);
     return run;
