@@ -78,6 +78,16 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   let held = 0;
   /** This process's claims (and outcome writes) run one at a time, so its free-slot count is never stale. */
   let claimChain: Promise<unknown> = Promise.resolve();
+  /** Links of `claimChain` not yet settled. */
+  let chained = 0;
+  function chain<T>(step: () => Promise<T>): Promise<T> {
+    chained += 1;
+    const link = claimChain.then(step).finally(() => {
+      chained -= 1;
+    });
+    claimChain = link.catch(() => undefined);
+    return link;
+  }
   /** A background claim is running; `pumpAgain`: slots freed meanwhile, claim once more after it. */
   let pumping = false;
   let pumpAgain = false;
@@ -112,12 +122,12 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
    * between the write and the next claim. The per-endpoint count in `claimDue` reads the leases
    * this transaction just cleared, so the limit holds as before.
    */
-  function flushRecords(): Promise<void> {
+  function flushRecords(claimToo: boolean): Promise<void> {
     recordQueued = false;
     const batch = toRecord;
     toRecord = [];
     if (batch.length === 0) return Promise.resolve();
-    const refill = timer ? concurrency - held + batch.length : 0;
+    const refill = claimToo && timer ? concurrency - held + batch.length : 0;
     return opts.db
       .transaction(async (tx) => {
         const recorded = await commerceStores(tx).webhooks.recordAttempts(
@@ -148,9 +158,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       toRecord.push({ outcome, free, done, failed });
       if (!recordQueued) {
         recordQueued = true;
-        // Queued behind any claim or write in progress; outcomes that finish meanwhile join it.
+        // An outcome is durable only once written (a kill -9 before that means the attempt is
+        // made again after its lease), so the write never queues behind a claim in progress: then
+        // it runs at once, beside it, and only writes (its slots are refilled by a claim of their
+        // own, see `launch`). With nothing in progress it claims too, in one link of the chain.
         setImmediate(() => {
-          claimChain = claimChain.then(flushRecords).catch(() => undefined);
+          if (chained > 0) flushRecords(false).catch(() => undefined);
+          else chain(() => flushRecords(true)).catch(() => undefined);
         });
       }
     });
@@ -231,14 +245,12 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
   /** Claims what the free slots allow (optionally only `ids`) and starts each attempt. */
   function claimAndLaunch(ids?: string[]): Promise<Promise<boolean>[]> {
-    const claimed = claimChain.then(async () => {
+    return chain(async () => {
       const limit = concurrency - held;
       if (limit <= 0) return [];
       const due = await opts.db.transaction((tx) => claim(tx, limit, ids));
       return due.map(launch);
     });
-    claimChain = claimed.catch(() => undefined);
-    return claimed;
   }
 
   /** Keeps claiming as slots free up until nothing more is due, and waits for what it started. */
