@@ -96,4 +96,70 @@ describe('claiming due webhook deliveries from two instances', () => {
     const owners = await one.all<{ lease_owner: string }>('SELECT lease_owner FROM deliveries ORDER BY id');
     expect(owners.map((o) => o.lease_owner)).toEqual(['claimer-one', 'claimer-one', 'claimer-one']);
   });
+
+  it('a batch of outcomes is written only where its claim still holds; the rest leave no trace', async () => {
+    const at = '2026-01-02T00:00:00.000Z';
+    const s = commerceStores(one);
+    await s.webhooks.insertEndpoint({
+      id: 'we_2',
+      account_id: 'acct_1',
+      env: 'sandbox',
+      url: 'https://hooks.example.com/2',
+      secret: 'whsec_y',
+      created_at: at,
+    });
+    for (const n of [4, 5, 6]) {
+      await s.webhooks.insertEvent({
+        id: `evt_${n}`,
+        account_id: 'acct_1',
+        env: 'sandbox',
+        type: 'checkout.updated',
+        data: {},
+        created_at: at,
+      });
+      await s.webhooks.insertDelivery({ id: `del_${n}`, event_id: `evt_${n}`, endpoint_id: 'we_2', at });
+    }
+    const claimed = await one.transaction((tx) =>
+      commerceStores(tx).webhooks.claimDue('2026-01-02T00:01:00.000Z', '2026-01-02T00:02:00.000Z', 'mine', {
+        limit: 10,
+        perEndpoint: 10,
+        dialect: one.dialect,
+        ids: ['del_4', 'del_5', 'del_6'],
+      }),
+    );
+    expect(claimed.map((d) => d.id).sort()).toEqual(['del_4', 'del_5', 'del_6']);
+    // del_5's lease ran out and another instance took it over.
+    await one.run("UPDATE deliveries SET lease_owner = 'theirs' WHERE id = 'del_5'");
+    const outcome = (id: string, attempt: number) => ({
+      owner: 'mine',
+      delivery_id: id,
+      attempt,
+      started_at: '2026-01-02T00:01:00.000Z',
+      status_code: 200,
+      error: null,
+      next_attempt_at: null,
+      status: 'succeeded' as const,
+      at: '2026-01-02T00:01:01.000Z',
+    });
+    // del_6 is reported as its second attempt while the database holds none: not written either.
+    const written = await one.transaction((tx) =>
+      commerceStores(tx).webhooks.recordAttempts(
+        [outcome('del_4', 1), outcome('del_5', 1), outcome('del_6', 2)],
+        one.dialect,
+      ),
+    );
+    expect(written).toEqual([true, false, false]);
+    const rows = await one.all<{ id: string; status: string; attempts: number; lease_owner: string | null }>(
+      "SELECT id, status, attempts, lease_owner FROM deliveries WHERE id IN ('del_4', 'del_5', 'del_6') ORDER BY id",
+    );
+    expect(rows.map((r) => [r.id, r.status, Number(r.attempts), r.lease_owner])).toEqual([
+      ['del_4', 'succeeded', 1, null],
+      ['del_5', 'pending', 0, 'theirs'],
+      ['del_6', 'pending', 0, 'mine'],
+    ]);
+    const attempts = await s.webhooks.attemptsFor(['del_4', 'del_5', 'del_6']);
+    expect(attempts.map((a) => [a.delivery_id, Number(a.attempt), Number(a.status_code)])).toEqual([
+      ['del_4', 1, 200],
+    ]);
+  });
 });

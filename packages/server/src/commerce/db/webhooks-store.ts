@@ -57,6 +57,9 @@ export interface AttemptRecord {
   next_attempt_at: string | null;
 }
 
+/** An attempt's outcome as the dispatcher records it, with the claim it was made under. */
+export type AttemptOutcomeRecord = AttemptRecord & { status: DeliveryStatus; at: string; owner: string };
+
 /** What the dispatcher needs to send one delivery, in one row. */
 export interface DueDelivery {
   id: string;
@@ -123,7 +126,56 @@ const DELIVERY_COLUMNS =
   'd.id, d.event_id, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.updated_at';
 
 export function webhooksStore(db: SqlExecutor) {
+  /**
+   * Records an attempt's outcome, only while `owner` still holds the delivery's claim (and it is
+   * still at attempt `attempt - 1`): a sender whose lease ran out, and whose delivery another
+   * instance took over, cannot overwrite or double-count. False when nothing was recorded.
+   */
+  async function recordAttempt(a: AttemptOutcomeRecord): Promise<boolean> {
+    const moved = await db.run(
+      `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL,
+              last_status = ?, last_error = ?, updated_at = ?
+        WHERE id = ? AND lease_owner = ? AND attempts = ?`,
+      [
+        a.status,
+        a.attempt,
+        a.next_attempt_at,
+        a.status_code,
+        a.error,
+        a.at,
+        a.delivery_id,
+        a.owner,
+        a.attempt - 1,
+      ],
+    );
+    if (moved.changes === 0) return false;
+    await db.run(
+      'INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, error, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)',
+      [a.delivery_id, a.attempt, a.started_at, a.status_code, a.error, a.next_attempt_at],
+    );
+    return true;
+  }
+
+  /**
+   * Inserts many pending deliveries in one statement: an event fans out to every endpoint (up
+   * to 16) inside the writer's transaction, and on PostgreSQL a round trip each kept that
+   * transaction, and the deliveries' first attempt, waiting.
+   */
+  async function insertDeliveries(
+    rows: readonly { id: string; event_id: string; endpoint_id: string }[],
+    at: string,
+  ): Promise<void> {
+    if (rows.length === 0) return;
+    await db.run(
+      `INSERT INTO deliveries (id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at, updated_at)
+       VALUES ${rows.map(() => "(?, ?, ?, 'pending', 0, ?, ?, ?)").join(', ')}`,
+      rows.flatMap((d) => [d.id, d.event_id, d.endpoint_id, at, at, at]),
+    );
+  }
+
   return {
+    recordAttempt,
+    insertDeliveries,
     async insertEndpoint(e: EndpointRecord): Promise<void> {
       await db.run(
         'INSERT INTO webhook_endpoints (id, account_id, env, url, secret, created_at) VALUES (?, ?, ?, ?, ?, ?)',
@@ -176,17 +228,8 @@ export function webhooksStore(db: SqlExecutor) {
       );
       return row && { ...row, data: fromJson(row.data) };
     },
-    async insertDelivery(d: {
-      id: string;
-      event_id: string;
-      endpoint_id: string;
-      at: string;
-    }): Promise<void> {
-      await db.run(
-        `INSERT INTO deliveries (id, event_id, endpoint_id, status, attempts, next_attempt_at, created_at, updated_at)
-         VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)`,
-        [d.id, d.event_id, d.endpoint_id, d.at, d.at, d.at],
-      );
+    insertDelivery(d: { id: string; event_id: string; endpoint_id: string; at: string }): Promise<void> {
+      return insertDeliveries([d], d.at);
     },
     /**
      * Claims due deliveries with a lease, so two dispatchers (in one process or on two instances)
@@ -255,58 +298,74 @@ export function webhooksStore(db: SqlExecutor) {
       // The picked rows in a materialized CTE: a locking subquery written inside the WHERE may be
       // run again for every row PostgreSQL's plan tests against it, and with SKIP LOCKED each
       // run picks different rows, so far more than the limit would be claimed.
-      const taken = await db.all<{ id: string }>(
-        `WITH picked AS MATERIALIZED (${parts.join(' UNION ALL ')})
-         UPDATE deliveries SET lease_until = ?, lease_owner = ?
-          WHERE id IN (SELECT id FROM picked)
-          RETURNING id`,
-        [...room.flatMap(([endpointId, n]) => [endpointId, now, now, ...onlyParams, n]), leaseUntil, owner],
-      );
-      if (taken.length === 0) return [];
-      const rows = await db.all<DueDelivery & { event_data: string }>(
-        `SELECT d.id, d.endpoint_id, d.attempts, w.url, w.secret, e.id AS event_id, e.type AS event_type,
-                e.data AS event_data, e.created_at AS event_created_at
-           FROM deliveries d
-           JOIN webhook_endpoints w ON w.id = d.endpoint_id
-           JOIN events e ON e.id = d.event_id
-          WHERE d.id IN (${marks(taken)})
-          ORDER BY d.next_attempt_at, d.seq`,
-        taken.map((t) => t.id),
-      );
+      const pickParams = [
+        ...room.flatMap(([endpointId, n]) => [endpointId, now, now, ...onlyParams, n]),
+        leaseUntil,
+        owner,
+      ];
+      const picked = `picked AS MATERIALIZED (${parts.join(' UNION ALL ')})`;
+      const lease = `UPDATE deliveries SET lease_until = ?, lease_owner = ?
+          WHERE id IN (SELECT id FROM picked)`;
+      const select = `d.id, d.endpoint_id, d.attempts, w.url, w.secret, e.id AS event_id, e.type AS event_type,
+                e.data AS event_data, e.created_at AS event_created_at`;
+      const joins = `JOIN webhook_endpoints w ON w.id = d.endpoint_id
+           JOIN events e ON e.id = d.event_id`;
+      let rows: (DueDelivery & { event_data: string })[];
+      if (pg) {
+        // The lease and what to send in one round trip: PostgreSQL's UPDATE can feed a SELECT.
+        rows = await db.all(
+          `WITH ${picked}, taken AS (${lease} RETURNING id, endpoint_id, event_id, attempts, next_attempt_at, seq)
+           SELECT ${select} FROM taken d ${joins} ORDER BY d.next_attempt_at, d.seq`,
+          pickParams,
+        );
+      } else {
+        const taken = await db.all<{ id: string }>(`WITH ${picked} ${lease} RETURNING id`, pickParams);
+        if (taken.length === 0) return [];
+        rows = await db.all(
+          `SELECT ${select} FROM deliveries d ${joins}
+            WHERE d.id IN (${marks(taken)})
+            ORDER BY d.next_attempt_at, d.seq`,
+          taken.map((t) => t.id),
+        );
+      }
       return roundRobin(
         rows.map((r) => ({ ...r, attempts: Number(r.attempts), event_data: fromJson(r.event_data) })),
       );
     },
     /**
-     * Records an attempt's outcome, only while `owner` still holds the delivery's claim (and it is
-     * still at attempt `attempt - 1`): a sender whose lease ran out, and whose delivery another
-     * instance took over, cannot overwrite or double-count. False when nothing was recorded.
+     * Records many attempts' outcomes at once, each under the same rule as `recordAttempt` (only
+     * while its `owner` still holds the claim at attempt `attempt - 1`); true for each one written,
+     * in order. On PostgreSQL it is one statement for the whole batch: a round trip for each
+     * outcome's UPDATE and INSERT was most of what a delivery cost there. SQLite runs in-process,
+     * so one statement each costs no round trip.
      */
-    async recordAttempt(
-      a: AttemptRecord & { status: DeliveryStatus; at: string; owner: string },
-    ): Promise<boolean> {
-      const moved = await db.run(
-        `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL,
-                last_status = ?, last_error = ?, updated_at = ?
-          WHERE id = ? AND lease_owner = ? AND attempts = ?`,
-        [
-          a.status,
-          a.attempt,
-          a.next_attempt_at,
-          a.status_code,
-          a.error,
-          a.at,
-          a.delivery_id,
-          a.owner,
-          a.attempt - 1,
-        ],
+    async recordAttempts(outcomes: readonly AttemptOutcomeRecord[], dialect: Dialect): Promise<boolean[]> {
+      if (outcomes.length === 0) return [];
+      if (dialect !== 'postgres') {
+        const results: boolean[] = [];
+        for (const o of outcomes) results.push(await recordAttempt(o));
+        return results;
+      }
+      const written = await db.all<{ delivery_id: string }>(
+        `WITH o AS (
+           SELECT * FROM jsonb_to_recordset(?::jsonb) AS o(delivery_id text, attempt bigint, started_at text,
+             status_code bigint, error text, next_attempt_at text, status text, at text, owner text)
+         ), moved AS (
+           UPDATE deliveries d SET status = o.status, attempts = o.attempt, next_attempt_at = o.next_attempt_at,
+                  lease_until = NULL, lease_owner = NULL, last_status = o.status_code, last_error = o.error,
+                  updated_at = o.at
+             FROM o
+            WHERE d.id = o.delivery_id AND d.lease_owner = o.owner AND d.attempts = o.attempt - 1
+           RETURNING d.id
+         )
+         INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, error, next_attempt_at)
+         SELECT o.delivery_id, o.attempt, o.started_at, o.status_code, o.error, o.next_attempt_at
+           FROM o JOIN moved ON moved.id = o.delivery_id
+         RETURNING delivery_id`,
+        [JSON.stringify(outcomes)],
       );
-      if (moved.changes === 0) return false;
-      await db.run(
-        'INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, error, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)',
-        [a.delivery_id, a.attempt, a.started_at, a.status_code, a.error, a.next_attempt_at],
-      );
-      return true;
+      const done = new Set(written.map((w) => w.delivery_id));
+      return outcomes.map((o) => done.has(o.delivery_id));
     },
     listDeliveries(
       accountId: string,

@@ -21,6 +21,7 @@ export async function writeEvents(
   const at = ctx.clock.now().toISOString();
   const endpoints = await s.webhooks.listEndpoints(tenant.accountId, tenant.env);
   const ids: string[] = [];
+  const deliveries: { id: string; event_id: string; endpoint_id: string }[] = [];
   for (const e of events) {
     const id = ctx.ids.make('evt');
     ids.push(id);
@@ -32,14 +33,9 @@ export async function writeEvents(
       data: e.data,
       created_at: at,
     });
-    for (const endpoint of endpoints) {
-      await s.webhooks.insertDelivery({
-        id: ctx.ids.make('dlv'),
-        event_id: id,
-        endpoint_id: endpoint.id,
-        at,
-      });
-    }
+    for (const endpoint of endpoints)
+      deliveries.push({ id: ctx.ids.make('dlv'), event_id: id, endpoint_id: endpoint.id });
   }
+  await s.webhooks.insertDeliveries(deliveries, at);
   return ids;
 }

@@ -1,5 +1,5 @@
 import type { Clock } from '../../platform/clock.js';
-import type { SqlDatabase } from '../../platform/db/sql.js';
+import type { SqlDatabase, SqlExecutor } from '../../platform/db/sql.js';
 import { randomIds } from '../../platform/ids.js';
 import { instanceName } from '../../platform/instance.js';
 import type { Logger } from '../../platform/logger.js';
@@ -70,8 +70,24 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   let timer: NodeJS.Timeout | null = null;
   /** This process's attempts in flight (per endpoint, the database counts every instance's). */
   const inFlight = new Set<Promise<boolean>>();
-  /** This process's claims run one at a time, so its free-slot count is never stale. */
+  /**
+   * Claims this process holds and has not given back: an attempt's slot is free again once its
+   * outcome is written (or the attempt gave up). Changed only by links of `claimChain` and by
+   * attempts ending, so a link's free-slot count can only be too low, never too high.
+   */
+  let held = 0;
+  /** This process's claims (and outcome writes) run one at a time, so its free-slot count is never stale. */
   let claimChain: Promise<unknown> = Promise.resolve();
+  /** Links of `claimChain` not yet settled. */
+  let chained = 0;
+  function chain<T>(step: () => Promise<T>): Promise<T> {
+    chained += 1;
+    const link = claimChain.then(step).finally(() => {
+      chained -= 1;
+    });
+    claimChain = link.catch(() => undefined);
+    return link;
+  }
   /** A background claim is running; `pumpAgain`: slots freed meanwhile, claim once more after it. */
   let pumping = false;
   let pumpAgain = false;
@@ -79,49 +95,82 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   /** Outcomes waiting to be written, and whether a write of them is queued. */
   let toRecord: {
     outcome: AttemptOutcome;
+    free: (refilled: boolean) => void;
     done: (recorded: boolean) => void;
     failed: (err: unknown) => void;
   }[] = [];
   let recordQueued = false;
 
+  /** Claims up to `limit` due deliveries (optionally only `ids`) inside the transaction `tx`. */
+  function claim(tx: SqlExecutor, limit: number, ids?: string[]): Promise<DueDelivery[]> {
+    const now = opts.clock.now();
+    return commerceStores(tx).webhooks.claimDue(
+      now.toISOString(),
+      new Date(now.getTime() + LEASE_MS).toISOString(),
+      owner,
+      { limit, perEndpoint, dialect: opts.db.dialect, ...(ids ? { ids } : {}) },
+    );
+  }
+
   /**
    * Writes every outcome that finished since the last write in one transaction: one commit for
    * many attempts, which is what lets the dispatcher keep up at thousands of deliveries a second
    * (a commit each was most of the cost). An attempt's slot and lease are given back only once
-   * its outcome is written.
+   * its outcome is written. While the background loop runs, the same transaction then claims
+   * for the slots just given back (and any others free), so a finished attempt is replaced
+   * without waiting for a claim of its own: one commit instead of two, and no slot idles
+   * between the write and the next claim. The per-endpoint count in `claimDue` reads the leases
+   * this transaction just cleared, so the limit holds as before.
    */
-  function flushRecords() {
+  function flushRecords(claimToo: boolean): Promise<void> {
     recordQueued = false;
     const batch = toRecord;
     toRecord = [];
-    opts.db
+    if (batch.length === 0) return Promise.resolve();
+    const refill = claimToo && timer ? concurrency - held + batch.length : 0;
+    return opts.db
       .transaction(async (tx) => {
-        const store = commerceStores(tx).webhooks;
-        const results: boolean[] = [];
-        for (const { outcome } of batch) results.push(await store.recordAttempt(outcome));
-        return results;
+        const recorded = await commerceStores(tx).webhooks.recordAttempts(
+          batch.map((b) => b.outcome),
+          opts.db.dialect,
+        );
+        return { recorded, due: refill > 0 ? await claim(tx, refill) : [] };
       })
       .then(
-        (results) => {
-          for (const [i, b] of batch.entries()) b.done(results[i] ?? false);
+        ({ recorded, due }) => {
+          for (const [i, b] of batch.entries()) {
+            b.free(refill > 0);
+            b.done(recorded[i] ?? false);
+          }
+          for (const d of due) launch(d);
         },
         (err) => {
-          for (const b of batch) b.failed(err);
+          for (const b of batch) {
+            b.free(false);
+            b.failed(err);
+          }
         },
       );
   }
 
-  function record(outcome: AttemptOutcome): Promise<boolean> {
+  function record(outcome: AttemptOutcome, free: (refilled: boolean) => void): Promise<boolean> {
     return new Promise((done, failed) => {
-      toRecord.push({ outcome, done, failed });
+      toRecord.push({ outcome, free, done, failed });
       if (!recordQueued) {
         recordQueued = true;
-        setImmediate(flushRecords);
+        // An outcome is durable only once written (a kill -9 before that means the attempt is
+        // made again after its lease), so the write never queues behind a claim in progress: then
+        // it runs at once, beside it, and only writes (its slots are refilled by a claim of their
+        // own, see `launch`). With nothing in progress it claims too, in one link of the chain.
+        setImmediate(() => {
+          if (chained > 0) flushRecords(false).catch(() => undefined);
+          else chain(() => flushRecords(true)).catch(() => undefined);
+        });
       }
     });
   }
 
-  async function attempt(d: DueDelivery): Promise<boolean> {
+  async function attempt(d: DueDelivery, free: (refilled: boolean) => void): Promise<boolean> {
     const body = JSON.stringify({
       id: d.event_id,
       type: d.event_type,
@@ -132,17 +181,20 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     const outcome = await sendSigned(d.url, d.secret, body, started, opts);
     const number = d.attempts + 1;
     const retryAt = outcome.ok ? null : nextAttemptAt(opts.clock.now(), number, opts.random);
-    const recorded = await record({
-      owner,
-      delivery_id: d.id,
-      attempt: number,
-      started_at: started.toISOString(),
-      status_code: outcome.status,
-      error: outcome.error,
-      next_attempt_at: retryAt?.toISOString() ?? null,
-      status: outcome.ok ? 'succeeded' : retryAt ? 'pending' : 'failed',
-      at: opts.clock.now().toISOString(),
-    });
+    const recorded = await record(
+      {
+        owner,
+        delivery_id: d.id,
+        attempt: number,
+        started_at: started.toISOString(),
+        status_code: outcome.status,
+        error: outcome.error,
+        next_attempt_at: retryAt?.toISOString() ?? null,
+        status: outcome.ok ? 'succeeded' : retryAt ? 'pending' : 'failed',
+        at: opts.clock.now().toISOString(),
+      },
+      free,
+    );
     if (!recorded) {
       // Our claim ran out mid-send and another instance took the delivery: its attempt counts.
       opts.logger.warn(
@@ -162,16 +214,30 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
   /** Starts one attempt in a slot; the slot is given back, and refilled, when it ends. */
   function launch(d: DueDelivery): Promise<boolean> {
-    const run = attempt(d)
+    held += 1;
+    let freed = false;
+    /** `refilled`: the transaction that gave the slot back also claimed for it. */
+    let refilled = false;
+    const free = (byClaim: boolean) => {
+      if (freed) return;
+      freed = true;
+      refilled = byClaim;
+      held -= 1;
+    };
+    const run = attempt(d, free)
       .catch((err) => {
         // The attempt could not be recorded; its lease runs out and it is tried again.
         opts.logger.error({ err, delivery: d.id }, 'webhook delivery could not be recorded');
         return false;
       })
       .finally(() => {
+        free(false);
         inFlight.delete(run);
-        // Refill in batches: a claim costs about the same for one delivery as for eight.
-        if (timer && (concurrency - inFlight.size >= refillBatch || inFlight.size === 0)) setImmediate(pump);
+        // A slot whose outcome write did not claim for it (the write failed, or ran while the
+        // loop was stopped): claim in batches, as a claim costs about the same for one delivery
+        // as for eight. A slot the write did claim for waits for the next nudge or poll, not
+        // for an empty claim of its own.
+        if (timer && !refilled && (concurrency - held >= refillBatch || held === 0)) setImmediate(pump);
       });
     inFlight.add(run);
     return run;
@@ -179,25 +245,12 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
   /** Claims what the free slots allow (optionally only `ids`) and starts each attempt. */
   function claimAndLaunch(ids?: string[]): Promise<Promise<boolean>[]> {
-    const claimed = claimChain.then(async () => {
-      const now = opts.clock.now();
-      const due = await opts.db.transaction((tx) =>
-        commerceStores(tx).webhooks.claimDue(
-          now.toISOString(),
-          new Date(now.getTime() + LEASE_MS).toISOString(),
-          owner,
-          {
-            limit: concurrency - inFlight.size,
-            perEndpoint,
-            dialect: opts.db.dialect,
-            ...(ids ? { ids } : {}),
-          },
-        ),
-      );
+    return chain(async () => {
+      const limit = concurrency - held;
+      if (limit <= 0) return [];
+      const due = await opts.db.transaction((tx) => claim(tx, limit, ids));
       return due.map(launch);
     });
-    claimChain = claimed.catch(() => undefined);
-    return claimed;
   }
 
   /** Keeps claiming as slots free up until nothing more is due, and waits for what it started. */
@@ -221,7 +274,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
 
   /** The background loop's step: fill free slots, never wait for the attempts. */
   function pump() {
-    if (!timer || inFlight.size >= concurrency) return;
+    if (!timer || held >= concurrency) return;
     // Many attempts end together; one claim for all of their slots, not one claim each.
     if (pumping) {
       pumpAgain = true;
