@@ -9,8 +9,8 @@ import {
   idempotentRequest,
   memoryIdempotencyStorage,
 } from '../../src/platform/http/idempotency.js';
-import { pidSpaceHere } from '../../src/platform/instance.js';
 import type { RouteResult } from '../../src/platform/http/mount.js';
+import { pidSpaceHere } from '../../src/platform/instance.js';
 
 type Auth = { user: { id: string } };
 
