@@ -4,6 +4,7 @@ import { migratePostgres } from '../../src/platform/db/migrate.js';
 import { openServiceDatabase } from '../../src/platform/db/open.js';
 import { createPool } from '../../src/platform/db/postgres.js';
 import type { Migration, SqlDatabase } from '../../src/platform/db/sql.js';
+import { AppError } from '../../src/platform/errors.js';
 import { createTestPostgresDatabase, type TestPostgresDatabase } from '../helpers/database.js';
 
 const schema: Migration[] = [
@@ -114,6 +115,25 @@ describe('the PostgreSQL executor', () => {
     await Promise.all([increment(), increment()]);
     expect(await db.get('SELECT n FROM things WHERE id = ?', ['counter'])).toEqual({ n: 2 });
     expect(attempts).toBeGreaterThan(2);
+  });
+
+  it('answers 503 CONTENDED with Retry-After, never a bare database error, when it loses every retry; nothing is written', async () => {
+    let attempts = 0;
+    const err = await db
+      .transaction(
+        async (tx) => {
+          attempts++;
+          await tx.run('INSERT INTO things (id, n, done) VALUES (?, ?, ?)', [`lost-${attempts}`, 0, false]);
+          // What PostgreSQL raises for the victim of a serialization failure.
+          throw Object.assign(new Error('could not serialize access'), { code: '40001' });
+        },
+        { isolation: 'serializable' },
+      )
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ status: 503, code: 'CONTENDED', headers: { 'Retry-After': '1' } });
+    expect(attempts).toBe(16);
+    expect(await db.get("SELECT COUNT(*) AS c FROM things WHERE id LIKE 'lost-%'")).toEqual({ c: 0 });
   });
 });
 

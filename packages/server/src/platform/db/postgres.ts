@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { AppError } from '../errors.js';
 import { quoteIdent } from './migrate.js';
 import { toPostgresSql } from './placeholders.js';
 import type { Row, SqlDatabase, SqlExecutor, SqlParams, SqlValue, TransactionOptions } from './sql.js';
@@ -52,14 +53,29 @@ function executor(on: Queryable): SqlExecutor {
 
 /** Serialization failure and deadlock: PostgreSQL aborted this transaction so another could win. */
 const RETRYABLE = new Set(['40001', '40P01']);
-/** Enough for a burst of concurrent confirms on one account; past it the conflict is reported. */
-const MAX_ATTEMPTS = 8;
+/**
+ * Enough for a burst of concurrent confirms on one account, on a busy machine: with the pause
+ * below, the last attempts wait up to 250 ms each, about 3 s in all. Past it the request is
+ * answered `503 CONTENDED` with `Retry-After`, which the clients retry: never a 500, since
+ * nothing is wrong but timing, and nothing was written.
+ */
+const MAX_ATTEMPTS = 16;
 
 const isRetryable = (err: unknown) =>
   typeof err === 'object' && err !== null && RETRYABLE.has((err as { code?: unknown }).code as string);
 
+/** Full jitter, growing to 250 ms: the losers of one round spread out instead of colliding again. */
 const pause = (attempt: number) =>
-  new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * 2 ** Math.min(attempt, 5)));
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 5 * 2 ** attempt)));
+
+function contended(err: unknown): AppError {
+  return new AppError(
+    503,
+    'CONTENDED',
+    `Other requests changed the same data at once, and this one gave way ${MAX_ATTEMPTS} times. Nothing was written; retry (a confirm: with the same Idempotency-Key).`,
+    { headers: { 'Retry-After': '1' }, cause: err },
+  );
+}
 
 export interface PostgresOptions {
   url: string;
@@ -111,7 +127,8 @@ export class PostgresDatabase implements SqlDatabase {
       try {
         return await this.#once(fn, 'BEGIN ISOLATION LEVEL SERIALIZABLE');
       } catch (err) {
-        if (!isRetryable(err) || attempt >= MAX_ATTEMPTS) throw err;
+        if (!isRetryable(err)) throw err;
+        if (attempt >= MAX_ATTEMPTS) throw contended(err);
         await pause(attempt);
       }
     }
