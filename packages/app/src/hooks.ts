@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { type Problem, problemOf } from './api.js';
 
 /**
@@ -63,4 +63,25 @@ export function useAction() {
     }
   };
   return { busy, notice, problem, where, run, setProblem };
+}
+
+/**
+ * Moves the focus to an element the next render puts on the page (the button a closing form gives
+ * back, the "Yes" of a confirmation): `focusAfterRender(() => ref.current)`. It runs in a layout
+ * effect, before the next paint, not in a timeout or an animation frame: a key pressed at once
+ * after the click (a fast person, or a test) would otherwise reach whatever had the focus before.
+ */
+export function useFocusAfterRender() {
+  const target = useRef<(() => HTMLElement | null | undefined) | null>(null);
+  const [, rerender] = useState(0);
+  useLayoutEffect(() => {
+    const find = target.current;
+    if (!find) return;
+    target.current = null;
+    find()?.focus();
+  });
+  return (find: () => HTMLElement | null | undefined) => {
+    target.current = find;
+    rerender((n) => n + 1);
+  };
 }
