@@ -35,7 +35,10 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
  * says what happened (read out by screen readers through a status region) or `problem` says why
  * not. `where` names the control that asked (`<Outcome where=…>` beside it shows the outcome
  * there, not at the top of the page); `done` may be a function when the words depend on the
- * result. Returns whether it worked, so a form can close; a failed form keeps what was typed.
+ * result. `after` (a reload) runs once the change is answered, worked or not, and before the
+ * outcome is said: what is said then matches what is shown, for a person and for a test that
+ * reads the page once it is said. Returns whether it worked, so a form can close; a failed form
+ * keeps what was typed.
  */
 export function useAction() {
   const [busy, setBusy] = useState(false);
@@ -46,21 +49,26 @@ export function useAction() {
     change: () => Promise<unknown>,
     done: string | (() => string),
     at = '',
+    after?: (ok: boolean) => unknown,
   ): Promise<boolean> => {
     setBusy(true);
     setWhere(at);
     setProblem(null);
     setNotice('');
+    let failure: Problem | null = null;
     try {
       await change();
-      setNotice(typeof done === 'string' ? done : done());
-      return true;
     } catch (err) {
-      setProblem(problemOf(err));
-      return false;
+      failure = problemOf(err);
+    }
+    try {
+      await after?.(failure === null);
     } finally {
+      if (failure) setProblem(failure);
+      else setNotice(typeof done === 'string' ? done : done());
       setBusy(false);
     }
+    return failure === null;
   };
   return { busy, notice, problem, where, run, setProblem };
 }
