@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { type Problem, problemOf } from './api.js';
 
 /**
@@ -35,7 +35,10 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]) {
  * says what happened (read out by screen readers through a status region) or `problem` says why
  * not. `where` names the control that asked (`<Outcome where=…>` beside it shows the outcome
  * there, not at the top of the page); `done` may be a function when the words depend on the
- * result. Returns whether it worked, so a form can close; a failed form keeps what was typed.
+ * result. `after` (a reload) runs once the change is answered, worked or not, and before the
+ * outcome is said: what is said then matches what is shown, for a person and for a test that
+ * reads the page once it is said. Returns whether it worked, so a form can close; a failed form
+ * keeps what was typed.
  */
 export function useAction() {
   const [busy, setBusy] = useState(false);
@@ -46,21 +49,47 @@ export function useAction() {
     change: () => Promise<unknown>,
     done: string | (() => string),
     at = '',
+    after?: (ok: boolean) => unknown,
   ): Promise<boolean> => {
     setBusy(true);
     setWhere(at);
     setProblem(null);
     setNotice('');
+    let failure: Problem | null = null;
     try {
       await change();
-      setNotice(typeof done === 'string' ? done : done());
-      return true;
     } catch (err) {
-      setProblem(problemOf(err));
-      return false;
+      failure = problemOf(err);
+    }
+    try {
+      await after?.(failure === null);
     } finally {
+      if (failure) setProblem(failure);
+      else setNotice(typeof done === 'string' ? done : done());
       setBusy(false);
     }
+    return failure === null;
   };
   return { busy, notice, problem, where, run, setProblem };
+}
+
+/**
+ * Moves the focus to an element the next render puts on the page (the button a closing form gives
+ * back, the "Yes" of a confirmation): `focusAfterRender(() => ref.current)`. It runs in a layout
+ * effect, before the next paint, not in a timeout or an animation frame: a key pressed at once
+ * after the click (a fast person, or a test) would otherwise reach whatever had the focus before.
+ */
+export function useFocusAfterRender() {
+  const target = useRef<(() => HTMLElement | null | undefined) | null>(null);
+  const [, rerender] = useState(0);
+  useLayoutEffect(() => {
+    const find = target.current;
+    if (!find) return;
+    target.current = null;
+    find()?.focus();
+  });
+  return (find: () => HTMLElement | null | undefined) => {
+    target.current = find;
+    rerender((n) => n + 1);
+  };
 }

@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { client, type Mode, type Problem, problemOf } from './api.js';
 import { BrandPicker, BrandProvider } from './brand.js';
 import { PAGES, type PageDef } from './pages/index.js';
@@ -40,20 +40,20 @@ const isCurrent = (nav: PageDef, path: string) =>
  * After the app moves to another page, the focus goes to that page's heading, so a screen reader
  * reads where the person is and Tab starts from the top of the page (not from the link they left).
  * The first load keeps the browser's own focus; a change of query (a filter) is not a new page.
+ * A layout effect, before the next paint: the heading is on the page by then (PageFrame draws it
+ * at once), and a later move (an animation frame) would take the focus from a field the person
+ * had already clicked into and was typing in.
  */
 function useFocusHeadingOnNavigation(path: string) {
   const first = useRef(true);
-  useEffect(() => {
+  useLayoutEffect(() => {
     if (first.current) {
       first.current = false;
       return;
     }
-    const frame = requestAnimationFrame(() => {
-      const heading = document.querySelector<HTMLElement>('main h1');
-      if (heading && !heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
-      (heading ?? document.getElementById('main'))?.focus();
-    });
-    return () => cancelAnimationFrame(frame);
+    const heading = document.querySelector<HTMLElement>('main h1');
+    if (heading && !heading.hasAttribute('tabindex')) heading.setAttribute('tabindex', '-1');
+    (heading ?? document.getElementById('main'))?.focus();
   }, [path]);
 }
 

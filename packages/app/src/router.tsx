@@ -10,11 +10,21 @@ import { useContext, useEffect, useState } from 'preact/hooks';
 export interface Location {
   path: string;
   query: URLSearchParams;
+  /**
+   * What the page the person came from just did, when it sent them here on success
+   * (`navigate('/posts', { said: 'Post deleted.' })`): the page they land on says it in its status
+   * region (PageFrame), since the page that did it is gone. Kept in memory only, so a reload, Back
+   * or the next move does not say it again.
+   */
+  said?: string;
 }
 
 const here = (): Location => ({ path: location.pathname, query: new URLSearchParams(location.search) });
 
-const RouterContext = createContext<{ at: Location; navigate: (to: string) => void }>({
+const RouterContext = createContext<{
+  at: Location;
+  navigate: (to: string, after?: { said?: string }) => void;
+}>({
   at: here(),
   navigate: () => undefined,
 });
@@ -26,9 +36,9 @@ export function Router({ children }: { children: ComponentChildren }) {
     addEventListener('popstate', onPop);
     return () => removeEventListener('popstate', onPop);
   }, []);
-  const navigate = (to: string) => {
+  const navigate = (to: string, after?: { said?: string }) => {
     history.pushState(null, '', to);
-    setAt(here());
+    setAt({ ...here(), said: after?.said });
     scrollTo(0, 0);
   };
   return <RouterContext.Provider value={{ at, navigate }}>{children}</RouterContext.Provider>;

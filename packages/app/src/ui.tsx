@@ -1,5 +1,7 @@
 import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
 import type { Problem } from './api.js';
+import { useLocation } from './router.js';
 
 /** An error in words, with the request id to quote. */
 export function ProblemNotice({ problem }: { problem: Problem }) {
@@ -68,13 +70,18 @@ export function PageFrame(props: {
   actions?: ComponentChildren;
   children?: ComponentChildren;
 }) {
+  const { at } = useLocation();
+  // What the previous page did (Location.said), put in after the region is on the page: text a
+  // live region already holds when it appears is not read out.
+  const [arrived, setArrived] = useState('');
+  useEffect(() => setArrived(at.said ?? ''), [at]);
   return (
     <section aria-labelledby="page-title">
       <div class="page-head">
         <h1 id="page-title">{props.title}</h1>
         {props.actions}
       </div>
-      <Notice text={props.notice ?? ''} />
+      <Notice text={props.notice || arrived} />
       {props.problem && <ProblemNotice problem={props.problem} />}
       {props.loading && !props.problem ? <Loading what={props.loading} /> : props.children}
     </section>

@@ -161,8 +161,9 @@ export function ApprovalsPage() {
       const index = pending.findIndex((p) => p.id === at);
       try {
         await change();
-        setNotice(done);
+        // The queue first, then the words: what is said (and read out) matches what is shown.
         await load();
+        setNotice(done);
         // The decided card left the queue: the focus goes on to the card now in its place.
         if (index >= 0) requestAnimationFrame(() => focusPendingCard(index));
         return true;

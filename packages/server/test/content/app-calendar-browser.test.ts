@@ -198,7 +198,7 @@ describe('the web app: the calendar week and the brand’s time zone', { timeout
     await status(/Moved the X post to Fri.*15:00/);
     expect((await get(`/v1/posts/${postId}`)).scheduled_for).toBe(tokyo(dayAfter(wednesday, 2), 15));
     // The handle keeps the focus in its new hour, so the next move can follow.
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe(`move-${postId}`);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe(`move-${postId}`);
     await cell(dayAfter(wednesday, 2), 15).locator(`#move-${postId}`).waitFor();
   });
 

@@ -56,6 +56,11 @@ describe('the web app by keyboard', { timeout: 60_000 }, () => {
   it('moves through the queue with J and K, and edits with E; Escape cancels the edit and changes nothing', async () => {
     await page.goto(`${svc.url}/`);
     await page.getByRole('heading', { name: 'Approvals', level: 1 }).waitFor();
+    // The heading is drawn before the queue has loaded: J on an empty queue does nothing.
+    await page
+      .locator('.queue-pending > li > article')
+      .nth(texts.length - 1)
+      .waitFor();
     const order = await page
       .locator('.queue-pending > li > article')
       .evaluateAll((cards) => cards.map((c) => c.id));
@@ -110,7 +115,8 @@ describe('the web app by keyboard', { timeout: 60_000 }, () => {
 
   it('approves the card in focus with A, and the focus goes on to the next card', async () => {
     const cards = page.locator('.queue-pending > li > article');
-    expect(await cards.count()).toBe(2);
+    // "Rejected" is said before the queue has reloaded: the rejected card leaves it just after.
+    await expect.poll(() => cards.count()).toBe(2);
     const [top, next] = await cards.evaluateAll((cs) => cs.map((c) => c.id));
     await page.locator(`#${top}`).focus();
     await page.keyboard.press('a');

@@ -43,7 +43,8 @@ describe('the web app: agents, automations and settings in a real browser', () =
 
     await page.getByRole('button', { name: 'Run Weekly plan' }).click();
     const form = page.getByRole('form', { name: 'Inputs for Weekly plan' });
-    expect(await form.getByLabel('Brand').inputValue()).toBe(brandId);
+    // The brand is chosen once the brands have loaded, not with the form's first frame.
+    await expect.poll(() => form.getByLabel('Brand').inputValue()).toBe(brandId);
     await form.getByRole('checkbox', { name: 'x', exact: true }).check();
     await form.getByLabel('count (optional)').fill('2');
     await form.getByRole('button', { name: 'Run Weekly plan' }).click();

@@ -53,6 +53,9 @@ describe('the web app: choosing when a post goes out', { timeout: 60_000 }, () =
     new Date(Math.ceil((await now()) / HOUR) * HOUR + h * HOUR).toISOString();
   const heading = (name: string | RegExp) => page.getByRole('heading', { name, level: 1 }).waitFor();
   const checkPage = () => expectAccessibleAtBothWidths(page);
+  /** The page's own status region (under its heading) says `text`: read out, not only shown. */
+  const arrived = (text: string) =>
+    page.locator('main section > [role="status"]').filter({ hasText: text }).waitFor();
 
   beforeAll(async () => {
     // Lowercase ids: until the page-path fix for capitals lands (another part of issue 18), a
@@ -177,7 +180,9 @@ describe('the web app: choosing when a post goes out', { timeout: 60_000 }, () =
     await heading(/^Post: A post we will take back/);
     await page.getByRole('button', { name: 'Unschedule' }).click();
     await page.getByRole('button', { name: 'Yes, unschedule' }).click();
-    await heading(/draft$/i);
+    // The post's page is gone: the draft's page says what was done, in its status region.
+    await arrived('Post unscheduled. Its draft is below, to edit and propose again.');
+    await heading('LinkedIn draft');
     expect(new URL(page.url()).pathname).toBe(`/drafts/${draftId}`);
     expect((await api(svc.url, 'GET', `/v1/posts/${scheduled.body.id}`)).status).toBe(404);
     expect((await get(`/v1/drafts/${draftId}`)).status).toBe('draft');
@@ -196,8 +201,16 @@ describe('the web app: choosing when a post goes out', { timeout: 60_000 }, () =
     expect((await get(`/v1/posts/${direct.body.id}`)).status).toBe('scheduled');
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.getByRole('button', { name: 'Yes, delete' }).click();
+    await arrived('Post deleted.');
     await heading('Posts');
+    expect(new URL(page.url()).pathname).toBe('/posts');
     expect((await api(svc.url, 'GET', `/v1/posts/${direct.body.id}`)).status).toBe(404);
+    // Said once: the next page (here the same one, reloaded) does not say it again.
+    await page.reload();
+    await heading('Posts');
+    // The list is loaded (a fetch, so after the page's first effects): the one post left is there.
+    await page.locator('.post-row').filter({ hasText: 'Standups by text, edited.' }).waitFor();
+    expect(await page.getByRole('status').filter({ hasText: /\S/ }).count()).toBe(0);
     expect(problems).toEqual([]);
   });
 });

@@ -36,9 +36,7 @@ export function AutomationsSection({ brand, agents }: { brand: Brand; agents: Ag
   const action = useAction();
   const [creating, setCreating] = useState(false);
   const change = async (work: () => Promise<unknown>, done: string, where = '') => {
-    const ok = await action.run(work, done, where);
-    await list.reload();
-    return ok;
+    return action.run(work, done, where, list.reload);
   };
   return (
     <section aria-labelledby="automations-title" class="automations">

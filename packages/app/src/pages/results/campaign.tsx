@@ -1,6 +1,6 @@
 import { useEffect, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { type CanvasItem, client } from '../../api.js';
-import { useAction, useLoad } from '../../hooks.js';
+import { useAction, useFocusAfterRender, useLoad } from '../../hooks.js';
 import { Link } from '../../router.js';
 import { Notice, PageFrame, ProblemNotice } from '../../ui.js';
 import { datesOf } from './campaigns.js';
@@ -52,6 +52,7 @@ function CanvasBoard({ campaignId }: { campaignId: string }) {
   const [items, setItems] = useState<CanvasItem[]>([]);
   useEffect(() => setItems(canvas.data?.items ?? []), [canvas.data]);
   const act = useAction();
+  const focusAfterRender = useFocusAfterRender();
   const [editing, setEditing] = useState<string | null>(null);
 
   /**
@@ -97,8 +98,8 @@ function CanvasBoard({ campaignId }: { campaignId: string }) {
   /** Closes the editor and puts the focus back on the note's Edit button, where it was. */
   const closeEditor = (itemId: string) => {
     setEditing(null);
-    requestAnimationFrame(() =>
-      document.querySelector<HTMLElement>(`[data-note-id="${CSS.escape(itemId)}"] .note-edit`)?.focus(),
+    focusAfterRender(() =>
+      document.querySelector<HTMLElement>(`[data-note-id="${CSS.escape(itemId)}"] .note-edit`),
     );
   };
   /** Moves on screen at once; the position is saved when the move ends. */

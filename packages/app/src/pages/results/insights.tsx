@@ -114,8 +114,12 @@ function DigestSection({ brand }: { brand: Brand }) {
   }, [brand.id]);
   const make = useAction();
   const generate = async () => {
-    if (await make.run(() => client.insights.digest.generate(brand.id, {}), 'A new digest is ready.'))
-      await reload();
+    await make.run(
+      () => client.insights.digest.generate(brand.id, {}),
+      'A new digest is ready.',
+      '',
+      (ok) => ok && reload(),
+    );
   };
   const button = (
     <button

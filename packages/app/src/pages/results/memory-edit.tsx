@@ -1,7 +1,7 @@
 import { type ComponentChildren, createContext } from 'preact';
 import { useContext, useId, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { type Brand, type BrandMemory, client, type Platform } from '../../api.js';
-import { useAction } from '../../hooks.js';
+import { useAction, useFocusAfterRender } from '../../hooks.js';
 import { PLATFORM_NAMES } from '../../platforms.js';
 import { Notice, ProblemNotice } from '../../ui.js';
 
@@ -34,11 +34,12 @@ export function EditableSection(props: {
   const [notice, setNotice] = useState('');
   const editButton = useRef<HTMLButtonElement>(null);
   const action = useAction();
+  const focusAfterRender = useFocusAfterRender();
   const close = () => {
     setOpen(false);
     action.setProblem(null);
-    // After the form is gone, so the button exists again.
-    setTimeout(() => editButton.current?.focus());
+    // Once the form is gone and the button is back.
+    focusAfterRender(() => editButton.current);
   };
   const save: Save = async (patch) => {
     const ok = await action.run(async () => {

@@ -61,9 +61,13 @@ function Memory({ brand }: { brand: Brand }) {
       how === 'apply'
         ? `Applied: "${p.change.text}" is now in ${TARGET_NAMES[p.change.target]}.`
         : `Dismissed: "${p.change.text}". Brand Memory is unchanged.`;
-    const ok = await act.run(() => client.memoryProposals[how](p.id), done);
     // Whatever happened (a proposal decided elsewhere answers 409), show the state as it is now.
-    await Promise.all([proposals.reload(), ok && how === 'apply' ? memory.reload() : null]);
+    await act.run(
+      () => client.memoryProposals[how](p.id),
+      done,
+      '',
+      (ok) => Promise.all([proposals.reload(), ok && how === 'apply' ? memory.reload() : null]),
+    );
   };
   const pending = proposals.data?.memory_proposals.filter((p) => p.status === 'pending') ?? [];
   const decided = proposals.data?.memory_proposals.filter((p) => p.status !== 'pending') ?? [];

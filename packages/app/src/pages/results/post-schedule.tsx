@@ -1,7 +1,7 @@
 import { useId, useRef, useState } from 'preact/hooks';
 import { client, type PostDetail } from '../../api.js';
 import { useZoneOf } from '../../brand.js';
-import { useAction } from '../../hooks.js';
+import { useAction, useFocusAfterRender } from '../../hooks.js';
 import { formatTime, PLATFORM_LIMITS } from '../../platforms.js';
 import { useLocation } from '../../router.js';
 import { Notice, ProblemNotice } from '../../ui.js';
@@ -134,9 +134,16 @@ function Remove({ post }: { post: PostDetail }) {
   const keepsDraft = post.draft_id !== null && post.status === 'scheduled';
   const verb = keepsDraft ? 'Unschedule' : 'Delete';
   const yes = useRef<HTMLButtonElement>(null);
+  const focusAfterRender = useFocusAfterRender();
   const go = async () => {
-    const ok = await act.run(() => client.posts.delete(post.id), keepsDraft ? 'Unscheduled.' : 'Deleted.');
-    if (ok) navigate(keepsDraft ? `/drafts/${encodeURIComponent(post.draft_id as string)}` : '/posts');
+    // This page goes on success: the page the person lands on says what was done.
+    const ok = await act.run(() => client.posts.delete(post.id), '');
+    if (!ok) return;
+    if (keepsDraft)
+      navigate(`/drafts/${encodeURIComponent(post.draft_id as string)}`, {
+        said: 'Post unscheduled. Its draft is below, to edit and propose again.',
+      });
+    else navigate('/posts', { said: 'Post deleted.' });
   };
   return (
     <div class="inline-form">
@@ -170,7 +177,7 @@ function Remove({ post }: { post: PostDetail }) {
             class="danger"
             onClick={() => {
               setAsking(true);
-              setTimeout(() => yes.current?.focus());
+              focusAfterRender(() => yes.current);
             }}
           >
             {verb}
@@ -189,9 +196,10 @@ function EditText({ post, onChanged }: { post: PostDetail; onChanged: () => Prom
   const base = useId();
   const limit = PLATFORM_LIMITS[post.platform];
   const editButton = useRef<HTMLButtonElement>(null);
+  const focusAfterRender = useFocusAfterRender();
   const close = () => {
     setOpen(false);
-    setTimeout(() => editButton.current?.focus());
+    focusAfterRender(() => editButton.current);
   };
   const submit = async (e: Event) => {
     e.preventDefault();

@@ -36,13 +36,17 @@ export function ChannelsSection({ brand }: { brand: Brand }) {
 
   const connect = async (p: Platform, h?: string) => {
     let goTo: string | null = null;
-    await action.run(async () => {
-      const r = await client.channels.connect(brand.id, { platform: p, ...(h ? { handle: h } : {}) });
-      goTo = r.authorize_url;
-    }, `${PLATFORM_NAMES[p]} connected.`);
+    await action.run(
+      async () => {
+        const r = await client.channels.connect(brand.id, { platform: p, ...(h ? { handle: h } : {}) });
+        goTo = r.authorize_url;
+      },
+      `${PLATFORM_NAMES[p]} connected.`,
+      '',
+      () => (goTo ? undefined : list.reload()),
+    );
     // Live mode: the platform's sign-in page, which sends the person back to /settings.
     if (goTo) location.assign(goTo);
-    else await list.reload();
   };
   const current = list.data?.filter((c) => c.status !== 'disconnected') ?? [];
   const gone = list.data?.filter((c) => c.status === 'disconnected') ?? [];
@@ -83,8 +87,9 @@ export function ChannelsSection({ brand }: { brand: Brand }) {
                 await action.run(
                   () => client.channels.disconnect(c.id),
                   `${PLATFORM_NAMES[c.platform]} ${c.handle} disconnected.`,
+                  '',
+                  list.reload,
                 );
-                await list.reload();
               }}
             />
           </li>

@@ -84,10 +84,14 @@ export function ClockSection({ mode }: { mode: Mode }) {
   }
   const advance = async (e: Event) => {
     e.preventDefault();
-    await action.run(async () => {
-      setResult(await client.sandboxClock.advance({ [unit]: Number(amount) }));
-    }, `The sandbox clock moved forward ${amount} ${unit}.`);
-    await clock.reload();
+    await action.run(
+      async () => {
+        setResult(await client.sandboxClock.advance({ [unit]: Number(amount) }));
+      },
+      `The sandbox clock moved forward ${amount} ${unit}.`,
+      '',
+      clock.reload,
+    );
   };
   return (
     <section aria-labelledby="clock-title" id="clock">

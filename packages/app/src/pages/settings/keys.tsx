@@ -25,13 +25,17 @@ export function ApiKeysSection({ onCreated }: { onCreated(key: string | null): v
   const base = useId();
   const create = async (e: Event) => {
     e.preventDefault();
-    const ok = await action.run(async () => {
-      const k = await client.apiKeys.create({ name, scopes });
-      setCreated(k);
-      onCreated(k.key);
-    }, `Key “${name.trim()}” created. Copy it now: it is not shown again.`);
+    const ok = await action.run(
+      async () => {
+        const k = await client.apiKeys.create({ name, scopes });
+        setCreated(k);
+        onCreated(k.key);
+      },
+      `Key “${name.trim()}” created. Copy it now: it is not shown again.`,
+      '',
+      keys.reload,
+    );
     if (ok) setName('');
-    await keys.reload();
   };
   return (
     <section aria-labelledby="keys-title" id="api-keys">
