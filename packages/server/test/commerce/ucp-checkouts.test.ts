@@ -1,8 +1,9 @@
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CommerceServiceHandle } from '../../src/commerce/app.js';
 import { PLACEMENT_LEASE_MS } from '../../src/commerce/services/checkouts.js';
 import type { Config } from '../../src/config.js';
-import { isGoneHere, pidSpaceHere } from '../../src/platform/instance.js';
+import { isGoneHere } from '../../src/platform/instance.js';
 import type { UcpStore } from '../fakes/ucp-store.js';
 import { startTestService, type TestService } from '../helpers/start.js';
 import {
@@ -394,12 +395,11 @@ describe('UCP stores: a confirm interrupted by a restart', () => {
     }));
 
   /**
-   * The lease's holder looks dead from here: same host name, a pid that does not exist here. That
-   * is what a live instance in another container's pid namespace looks like (or a dead one whose
-   * pid was reused), and its complete may still be in flight. Recovery waits the lease out, then
-   * reads the store's checkout and adopts the order the holder placed.
+   * The lease's holder is in another container: same host name, its own pid namespace, a pid that
+   * does not exist here. It may be alive with its complete in flight, so recovery waits the lease
+   * out, then reads the store's checkout and adopts the order the holder placed.
    */
-  it('a placement held by an instance whose pid is absent here is left alone until its lease runs out, then its order is adopted, never placed twice', () =>
+  it('a placement held by an instance in another pid namespace is left alone until its lease runs out, then its order is adopted, never placed twice', () =>
     ownService(async (svc, call) => {
       const s = await store({ dropCompleteAnswers: 1 });
       const ready = await offerAndCheckout(call, s);
@@ -409,11 +409,11 @@ describe('UCP stores: a confirm interrupted by a restart', () => {
       const until = new Date(svc.clock.now().getTime() + PLACEMENT_LEASE_MS).toISOString();
       await handle.db.run('INSERT INTO leases (name, owner, until) VALUES (?, ?, ?)', [
         `checkout-placement:${ready.id}`,
-        `${pidSpaceHere()}/${2 ** 30}/inst_whose_pid_is_absent`,
+        `${hostname()}#1/${2 ** 30}/inst_in_another_container`,
         until,
       ]);
-      // Greater than any pid, so absent here, as the other namespace's pid is.
-      expect(isGoneHere(`${pidSpaceHere()}/${2 ** 30}/x`)).toBe(true);
+      // Greater than any pid, so absent here, as the other namespace's pid may be: not "gone".
+      expect(isGoneHere(`${hostname()}#1/${2 ** 30}/x`)).toBe(false);
       const completes = () => s.requests.filter((r) => r.path.endsWith('/complete')).length;
 
       await handle.recover();

@@ -400,22 +400,20 @@ const inProgress = new Map<string, Promise<unknown>>();
 /**
  * While a checkout's order is being placed (or its store asked where it stands) the instance
  * doing it holds this lease in the database, so crash recovery and hand-off polling on every
- * instance leave it alone. A placement whose instance died keeps it until it runs out, and only
- * then does recovery (on any instance) take it: never earlier on the word of a pid check, which
- * a holder alive in another container's pid namespace, or a reused pid, would fool into a second
- * `complete` beside one still in flight. The lease is far longer than a store call may take
- * (STORE_TIMEOUT_MS), so once it has run out the holder's request is over, and recovery first
- * reads the store's checkout: an order the holder placed is adopted, not placed again.
+ * instance leave it alone. A placement whose instance died is taken over by recovery (on any
+ * instance) once the lease runs out, or at once by a restart on the same machine and in the same
+ * pid namespace, where "that process is gone" is certain (`isGoneHere`; a holder in another
+ * container, with its own pids, is always waited out). Either way recovery first reads the
+ * store's checkout: an order the holder placed is adopted, and only a checkout still open there
+ * is sent `complete` again, under the same Idempotency-Key, which UCP requires stores to honour.
  */
 export const PLACEMENT_LEASE_MS = 2 * 60_000;
 const placementLease = (id: string) => `checkout-placement:${id}`;
 const placementUntil = (ctx: CommerceContext) =>
   new Date(ctx.clock.now().getTime() + PLACEMENT_LEASE_MS).toISOString();
-/** Takes the placement lease, only from nobody or from a holder whose lease ran out. */
+/** Takes the placement lease: from nobody, from a holder whose lease ran out, or from one gone here. */
 const takePlacement = (leases: CommerceStores['leases'], ctx: CommerceContext, id: string) =>
-  leases.take(placementLease(id), ctx.instanceId, ctx.clock.now().toISOString(), placementUntil(ctx), {
-    onlyExpired: true,
-  });
+  leases.take(placementLease(id), ctx.instanceId, ctx.clock.now().toISOString(), placementUntil(ctx));
 const releasePlacement = (ctx: CommerceContext, id: string) =>
   commerceStores(ctx.db).leases.release(placementLease(id), ctx.instanceId);
 

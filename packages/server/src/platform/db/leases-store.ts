@@ -6,8 +6,8 @@ import type { SqlExecutor } from './sql.js';
  * background pass, a channel's token refresh, a checkout's placement) takes its name here first.
  * A lease is held until `until`; an instance that dies holding one never releases it, and the
  * lease simply runs out, so its work comes back to whichever instance asks next (at once, when the
- * holder was a process on the same machine that no longer exists, unless the caller asks to wait
- * the lease out: see `take`). Times are ISO
+ * holder was a process on the same machine, in the same pid namespace, that no longer exists).
+ * Times are ISO
  * strings from the injected clock, compared as text (they all have the same shape).
  */
 export function leasesStore(db: SqlExecutor) {
@@ -16,20 +16,8 @@ export function leasesStore(db: SqlExecutor) {
      * Takes the lease in one statement: true when `owner` now holds it until `until`; false while
      * a lease on that name (anyone's, this owner's too: two jobs in one process exclude each
      * other as well) has not run out.
-     *
-     * `onlyExpired` refuses the early take-over from a holder that looks gone. "Gone" is a guess
-     * from the host name and a pid: in containers that share a host name each has its own pid
-     * namespace, so a live holder's pid is absent here, and a pid can be reused. Work that must
-     * not run twice while the holder may still be acting (a checkout's placement: its `complete`
-     * may be in flight at the store) waits for the lease to run out instead.
      */
-    async take(
-      name: string,
-      owner: string,
-      now: string,
-      until: string,
-      opts: { onlyExpired?: boolean } = {},
-    ): Promise<boolean> {
+    async take(name: string, owner: string, now: string, until: string): Promise<boolean> {
       const r = await db.run(
         `INSERT INTO leases (name, owner, until) VALUES (?, ?, ?)
          ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until
@@ -37,9 +25,9 @@ export function leasesStore(db: SqlExecutor) {
         [name, owner, until, now],
       );
       if (r.changes > 0) return true;
-      if (opts.onlyExpired) return false;
-      // Held by a process on this machine that is gone (a restart after a crash): take it over
-      // now rather than after it runs out; only from that holder, so two takers cannot both win.
+      // Held by a process in this pid namespace on this machine that is gone (a restart after a
+      // crash): take it over now rather than after it runs out; only from that holder, so two
+      // takers cannot both win.
       const held = await db.get<{ owner: string }>('SELECT owner FROM leases WHERE name = ?', [name]);
       if (!held || !isGoneHere(held.owner)) return false;
       const took = await db.run('UPDATE leases SET owner = ?, until = ? WHERE name = ? AND owner = ?', [
