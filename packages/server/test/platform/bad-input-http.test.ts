@@ -170,6 +170,27 @@ describe.each(['content', 'commerce'] as const)('%s: bad input on every operatio
     }
   });
 
+  it('says a numeric query parameter given a word is invalid, not missing, on every operation that has one', async () => {
+    const { svc, ops, auth } = targets[name];
+    const numeric = ops.flatMap((o) =>
+      ((o.op.parameters ?? []) as any[])
+        .filter((p) => p.in === 'query' && ['integer', 'number'].includes(p.schema?.type))
+        .map((p) => ({ o, param: p.name as string })),
+    );
+    expect(numeric.length).toBeGreaterThan(0);
+    for (const { o, param } of numeric) {
+      const { headers, body } = validBody(o);
+      const target = `${fill(o.path)}?${param}=abc`;
+      const res = await raw(svc.url, o.method, target, {
+        headers: { ...auth, ...headers },
+        ...(body === undefined ? {} : { body }),
+      });
+      expectError(res, 400, 'INVALID_REQUEST', `${o.method} ${target}`);
+      expect(res.json.error.param, `${o.method} ${target}`).toBe(param);
+      expect(res.json.error.message, `${o.method} ${target}`).toContain(`'${param}' is invalid`);
+    }
+  });
+
   it('refuses a body that declares more than the limit at once, without reading it, and closes', async () => {
     const { svc, ops } = targets[name];
     const targetsToTry = [

@@ -3,7 +3,17 @@ import { AppError } from '../errors.js';
 
 type Where = 'params' | 'query' | 'body';
 
-function describe(issue: z.core.$ZodIssue, where: Where): { message: string; param: string } {
+/** What the request held at an issue's path (zod 4 leaves `input` out of its issues). */
+function at(value: unknown, path: PropertyKey[]): unknown {
+  let v = value;
+  for (const k of path) {
+    if (typeof v !== 'object' || v === null) return undefined;
+    v = (v as Record<PropertyKey, unknown>)[k];
+  }
+  return v;
+}
+
+function describe(issue: z.core.$ZodIssue, where: Where, value: unknown): { message: string; param: string } {
   const path = issue.path.map(String);
   const field = path.join('.');
   if (issue.code === 'unrecognized_keys') {
@@ -15,7 +25,9 @@ function describe(issue: z.core.$ZodIssue, where: Where): { message: string; par
     };
   }
   const name = field || where;
-  if (issue.code === 'invalid_type' && issue.input === undefined) {
+  // "Required" only when the field is absent: `?limit=abc` coerces to NaN, an invalid_type
+  // whose input zod does not report, and must say what is wrong with the value instead.
+  if (issue.code === 'invalid_type' && at(value, issue.path) === undefined) {
     return { message: `'${name}' is required.`, param: name };
   }
   return { message: `'${name}' is invalid: ${issue.message}.`, param: name };
@@ -27,7 +39,7 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, where: 
   if (result.success) return result.data;
   const first = result.error.issues[0];
   if (!first) throw new AppError(400, 'INVALID_REQUEST', `The ${where} is invalid.`);
-  const { message, param } = describe(first, where);
+  const { message, param } = describe(first, where, value);
   const more = result.error.issues.length - 1;
   throw new AppError(
     400,
