@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import type { Config } from '../config.js';
 import type { Clock } from './clock.js';
 import type { SqlDatabase } from './db/sql.js';
+import { answerClientErrors } from './http/client-errors.js';
 import type { Ids } from './ids.js';
 import type { Logger } from './logger.js';
 
@@ -76,6 +77,7 @@ export function listen(
     );
     // Older Node 20 releases ignore the keepAliveTimeout option; the property always works.
     server.keepAliveTimeout = t.keepAliveTimeoutMs;
+    answerClientErrors(server);
     server.listen(port, host);
     server.once('error', reject);
     server.once('listening', () => {

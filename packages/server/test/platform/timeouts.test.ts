@@ -1,5 +1,6 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ErrorBody } from '../../src/platform/http/errors-middleware.js';
 import { DEFAULT_TIMEOUTS, type Listening, listen } from '../../src/platform/service.js';
 import { startTestService, type TestService } from '../helpers/start.js';
 
@@ -16,6 +17,15 @@ function sendAndWaitForClose(url: string, request: string): Promise<string> {
     socket.on('error', reject);
     socket.on('close', () => resolve(received));
   });
+}
+
+/** A raw answer carries the error shape every client parses, with its request id in the header. */
+function expectDocumentedError(raw: string, code: string) {
+  const [head = '', body = ''] = raw.split('\r\n\r\n');
+  const parsed = ErrorBody.parse(JSON.parse(body));
+  expect(parsed.error.code).toBe(code);
+  expect(head.toLowerCase()).toContain(`service-request-id: ${parsed.error.request_id.toLowerCase()}`);
+  expect(head.toLowerCase()).toContain('content-type: application/json');
 }
 
 describe.each(['content', 'commerce'] as const)('%s: a slow client cannot hold a connection', (name) => {
@@ -57,6 +67,22 @@ describe.each(['content', 'commerce'] as const)('%s: a slow client cannot hold a
   it('answers 408 and closes when the headers never finish', async () => {
     const got = await sendAndWaitForClose(server.url, 'GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\nX-Slow: ');
     expect(got).toMatch(/^HTTP\/1\.1 408 /);
+    expectDocumentedError(got, 'REQUEST_TIMEOUT');
+  });
+
+  it('answers headers over 16 KiB with 431 in the documented error shape, not a bare status line', async () => {
+    const got = await sendAndWaitForClose(
+      server.url,
+      `GET /v1/openapi.json HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20 * 1024)}\r\n\r\n`,
+    );
+    expect(got).toMatch(/^HTTP\/1\.1 431 /);
+    expectDocumentedError(got, 'HEADERS_TOO_LARGE');
+  });
+
+  it('answers a request that is not HTTP with 400 in the documented error shape', async () => {
+    const got = await sendAndWaitForClose(server.url, 'HELLO THERE\r\n\r\n');
+    expect(got).toMatch(/^HTTP\/1\.1 400 /);
+    expectDocumentedError(got, 'INVALID_REQUEST');
   });
 
   it('answers 408 and closes when the body never finishes', async () => {
@@ -65,6 +91,7 @@ describe.each(['content', 'commerce'] as const)('%s: a slow client cannot hold a
       'POST /v1/zz HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"a":',
     );
     expect(got).toMatch(/^HTTP\/1\.1 408 /);
+    expectDocumentedError(got, 'REQUEST_TIMEOUT');
   });
 
   it('closes an idle keep-alive connection', async () => {
