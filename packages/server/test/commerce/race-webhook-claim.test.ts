@@ -162,4 +162,77 @@ describe('claiming due webhook deliveries from two instances', () => {
       ['del_4', 1, 200],
     ]);
   });
+
+  it('an outcome that arrives after its endpoint was removed is recorded, and the delivery stays canceled with no retry', async () => {
+    const at = '2026-01-03T00:00:00.000Z';
+    const s = commerceStores(one);
+    await s.webhooks.insertEndpoint({
+      id: 'we_3',
+      account_id: 'acct_1',
+      env: 'sandbox',
+      url: 'https://hooks.example.com/3',
+      secret: 'whsec_z',
+      created_at: at,
+    });
+    for (const n of [7, 8]) {
+      await s.webhooks.insertEvent({
+        id: `evt_${n}`,
+        account_id: 'acct_1',
+        env: 'sandbox',
+        type: 'checkout.updated',
+        data: {},
+        created_at: at,
+      });
+      await s.webhooks.insertDelivery({ id: `del_${n}`, event_id: `evt_${n}`, endpoint_id: 'we_3', at });
+    }
+    await one.transaction((tx) =>
+      commerceStores(tx).webhooks.claimDue('2026-01-03T00:01:00.000Z', '2026-01-03T00:02:00.000Z', 'mine', {
+        limit: 10,
+        perEndpoint: 10,
+        dialect: one.dialect,
+        ids: ['del_7', 'del_8'],
+      }),
+    );
+    // The endpoint is removed while both attempts are on the wire; both fail and ask for a retry.
+    await s.webhooks.removeEndpoint('we_3', '2026-01-03T00:01:00.500Z');
+    const failed = (id: string) => ({
+      owner: 'mine',
+      delivery_id: id,
+      attempt: 1,
+      started_at: '2026-01-03T00:01:00.000Z',
+      status_code: 500,
+      error: null,
+      next_attempt_at: '2026-01-03T00:02:00.000Z',
+      status: 'pending' as const,
+      at: '2026-01-03T00:01:01.000Z',
+    });
+    // On SQLite each goes through recordAttempt's statement, on PostgreSQL through the batch one.
+    expect(
+      await one.transaction((tx) =>
+        commerceStores(tx).webhooks.recordAttempts([failed('del_7')], one.dialect),
+      ),
+    ).toEqual([true]);
+    expect(
+      await one.transaction((tx) =>
+        commerceStores(tx).webhooks.recordAttempts([failed('del_8')], one.dialect),
+      ),
+    ).toEqual([true]);
+    const rows = await one.all<{
+      id: string;
+      status: string;
+      attempts: number;
+      next_attempt_at: string | null;
+    }>(
+      "SELECT id, status, attempts, next_attempt_at FROM deliveries WHERE id IN ('del_7', 'del_8') ORDER BY id",
+    );
+    expect(rows.map((r) => [r.id, r.status, Number(r.attempts), r.next_attempt_at])).toEqual([
+      ['del_7', 'canceled', 1, null],
+      ['del_8', 'canceled', 1, null],
+    ]);
+    const attempts = await s.webhooks.attemptsFor(['del_7', 'del_8']);
+    expect(attempts.map((a) => [a.delivery_id, Number(a.status_code)])).toEqual([
+      ['del_7', 500],
+      ['del_8', 500],
+    ]);
+  });
 });

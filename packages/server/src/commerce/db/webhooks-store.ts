@@ -122,6 +122,14 @@ function roundRobin<T extends { endpoint_id: string }>(rows: T[]): T[] {
   return out;
 }
 
+/**
+ * The SET of an attempt's outcome: a delivery canceled meanwhile (`status` is its current one)
+ * keeps `canceled` and no next attempt; any other takes the outcome's status and next time.
+ */
+const outcomeSet = (status: string, outcome: { status: string; next: string }) =>
+  `status = CASE WHEN ${status} = 'canceled' THEN 'canceled' ELSE ${outcome.status} END,
+   next_attempt_at = CASE WHEN ${status} = 'canceled' THEN NULL ELSE ${outcome.next} END`;
+
 const DELIVERY_COLUMNS =
   'd.id, d.event_id, d.endpoint_id, d.status, d.attempts, d.next_attempt_at, d.last_status, d.last_error, d.created_at, d.updated_at';
 
@@ -130,16 +138,19 @@ export function webhooksStore(db: SqlExecutor) {
    * Records an attempt's outcome, only while `owner` still holds the delivery's claim (and it is
    * still at attempt `attempt - 1`): a sender whose lease ran out, and whose delivery another
    * instance took over, cannot overwrite or double-count. False when nothing was recorded.
+   * A delivery canceled while its attempt was on the wire (its endpoint removed) keeps `canceled`
+   * and gets no next attempt: the attempt is recorded, but nothing is sent to a removed endpoint.
    */
   async function recordAttempt(a: AttemptOutcomeRecord): Promise<boolean> {
     const moved = await db.run(
-      `UPDATE deliveries SET status = ?, attempts = ?, next_attempt_at = ?, lease_until = NULL, lease_owner = NULL,
+      `UPDATE deliveries SET ${outcomeSet('status', { status: '?', next: '?' })}, attempts = ?,
+              lease_until = NULL, lease_owner = NULL,
               last_status = ?, last_error = ?, updated_at = ?
         WHERE id = ? AND lease_owner = ? AND attempts = ?`,
       [
         a.status,
-        a.attempt,
         a.next_attempt_at,
+        a.attempt,
         a.status_code,
         a.error,
         a.at,
@@ -351,7 +362,8 @@ export function webhooksStore(db: SqlExecutor) {
            SELECT * FROM jsonb_to_recordset(?::jsonb) AS o(delivery_id text, attempt bigint, started_at text,
              status_code bigint, error text, next_attempt_at text, status text, at text, owner text)
          ), moved AS (
-           UPDATE deliveries d SET status = o.status, attempts = o.attempt, next_attempt_at = o.next_attempt_at,
+           UPDATE deliveries d SET ${outcomeSet('d.status', { status: 'o.status', next: 'o.next_attempt_at' })},
+                  attempts = o.attempt,
                   lease_until = NULL, lease_owner = NULL, last_status = o.status_code, last_error = o.error,
                   updated_at = o.at
              FROM o
