@@ -26,18 +26,18 @@ describe('claiming due webhook deliveries from two instances', () => {
     removeTempDataDir(dir);
   });
 
-  it('a claim made while another is uncommitted takes none of its deliveries, and never waits for it', async () => {
-    const at = '2026-01-01T00:00:00.000Z';
+  /** An endpoint of acct_1 with one pending delivery per number: `evt_<n>` delivered as `del_<n>`. */
+  async function endpointWithDeliveries(id: string, url: string, numbers: number[], at: string) {
     const s = commerceStores(one);
     await s.webhooks.insertEndpoint({
-      id: 'we_1',
+      id,
       account_id: 'acct_1',
       env: 'sandbox',
-      url: 'https://hooks.example.com/',
-      secret: 'whsec_x',
+      url,
+      secret: `whsec_${id}`,
       created_at: at,
     });
-    for (const n of [1, 2, 3]) {
+    for (const n of numbers) {
       await s.webhooks.insertEvent({
         id: `evt_${n}`,
         account_id: 'acct_1',
@@ -46,8 +46,14 @@ describe('claiming due webhook deliveries from two instances', () => {
         data: {},
         created_at: at,
       });
-      await s.webhooks.insertDelivery({ id: `del_${n}`, event_id: `evt_${n}`, endpoint_id: 'we_1', at });
+      await s.webhooks.insertDelivery({ id: `del_${n}`, event_id: `evt_${n}`, endpoint_id: id, at });
     }
+    return s;
+  }
+
+  it('a claim made while another is uncommitted takes none of its deliveries, and never waits for it', async () => {
+    const at = '2026-01-01T00:00:00.000Z';
+    await endpointWithDeliveries('we_1', 'https://hooks.example.com/', [1, 2, 3], at);
     const claim = (db: SqlDatabase, owner: string, hold: () => Promise<void> = async () => {}) =>
       db.transaction(async (tx) => {
         if (db.dialect === 'postgres') await tx.run("SET LOCAL lock_timeout = '5s'");
@@ -99,26 +105,7 @@ describe('claiming due webhook deliveries from two instances', () => {
 
   it('a batch of outcomes is written only where its claim still holds; the rest leave no trace', async () => {
     const at = '2026-01-02T00:00:00.000Z';
-    const s = commerceStores(one);
-    await s.webhooks.insertEndpoint({
-      id: 'we_2',
-      account_id: 'acct_1',
-      env: 'sandbox',
-      url: 'https://hooks.example.com/2',
-      secret: 'whsec_y',
-      created_at: at,
-    });
-    for (const n of [4, 5, 6]) {
-      await s.webhooks.insertEvent({
-        id: `evt_${n}`,
-        account_id: 'acct_1',
-        env: 'sandbox',
-        type: 'checkout.updated',
-        data: {},
-        created_at: at,
-      });
-      await s.webhooks.insertDelivery({ id: `del_${n}`, event_id: `evt_${n}`, endpoint_id: 'we_2', at });
-    }
+    const s = await endpointWithDeliveries('we_2', 'https://hooks.example.com/2', [4, 5, 6], at);
     const claimed = await one.transaction((tx) =>
       commerceStores(tx).webhooks.claimDue('2026-01-02T00:01:00.000Z', '2026-01-02T00:02:00.000Z', 'mine', {
         limit: 10,
@@ -165,26 +152,7 @@ describe('claiming due webhook deliveries from two instances', () => {
 
   it('an outcome that arrives after its endpoint was removed is recorded, and the delivery stays canceled with no retry', async () => {
     const at = '2026-01-03T00:00:00.000Z';
-    const s = commerceStores(one);
-    await s.webhooks.insertEndpoint({
-      id: 'we_3',
-      account_id: 'acct_1',
-      env: 'sandbox',
-      url: 'https://hooks.example.com/3',
-      secret: 'whsec_z',
-      created_at: at,
-    });
-    for (const n of [7, 8]) {
-      await s.webhooks.insertEvent({
-        id: `evt_${n}`,
-        account_id: 'acct_1',
-        env: 'sandbox',
-        type: 'checkout.updated',
-        data: {},
-        created_at: at,
-      });
-      await s.webhooks.insertDelivery({ id: `del_${n}`, event_id: `evt_${n}`, endpoint_id: 'we_3', at });
-    }
+    const s = await endpointWithDeliveries('we_3', 'https://hooks.example.com/3', [7, 8], at);
     await one.transaction((tx) =>
       commerceStores(tx).webhooks.claimDue('2026-01-03T00:01:00.000Z', '2026-01-03T00:02:00.000Z', 'mine', {
         limit: 10,
