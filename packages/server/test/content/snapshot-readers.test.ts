@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { contentStores } from '../../src/content/db/stores/index.js';
 import { PLATFORMS, type Platform, SNAPSHOT_AGES_H } from '../../src/content/domain.js';
 import { rebuildBaselines } from '../../src/content/services/baselines.js';
-import { MIN_HISTORY, SLOTS_SHOWN } from '../../src/content/services/best-times.js';
+import { MIN_HISTORY, rankSlots } from '../../src/content/services/best-times.js';
 import { engagementsOf, outcomeOf, type SnapshotWithPlatform } from '../../src/content/services/metrics.js';
 import { PLATFORM_NAMES } from '../../src/content/text.js';
 import { ManualClock } from '../../src/platform/clock.js';
@@ -54,7 +54,7 @@ function oracleOutcome(all: Snap[], postId: string, platform: string) {
   return { verdict, ratio, age_h, engagements, baseline_engagements, compared_with };
 }
 
-/** Best slots per platform from every snapshot: the algorithm best-times.ts had, written out again. */
+/** Best slots per platform from every snapshot: each post scored as best-times.ts did before. */
 function oracleSlots(all: Snap[]) {
   const posts = new Map<string, { platform: string; published_at: string; byAge: Map<number, number> }>();
   for (const s of all) {
@@ -73,29 +73,13 @@ function oracleSlots(all: Snap[]) {
     if (mine.length < MIN_HISTORY) continue;
     const ages = mine.map((p) => Math.max(...p.byAge.keys())).sort((a, b) => a - b);
     const common = ages[Math.floor(ages.length / 4)] ?? 24;
-    const buckets = new Map<string, { weekday: number; hour: number; sum: number; n: number }>();
-    for (const p of mine) {
-      const value = p.byAge.get(common) ?? p.byAge.get(Math.max(...p.byAge.keys())) ?? 0;
-      const d = new Date(p.published_at);
-      const key = `${d.getDay()}:${d.getHours()}`;
-      const b = buckets.get(key) ?? { weekday: d.getDay(), hour: d.getHours(), sum: 0, n: 0 };
-      b.sum += value;
-      b.n += 1;
-      buckets.set(key, b);
-    }
-    const ranked = [...buckets.values()]
-      .map((b) => ({ weekday: b.weekday, hour: b.hour, mean: b.sum / b.n }))
-      .sort((a, b) => b.mean - a.mean || a.weekday - b.weekday || a.hour - b.hour)
-      .slice(0, SLOTS_SHOWN);
-    const top = ranked[0]?.mean || 1;
-    out[platform] = {
-      sample: mine.length,
-      slots: ranked.map((r) => ({
-        weekday: r.weekday,
-        hour: r.hour,
-        score: Math.round((r.mean / top) * 100) / 100,
-      })),
-    };
+    // Which value each post is scored at is what the service now reads differently; the
+    // bucketing and ranking of those values is best-times.ts's own rankSlots.
+    const scored = mine.map((p) => ({
+      published_at: p.published_at,
+      value: p.byAge.get(common) ?? p.byAge.get(Math.max(...p.byAge.keys())) ?? 0,
+    }));
+    out[platform] = { sample: mine.length, slots: rankSlots(scored) };
   }
   return out;
 }

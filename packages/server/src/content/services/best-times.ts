@@ -61,6 +61,32 @@ export const serverTimeZone = () => Intl.DateTimeFormat().resolvedOptions().time
  * for a brand with years of posts was unbounded memory and time on every request. The buckets
  * stay in JS because they are in the server's local time zone, which SQLite cannot convert to.
  */
+/**
+ * The best weekday × hour buckets (server local time) by mean value, best first, each scored
+ * against the best one; ties go to the earlier weekday, then hour.
+ */
+export function rankSlots(scored: { published_at: string; value: number }[]): Slot[] {
+  const buckets = new Map<string, { weekday: number; hour: number; sum: number; n: number }>();
+  for (const p of scored) {
+    const d = new Date(p.published_at);
+    const key = `${d.getDay()}:${d.getHours()}`;
+    const b = buckets.get(key) ?? { weekday: d.getDay(), hour: d.getHours(), sum: 0, n: 0 };
+    b.sum += p.value;
+    b.n += 1;
+    buckets.set(key, b);
+  }
+  const ranked = [...buckets.values()]
+    .map((b) => ({ weekday: b.weekday, hour: b.hour, mean: b.sum / b.n }))
+    .sort((a, b) => b.mean - a.mean || a.weekday - b.weekday || a.hour - b.hour)
+    .slice(0, SLOTS_SHOWN);
+  const top = ranked[0]?.mean || 1;
+  return ranked.map((r) => ({
+    weekday: r.weekday,
+    hour: r.hour,
+    score: Math.round((r.mean / top) * 100) / 100,
+  }));
+}
+
 async function slotsFor(ctx: ContentContext, brandId: string, db: ContentStores = ctx.stores) {
   const latest = await db.posts.latestEngagements(brandId);
   const out = new Map<Platform, { source: 'history' | 'default'; sample: number; slots: Slot[] }>();
@@ -74,30 +100,11 @@ async function slotsFor(ctx: ContentContext, brandId: string, db: ContentStores 
     const common = ages[Math.floor(ages.length / 4)] ?? 24;
     // A post older than `common` is scored at `common` if it has a snapshot there, else at its latest.
     const atCommon = await db.posts.engagementsAtAge(brandId, platform, common);
-    const buckets = new Map<string, { weekday: number; hour: number; sum: number; n: number }>();
-    for (const p of posts) {
-      const value = atCommon.get(p.post_id) ?? p.engagements;
-      const d = new Date(p.published_at);
-      const key = `${d.getDay()}:${d.getHours()}`;
-      const b = buckets.get(key) ?? { weekday: d.getDay(), hour: d.getHours(), sum: 0, n: 0 };
-      b.sum += value;
-      b.n += 1;
-      buckets.set(key, b);
-    }
-    const ranked = [...buckets.values()]
-      .map((b) => ({ weekday: b.weekday, hour: b.hour, mean: b.sum / b.n }))
-      .sort((a, b) => b.mean - a.mean || a.weekday - b.weekday || a.hour - b.hour)
-      .slice(0, SLOTS_SHOWN);
-    const top = ranked[0]?.mean || 1;
-    out.set(platform, {
-      source: 'history',
-      sample: posts.length,
-      slots: ranked.map((r) => ({
-        weekday: r.weekday,
-        hour: r.hour,
-        score: Math.round((r.mean / top) * 100) / 100,
-      })),
-    });
+    const scored = posts.map((p) => ({
+      published_at: p.published_at,
+      value: atCommon.get(p.post_id) ?? p.engagements,
+    }));
+    out.set(platform, { source: 'history', sample: posts.length, slots: rankSlots(scored) });
   }
   return out;
 }
