@@ -6,7 +6,7 @@ import type {
   StoredBaselines,
 } from '../db/stores/brand-baselines-store.js';
 import type { ContentStores } from '../db/stores/index.js';
-import type { MetricsRow, PostRow } from '../db/stores/posts-store.js';
+import type { MetricsRow, PostRow, PostsWithVerdictInputs } from '../db/stores/posts-store.js';
 import { SNAPSHOT_AGES_H } from '../domain.js';
 import {
   type CurvePoint,
@@ -236,14 +236,26 @@ export interface PostOutcome {
  */
 export async function pageOutcomes(db: ContentStores, page: PostRow[]): Promise<Map<string, PostOutcome>> {
   // Two independent reads: on PostgreSQL they go out together instead of one after the other.
-  const [snapshots, stored] = await Promise.all([
+  const [snapshots, baselines] = await Promise.all([
     db.posts.snapshotsOf(page.map((p) => p.id)),
     db.brandBaselines.ofBrands([...new Set(page.map((p) => p.brand_id))]),
   ]);
+  return outcomesFrom({ posts: page, snapshots, baselines });
+}
+
+/** The outcomes of posts read with their verdict inputs (posts store, listWithVerdictInputs). */
+export function outcomesFrom({ posts, snapshots, baselines: stored }: PostsWithVerdictInputs) {
   const baselines = new Map([...stored].map(([brandId, row]) => [brandId, summariesOfStored(row)]));
+  // Grouped once: filtering every snapshot for every post was posts × snapshots on each list.
+  const ownOf = new Map<string, Snapshot[]>();
+  for (const s of snapshots) {
+    const list = ownOf.get(s.post_id);
+    if (list) list.push(s);
+    else ownOf.set(s.post_id, [s]);
+  }
   const out = new Map<string, PostOutcome>();
-  for (const p of page) {
-    const own = snapshots.filter((s) => s.post_id === p.id);
+  for (const p of posts) {
+    const own = ownOf.get(p.id) ?? [];
     const { curve, comparedWith } = curveWithout(baselines.get(p.brand_id)?.[p.platform], own);
     const outcome = p.status === 'published' ? outcomeAgainst(own, curve, comparedWith) : NOT_PUBLISHED;
     out.set(p.id, { own, curve, outcome });

@@ -9,7 +9,7 @@ import { deliverEvents, recordEvents } from '../events.js';
 import { PublishError, type PublishResult } from '../publishers/index.js';
 import type { Page } from '../schemas/common.js';
 import type { OutcomeView, PostView } from '../schemas/posts.js';
-import { pageOutcomes, postOutcome } from './baselines.js';
+import { NOT_PUBLISHED, outcomesFrom, postOutcome } from './baselines.js';
 import { isSlotTaken } from './best-times.js';
 import { requireBrand } from './brands.js';
 import { reconnectMessage } from './channel-credentials.js';
@@ -74,7 +74,8 @@ export async function listPosts(
   },
   opts: { limit: number; after?: string | undefined },
 ): Promise<Page<PostView>> {
-  const page = await ctx.stores.posts.list(
+  // One statement on PostgreSQL: the page, each post's snapshots and its brand's baselines.
+  const page = await ctx.stores.posts.listWithVerdictInputs(
     {
       brandId: filter.brand_id,
       status: filter.status,
@@ -83,27 +84,40 @@ export async function listPosts(
     },
     opts.limit,
     opts.after,
+    ctx.db.dialect,
   );
   // Posts reference their brand (ON DELETE CASCADE), so a page with posts proves the brand is
   // there: only an empty page reads the brand, to answer 404 for an unknown one. One round trip
   // less on PostgreSQL for every page that has posts.
   if (filter.brand_id && page.items.length === 0) await requireBrand(ctx, filter.brand_id);
   // Verdicts from the brands' stored baselines (services/baselines.ts), not all their snapshots.
-  const outcomes = await pageOutcomes(ctx.stores, page.items);
+  const outcomes = outcomesFrom(page);
   return {
-    ...page,
     items: page.items.map((p) => {
       const o = outcomes.get(p.id);
       return view(p, o?.own ?? [], o?.outcome.verdict ?? 'too_early');
     }),
+    has_more: page.has_more,
+    next_after: page.next_after,
   };
 }
 
 /** `get_post`: the post with its outcome, growth curve (snapshots) and the brand's baseline curve. */
 export async function getPost(ctx: ContentContext, id: string) {
-  const post = await requirePost(ctx.stores, id);
-  // From the brand's stored baselines (services/baselines.ts), not all its snapshots.
-  const { own, curve, outcome: o } = await postOutcome(ctx.stores, post);
+  // The post, its snapshots and its brand's stored baselines (services/baselines.ts): one
+  // statement on PostgreSQL.
+  const found = await ctx.stores.posts.getWithVerdictInputs(id, ctx.db.dialect);
+  const post = found?.posts[0];
+  if (!found || !post) throw notFound('post', id);
+  const {
+    own,
+    curve,
+    outcome: o,
+  } = outcomesFrom(found).get(post.id) ?? {
+    own: [],
+    curve: [],
+    outcome: NOT_PUBLISHED,
+  };
   const outcome: OutcomeView = { post_id: post.id, ...o, settled: post.settled_at !== null };
   return {
     ...view(post, own, outcome.verdict),

@@ -25,6 +25,9 @@ export type BrandHistograms = Record<string, Record<string, Record<string, numbe
  */
 export type StoredBaselines = Record<string, { posts: number; curve: Record<string, AgeSummary | number[]> }>;
 
+/** The `baselines` column as read (text on both engines). */
+export const decodeStoredBaselines = (text: string): StoredBaselines => JSON.parse(text) as StoredBaselines;
+
 /**
  * The brand_baselines table (migrations 017, 019): what verdicts need of a brand's snapshots, one
  * row per brand. Only services/baselines.ts writes it, inside the snapshot's transaction.
@@ -38,7 +41,7 @@ export function brandBaselinesStore(db: SqlExecutor) {
         `SELECT brand_id, baselines FROM brand_baselines WHERE brand_id IN (${placeholders(brandIds.length)})`,
         brandIds,
       );
-      return new Map(rows.map((r) => [r.brand_id, JSON.parse(r.baselines) as StoredBaselines]));
+      return new Map(rows.map((r) => [r.brand_id, decodeStoredBaselines(r.baselines)]));
     },
     /**
      * Makes sure the brand's row exists and locks it for the rest of the transaction (the no-op
