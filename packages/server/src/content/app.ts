@@ -35,7 +35,7 @@ import { draftRoutes } from './routes/drafts.js';
 import { healthRoutes } from './routes/health.js';
 import { ideaRoutes } from './routes/ideas.js';
 import { insightRoutes } from './routes/insights.js';
-import { postRoutes } from './routes/posts.js';
+import { postRoutes, readsWithoutClock } from './routes/posts.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import type { AdvanceResultView } from './schemas/workspace.js';
 import { seedDemoWorkspace } from './seed/demo.js';
@@ -163,9 +163,11 @@ export async function createContentApp(
     ),
   );
   // Requests wait for the first-start seed so a newcomer never sees a half-built demo brand.
-  // Then each request reads the shared sandbox clock: another instance may have moved it.
-  const waitForReady: RequestHandler = (_req, _res, next) => {
-    ready.then(() => ctx.clock.sync(db)).then(() => next(), next);
+  // Then each request reads the shared sandbox clock: another instance may have moved it. Only
+  // the post reads that never look at the time skip it (routes/posts.ts).
+  const waitForReady: RequestHandler = (req, _res, next) => {
+    if (readsWithoutClock(req.method, req.path)) ready.then(() => next(), next);
+    else ready.then(() => ctx.clock.sync(db)).then(() => next(), next);
   };
   /** One background pass if no other instance is running one; false when one was. */
   const leases = leasesStore(db);

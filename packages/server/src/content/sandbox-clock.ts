@@ -11,7 +11,8 @@ import {
  * in sandbox mode makes scheduled posts come due and metrics grow without waiting; the offset
  * survives restarts so the demo's timeline stays coherent. It lives in the database, shared by
  * every instance: this object only remembers the last value it read, and `sync` (before each
- * request and each background pass) picks up an advance made on another instance.
+ * request that may read the time, and each background pass) picks up an advance made on another
+ * instance.
  */
 export class SandboxClock implements Clock {
   readonly #base: Clock;
@@ -24,6 +25,18 @@ export class SandboxClock implements Clock {
 
   static async load(db: SqlDatabase, base: Clock): Promise<SandboxClock> {
     return new SandboxClock(base, await readSandboxOffset(db));
+  }
+
+  /**
+   * A clock that throws when read, for handlers that skip the per-request `sync` because they
+   * never need the time (app.ts). Should one start to, it fails loudly in every test that calls
+   * it, instead of answering with an offset another instance may have moved.
+   */
+  static unsynced(why: string): SandboxClock {
+    const refuse = (): never => {
+      throw new Error(`${why} It must not read the sandbox clock: sync it first (content/app.ts).`);
+    };
+    return new SandboxClock({ now: refuse }, Number.NaN);
   }
 
   now(): Date {

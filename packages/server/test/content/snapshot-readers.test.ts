@@ -7,6 +7,7 @@ import { engagementsOf, outcomeOf, type SnapshotWithPlatform } from '../../src/c
 import { PLATFORM_NAMES } from '../../src/content/text.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import type { SqlDatabase } from '../../src/platform/db/sql.js';
+import { countReads } from '../helpers/count-reads.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
 import { connect, makeKey, ok } from './mcp-helpers.js';
@@ -82,34 +83,6 @@ function oracleSlots(all: Snap[]) {
     out[platform] = { sample: mine.length, slots: rankSlots(scored) };
   }
   return out;
-}
-
-/** Counts the statements run and rows read on the service's database (outside transactions). */
-function countReads(db: SqlDatabase) {
-  const counts = { statements: 0, rows: 0 };
-  const all = db.all.bind(db);
-  const get = db.get.bind(db);
-  const target = db as unknown as Record<'all' | 'get', unknown>;
-  target.all = async (sql: string, params?: never) => {
-    const rows = await all(sql, params);
-    counts.statements++;
-    counts.rows += rows.length;
-    return rows;
-  };
-  target.get = async (sql: string, params?: never) => {
-    const row = await get(sql, params);
-    counts.statements++;
-    counts.rows += row === undefined ? 0 : 1;
-    return row;
-  };
-  return {
-    /** The reads `fn` makes. */
-    async during(fn: () => Promise<unknown>) {
-      const before = { ...counts };
-      await fn();
-      return { statements: counts.statements - before.statements, rows: counts.rows - before.rows };
-    },
-  };
 }
 
 async function expectBestTimesAsOracle(svc: TestService, brandId: string, all: Snap[]) {

@@ -1,0 +1,107 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/platform/clock.js';
+import { countReads } from '../helpers/count-reads.js';
+import { testEngine } from '../helpers/database.js';
+import { twoInstances } from '../helpers/race.js';
+import { api, type TestService } from '../helpers/start.js';
+import { makeBrand } from './helpers.js';
+
+/*
+ * Listing and reading posts are the hottest content reads (issue 20). On PostgreSQL every
+ * statement is a round trip: a page of posts with its verdicts is ONE statement there (the
+ * posts, each one's snapshots, the brand's stored baselines), as the bare LATERAL baseline, and
+ * these reads skip the per-request sandbox clock read because they never look at the time.
+ * SQLite runs in the process and keeps its three plain statements. The counts are asserted,
+ * never a time. The clock stays one clock across instances: the next request that reads the
+ * time on another instance must see an advance.
+ */
+const STATEMENTS = testEngine === 'postgres' ? 1 : 3;
+
+describe('post reads: statements per request, and the sandbox clock they skip', () => {
+  let a: TestService;
+  let b: TestService;
+  const clock = new ManualClock(new Date('2026-03-02T08:30:00.000Z'));
+  let instances: Awaited<ReturnType<typeof twoInstances>>;
+
+  beforeEach(async () => {
+    instances = await twoInstances('content', { clock, config: { seed: 'none' } });
+    ({ a, b } = instances);
+  });
+  afterEach(() => instances.close());
+
+  const publish = async (channelId: string, text: string) => {
+    const res = await api(a.url, 'POST', '/v1/posts', { body: { channel_id: channelId, text } });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body.id as string;
+  };
+
+  it('a page of posts with their verdicts, and one post, take the statements the engine needs and no clock read', async () => {
+    const brand = await makeBrand(a, { channels: ['x', 'linkedin'] });
+    const ids = [
+      await publish(brand.channels.x as string, 'Weekly notes, the short version.'),
+      await publish(brand.channels.linkedin as string, 'Async standups, a month in.'),
+      await publish(brand.channels.x as string, 'Which meeting would you drop first?'),
+    ];
+    // Snapshots for every post, so the page has snapshots and the brand its baselines.
+    expect((await api(a.url, 'POST', '/v1/sandbox/clock/advance', { body: { hours: 7 } })).status).toBe(200);
+    const reads = countReads(b.handle.db);
+
+    let page: any;
+    const list = await reads.during(async () => {
+      page = await api(b.url, 'GET', `/v1/posts?brand_id=${brand.id}&limit=2`);
+    });
+    expect(page.status).toBe(200);
+    expect(page.body.posts).toHaveLength(2);
+    expect(page.body.has_more).toBe(true);
+    expect(page.body.posts.every((p: any) => p.metrics !== null)).toBe(true);
+    expect(list.statements).toBe(STATEMENTS);
+
+    let rest: any;
+    const next = await reads.during(async () => {
+      rest = await api(b.url, 'GET', `/v1/posts?brand_id=${brand.id}&limit=2&after=${page.body.next_after}`);
+    });
+    // Published at the same instant (the clock stands still), so the order is by id: the two
+    // pages together hold each post once.
+    const both = [...page.body.posts, ...rest.body.posts].map((p: any) => p.id);
+    expect(both.sort()).toEqual([...ids].sort());
+    expect(rest.body.has_more).toBe(false);
+    expect(next.statements).toBe(STATEMENTS);
+
+    let one: any;
+    const get = await reads.during(async () => {
+      one = await api(b.url, 'GET', `/v1/posts/${ids[1]}`);
+    });
+    expect(one.status).toBe(200);
+    expect(one.body.growth.length).toBeGreaterThan(0);
+    expect(get.statements).toBe(STATEMENTS);
+
+    // The same figures the separate reads give: the outcomes endpoint computes them its own way.
+    const outcomes = await api(b.url, 'POST', `/v1/brands/${brand.id}/outcomes`);
+    const listed = new Map([...page.body.posts, ...rest.body.posts].map((p: any) => [p.id, p.verdict]));
+    for (const o of outcomes.body.outcomes) expect(listed.get(o.post_id)).toBe(o.verdict);
+    expect(one.body.outcome).toEqual(outcomes.body.outcomes.find((o: any) => o.post_id === ids[1]));
+
+    // An unknown post is still a 404, an unknown brand's empty page too (the brand is read then).
+    expect((await api(b.url, 'GET', '/v1/posts/post_nope')).body.error.code).toBe('NOT_FOUND');
+    expect((await api(b.url, 'GET', '/v1/posts?brand_id=brand_nope')).status).toBe(404);
+  });
+
+  it('an advance on one instance is seen by the next request that reads the time on the other, after post reads that skipped the clock', async () => {
+    const brand = await makeBrand(a, { channels: ['x'] });
+    // B reads the clock once, so it holds an offset that the advance below makes stale.
+    const before = await api(b.url, 'GET', '/v1/sandbox/clock');
+    expect((await api(a.url, 'POST', '/v1/sandbox/clock/advance', { body: { hours: 5 } })).status).toBe(200);
+    // Reads that skip the clock read leave B's offset as it was...
+    expect((await api(b.url, 'GET', `/v1/posts?brand_id=${brand.id}`)).status).toBe(200);
+    // ...and the next request that reads the time must not use it: 3 h after B's old "now" is in
+    // the past now, so scheduling there is refused.
+    const stale = new Date(Date.parse(before.body.now) + 3 * 3_600_000).toISOString();
+    const scheduled = await api(b.url, 'POST', '/v1/posts', {
+      body: { channel_id: brand.channels.x, text: 'Too late for this slot.', scheduled_for: stale },
+    });
+    expect(scheduled.status, JSON.stringify(scheduled.body)).toBe(422);
+    expect(scheduled.body.error.code).toBe('SLOT_IN_PAST');
+    const seen = await api(b.url, 'GET', '/v1/sandbox/clock');
+    expect(seen.body.offset_ms - before.body.offset_ms).toBe(5 * 3_600_000);
+  });
+});
