@@ -6,10 +6,10 @@ import type { SqlDatabase } from '../platform/db/sql.js';
 import { idempotency } from '../platform/http/idempotency.js';
 import {
   apiReference,
-  buildOpenApi,
   createHttpApp,
   finishHttpApp,
   guardRoutes,
+  lazyOpenApi,
   mountRoutes,
   notUnder,
   openApiRoute,
@@ -129,7 +129,7 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     ...sandboxRoutes(ctx),
   ];
 
-  const openapi = buildOpenApi(routes, commerceOpenApiInfo(deps.config));
+  const openapi = lazyOpenApi(routes, commerceOpenApiInfo(deps.config));
 
   const dashboard = { ...ctx, dispatcher };
   // The API authenticates every request with keys and can be exposed. The dashboard cannot:
@@ -175,7 +175,10 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     name: 'commerce',
     app,
     db,
-    openapi,
+    // Built on first read (see lazyOpenApi): scripts/gen-types.mjs reads it, a start does not.
+    get openapi() {
+      return openapi();
+    },
     dispatcher,
     recover: async (olderThanMs = 0) => {
       await recoverStuck(olderThanMs);

@@ -7,10 +7,10 @@ import type { SqlDatabase } from '../platform/db/sql.js';
 import { idempotency } from '../platform/http/idempotency.js';
 import {
   apiReference,
-  buildOpenApi,
   createHttpApp,
   finishHttpApp,
   guardRoutes,
+  lazyOpenApi,
   localTrustGuard,
   mountRoutes,
   openApiRoute,
@@ -146,7 +146,7 @@ export async function createContentApp(
     ...mediaRoutes(mediaCtx),
   ];
 
-  const openapi = buildOpenApi(routes, contentOpenApiInfo(deps.config));
+  const openapi = lazyOpenApi(routes, contentOpenApiInfo(deps.config));
 
   // Before anything can publish: a publish the last run never finished may be live (unconfirmed).
   // Only attempts whose owner is gone: another instance may be publishing right now.
@@ -240,7 +240,10 @@ export async function createContentApp(
     name: 'content',
     app,
     db,
-    openapi,
+    // Built on first read (see lazyOpenApi): scripts/gen-types.mjs reads it, a start does not.
+    get openapi() {
+      return openapi();
+    },
     ctx,
     ready,
     pass: () => ready.then(() => ctx.clock.sync(db)).then(() => tick(ctx)),

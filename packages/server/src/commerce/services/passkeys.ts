@@ -1,14 +1,9 @@
-import {
-  type AuthenticationResponseJSON,
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
-import { decodeClientDataJSON, isoBase64URL } from '@simplewebauthn/server/helpers';
 import { z } from 'zod';
 import { sha256Hex } from '../../platform/api-key-hash.js';
 import { randomBase62 } from '../../platform/ids.js';
@@ -27,6 +22,22 @@ import type { CommerceStores } from '../db/stores.js';
 
 /** How long a page's challenge can be answered; the browser's own prompt times out at the same. */
 export const CHALLENGE_TTL_MS = 5 * 60_000;
+
+/**
+ * The WebAuthn library is loaded on the first passkey page, not at start: with its X.509 and
+ * ASN.1 dependencies its import was about a third of a second of a cold start's CPU (and memory
+ * held for good), paid by every server though only live confirmations above a limit use it.
+ */
+let loading: Promise<{
+  lib: typeof import('@simplewebauthn/server');
+  helpers: typeof import('@simplewebauthn/server/helpers');
+}> | null = null;
+const webauthn = () => {
+  loading ??= Promise.all([import('@simplewebauthn/server'), import('@simplewebauthn/server/helpers')]).then(
+    ([lib, helpers]) => ({ lib, helpers }),
+  );
+  return loading;
+};
 
 /** The relying party a page is served as: its origin, and the host name passkeys are scoped to. */
 export function relyingParty(baseUrl: string): { rpID: string; origin: string } {
@@ -61,7 +72,8 @@ const credentialJson = z.object({
 });
 
 /** Reads the posted credential and the challenge it answers; null for anything malformed. */
-function readCredential(raw: string) {
+async function readCredential(raw: string) {
+  const { decodeClientDataJSON } = (await webauthn()).helpers;
   try {
     const parsed = credentialJson.safeParse(JSON.parse(raw));
     if (!parsed.success) return null;
@@ -82,6 +94,7 @@ async function issueChallenge(
   baseUrl: string,
 ): Promise<string> {
   const { rpID, origin } = relyingParty(baseUrl);
+  const { isoBase64URL } = (await webauthn()).helpers;
   const challenge = isoBase64URL.fromUTF8String(randomBase62(43));
   await s.passkeys.issueChallenge({
     purpose,
@@ -123,7 +136,9 @@ export async function registrationOptions(
   baseUrl: string,
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
   const challenge = await issueChallenge(s, ctx, 'register', approval.id, baseUrl);
-  return generateRegistrationOptions({
+  const { lib, helpers } = await webauthn();
+  const { isoBase64URL } = helpers;
+  return lib.generateRegistrationOptions({
     rpName: 'Purchase confirmations',
     rpID: relyingParty(baseUrl).rpID,
     userID: userHandle(approval.account_id, approval.env, approval.client_user_id),
@@ -147,13 +162,15 @@ export async function verifyRegistration(
   approvalId: string,
   raw: string,
 ): Promise<{ ok: true; passkey: Omit<PasskeyRecord, 'user_id'> } | PasskeyRefusal> {
-  const read = readCredential(raw);
+  const read = await readCredential(raw);
   if (!read) return refuse('The passkey sent with the form could not be read.');
   const issued = await takeChallenge(s, ctx, 'register', approvalId, read.challenge);
   if (!issued) return refuse('The passkey was made for an older or expired page.');
-  let info: Awaited<ReturnType<typeof verifyRegistrationResponse>>['registrationInfo'];
+  const { lib, helpers } = await webauthn();
+  const { isoBase64URL } = helpers;
+  let info: Awaited<ReturnType<typeof lib.verifyRegistrationResponse>>['registrationInfo'];
   try {
-    const out = await verifyRegistrationResponse({
+    const out = await lib.verifyRegistrationResponse({
       response: read.credential as unknown as RegistrationResponseJSON,
       expectedChallenge: read.challenge,
       expectedOrigin: issued.origin,
@@ -199,7 +216,9 @@ export async function assertionOptions(
   baseUrl: string,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
   const challenge = await issueChallenge(s, ctx, purpose, subjectId, baseUrl);
-  return generateAuthenticationOptions({
+  const { lib, helpers } = await webauthn();
+  const { isoBase64URL } = helpers;
+  return lib.generateAuthenticationOptions({
     rpID: relyingParty(baseUrl).rpID,
     challenge: isoBase64URL.toBuffer(challenge),
     timeout: CHALLENGE_TTL_MS,
@@ -220,15 +239,17 @@ export async function verifyAssertion(
   page: { purpose: 'approve' | 'confirm'; subjectId: string; userId: string },
   raw: string,
 ): Promise<{ ok: true } | PasskeyRefusal> {
-  const read = readCredential(raw);
+  const read = await readCredential(raw);
   if (!read) return refuse('No passkey signature came with the form.');
   const issued = await takeChallenge(s, ctx, page.purpose, page.subjectId, read.challenge);
   if (!issued) return refuse('The passkey signature was made for an older or expired page.');
   const passkey = (await s.passkeys.forUser(page.userId)).find((p) => p.id === read.credential.id);
   if (!passkey) return refuse('This passkey is not one you registered for these purchases.');
+  const { lib, helpers } = await webauthn();
+  const { isoBase64URL } = helpers;
   let newCounter: number | null = null;
   try {
-    const out = await verifyAuthenticationResponse({
+    const out = await lib.verifyAuthenticationResponse({
       response: read.credential as unknown as AuthenticationResponseJSON,
       expectedChallenge: read.challenge,
       expectedOrigin: issued.origin,

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import sharp from 'sharp';
+import type sharp from 'sharp';
 import { unsupportedMedia } from './errors.js';
 import { CROP_NAMES, CROPS, type CropName, ORIGINAL_MAX_EDGE } from './platforms.js';
 
@@ -20,14 +20,27 @@ export interface FocalPoint {
   y: number;
 }
 
-const input = (path: string, maxPixels: number) =>
-  sharp(path, { limitInputPixels: maxPixels, failOn: 'error', sequentialRead: true });
+/**
+ * sharp is loaded on the first image, not at start: it maps libvips and its codecs (tens of MB of
+ * native code) and its import was a noticeable part of a cold start, for a server that may never
+ * see an upload. The module cache makes every later call share the one instance.
+ */
+let loading: Promise<typeof sharp> | null = null;
+const loadSharp = () => {
+  loading ??= import('sharp').then((m) => m.default);
+  return loading;
+};
+
+const input = async (path: string, maxPixels: number) =>
+  (await loadSharp())(path, { limitInputPixels: maxPixels, failOn: 'error', sequentialRead: true });
 
 /** Proves the bytes are an image we accept, by decoding its header; never trusts the file name or type. */
 export async function probeImage(path: string, maxPixels: number): Promise<{ hasAlpha: boolean }> {
+  // Outside the try: a broken sharp install is a server fault, not a file we refuse.
+  await loadSharp();
   let meta: sharp.Metadata;
   try {
-    meta = await input(path, maxPixels).metadata();
+    meta = await (await input(path, maxPixels)).metadata();
   } catch {
     throw unsupportedMedia(
       'The file is not an image or video we accept (JPEG, PNG, WebP, GIF, AVIF, HEIF, TIFF, MP4, MOV, WebM).',
@@ -45,7 +58,7 @@ export async function probeImage(path: string, maxPixels: number): Promise<{ has
   // An alpha channel that is fully opaque (common in exported PNGs) does not need PNG output.
   let hasAlpha = false;
   try {
-    hasAlpha = Boolean(meta.hasAlpha) && !(await input(path, maxPixels).stats()).isOpaque;
+    hasAlpha = Boolean(meta.hasAlpha) && !(await (await input(path, maxPixels)).stats()).isOpaque;
   } catch {
     throw unsupportedMedia(
       'The image could not be decoded; it may be truncated or use an unsupported codec.',
@@ -80,7 +93,7 @@ export async function renderOriginal(
   opts: { alpha: boolean; maxPixels: number },
 ): Promise<VariantFile> {
   const file = `original.${extOf(opts.alpha)}`;
-  const img = input(source, opts.maxPixels)
+  const img = (await input(source, opts.maxPixels))
     .rotate()
     .resize({ width: ORIGINAL_MAX_EDGE, height: ORIGINAL_MAX_EDGE, fit: 'inside', withoutEnlargement: true });
   const info = await encode(img, opts.alpha).toFile(join(dir, file));
@@ -112,7 +125,7 @@ export async function renderCrops(
       const spec = CROPS[name];
       const box = cropBox(original.width, original.height, spec.ratio, opts.focal);
       const file = `${name}.${opts.rev}.${extOf(opts.alpha)}`;
-      const img = input(join(dir, original.file), opts.maxPixels)
+      const img = (await input(join(dir, original.file), opts.maxPixels))
         .extract(box)
         .resize({ width: spec.width, height: spec.height, fit: 'fill', withoutEnlargement: true });
       const info = await encode(img, opts.alpha).toFile(join(dir, file));

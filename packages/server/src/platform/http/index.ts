@@ -26,6 +26,7 @@ export {
 } from './mount.js';
 export {
   buildOpenApi,
+  lazyOpenApi,
   type OpenApiInfo,
   type OpenApiTag,
   openApiRoute,

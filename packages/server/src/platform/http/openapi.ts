@@ -274,8 +274,21 @@ function sortKeys<T>(o: Record<string, T>): Record<string, T> {
   return Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-/** `GET /v1/openapi.json`, serving the document built at start-up. Left out of the document itself. */
-export function openApiRoute(doc: JsonSchema, auth: string): AnyRoute {
+/**
+ * The document of `routes`, built on the first call and kept. Building it converts every route's
+ * zod schemas to JSON Schema, which was about a fifth of a cold start's CPU, for a document that
+ * most runs never serve; `buildOpenApi` is synchronous, so two first requests cannot both build it.
+ */
+export function lazyOpenApi(routes: readonly AnyRoute[], info: OpenApiInfo): () => JsonSchema {
+  let doc: JsonSchema | null = null;
+  return () => {
+    doc ??= buildOpenApi(routes, info);
+    return doc;
+  };
+}
+
+/** `GET /v1/openapi.json`, serving the document `doc` gives (see `lazyOpenApi`). Left out of the document itself. */
+export function openApiRoute(doc: () => JsonSchema, auth: string): AnyRoute {
   return {
     method: 'get',
     path: '/v1/openapi.json',
@@ -284,6 +297,6 @@ export function openApiRoute(doc: JsonSchema, auth: string): AnyRoute {
     summary: 'This OpenAPI 3.1 document.',
     hidden: true,
     response: z.record(z.string(), z.unknown()),
-    handler: () => doc,
+    handler: () => doc(),
   };
 }

@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { Agent, fetch as undiciFetch, request as undiciRequest } from 'undici';
+import type { Agent } from 'undici';
 import { AppError } from '../errors.js';
 import { isBlockedAddress, judgeAddress, parseIp } from './blocked-addresses.js';
 
@@ -119,9 +119,23 @@ export class BodyTooLargeError extends Error {
   override name = 'BodyTooLargeError';
 }
 
+/**
+ * undici is loaded on the first outbound request, not at start: its import was a tenth of a cold
+ * start's CPU, and a server with no webhook endpoints or media URLs never needs it.
+ */
+let loading: Promise<typeof import('undici')> | null = null;
+const loadUndici = () => {
+  loading ??= import('undici');
+  return loading;
+};
+
 const agents = new Map<string, Agent>();
 
-function agentFor(allowPrivate: boolean, lookup: Lookup | undefined): Agent {
+function agentFor(
+  { Agent }: typeof import('undici'),
+  allowPrivate: boolean,
+  lookup: Lookup | undefined,
+): Agent {
   const key = `${allowPrivate}`;
   if (lookup) return new Agent({ connect: { lookup: guardedLookup(allowPrivate, lookup) } });
   let agent = agents.get(key);
@@ -144,13 +158,14 @@ export async function publicFetch(rawUrl: string, init: PublicFetchInit): Promis
   });
   const timeout = AbortSignal.timeout(init.timeoutMs);
   const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-  const res = await undiciFetch(url, {
+  const undici = await loadUndici();
+  const res = await undici.fetch(url, {
     method: init.method ?? 'GET',
     ...(init.headers ? { headers: init.headers } : {}),
     ...(init.body === undefined ? {} : { body: init.body }),
     redirect: 'manual',
     signal,
-    dispatcher: agentFor(init.allowPrivate, init.lookup),
+    dispatcher: agentFor(undici, init.allowPrivate, init.lookup),
   });
   const response = res as unknown as Response;
   if (init.maxBytes === undefined) return response;
@@ -176,12 +191,13 @@ export async function publicStatus(
     allowPrivate: init.allowPrivate,
     requireHttps: init.requireHttps ?? false,
   });
-  const res = await undiciRequest(url, {
+  const undici = await loadUndici();
+  const res = await undici.request(url, {
     method: init.method as 'POST',
     ...(init.headers ? { headers: init.headers } : {}),
     ...(init.body !== undefined ? { body: init.body } : {}),
     signal: AbortSignal.timeout(init.timeoutMs),
-    dispatcher: agentFor(init.allowPrivate, init.lookup),
+    dispatcher: agentFor(undici, init.allowPrivate, init.lookup),
   });
   await res.body.dump({ limit: init.maxBytes ?? 64 * 1024 }).catch(() => undefined);
   return res.statusCode;
