@@ -83,7 +83,9 @@ function postgresProbe(url) {
   return {
     /** Transactions committed or rolled back in this database so far. */
     transactions: () =>
-      Number(read('SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()')),
+      Number(
+        read('SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()'),
+      ),
     /** The pids of the server's connections to this database (its PostgreSQL backends). */
     backends: () =>
       read('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')

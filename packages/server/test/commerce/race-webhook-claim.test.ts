@@ -211,9 +211,18 @@ describe('claiming due webhook deliveries from two instances', () => {
     const mine = ['del_11', 'del_12', 'del_13', 'del_14', 'del_15', 'del_16', 'del_17', 'del_18'];
     let statements = 0;
     const counted = (tx: SqlExecutor): SqlExecutor => ({
-      get: (sql, params) => (statements++, tx.get(sql, params)),
-      all: (sql, params) => (statements++, tx.all(sql, params)),
-      run: (sql, params) => (statements++, tx.run(sql, params)),
+      get: (sql, params) => {
+        statements++;
+        return tx.get(sql, params);
+      },
+      all: (sql, params) => {
+        statements++;
+        return tx.all(sql, params);
+      },
+      run: (sql, params) => {
+        statements++;
+        return tx.run(sql, params);
+      },
     });
     const claim = (owner: string, limit: number, ids = mine) =>
       one.transaction((tx) =>

@@ -238,17 +238,7 @@ export function webhooksStore(db: SqlExecutor) {
          SELECT id FROM candidates ORDER BY turn, endpoint_id LIMIT ?
        ), taken AS (${LEASE_PICKED} RETURNING id, endpoint_id, event_id, attempts, next_attempt_at, seq)
        SELECT ${DUE_COLUMNS} FROM taken d ${DUE_JOINS} ORDER BY d.next_attempt_at, d.seq`,
-      [
-        r.perEndpoint,
-        r.now,
-        ...r.endpointIds,
-        r.now,
-        r.now,
-        ...r.onlyParams,
-        r.limit,
-        r.leaseUntil,
-        r.owner,
-      ],
+      [r.perEndpoint, r.now, ...r.endpointIds, r.now, r.now, ...r.onlyParams, r.limit, r.leaseUntil, r.owner],
     );
   }
 
@@ -281,7 +271,11 @@ export function webhooksStore(db: SqlExecutor) {
     );
     const taken = await db.all<{ id: string }>(
       `WITH picked AS MATERIALIZED (${parts.join(' UNION ALL ')}) ${LEASE_PICKED} RETURNING id`,
-      [...room.flatMap(([endpointId, n]) => [endpointId, r.now, r.now, ...r.onlyParams, n]), r.leaseUntil, r.owner],
+      [
+        ...room.flatMap(([endpointId, n]) => [endpointId, r.now, r.now, ...r.onlyParams, n]),
+        r.leaseUntil,
+        r.owner,
+      ],
     );
     if (taken.length === 0) return [];
     return db.all(

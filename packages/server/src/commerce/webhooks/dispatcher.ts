@@ -60,7 +60,9 @@ export const MAX_CONCURRENCY = 64;
  * The body every endpoint of an event receives: `{ id, type, created_at, data }`, the same bytes
  * as `JSON.stringify` of that object (`data` is already JSON, as `JSON.stringify` wrote it).
  */
-export function eventBody(d: Pick<DueDelivery, 'event_id' | 'event_type' | 'event_created_at' | 'event_data_json'>) {
+export function eventBody(
+  d: Pick<DueDelivery, 'event_id' | 'event_type' | 'event_created_at' | 'event_data_json'>,
+) {
   const text = JSON.stringify;
   return `{"id":${text(d.event_id)},"type":${text(d.event_type)},"created_at":${text(d.event_created_at)},"data":${d.event_data_json}}`;
 }
