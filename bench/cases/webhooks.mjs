@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -76,6 +77,54 @@ function freshPostgresDatabase() {
   return { url: url.href, drop: () => psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
+/** What PostgreSQL itself counts for the server's database (`url`, the server's own). */
+function postgresProbe(url) {
+  const read = (sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
+  return {
+    /** Transactions committed or rolled back in this database so far. */
+    transactions: () =>
+      Number(
+        read('SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()'),
+      ),
+    /** The pids of the server's connections to this database (its PostgreSQL backends). */
+    backends: () =>
+      read('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
+        .split('\n')
+        .filter(Boolean)
+        .map(Number),
+  };
+}
+
+/** Microseconds in one clock tick of /proc/<pid>/stat. */
+const TICK_US = 1e6 / (Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100);
+
+/** CPU ticks of each process, by pid (a process that is gone reads as absent). */
+function cpuByPid(pids) {
+  const out = new Map();
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+      out.set(pid, Number(fields[11]) + Number(fields[12]));
+    } catch {}
+  }
+  return out;
+}
+
+/**
+ * PostgreSQL's side of a run: its backends' CPU per delivery (not in the server's CPU column) and
+ * transactions per delivery. PostgreSQL 15 publishes a busy backend's counts up to 10 s late, so
+ * the count is read after a pause.
+ */
+async function postgresCost(probe, before, delivered) {
+  const pids = probe.backends();
+  const now = cpuByPid(pids);
+  let ticks = 0;
+  for (const [pid, t] of now) ticks += t - (before.cpu.get(pid) ?? 0);
+  await new Promise((r) => setTimeout(r, 11_000));
+  const transactions = probe.transactions() - before.transactions;
+  return `PostgreSQL ${Math.round((ticks * TICK_US) / delivered)} µs CPU and ${(transactions / delivered).toFixed(2)} transactions per delivery`;
+}
+
 async function run({ dead }) {
   const { verifySignature } = await import(pathToFileURL(join(root, 'packages/webhooks/dist/index.js')).href);
   const secrets = new Map();
@@ -117,6 +166,9 @@ async function run({ dead }) {
 
     // Paced producer: every 20 ms, the checkouts that bring the offered delivery rate.
     const perSecond = OFFERED / perCheckout;
+    const url = database?.url ?? server.databaseUrl;
+    const probe = url ? postgresProbe(url) : null;
+    const pgBefore = probe && { cpu: cpuByPid(probe.backends()), transactions: probe.transactions() };
     const cpuBefore = cpuMs(server.pid);
     const started = performance.now();
     let made = 0;
@@ -140,12 +192,13 @@ async function run({ dead }) {
     const sorted = [...receiver.latencies].sort((a, b) => a - b);
     const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
     if (receiver.bad() > 0) throw new Error(`${receiver.bad()} deliveries failed signature verification`);
+    const pgCost = probe ? `, ${await postgresCost(probe, pgBefore, got)}` : '';
     return {
       rps: got / seconds,
       p50: at(50),
       p99: at(99),
       cpuUs: (cpu * 1000) / got,
-      note: `${got}/${expected} delivered, ${Math.round((made * perCheckout) / SECONDS)}/s offered${deadReceiver ? `, dead endpoint holding ${deadReceiver.held()}` : ''}`,
+      note: `${got}/${expected} delivered, ${Math.round((made * perCheckout) / SECONDS)}/s offered${deadReceiver ? `, dead endpoint holding ${deadReceiver.held()}` : ''}${pgCost}`,
     };
   } finally {
     await server.stop();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
-import type { SqlDatabase } from '../../src/platform/db/sql.js';
+import type { SqlDatabase, SqlExecutor } from '../../src/platform/db/sql.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
 
@@ -202,5 +202,46 @@ describe('claiming due webhook deliveries from two instances', () => {
       ['del_7', 500],
       ['del_8', 500],
     ]);
+  });
+
+  it('shares a claim round robin over what each endpoint has left, in two statements on PostgreSQL', async () => {
+    const at = '2026-01-04T00:00:00.000Z';
+    await endpointWithDeliveries('we_4', 'https://hooks.example.com/4', [11, 12, 13, 14], at);
+    await endpointWithDeliveries('we_5', 'https://hooks.example.com/5', [15, 16, 17, 18], at);
+    const mine = ['del_11', 'del_12', 'del_13', 'del_14', 'del_15', 'del_16', 'del_17', 'del_18'];
+    let statements = 0;
+    const counted = (tx: SqlExecutor): SqlExecutor => ({
+      get: (sql, params) => {
+        statements++;
+        return tx.get(sql, params);
+      },
+      all: (sql, params) => {
+        statements++;
+        return tx.all(sql, params);
+      },
+      run: (sql, params) => {
+        statements++;
+        return tx.run(sql, params);
+      },
+    });
+    const claim = (owner: string, limit: number, ids = mine) =>
+      one.transaction((tx) =>
+        commerceStores(counted(tx)).webhooks.claimDue(
+          '2026-01-04T00:01:00.000Z',
+          '2026-01-04T00:02:00.000Z',
+          owner,
+          { limit, perEndpoint: 4, dialect: one.dialect, ids },
+        ),
+      );
+    // Another instance has two of we_4's attempts in flight: we_4 has room for two more.
+    expect((await claim('theirs', 10, ['del_11', 'del_12'])).map((d) => d.id)).toEqual(['del_11', 'del_12']);
+    statements = 0;
+    // Turn by turn across the endpoints, oldest first within each: we_4 gets what it has left.
+    expect((await claim('mine', 4)).map((d) => d.id)).toEqual(['del_13', 'del_15', 'del_14', 'del_16']);
+    // The endpoints' lock, then counts, pick and lease in one statement; SQLite needs three after it.
+    expect(statements).toBe(one.dialect === 'postgres' ? 2 : 4);
+    // we_4 is full (two theirs, two mine): the rest of the claim goes to we_5 alone.
+    expect((await claim('mine', 10)).map((d) => d.id)).toEqual(['del_17', 'del_18']);
+    expect(await claim('mine', 10)).toEqual([]);
   });
 });

@@ -278,6 +278,9 @@ describe('webhook delivery', () => {
         data: { id: chk.id, status: 'ready_to_confirm' },
       });
       expect(event.created_at).toBe(c.svc.clock.now().toISOString());
+      // The body is compact JSON with its keys in this order (the stored data is spliced in as text).
+      expect(Object.keys(event)).toEqual(['id', 'type', 'created_at', 'data']);
+      expect(r?.body).toBe(JSON.stringify(event));
       expect(r?.headers['content-type']).toBe('application/json');
       expect(() =>
         verifyEvent(`${r?.body} `, r?.headers['service-signature'] as string, endpoint.secret, {
