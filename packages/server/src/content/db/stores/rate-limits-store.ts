@@ -9,19 +9,20 @@ export interface RateWindowRow {
 export function rateLimitsStore(db: SqlExecutor) {
   return {
     /**
-     * Counts one call in `windowStart`'s window and returns the count so far, in one statement:
-     * a new window starts at 1, the current one goes up by 1. Two instances counting at once
-     * cannot both read the old count (no read-then-write), so none under-counts.
+     * Reserves `calls` calls in `windowStart`'s window and returns the window's count after it,
+     * in one statement: a new window starts at `calls`, the current one goes up by `calls`. Two
+     * instances reserving at once cannot both read the old count (no read-then-write), so the
+     * reservations they are granted never add up past the limit.
      */
-    hit: async (keyId: string, windowStart: string): Promise<RateWindowRow> => {
+    reserve: async (keyId: string, windowStart: string, calls: number): Promise<RateWindowRow> => {
       const row = await db.get<RateWindowRow>(
-        `INSERT INTO key_rate_windows (key_id, window_start, count) VALUES (?, ?, 1)
+        `INSERT INTO key_rate_windows (key_id, window_start, count) VALUES (?, ?, ?)
          ON CONFLICT (key_id) DO UPDATE SET
            count = CASE WHEN key_rate_windows.window_start = excluded.window_start
-                        THEN key_rate_windows.count + 1 ELSE 1 END,
+                        THEN key_rate_windows.count + excluded.count ELSE excluded.count END,
            window_start = excluded.window_start
          RETURNING key_id, window_start, count`,
-        [keyId, windowStart],
+        [keyId, windowStart, calls],
       );
       if (!row) throw new Error('rate window upsert returned no row');
       return row;
