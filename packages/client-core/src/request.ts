@@ -283,6 +283,11 @@ export class ClientCore {
   }
 
   #headers(method: HttpMethod, options: FinalRequestOptions, contentType: string | undefined): Headers {
+    // A call that adds nothing (a retrieve, a list) sends the base headers as they are: the
+    // global fetch copies them into its request and never writes to them. A custom fetch gets a
+    // copy, since it might.
+    const adds = contentType || options.headers || options.idempotencyKey || method === 'POST';
+    if (!adds && !this.config.fetch) return this.#baseHeaders;
     const headers = new Headers(this.#baseHeaders);
     // defaultHeaders, already in the base, win over the content type the body implies.
     if (contentType && !headers.has('content-type')) headers.set('content-type', contentType);
@@ -299,64 +304,100 @@ export class ClientCore {
     return headers;
   }
 
-  async #attempt(
+  /**
+   * One attempt: the fetch and the body read, under this attempt's timeout and the caller's
+   * signal. The controller is what cancels the fetch (and frees its socket); the timer and the
+   * caller's abort settle the attempt themselves, so a `fetch` that ignores its signal (a custom
+   * one, a mock) still cannot hold the caller past either. No listener on the controller's own
+   * signal and no racing promise around the exchange: on a cheap call those were a visible part
+   * of what the client cost over a bare fetch (docs/benchmarks.md).
+   */
+  #attempt(
     url: string,
     init: { method: HttpMethod; headers: Headers; body: BodyInit | undefined },
     timeoutMs: number,
     signal: AbortSignal | undefined,
   ): Promise<Attempt> {
-    // One controller per attempt joins the caller's signal and this attempt's timeout,
-    // and remembers which fired, so the error says abort vs timeout vs network.
     const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(
-      () => {
-        timedOut = true;
-        controller.abort();
-      },
-      Math.min(timeoutMs, MAX_TIMER_MS),
-    );
-    const onCallerAbort = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onCallerAbort, { once: true });
-
-    const classify = (error: unknown): ApiError => {
-      if (error instanceof ApiError) return error;
-      if (signal?.aborted) return new APIUserAbortError(undefined, { cause: signal.reason });
-      // The message names the URL: "fetch failed" alone does not say which server was
-      // down, and a wrong baseUrl or a server that is not running is the usual reason.
-      const where = `${init.method} ${withoutQuery(url)}`;
-      if (timedOut)
-        return new TimeoutError(`Request timed out after ${timeoutMs} ms: ${where}.`, { cause: error });
-      return new ConnectionError(
-        `Connection error: ${where} failed (${networkDetail(error)}). Is the server running at ${new URL(url).origin}, and is baseUrl right?`,
-        { cause: error },
+    return new Promise<Attempt>((resolve, reject) => {
+      let timedOut = false;
+      let settled = false;
+      const settle = () => {
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onCallerAbort);
+      };
+      // Remembers which of abort, timeout or network it was, so the error says so.
+      const fail = (error: unknown) => {
+        if (settled) return;
+        settle();
+        reject(this.#classify(error, init.method, url, timeoutMs, signal, timedOut));
+      };
+      const timer = setTimeout(
+        () => {
+          timedOut = true;
+          controller.abort();
+          fail(controller.signal.reason);
+        },
+        Math.min(timeoutMs, MAX_TIMER_MS),
       );
-    };
+      const onCallerAbort = () => {
+        controller.abort(signal?.reason);
+        fail(signal?.reason);
+      };
+      signal?.addEventListener('abort', onCallerAbort, { once: true });
+      this.#exchange(url, init, controller.signal).then((attempt) => {
+        if (settled) return;
+        settle();
+        resolve(attempt);
+      }, fail);
+    });
+  }
 
-    const exchange = async (): Promise<Attempt> => {
-      const request: RequestInit & { duplex?: 'half' } = { ...init, signal: controller.signal };
-      // Node's fetch refuses a streamed body unless it is sent half-duplex.
-      if (isStream(init.body)) request.duplex = 'half';
-      // The global is looked up per call, so fetch mocks and polyfills installed later apply,
-      // and called as a plain function: browsers throw "Illegal invocation" for another `this`.
-      const customFetch = this.config.fetch;
-      const response = customFetch ? await customFetch(url, request) : await globalThis.fetch(url, request);
-      // Read the body inside the attempt so the timeout covers it and a connection that
-      // drops mid-body is retried like any other connection error.
-      if (!response.ok) return { response, bytes: undefined, text: await response.text() };
-      const bytes = new Uint8Array(await response.arrayBuffer());
-      // The same decoding as response.text(): UTF-8, a leading BOM dropped, bad bytes replaced.
-      return { response, bytes, text: utf8.decode(bytes) };
+  /** Sends the request and reads its body, inside the attempt so the timeout covers the body too. */
+  async #exchange(
+    url: string,
+    init: { method: HttpMethod; headers: Headers; body: BodyInit | undefined },
+    signal: AbortSignal,
+  ): Promise<Attempt> {
+    const request: RequestInit & { duplex?: 'half' } = {
+      method: init.method,
+      headers: init.headers,
+      body: init.body,
+      signal,
     };
+    // Node's fetch refuses a streamed body unless it is sent half-duplex.
+    if (isStream(init.body)) request.duplex = 'half';
+    // The global is looked up per call, so fetch mocks and polyfills installed later apply,
+    // and called as a plain function: browsers throw "Illegal invocation" for another `this`.
+    const customFetch = this.config.fetch;
+    const response = customFetch ? await customFetch(url, request) : await globalThis.fetch(url, request);
+    // A connection that drops mid-body is retried like any other connection error.
+    if (!response.ok) return { response, bytes: undefined, text: await response.text() };
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    // The same decoding as response.text(): UTF-8, a leading BOM dropped, bad bytes replaced.
+    return { response, bytes, text: utf8.decode(bytes) };
+  }
 
-    try {
-      return await raceAbort(exchange(), controller.signal, () => classify(controller.signal.reason));
-    } catch (error) {
-      throw classify(error);
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCallerAbort);
-    }
+  #classify(
+    error: unknown,
+    method: HttpMethod,
+    url: string,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    timedOut: boolean,
+  ): ApiError {
+    if (error instanceof ApiError) return error;
+    if (signal?.aborted) return new APIUserAbortError(undefined, { cause: signal.reason });
+    // The message names the URL: "fetch failed" alone does not say which server was
+    // down, and a wrong baseUrl or a server that is not running is the usual reason.
+    const where = `${method} ${withoutQuery(url)}`;
+    if (timedOut)
+      return new TimeoutError(`Request timed out after ${timeoutMs} ms: ${where}.`, { cause: error });
+    return new ConnectionError(
+      `Connection error: ${where} failed (${networkDetail(error)}). Is the server running at ${new URL(url).origin}, and is baseUrl right?`,
+      { cause: error },
+    );
   }
 }
 

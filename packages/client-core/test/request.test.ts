@@ -1,6 +1,13 @@
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
-import { ApiError, ClientCore, encodePath, MissingUserTokenError } from '../src/index.js';
+import {
+  APIUserAbortError,
+  ApiError,
+  ClientCore,
+  encodePath,
+  MissingUserTokenError,
+  TimeoutError,
+} from '../src/index.js';
 import { BASE, makeCore, seen, server, useServer } from './helpers.js';
 
 useServer();
@@ -130,6 +137,51 @@ describe('the fetch option', () => {
     expect(keys[0]).toMatch(UUID);
     expect(keys[1]).toBe(keys[0]);
     expect(seen).toHaveLength(0);
+  });
+
+  it('a fetch that ignores its signal still times out, and the signal it got is aborted', async () => {
+    const signals: AbortSignal[] = [];
+    const fetch: typeof globalThis.fetch = (_url, init) => {
+      signals.push(init?.signal as AbortSignal);
+      return new Promise<Response>(() => {});
+    };
+    const { core } = makeCore({ fetch, maxRetries: 0, timeoutMs: 20 });
+    const error = await core.request({ method: 'GET', path: '/hangs' }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TimeoutError);
+    expect(signals).toHaveLength(1);
+    expect(signals[0]?.aborted).toBe(true);
+
+    const caller = new AbortController();
+    const aborted = core.request({ method: 'GET', path: '/hangs', signal: caller.signal, timeoutMs: 60_000 });
+    caller.abort(new Error('stop'));
+    await expect(aborted).rejects.toBeInstanceOf(APIUserAbortError);
+    expect(signals[1]?.aborted).toBe(true);
+  });
+
+  it("one call's headers never reach the next, whatever a custom fetch does to them", async () => {
+    const sent: Headers[] = [];
+    const fetch: typeof globalThis.fetch = async (_url, init) => {
+      const headers = init?.headers as Headers;
+      sent.push(new Headers(headers));
+      headers.set('x-added-by-fetch', 'yes');
+      return Response.json({ ok: true });
+    };
+    const { core } = makeCore({ fetch });
+    await core.request({ method: 'GET', path: '/a', headers: { 'x-once': '1' } });
+    await core.request({ method: 'GET', path: '/b' });
+    await core.request({ method: 'GET', path: '/c' });
+    expect(sent[0]?.get('x-once')).toBe('1');
+    for (const headers of sent.slice(1)) {
+      expect(headers.has('x-once')).toBe(false);
+      expect(headers.has('x-added-by-fetch')).toBe(false);
+      expect(headers.get('authorization')).toBe('Bearer svc_test_key');
+    }
+
+    server.use(http.get(`${BASE}/plain`, () => HttpResponse.json({ ok: true })));
+    const plain = makeCore().core;
+    await plain.request({ method: 'GET', path: '/plain', headers: { 'x-once': '1' } });
+    await plain.request({ method: 'GET', path: '/plain' });
+    expect(seen.map((r) => r.headers.get('x-once'))).toEqual(['1', null]);
   });
 
   it('sends a streamed body half-duplex, once', async () => {

@@ -6,7 +6,7 @@ import { AppError } from '../../src/platform/errors.js';
 import {
   canonicalJson,
   idempotency,
-  idempotentRequest,
+  idempotentRequestOf,
   memoryIdempotencyStorage,
 } from '../../src/platform/http/idempotency.js';
 import type { RouteResult } from '../../src/platform/http/mount.js';
@@ -25,9 +25,14 @@ function setup() {
   });
   const call = (
     opts: { key?: string; body?: unknown; user?: string; path?: string; method?: 'post' | 'get' },
-    run: () => Promise<RouteResult>,
-  ) =>
-    wrap(
+    run: (req: Request) => Promise<RouteResult>,
+  ) => {
+    const req = {
+      get: (h: string) => (h.toLowerCase() === 'idempotency-key' ? opts.key : undefined),
+      originalUrl: opts.path ?? '/v1/x',
+      path: opts.path ?? '/v1/x',
+    } as unknown as Request;
+    return wrap(
       {
         route: { method: opts.method ?? 'post', path: opts.path ?? '/v1/x' } as never,
         input: {
@@ -36,15 +41,12 @@ function setup() {
           body: opts.body ?? {},
           auth: { id: opts.user ?? 'usr_1' },
           requestId: `req_${Math.random()}`,
-          req: {
-            get: (h: string) => (h.toLowerCase() === 'idempotency-key' ? opts.key : undefined),
-            originalUrl: opts.path ?? '/v1/x',
-            path: opts.path ?? '/v1/x',
-          } as unknown as Request,
+          req,
         },
       },
-      run,
+      () => run(req),
     );
+  };
   return { clock, storage, call };
 }
 
@@ -212,8 +214,8 @@ describe('idempotency engine', () => {
       await complete(scope, key, response);
     };
     // Like confirmCheckout: the answer goes in with the operation, then the handler says so.
-    const storing = async (): Promise<RouteResult> => {
-      const request = idempotentRequest();
+    const storing = async (req: Request): Promise<RouteResult> => {
+      const request = idempotentRequestOf(req);
       if (!request) throw new Error('no idempotent request in the handler');
       await complete(request.scope, request.key, request.responseFor({ stored: true }));
       request.answered();

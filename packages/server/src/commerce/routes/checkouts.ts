@@ -1,3 +1,4 @@
+import { idempotentRequestOf } from '../../platform/http/idempotency.js';
 import { reply } from '../../platform/http/index.js';
 import type { CommerceContext } from '../context.js';
 import { defineRoute } from '../route.js';
@@ -78,7 +79,8 @@ export const checkoutRoutes = (ctx: CommerceContext) => [
     params: idParam,
     response: Checkout,
     errors: { ...stateErrors, 422: 'MAX_PER_ORDER_EXCEEDED, MAX_PER_DAY_EXCEEDED, RULES_CURRENCY_MISMATCH' },
-    handler: ({ auth, params, req }) => confirmCheckout(ctx, actorOf(ctx, auth, req), params.id),
+    handler: ({ auth, params, req }) =>
+      confirmCheckout(ctx, actorOf(ctx, auth, req), params.id, idempotentRequestOf(req)),
   }),
   defineRoute({
     method: 'post',

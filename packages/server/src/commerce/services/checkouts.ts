@@ -1,6 +1,6 @@
 import type { TransactionOptions } from '../../platform/db/sql.js';
 import { AppError, invalidRequest } from '../../platform/errors.js';
-import { idempotentRequest } from '../../platform/http/idempotency.js';
+import type { IdempotentRequest } from '../../platform/http/idempotency.js';
 import type { Actor, CommerceContext } from '../context.js';
 import type { CheckoutRecord } from '../db/checkouts-store.js';
 import type { CommerceStores } from '../db/stores.js';
@@ -451,12 +451,13 @@ function tracked<T>(id: string, work: () => Promise<T>): Promise<T> {
  */
 const SPENDING_CHECKED: TransactionOptions = { isolation: 'serializable' };
 
+/** `request`: the Idempotency-Key the confirm was sent with, if any (see `IdempotentRequest`). */
 export async function confirmCheckout(
   ctx: CommerceContext,
   actor: CheckoutActor,
   id: string,
+  request?: IdempotentRequest,
 ): Promise<Checkout> {
-  const request = idempotentRequest();
   const confirmKey: ConfirmKey | null = request
     ? { scope: request.scope, key: request.key, status: request.responseFor(null).status }
     : null;

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { sha256Hex } from '../api-key-hash.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -50,7 +49,7 @@ export interface IdempotencyStorage {
   replace(previous: IdempotencyRecord, record: IdempotencyRecord): Promise<boolean>;
   /**
    * Stores the answer of a record that is still `in_flight`; a record already answered keeps its
-   * answer (the operation's own final transaction may have stored it, see `idempotentRequest`).
+   * answer (the operation's own final transaction may have stored it, see `IdempotentRequest`).
    */
   complete(scope: string, key: string, response: StoredResponse): Promise<void>;
   /** Frees a key this request claimed (`requestId`) and never answered; a later claimant's stays. */
@@ -58,7 +57,8 @@ export interface IdempotencyStorage {
 }
 
 /**
- * The key of the request whose handler is running, for the service's final transaction.
+ * The key of the request whose handler is running, for the service's final transaction: the
+ * route hands it to the service (`idempotentRequestOf(req)`).
  *
  * The wrapper stores a success after the handler returns, in a write of its own. A process killed
  * between the operation's last commit and that write would leave the key `in_flight` over an
@@ -84,10 +84,16 @@ export interface IdempotentRequest {
   answered(): void;
 }
 
-const running = new AsyncLocalStorage<IdempotentRequest>();
+/**
+ * Each keyed request being handled, by its request object, while its handler runs. Not an
+ * AsyncLocalStorage: on Node 20 the first `run()` of one turns on async hooks for every promise
+ * of the process for good, which made every later request dearer, keyed or not (about 0.17 µs
+ * an await; docs/benchmarks.md, "The keyed confirm on SQLite").
+ */
+const running = new WeakMap<object, IdempotentRequest>();
 
-/** The Idempotency-Key of the request being handled in this async context, if it sent one. */
-export const idempotentRequest = (): IdempotentRequest | undefined => running.getStore();
+/** The Idempotency-Key `req` sent, while its handler runs; undefined without one. */
+export const idempotentRequestOf = (req: object): IdempotentRequest | undefined => running.get(req);
 
 export interface IdempotencyOptions<AuthMap extends Record<string, unknown>> {
   storage: IdempotencyStorage;
@@ -247,8 +253,9 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
       },
     };
     let result: RouteResult;
+    running.set(input.req, request);
     try {
-      result = await running.run(request, run);
+      result = await run();
     } catch (err) {
       if (err instanceof AppError && keepsError(err)) {
         await opts.storage.complete(who.scope, key, {
@@ -267,6 +274,8 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
         await opts.storage.release(who.scope, key, input.requestId);
       }
       throw err;
+    } finally {
+      running.delete(input.req);
     }
     if (!stored) await opts.storage.complete(who.scope, key, result);
     return result;
