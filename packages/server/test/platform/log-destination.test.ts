@@ -99,7 +99,8 @@ function runLogger(script: string, onStderr?: (text: string, child: ReturnType<t
   );
 }
 
-describe('createLogger’s destination', () => {
+// Each test starts a process that imports the whole built server; a loaded machine needs time.
+describe('createLogger’s destination', { timeout: 60_000 }, () => {
   const logMany = 'for (let n = 0; n < 2000; n++) log.info({ n }, "line");';
 
   it('writes every line logged in the turn of an exit, in order', async () => {
