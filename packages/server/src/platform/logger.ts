@@ -1,4 +1,5 @@
 import { type Logger, pino } from 'pino';
+import { logDestination } from './log-destination.js';
 
 export type { Logger };
 
@@ -28,10 +29,10 @@ export function createLogger(opts: { level?: string; name?: string } = {}): Logg
         censor: '[redacted]',
       },
     },
-    // Asynchronous: a line is handed to the stream and written off the request's path (lines
-    // that arrive while a write is in flight go out together). pino flushes what is left
-    // synchronously when the process exits, a crash included.
-    pino.destination({ dest: 2, sync: false }),
+    // Asynchronous: the lines of one turn of the event loop go out in one write, off the
+    // request's path; what is left is written synchronously when the process exits, a crash
+    // included (log-destination.ts).
+    logDestination(2),
   );
 }
 

@@ -5,7 +5,16 @@ import { idParam } from '../../src/commerce/schemas/common.js';
 import { loadConfig } from '../../src/config.js';
 import { CanvasItemParams } from '../../src/content/schemas/campaigns.js';
 import { IdParams } from '../../src/content/schemas/common.js';
-import { createHttpApp, finishHttpApp, mountRoutes, reply, routeKit } from '../../src/platform/http/index.js';
+import { AppError } from '../../src/platform/errors.js';
+import {
+  createHttpApp,
+  createRouter,
+  finishHttpApp,
+  mountRoutes,
+  reply,
+  routeKit,
+  sendError,
+} from '../../src/platform/http/index.js';
 import { quickCheck } from '../../src/platform/http/validation.js';
 import { silentLogger } from '../../src/platform/logger.js';
 import { type Listening, listen } from '../../src/platform/service.js';
@@ -174,6 +183,179 @@ describe('routing by path prefix answers as one express router holding every rou
       message: "'id' is invalid: Too big: expected string to have <=5 characters.",
       param: 'id',
     });
+  });
+});
+
+describe('the route table answers every request as one express router holding every route', () => {
+  // The same routes twice: through mountRoutes (the route table, express for what it leaves),
+  // and as one plain express router in declared order with a 405 layer per path after them.
+  type Def = {
+    method: 'get' | 'post' | 'delete';
+    path: string;
+    op: string;
+    before?: boolean;
+    fails?: boolean;
+  };
+  const defs: Def[] = [
+    { method: 'get', path: '/x/:p', op: 'xParam' },
+    { method: 'get', path: '/x/lit', op: 'xLit' },
+    { method: 'get', path: '/y/lit', op: 'yLit' },
+    { method: 'post', path: '/y/lit', op: 'yLitPost' },
+    { method: 'get', path: '/y/:p', op: 'yParam' },
+    { method: 'delete', path: '/y/:p', op: 'yDelete' },
+    { method: 'get', path: '/y/:p/sub/:q', op: 'ySub' },
+    { method: 'post', path: '/only/post', op: 'onlyPost' },
+    { method: 'get', path: '/guarded/:id', op: 'guarded', before: true },
+    { method: 'get', path: '/guarded/open', op: 'guardedOpen' },
+    { method: 'get', path: '/fails/:id', op: 'fails', fails: true },
+    { method: 'get', path: '/v1/things/:id', op: 'thing' },
+    { method: 'get', path: '/v1/things/:id.json', op: 'thingJson' },
+    { method: 'get', path: '/v1/files/*rest', op: 'files' },
+    { method: 'get', path: '/:any/deep/path', op: 'anyDeep' },
+  ];
+  const answer = (op: string, req: express.Request) => ({
+    op,
+    params: { ...req.params } as Record<string, unknown>,
+    hooked: req.get('x-hooked') ?? null,
+  });
+  // Middleware of a route's own: it may answer or pass on, as the dashboard's guard does.
+  const hook: express.RequestHandler = (req, res, next) => {
+    if (req.query.stop !== undefined) res.status(403).json({ stopped: true });
+    else {
+      req.headers['x-hooked'] = 'yes';
+      next();
+    }
+  };
+  const failure = () => new AppError(409, 'CONFLICT', 'This one always fails.');
+  let ours: Listening;
+  let theirs: Listening;
+
+  beforeAll(async () => {
+    const route = routeKit<{ none: null }>();
+    const routes = defs.map((d) =>
+      route({
+        method: d.method,
+        path: d.path,
+        auth: 'none',
+        operationId: d.op,
+        summary: d.op,
+        query: z.strictObject({ stop: z.string().optional() }),
+        response: z.any(),
+        ...(d.before ? { before: [hook] } : {}),
+        handler: ({ req }) => {
+          if (d.fails) throw failure();
+          return answer(d.op, req);
+        },
+      }),
+    );
+    const logger = silentLogger();
+    const app = createHttpApp({ logger, bodyLimitBytes: 1024 });
+    app.use(mountRoutes(routes, { authenticators: { none: () => null } }));
+    finishHttpApp(app, logger);
+    ours = await listenApp(app);
+
+    const reference = createHttpApp({ logger, bodyLimitBytes: 1024 });
+    const router = createRouter();
+    for (const d of defs) {
+      router[d.method](d.path, ...(d.before ? [hook] : []), (req, res) => {
+        if (d.fails) throw failure();
+        res.json(answer(d.op, req));
+      });
+    }
+    for (const path of new Set(defs.map((d) => d.path))) {
+      const allow = [...new Set(defs.filter((d) => d.path === path).map((d) => d.method.toUpperCase()))].join(
+        ', ',
+      );
+      router.all(path, (req, res) =>
+        sendError(
+          req,
+          res,
+          new AppError(
+            405,
+            'METHOD_NOT_ALLOWED',
+            `${req.method} is not allowed on ${req.path}. Allowed: ${allow}.`,
+            {
+              headers: { Allow: allow },
+            },
+          ),
+        ),
+      );
+    }
+    reference.use(router);
+    finishHttpApp(reference, logger);
+    theirs = await listenApp(reference);
+  });
+  afterAll(async () => {
+    await ours.stop();
+    await theirs.stop();
+  });
+
+  const paths = [
+    '/x/lit',
+    '/x/other',
+    '/x/',
+    '/x',
+    '/x/a/b',
+    '/y/lit',
+    '/y/LIT',
+    '/y/lit/',
+    '/y/zz',
+    '/y/a.b~c+d',
+    '/y/a%20b',
+    '/y/l%69t',
+    '/y/%E0%A4%A',
+    '/y/%',
+    '/y//',
+    '//y/lit',
+    '/y/1/sub/2',
+    '/y/1/sub/',
+    '/y/1/sub/2/',
+    '/only/post',
+    '/guarded/1',
+    '/guarded/1?stop',
+    '/guarded/open',
+    '/fails/1',
+    '/v1/things/abc',
+    '/v1/things/abc.json',
+    '/v1/files/a/b/c',
+    '/v1/deep/path',
+    '/health/deep/path',
+    '/nowhere',
+    '/',
+    '/x/lit?stop=1',
+  ];
+  const methods = ['GET', 'HEAD', 'POST', 'DELETE', 'PUT', 'OPTIONS'];
+
+  const call = async (base: string, method: string, path: string) => {
+    const res = await fetch(`${base}${path}`, { method });
+    const text = await res.text();
+    const body = text ? JSON.parse(text) : null;
+    if (body?.error) delete body.error.request_id;
+    return {
+      status: res.status,
+      allow: res.headers.get('allow'),
+      type: res.headers.get('content-type'),
+      length: res.headers.get('content-length'),
+      body,
+    };
+  };
+
+  it.each(methods)(
+    '%s: the same status, Allow, content type, length and body for every path',
+    async (method) => {
+      for (const path of paths) {
+        const [a, b] = [await call(ours.url, method, path), await call(theirs.url, method, path)];
+        expect(a, `${method} ${path}`).toEqual(b);
+      }
+    },
+  );
+
+  it('reaches each kind of answer (the comparison is not between two 404s)', async () => {
+    const statuses = new Set<number>();
+    for (const path of paths) statuses.add((await call(ours.url, 'GET', path)).status);
+    expect([...statuses].sort()).toEqual([200, 400, 403, 404, 405, 409]);
+    expect((await call(ours.url, 'GET', '/guarded/1')).body).toMatchObject({ op: 'guarded', hooked: 'yes' });
+    expect((await call(ours.url, 'GET', '/y/a%20b')).body.params).toEqual({ p: 'a b' });
   });
 });
 

@@ -4,7 +4,7 @@ import { AppError } from '../errors.js';
 import { ROUTER_OPTIONS } from './app.js';
 import { ErrorBody, sendError } from './errors-middleware.js';
 import { checkJsonDepth } from './json-depth.js';
-import { type AnyRoute, type HandlerInput, Reply } from './route.js';
+import { type AnyRoute, type HandlerInput, type HttpMethod, Reply } from './route.js';
 import { emptyBody, validate, validator } from './validation.js';
 
 export type Authenticators<AuthMap extends Record<string, unknown>> = {
@@ -51,6 +51,9 @@ export function mountRoutes<AuthMap extends Record<string, unknown>>(
     const handler = handle(route, opts);
     layers.push({
       path: route.path,
+      method: route.method,
+      // A route with middleware of its own (a guard, a multipart parser) is left to express.
+      run: route.before?.length ? null : handler,
       add: (router) => router[route.method](route.path, ...(route.before ?? []), handler),
     });
   }
@@ -72,7 +75,7 @@ export function mountRoutes<AuthMap extends Record<string, unknown>>(
         ),
       );
     };
-    layers.push({ path, add: (router) => router.all(path, refuse) });
+    layers.push({ path, method: null, run: refuse, add: (router) => router.all(path, refuse) });
   }
   return routeByPrefix(layers);
 }
@@ -80,6 +83,10 @@ export function mountRoutes<AuthMap extends Record<string, unknown>>(
 /** One express route (or 405 answer) to add to a router, with the path it matches. */
 interface Layer {
   path: string;
+  /** The route's method (it answers HEAD too when GET), or null for every method (the 405s). */
+  method: HttpMethod | null;
+  /** The handler when it is the layer's only one, for the route table (`dispatch`). */
+  run: RequestHandler | null;
   add: (router: Router) => void;
 }
 
@@ -110,19 +117,94 @@ function routeByPrefix(layers: readonly Layer[]): RequestHandler {
   };
   const keys = new Set(layers.map((l) => keyOf(l.path)).filter((k): k is string => k !== null));
   const build = (key: string | null) => {
-    const router = express.Router(ROUTER_OPTIONS);
-    for (const layer of layers) {
+    const mine = layers.filter((layer) => {
       const k = keyOf(layer.path);
-      if (k === null || k === key) layer.add(router);
-    }
-    return router;
+      return k === null || k === key;
+    });
+    const router = express.Router(ROUTER_OPTIONS);
+    for (const layer of mine) layer.add(router);
+    return dispatch(mine, router);
   };
   const groups = new Map([...keys].map((key) => [key, build(key)]));
   const rest = layers.some((l) => keyOf(l.path) === null) ? build(null) : null;
   return (req, res, next) => {
-    const router = groups.get(prefixOf(req.path)) ?? rest;
-    if (router) router(req, res, next);
+    const group = groups.get(prefixOf(req.path)) ?? rest;
+    if (group) group(req, res, next);
     else next();
+  };
+}
+
+/**
+ * A group's layers as a route table, in their order: the first layer whose path and method
+ * match the request answers it, as in express's router, without its per-request work (a
+ * nested router's state kept and restored, each layer's regular expression, the route's own
+ * dispatch). What the table cannot decide exactly as express would goes to the group's
+ * express `router`: a path with a percent-escape (express decodes parameters, and answers a
+ * malformed escape with an error), and the first matching layer being one with middleware of
+ * its own, or one whose path the table cannot read.
+ */
+function dispatch(layers: readonly Layer[], router: Router): RequestHandler {
+  const table = layers.map((layer) => ({ ...layer, match: matcher(layer.path) }));
+  return (req, res, next) => {
+    const path = req.path;
+    if (path.includes('%')) return router(req, res, next);
+    const method = req.method.toLowerCase();
+    for (const layer of table) {
+      if (!layer.match) return router(req, res, next);
+      const params = layer.match(path);
+      if (!params) continue;
+      // A GET route answers HEAD; a route of another method is passed by, as express does.
+      if (layer.method && layer.method !== method && !(method === 'head' && layer.method === 'get')) continue;
+      if (!layer.run) return router(req, res, next);
+      req.params = params;
+      return runHandler(layer.run, req, res, next);
+    }
+    next();
+  };
+}
+
+/** A handler run as express's router runs one: a throw or a rejected promise goes to `next`. */
+function runHandler(
+  handler: RequestHandler,
+  req: Request,
+  res: Response,
+  next: (err?: unknown) => void,
+): void {
+  try {
+    const ret: unknown = handler(req, res, next);
+    if (ret instanceof Promise)
+      ret.then(undefined, (err: unknown) => next(err || new Error('Rejected promise')));
+  } catch (err) {
+    next(err);
+  }
+}
+
+/** A segment that is one named parameter and nothing else, as path-to-regexp reads `:id`. */
+const PARAM = /^:([A-Za-z_$][\w$]*)$/;
+
+/**
+ * Matches an express path made of literal segments and whole-segment parameters (`/v1/x/:id`)
+ * as path-to-regexp does with ROUTER_OPTIONS (case-sensitive, strict, to the end): the same
+ * number of segments, literal ones equal, each parameter one or more characters. Parameters
+ * come as express gives them: an object without a prototype. Null for any other syntax.
+ */
+function matcher(path: string): ((requestPath: string) => Record<string, string> | null) | null {
+  const segments = path.split('/');
+  const names = segments.map((segment) => PARAM.exec(segment)?.[1] ?? null);
+  if (segments.some((segment, i) => names[i] === null && PATTERN.test(segment))) return null;
+  return (requestPath) => {
+    const parts = requestPath.split('/');
+    if (parts.length !== segments.length) return null;
+    const params: Record<string, string> = Object.create(null);
+    for (let i = 0; i < parts.length; i++) {
+      const name = names[i];
+      const part = parts[i] as string;
+      if (name === null || name === undefined) {
+        if (part !== segments[i]) return null;
+      } else if (part === '') return null;
+      else params[name] = part;
+    }
+    return params;
   };
 }
 
