@@ -36,6 +36,10 @@ export function turnBatched(stream: LogStream, fd: number): LogStream {
     unfinished.delete(flushSync);
     try {
       stream.flushSync();
+    } catch {
+      // Already ended (pino ends it on beforeExit) or stderr gone: this batch's lines still go.
+    }
+    try {
       if (lines) writeSync(fd, lines);
     } catch {
       // stderr gone (EPIPE, closed): nothing is left to tell, and an exit must not throw.
