@@ -16,8 +16,11 @@ const FORBIDDEN: { name: string; pattern: RegExp; instead: string }[] = [
   { name: 'INSERT OR REPLACE', pattern: /\bOR\s+REPLACE\b/i, instead: 'INSERT … ON CONFLICT (…) DO UPDATE' },
   { name: 'rowid', pattern: /\b_?rowid_?\b|\boid\b/i, instead: 'an explicit ordering column (seq)' },
   {
+    // SQLite's JSON1 names only: a PostgreSQL-only statement (json_agg, jsonb_to_recordset, in
+    // a store's PostgreSQL branch) is not something SQLite would half-understand.
     name: 'JSON1 function',
-    pattern: /\bjson_\w+\s*\(|\bjson\s*\(/i,
+    pattern:
+      /\bjson(_(array|array_length|extract|insert|object|patch|remove|replace|set|type|valid|quote|group_array|group_object|each|tree|error_position|pretty))?\s*\(/i,
     instead: 'a table, or decoding in the store',
   },
   { name: '@named parameter', pattern: /(^|[\s=(,])[@$:][a-z_]\w*/i, instead: '? placeholders' },
