@@ -40,7 +40,7 @@ export function turnBatched(stream: LogStream, fd: number): LogStream {
       // Already ended (pino ends it on beforeExit) or stderr gone: this batch's lines still go.
     }
     try {
-      if (lines) writeSync(fd, lines);
+      if (lines) writeAllSync(fd, lines);
     } catch {
       // stderr gone (EPIPE, closed): nothing is left to tell, and an exit must not throw.
     }
@@ -60,6 +60,31 @@ export function turnBatched(stream: LogStream, fd: number): LogStream {
       stream.flush(cb);
     },
   };
+}
+
+/** How long an exit keeps retrying a full pipe before it gives its last lines up. */
+const EXIT_WRITE_PATIENCE_MS = 5_000;
+const RETRY_PAUSE_MS = 10;
+
+/**
+ * `writeSync` until every byte is out. A pipe (stderr under a process manager, a container
+ * runtime, a test) takes only what fits in its buffer, a partial write, or nothing at all yet
+ * (EAGAIN when it is non-blocking): one `writeSync` of a turn's lines would cut a line in two
+ * and drop the rest. Waits for the reader in short pauses, but not forever: a reader that never
+ * reads must not keep the process from exiting.
+ */
+function writeAllSync(fd: number, text: string) {
+  let rest = Buffer.from(text, 'utf8');
+  let waited = 0;
+  while (rest.length > 0) {
+    try {
+      rest = rest.subarray(writeSync(fd, rest));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || waited >= EXIT_WRITE_PATIENCE_MS) throw err;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RETRY_PAUSE_MS);
+      waited += RETRY_PAUSE_MS;
+    }
+  }
 }
 
 /**

@@ -93,7 +93,15 @@ function runLogger(script: string, onStderr?: (text: string, child: ReturnType<t
         const lines = stderr
           .split('\n')
           .filter((l) => l.startsWith('{'))
-          .map((l) => JSON.parse(l));
+          // A cut line fails the assertions below instead of throwing here, where it would
+          // leave the test waiting for its timeout.
+          .map((l) => {
+            try {
+              return JSON.parse(l) as { msg: string; n?: number };
+            } catch {
+              return { msg: `not JSON: ${l.slice(0, 80)}` };
+            }
+          });
         resolve({ code, lines, stderr });
       }),
   );
