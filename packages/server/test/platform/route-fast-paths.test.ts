@@ -13,8 +13,8 @@ import {
   mountRoutes,
   reply,
   routeKit,
-  sendError,
 } from '../../src/platform/http/index.js';
+import { methodNotAllowed } from '../../src/platform/http/mount.js';
 import { quickCheck } from '../../src/platform/http/validation.js';
 import { silentLogger } from '../../src/platform/logger.js';
 import { type Listening, listen } from '../../src/platform/service.js';
@@ -266,20 +266,7 @@ describe('the route table answers every request as one express router holding ev
       const allow = [...new Set(defs.filter((d) => d.path === path).map((d) => d.method.toUpperCase()))].join(
         ', ',
       );
-      router.all(path, (req, res) =>
-        sendError(
-          req,
-          res,
-          new AppError(
-            405,
-            'METHOD_NOT_ALLOWED',
-            `${req.method} is not allowed on ${req.path}. Allowed: ${allow}.`,
-            {
-              headers: { Allow: allow },
-            },
-          ),
-        ),
-      );
+      router.all(path, methodNotAllowed(allow));
     }
     reference.use(router);
     finishHttpApp(reference, logger);

@@ -60,24 +60,28 @@ export function mountRoutes<AuthMap extends Record<string, unknown>>(
 
   // A known path with the wrong method is a 405 with Allow, not a misleading 404.
   for (const [path, methods] of methodsByPath) {
-    const allow = [...methods].join(', ');
-    const refuse: RequestHandler = (req, res) => {
-      sendError(
-        req,
-        res,
-        new AppError(
-          405,
-          'METHOD_NOT_ALLOWED',
-          `${req.method} is not allowed on ${req.path}. Allowed: ${allow}.`,
-          {
-            headers: { Allow: allow },
-          },
-        ),
-      );
-    };
+    const refuse = methodNotAllowed([...methods].join(', '));
     layers.push({ path, method: null, run: refuse, add: (router) => router.all(path, refuse) });
   }
   return routeByPrefix(layers);
+}
+
+/** The 405 answer of a known path, naming the methods it takes in `Allow`. */
+export function methodNotAllowed(allow: string): RequestHandler {
+  return (req, res) => {
+    sendError(
+      req,
+      res,
+      new AppError(
+        405,
+        'METHOD_NOT_ALLOWED',
+        `${req.method} is not allowed on ${req.path}. Allowed: ${allow}.`,
+        {
+          headers: { Allow: allow },
+        },
+      ),
+    );
+  };
 }
 
 /** One express route (or 405 answer) to add to a router, with the path it matches. */
