@@ -67,6 +67,21 @@ const EXIT_WRITE_PATIENCE_MS = 5_000;
 const RETRY_PAUSE_MS = 10;
 
 /**
+ * The most bytes of lines the asynchronous stream holds while its reader takes nothing (a
+ * stalled log collector, a pipe nobody reads). Past it, a turn's lines are dropped and counted
+ * instead of kept: without a bound, a client flooding requests (each access-log line carrying a
+ * path of up to ~16 KB) grew the process's memory by tens of MB a second until it died.
+ */
+export const MAX_UNWRITTEN_BYTES = 32 * 1024 * 1024;
+
+/**
+ * When an exit stops waiting for a full pipe (`Infinity` until the process exits). sonic-boom
+ * retries a full pipe for ever, in its synchronous flush too: pino's own exit hook and ours would
+ * keep a SIGTERM'd server alive as long as its log reader is stalled.
+ */
+let giveUpAt = Number.POSITIVE_INFINITY;
+
+/**
  * `writeSync` until every byte is out. A pipe (stderr under a process manager, a container
  * runtime, a test) takes only what fits in its buffer, a partial write, or nothing at all yet
  * (EAGAIN when it is non-blocking): one `writeSync` of a turn's lines would cut a line in two
@@ -75,14 +90,13 @@ const RETRY_PAUSE_MS = 10;
  */
 function writeAllSync(fd: number, text: string) {
   let rest = Buffer.from(text, 'utf8');
-  let waited = 0;
+  const until = Math.min(giveUpAt, Date.now() + EXIT_WRITE_PATIENCE_MS);
   while (rest.length > 0) {
     try {
       rest = rest.subarray(writeSync(fd, rest));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || waited >= EXIT_WRITE_PATIENCE_MS) throw err;
+      if ((err as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() >= until) throw err;
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, RETRY_PAUSE_MS);
-      waited += RETRY_PAUSE_MS;
     }
   }
 }
@@ -90,15 +104,69 @@ function writeAllSync(fd: number, text: string) {
 /**
  * The batches with lines not yet handed over: one `exit` listener for all of them, holding
  * only batches that have something to write (a logger nobody uses anymore is never kept).
+ * Registered when this module loads, before pino's exit hook (added on the first
+ * `pino.destination`), so the deadline is set before either flushes.
  */
 const unfinished = new Set<() => void>();
 process.on('exit', () => {
+  giveUpAt = Date.now() + EXIT_WRITE_PATIENCE_MS;
   for (const flush of unfinished) flush();
 });
+
+/** The line that says how many were dropped, in the logger's shape (level 40 is `warn`). */
+const droppedLine = (count: number) =>
+  `${JSON.stringify({
+    level: 40,
+    time: Date.now(),
+    msg: `${count} log lines were dropped: the log's reader (stderr) took nothing while ${MAX_UNWRITTEN_BYTES} bytes waited`,
+  })}\n`;
+
+const countLines = (text: string) => {
+  let n = 0;
+  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) n++;
+  return n;
+};
 
 /** Asynchronous JSON lines to `fd` (stderr by default), written once per turn of the event loop. */
 export function logDestination(fd = 2): LogStream {
   // pino flushes its own asynchronous destination synchronously on exit as well; writing it
   // again from `flushSync` above finds it empty.
-  return turnBatched(pino.destination({ dest: fd, sync: false }), fd);
+  const sonic = pino.destination({
+    dest: fd,
+    sync: false,
+    maxLength: MAX_UNWRITTEN_BYTES,
+    // A full pipe is waited for while the process runs (asynchronously), until `giveUpAt` on exit.
+    retryEAGAIN: () => Date.now() < giveUpAt,
+  });
+  // Past the deadline sonic-boom's flushSync throws; from pino's exit hook that would be an
+  // exception in an `exit` listener. What is left then is given up, as `writeAllSync` does.
+  const flushOnce = sonic.flushSync.bind(sonic);
+  sonic.flushSync = () => {
+    try {
+      flushOnce();
+    } catch {
+      // The reader took nothing for EXIT_WRITE_PATIENCE_MS: the exit goes on without these lines.
+    }
+  };
+  let dropped = 0;
+  let refused = false;
+  sonic.on('drop', () => {
+    refused = true;
+  });
+  const accepted = (text: string) => {
+    refused = false;
+    sonic.write(text);
+    return !refused;
+  };
+  return turnBatched(
+    {
+      write(lines) {
+        if (dropped > 0 && accepted(droppedLine(dropped))) dropped = 0;
+        if (!accepted(lines)) dropped += countLines(lines);
+      },
+      flushSync: () => sonic.flushSync(),
+      flush: (cb) => sonic.flush(cb),
+    },
+    fd,
+  );
 }
