@@ -407,6 +407,12 @@ export function webhooksStore(db: SqlExecutor) {
      * in order. On PostgreSQL it is one statement for the whole batch: a round trip for each
      * outcome's UPDATE and INSERT was most of what a delivery cost there. SQLite runs in-process,
      * so one statement each costs no round trip.
+     *
+     * The ids are also given as an `IN` list, though the join on `o` already names them: the
+     * planner guesses 100 rows for any `jsonb_to_recordset`, so with the join alone it hashed the
+     * batch and scanned all of `deliveries` (every delivery ever made, finished ones included) for
+     * every batch: at 6,000 rows 9.8 ms of a batch of 8, against 1.0 ms by primary key, and growing
+     * with the table. An `IN` list of bound values is counted exactly, so it reads by primary key.
      */
     async recordAttempts(outcomes: readonly AttemptOutcomeRecord[], dialect: Dialect): Promise<boolean[]> {
       if (outcomes.length === 0) return [];
@@ -425,14 +431,15 @@ export function webhooksStore(db: SqlExecutor) {
                   lease_until = NULL, lease_owner = NULL, last_status = o.status_code, last_error = o.error,
                   updated_at = o.at
              FROM o
-            WHERE d.id = o.delivery_id AND d.lease_owner = o.owner AND d.attempts = o.attempt - 1
+            WHERE d.id IN (${marks(outcomes)})
+              AND d.id = o.delivery_id AND d.lease_owner = o.owner AND d.attempts = o.attempt - 1
            RETURNING d.id
          )
          INSERT INTO delivery_attempts (delivery_id, attempt, started_at, status_code, error, next_attempt_at)
          SELECT o.delivery_id, o.attempt, o.started_at, o.status_code, o.error, o.next_attempt_at
            FROM o JOIN moved ON moved.id = o.delivery_id
          RETURNING delivery_id`,
-        [JSON.stringify(outcomes)],
+        [JSON.stringify(outcomes), ...outcomes.map((o) => o.delivery_id)],
       );
       const done = new Set(written.map((w) => w.delivery_id));
       return outcomes.map((o) => done.has(o.delivery_id));
