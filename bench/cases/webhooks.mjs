@@ -62,21 +62,6 @@ async function startDeadReceiver() {
   };
 }
 
-/**
- * On PostgreSQL (SERVICE_DATABASE_URL set), each run gets a database of its own, made and dropped
- * with psql, so the second run starts as empty as the first (an environment holds 16 endpoints).
- */
-function freshPostgresDatabase() {
-  const base = process.env.SERVICE_DATABASE_URL;
-  if (!base) return null;
-  const name = `svc_bench_hooks_${process.pid}_${Date.now()}`;
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const psql = (sql) => execFileSync('psql', [base, '-qc', sql], { stdio: 'ignore' });
-  psql(`CREATE DATABASE ${name}`);
-  return { url: url.href, drop: () => psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
-}
-
 /** What PostgreSQL itself counts for the server's database (`url`, the server's own). */
 function postgresProbe(url) {
   const read = (sql) => execFileSync('psql', [url, '-Atc', sql], { encoding: 'utf8' }).trim();
@@ -132,9 +117,10 @@ async function run({ dead }) {
   const deadReceiver = dead ? await startDeadReceiver() : null;
   // BENCH_PROFILE_DIR=<dir>: the server writes a CPU profile there (read it with bench/profile.mjs --read).
   const prof = process.env.BENCH_PROFILE_DIR;
-  const database = freshPostgresDatabase();
+  // On PostgreSQL, startServer gives each run a fresh database of its own (and drops it at stop),
+  // so the second run starts as empty as the first (an environment holds 16 endpoints).
   const server = await startServer(
-    { SERVICE_WEBHOOK_ALLOW_PRIVATE: '1', ...(database ? { SERVICE_DATABASE_URL: database.url } : {}) },
+    { SERVICE_WEBHOOK_ALLOW_PRIVATE: '1' },
     prof ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {},
   );
   try {
@@ -166,8 +152,7 @@ async function run({ dead }) {
 
     // Paced producer: every 20 ms, the checkouts that bring the offered delivery rate.
     const perSecond = OFFERED / perCheckout;
-    const url = database?.url ?? server.databaseUrl;
-    const probe = url ? postgresProbe(url) : null;
+    const probe = server.databaseUrl ? postgresProbe(server.databaseUrl) : null;
     const pgBefore = probe && { cpu: cpuByPid(probe.backends()), transactions: probe.transactions() };
     const cpuBefore = cpuMs(server.pid);
     const started = performance.now();
@@ -202,7 +187,6 @@ async function run({ dead }) {
     };
   } finally {
     await server.stop();
-    database?.drop();
     await receiver.close();
     await deadReceiver?.close();
   }
