@@ -151,17 +151,25 @@ async function drain() {
     allowPrivate: true,
   });
 
-  const before = await backends();
-  const pgBefore = ticks(before);
+  // A pool connection may close while idle and its backend exit mid-run, taking its CPU count
+  // with it: every backend seen is sampled while the run goes, and its last reading counted.
+  const pgStart = ticks(await backends());
+  const pgLast = new Map(pgStart);
+  const sample = async () => {
+    for (const [pid, t] of ticks(await backends())) pgLast.set(pid, t);
+  };
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   dispatcher.start();
-  while ((await received()) < total) await new Promise((r) => setTimeout(r, 20));
+  for (let i = 0; (await received()) < total; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+    if (i % 10 === 0) await sample();
+  }
   const wall = performance.now() - started;
   const cpu = process.cpuUsage(cpuBefore);
+  await sample();
   let pgTicks = 0;
-  for (const [pid, t] of ticks([...new Set([...before, ...(await backends())])]))
-    pgTicks += t - (pgBefore.get(pid) ?? 0);
+  for (const [pid, t] of pgLast) pgTicks += t - (pgStart.get(pid) ?? 0);
   await dispatcher.stop();
   const tick = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
   console.log(

@@ -44,7 +44,11 @@ async function startReceiver(verify, secrets) {
     base: `http://127.0.0.1:${server.address().port}`,
     latencies,
     bad: () => bad,
-    close: () => new Promise((r) => (server.closeAllConnections(), server.close(r))),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
   };
 }
 
@@ -58,7 +62,11 @@ async function startDeadReceiver() {
   return {
     url: `http://127.0.0.1:${server.address().port}/dead`,
     held: () => held,
-    close: () => new Promise((r) => (server.closeAllConnections(), server.close(r))),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
   };
 }
 
