@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import pg from 'pg';
 import { apiCall, cpuMs, keyFor, root, startServer } from '../lib.mjs';
 
 // Webhook dispatcher to a local receiver: signed deliveries per second and first-attempt latency
@@ -44,7 +45,11 @@ async function startReceiver(verify, secrets) {
     base: `http://127.0.0.1:${server.address().port}`,
     latencies,
     bad: () => bad,
-    close: () => new Promise((r) => (server.closeAllConnections(), server.close(r))),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
   };
 }
 
@@ -58,23 +63,12 @@ async function startDeadReceiver() {
   return {
     url: `http://127.0.0.1:${server.address().port}/dead`,
     held: () => held,
-    close: () => new Promise((r) => (server.closeAllConnections(), server.close(r))),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
   };
-}
-
-/**
- * On PostgreSQL (SERVICE_DATABASE_URL set), each run gets a database of its own, made and dropped
- * with psql, so the second run starts as empty as the first (an environment holds 16 endpoints).
- */
-function freshPostgresDatabase() {
-  const base = process.env.SERVICE_DATABASE_URL;
-  if (!base) return null;
-  const name = `svc_bench_hooks_${process.pid}_${Date.now()}`;
-  const url = new URL(base);
-  url.pathname = `/${name}`;
-  const psql = (sql) => execFileSync('psql', [base, '-qc', sql], { stdio: 'ignore' });
-  psql(`CREATE DATABASE ${name}`);
-  return { url: url.href, drop: () => psql(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`) };
 }
 
 /** What PostgreSQL itself counts for the server's database (`url`, the server's own). */
@@ -86,12 +80,6 @@ function postgresProbe(url) {
       Number(
         read('SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = current_database()'),
       ),
-    /** The pids of the server's connections to this database (its PostgreSQL backends). */
-    backends: () =>
-      read('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')
-        .split('\n')
-        .filter(Boolean)
-        .map(Number),
   };
 }
 
@@ -111,17 +99,52 @@ function cpuByPid(pids) {
 }
 
 /**
- * PostgreSQL's side of a run: its backends' CPU per delivery (not in the server's CPU column) and
- * transactions per delivery. PostgreSQL 15 publishes a busy backend's counts up to 10 s late, so
- * the count is read after a pause.
+ * Every backend of the server's database seen during a run, with its latest CPU reading. A pool
+ * connection closed while idle takes its backend (and its CPU count) away, so reading the backends
+ * only at the end could miss some. Sampled every 200 ms through a client of its own, asynchronously
+ * so the receivers in this process are not held; its own backend and queries are left out.
  */
-async function postgresCost(probe, before, delivered) {
-  const pids = probe.backends();
-  const now = cpuByPid(pids);
-  let ticks = 0;
-  for (const [pid, t] of now) ticks += t - (before.cpu.get(pid) ?? 0);
+async function backendSampler(url) {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  let queries = 0;
+  const latest = new Map();
+  const sample = async () => {
+    queries += 1;
+    const { rows } = await client.query(
+      'SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()',
+    );
+    for (const [pid, t] of cpuByPid(rows.map((r) => r.pid))) latest.set(pid, t);
+  };
+  await sample();
+  const start = new Map(latest);
+  let running = sample();
+  const timer = setInterval(() => {
+    running = running.then(sample, () => undefined);
+  }, 200);
+  return {
+    /** Stops sampling: the backends' CPU ticks since the start, and the queries it made. */
+    async stop() {
+      clearInterval(timer);
+      await running.catch(() => undefined);
+      await sample();
+      await client.end();
+      let ticks = 0;
+      for (const [pid, t] of latest) ticks += t - (start.get(pid) ?? 0);
+      return { ticks, queries };
+    },
+  };
+}
+
+/**
+ * PostgreSQL's side of a run: its backends' CPU per delivery (not in the server's CPU column) and
+ * transactions per delivery (the sampler's own queries taken out). PostgreSQL 15 publishes a busy
+ * backend's counts up to 10 s late, so the count is read after a pause.
+ */
+async function postgresCost(probe, before, sampler, delivered) {
+  const { ticks, queries } = await sampler.stop();
   await new Promise((r) => setTimeout(r, 11_000));
-  const transactions = probe.transactions() - before.transactions;
+  const transactions = probe.transactions() - before - queries;
   return `PostgreSQL ${Math.round((ticks * TICK_US) / delivered)} µs CPU and ${(transactions / delivered).toFixed(2)} transactions per delivery`;
 }
 
@@ -132,11 +155,14 @@ async function run({ dead }) {
   const deadReceiver = dead ? await startDeadReceiver() : null;
   // BENCH_PROFILE_DIR=<dir>: the server writes a CPU profile there (read it with bench/profile.mjs --read).
   const prof = process.env.BENCH_PROFILE_DIR;
-  const database = freshPostgresDatabase();
+  // On PostgreSQL, startServer gives each run a fresh database of its own (and drops it at stop),
+  // so the second run starts as empty as the first (an environment holds 16 endpoints).
   const server = await startServer(
-    { SERVICE_WEBHOOK_ALLOW_PRIVATE: '1', ...(database ? { SERVICE_DATABASE_URL: database.url } : {}) },
+    { SERVICE_WEBHOOK_ALLOW_PRIVATE: '1' },
     prof ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${prof}`] } : {},
   );
+  /** PostgreSQL only: started just before the paced run, stopped by postgresCost (or here). */
+  let sampler = null;
   try {
     const key = await keyFor(server.env, ['--service', 'commerce', '--env', 'sandbox', '--name', 'bench']);
     const auth = { authorization: `Bearer ${key}` };
@@ -166,9 +192,9 @@ async function run({ dead }) {
 
     // Paced producer: every 20 ms, the checkouts that bring the offered delivery rate.
     const perSecond = OFFERED / perCheckout;
-    const url = database?.url ?? server.databaseUrl;
-    const probe = url ? postgresProbe(url) : null;
-    const pgBefore = probe && { cpu: cpuByPid(probe.backends()), transactions: probe.transactions() };
+    const probe = server.databaseUrl ? postgresProbe(server.databaseUrl) : null;
+    const pgBefore = probe?.transactions();
+    sampler = server.databaseUrl ? await backendSampler(server.databaseUrl) : null;
     const cpuBefore = cpuMs(server.pid);
     const started = performance.now();
     let made = 0;
@@ -192,7 +218,7 @@ async function run({ dead }) {
     const sorted = [...receiver.latencies].sort((a, b) => a - b);
     const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
     if (receiver.bad() > 0) throw new Error(`${receiver.bad()} deliveries failed signature verification`);
-    const pgCost = probe ? `, ${await postgresCost(probe, pgBefore, got)}` : '';
+    const pgCost = probe && sampler ? `, ${await postgresCost(probe, pgBefore, sampler, got)}` : '';
     return {
       rps: got / seconds,
       p50: at(50),
@@ -201,8 +227,9 @@ async function run({ dead }) {
       note: `${got}/${expected} delivered, ${Math.round((made * perCheckout) / SECONDS)}/s offered${deadReceiver ? `, dead endpoint holding ${deadReceiver.held()}` : ''}${pgCost}`,
     };
   } finally {
+    // Stopped already after a run that finished; this ends it after one that threw.
+    await sampler?.stop().catch(() => undefined);
     await server.stop();
-    database?.drop();
     await receiver.close();
     await deadReceiver?.close();
   }
