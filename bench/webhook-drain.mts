@@ -6,8 +6,9 @@
 // tree, so an old tree can be measured beside the new one (`git archive <commit> packages/server/src`
 // into a scratch dir with a `node_modules` link), pinned to the server core:
 //
-//   taskset -c 0 node --import "$PWD/$(ls -d node_modules/.pnpm/tsx@*/node_modules/tsx | head -1)/dist/esm/index.mjs" \
-//     bench/webhook-drain.mts packages/server <sqlite|postgres> [events=400]
+//   cd bench && taskset -c 0 node --import tsx webhook-drain.mts ../packages/server <sqlite|postgres> [events=400]
+//
+// (tsx, a dev dependency of @svc/bench, runs the tree's TypeScript as it is.)
 //
 // PostgreSQL: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres) makes and
 // drops a database of its own. DRAIN_SQL: statements (`;`-separated) run after the migrations,
