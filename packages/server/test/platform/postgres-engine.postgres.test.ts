@@ -165,7 +165,7 @@ describe('migrating a PostgreSQL schema', () => {
 
   it('applies a new schema in one transaction and a fixed number of round trips, however many steps', async () => {
     const fresh = await createTestPostgresDatabase();
-    const pool = createPool({ url: fresh.url, schema: 'content', poolSize: 1 });
+    const pool = await createPool({ url: fresh.url, schema: 'content', poolSize: 1 });
     const steps: Migration[] = Array.from({ length: 12 }, (_, i) => ({
       id: i + 1,
       name: `step ${i + 1}`,
