@@ -120,6 +120,7 @@ export async function freshPostgres(base = POSTGRES_URL) {
  * The real svc-server, both services, on a fresh data directory (or `dataDir`), pinned to the
  * server core. With `SERVICE_DATABASE_URL` set it runs on a fresh PostgreSQL database made beside
  * that one (or `opts.databaseUrl`, kept). The access log stays on (LOG_LEVEL info, to a file).
+ * `opts.cli` runs another build's `dist/cli.js` (the start case's A/B against an old build).
  */
 export async function startServer(env = {}, opts = {}) {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'svc-bench-'));
@@ -137,7 +138,11 @@ export async function startServer(env = {}, opts = {}) {
     ...env,
   };
   const started = process.hrtime.bigint();
-  const [cmd, args] = pinned(SERVER_CPU, process.execPath, [...(opts.nodeArgs ?? []), cli, 'start']);
+  const [cmd, args] = pinned(SERVER_CPU, process.execPath, [
+    ...(opts.nodeArgs ?? []),
+    opts.cli ?? cli,
+    'start',
+  ]);
   const child = spawn(cmd, args, { env: fullEnv, stdio: ['ignore', 'pipe', opts.stderr ?? 'ignore'] });
   const [content, commerce] = await waitForLines(
     child,

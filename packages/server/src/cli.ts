@@ -17,7 +17,6 @@ import {
   revokeContentApiKeyOnce,
   SCOPES,
 } from './content/services/api-keys.js';
-import { MigrationRefused, migrateToPostgres } from './migrate-to-postgres.js';
 import { systemClock } from './platform/clock.js';
 import { AppError } from './platform/errors.js';
 import { randomIds } from './platform/ids.js';
@@ -359,6 +358,8 @@ async function migrateToPostgresCommand(args: string[]): Promise<void> {
       `migrate-to-postgres needs SERVICE_DATABASE_URL=postgres://... (the database to fill).\n\n${MIGRATE_TO_POSTGRES_USAGE}`,
     );
   }
+  // Imported here: it brings the `pg` driver, which a start on SQLite never loads.
+  const { MigrationRefused, migrateToPostgres } = await import('./migrate-to-postgres.js');
   try {
     await migrateToPostgres({
       dataDir: config.dataDir,

@@ -164,9 +164,12 @@ export async function createContentApp(
   );
   // Requests wait for the first-start seed so a newcomer never sees a half-built demo brand.
   // Then each request reads the shared sandbox clock: another instance may have moved it. Only
-  // the post reads that never look at the time skip it (routes/posts.ts).
+  // the post reads that never look at the time skip it (routes/posts.ts). `/health` waits for
+  // neither: it is liveness (the process runs and answers), it reads no data, and a balancer or
+  // uptime check polling it should neither wait out a first start's seed nor cost a query.
   const waitForReady: RequestHandler = (req, _res, next) => {
-    if (readsWithoutClock(req.method, req.path)) ready.then(() => next(), next);
+    if (req.path === '/health' && (req.method === 'GET' || req.method === 'HEAD')) next();
+    else if (readsWithoutClock(req.method, req.path)) ready.then(() => next(), next);
     else ready.then(() => ctx.clock.sync(db)).then(() => next(), next);
   };
   /** One background pass if no other instance is running one; false when one was. */

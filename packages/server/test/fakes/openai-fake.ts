@@ -53,6 +53,8 @@ export async function startOpenAiFake(opts: {
   apiKey?: string;
   /** Like older Ollama: answer 400 to `response_format: json_schema` (JSON mode still works). */
   rejectJsonSchema?: boolean;
+  /** Awaited before a request is answered: lets a test keep several calls in flight at once. */
+  hold?: (req: ChatRequest) => Promise<void>;
 }): Promise<OpenAiFake> {
   const requests: ChatRequest[] = [];
   const usage: OpenAiFake['usage'] = [];
@@ -94,6 +96,7 @@ export async function startOpenAiFake(opts: {
       return send(res, 400, error((err as Error).message, 'invalid_request_error'));
     }
     requests.push(body);
+    await opts.hold?.(body);
 
     const behaviour = pending.shift();
     if (behaviour?.kind === 'hang') {

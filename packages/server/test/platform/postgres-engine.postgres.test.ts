@@ -165,7 +165,7 @@ describe('migrating a PostgreSQL schema', () => {
 
   it('applies a new schema in one transaction and a fixed number of round trips, however many steps', async () => {
     const fresh = await createTestPostgresDatabase();
-    const pool = createPool({ url: fresh.url, schema: 'content', poolSize: 1 });
+    const pool = await createPool({ url: fresh.url, schema: 'content', poolSize: 1 });
     const steps: Migration[] = Array.from({ length: 12 }, (_, i) => ({
       id: i + 1,
       name: `step ${i + 1}`,
@@ -175,7 +175,7 @@ describe('migrating a PostgreSQL schema', () => {
     }));
     let queries = 0;
     const connect = pool.connect.bind(pool);
-    pool.connect = (async () => {
+    const counting = (async () => {
       const client = await connect();
       const query = client.query.bind(client);
       client.query = ((...args: Parameters<typeof query>) => {
@@ -184,13 +184,27 @@ describe('migrating a PostgreSQL schema', () => {
       }) as typeof client.query;
       return client;
     }) as typeof pool.connect;
+    pool.connect = counting;
     try {
       await migratePostgres(pool, 'content', steps);
       pool.connect = connect;
-      // Lock; schema, table and current step; the steps; unlock. Step by step it was 4 per step.
-      expect(queries).toBe(4);
+      // A first look (no schema yet); lock; schema, table and current step; the steps; unlock.
+      // Step by step it was 4 per step.
+      expect(queries).toBe(5);
       const { rows } = await pool.query('SELECT COUNT(*) AS n FROM content.schema_migrations');
       expect(rows).toEqual([{ n: 12 }]);
+      // Started again on it: one statement finds nothing pending, on the connection the pool
+      // already has (kept, since nothing changed its search_path).
+      queries = 0;
+      pool.connect = counting;
+      await migratePostgres(pool, 'content', steps);
+      pool.connect = connect;
+      expect(queries).toBe(1);
+      expect(pool.totalCount).toBe(1);
+      // A database a newer version wrote is still refused on that one statement.
+      await expect(migratePostgres(pool, 'content', steps.slice(0, 11))).rejects.toThrow(
+        /written by a newer svc-server \(schema 12, this version knows 11\)/,
+      );
     } finally {
       await pool.end();
       await fresh.drop();

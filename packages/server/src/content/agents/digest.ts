@@ -23,12 +23,12 @@ export const digestAgent = defineAgent({
   makesModelCalls: false,
   brandOf: async (ctx, inputs) => (await requireBrand(ctx, inputs.brandId)).id,
   async run(scope, inputs) {
-    const body = await scope.step('analyse', async () => {
-      const d = await buildDigest(scope.ctx, inputs.brandId, inputs.days);
+    const body = await scope.step('analyse', async (ctx) => {
+      const d = await buildDigest(ctx, inputs.brandId, inputs.days);
       return { detail: d.headline, value: d };
     });
-    const digest = await scope.step('save', async () => {
-      const saved = await saveDigest(scope.ctx, body, scope.runId);
+    const digest = await scope.step('save', async (ctx) => {
+      const saved = await saveDigest(ctx, body, scope.runId);
       return { detail: `Saved ${saved.id}.`, value: saved };
     });
     return { digestId: digest.id, headline: digest.headline };

@@ -61,7 +61,7 @@ export const repurposeWinnerAgent = defineAgent({
   nothingToDo: async (ctx, inputs) => notAWinner(await getPost(ctx, inputs.postId)),
   async run(scope, inputs) {
     const { ctx } = scope;
-    const post = await scope.step('check_winner', async () => {
+    const post = await scope.step('check_winner', async (ctx) => {
       const p = await getPost(ctx, inputs.postId);
       const problem = notAWinner(p);
       if (problem) throw conflict(problem.code, problem.message);
@@ -72,7 +72,7 @@ export const repurposeWinnerAgent = defineAgent({
     );
     const row = await requirePost(ctx.stores, post.id);
     const text = row.parts.map((p) => p.text).join('\n\n');
-    const drafts = await scope.step('draft', async () => {
+    const drafts = await scope.step('draft', async (ctx) => {
       const made = [];
       for (const platform of targets)
         made.push(

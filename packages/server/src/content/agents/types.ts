@@ -12,7 +12,12 @@ export interface RunScope {
   ctx: ContentContext;
   caller: Caller;
   runId: string;
-  step<T>(name: string, fn: () => Promise<StepResult<T>>): Promise<T>;
+  /**
+   * Runs a named, timed step. `fn` gets the context to do its work with: the run's, with a model
+   * that counts this step's token usage. Model calls made through any other context (`scope.ctx`)
+   * are not counted in the step.
+   */
+  step<T>(name: string, fn: (ctx: ContentContext) => Promise<StepResult<T>>): Promise<T>;
   skip(name: string, detail: string): void;
   /** Starts another built-in agent as a child of this run. */
   child(

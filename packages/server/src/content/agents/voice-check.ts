@@ -15,10 +15,10 @@ export const voiceCheckAgent = defineAgent({
   makesModelCalls: false,
   brandOf: async (ctx, inputs) => (await requireDraft(ctx, inputs.draftId)).brand_id,
   async run(scope, inputs) {
-    return scope.step('check', async () => {
-      const draft = await scope.ctx.stores.drafts.get(inputs.draftId);
+    return scope.step('check', async (ctx) => {
+      const draft = await ctx.stores.drafts.get(inputs.draftId);
       if (!draft) throw new Error('draft vanished');
-      const memory = await getBrandMemory(scope.ctx, draft.brand_id);
+      const memory = await getBrandMemory(ctx, draft.brand_id);
       const result = voiceCheck(memory, draft.platform, draft.parts);
       const failed = result.checks.filter((c) => c.status === 'fail').map((c) => c.id);
       return {

@@ -27,8 +27,8 @@ export const voiceRefreshAgent = defineAgent({
   makesModelCalls: false,
   brandOf: async (ctx, inputs) => (await requireBrand(ctx, inputs.brandId)).id,
   async run(scope, inputs) {
-    const result = await scope.step('compare_and_propose', async () => {
-      const r = await proposeMemoryChanges(scope.ctx, inputs.brandId, inputs.days, scope.runId);
+    const result = await scope.step('compare_and_propose', async (ctx) => {
+      const r = await proposeMemoryChanges(ctx, inputs.brandId, inputs.days, scope.runId);
       return { detail: `${r.analysed} posts analysed, ${r.proposals.length} proposals.`, value: r };
     });
     return { analysed: result.analysed, proposals: result.proposals.map((p) => p.id) };

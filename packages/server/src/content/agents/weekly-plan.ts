@@ -66,7 +66,7 @@ export const weeklyPlanAgent = defineAgent({
           : `Brand '${brandId}' has no connected channel. Connect one with POST /v1/brands/${brandId}/channels/connect.`,
       );
 
-    await scope.step('read_last_week', async () => {
+    await scope.step('read_last_week', async (ctx) => {
       const now = ctx.clock.now().getTime();
       const posts = await ctx.stores.posts.publishedBetween(
         brandId,
@@ -83,7 +83,7 @@ export const weeklyPlanAgent = defineAgent({
       };
     });
 
-    const slots = await scope.step('find_open_slots', async () => {
+    const slots = await scope.step('find_open_slots', async (ctx) => {
       const found: { platform: string; channelId: string; at: string }[] = [];
       for (const ch of channels) {
         const s = await nextFreeSlot(ctx, { brandId, channelId: ch.id, platform: ch.platform });
@@ -95,7 +95,7 @@ export const weeklyPlanAgent = defineAgent({
       };
     });
 
-    const ideas = await scope.step('suggest_ideas', async () => {
+    const ideas = await scope.step('suggest_ideas', async (ctx) => {
       let made: GeneratedIdeasView | null = null;
       let failure: unknown = null;
       try {
@@ -123,7 +123,7 @@ export const weeklyPlanAgent = defineAgent({
     });
 
     const platforms = [...new Set(channels.map((c) => c.platform))];
-    const drafts = await scope.step('draft', async () => {
+    const drafts = await scope.step('draft', async (ctx) => {
       const out: { id: string; platform: string; ideaId: string }[] = [];
       for (const idea of ideas) {
         const made = await generateDrafts(ctx, { idea_id: idea.id, platforms }, scope.caller);
@@ -145,7 +145,7 @@ export const weeklyPlanAgent = defineAgent({
       };
     });
 
-    const approvals = await scope.step('queue_approvals', async () => {
+    const approvals = await scope.step('queue_approvals', async (ctx) => {
       const queued: string[] = [];
       for (const d of drafts) {
         const idea = ideas.find((i) => i.id === d.ideaId);

@@ -1,13 +1,24 @@
 import type { Tool, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
+import { RawJson } from './jsonrpc.js';
 import type { AnyTool } from './tool.js';
 
-/** A tool with everything that does not change per request worked out at start-up. */
+/** A tool as dispatch sees it: its declaration, and what `tools/list` sends for it. */
 export interface CompiledTool {
   spec: AnyTool;
-  /** Exactly what `tools/list` sends for this tool. */
-  definition: Tool;
+  /**
+   * Exactly what `tools/list` sends for this tool. Built on first read, then kept: a call needs
+   * only `spec`, and converting the schemas is what made the catalog cost a start.
+   */
+  readonly definition: Tool;
 }
+
+/**
+ * How many tool definitions (zod → JSON Schema) this process has built, for the test that a
+ * start builds none and two first `tools/list` calls build each once. A counter, not a timing.
+ */
+let definitionsBuilt = 0;
+export const catalogDefinitionsBuilt = () => definitionsBuilt;
 
 /**
  * JSON Schema draft-07: the dialect the MCP SDK's client validator (Ajv) reads by default.
@@ -47,31 +58,59 @@ export function annotationsOf(spec: AnyTool): ToolAnnotations {
   };
 }
 
-export function compileTool(spec: AnyTool): CompiledTool {
+function definitionOf(spec: AnyTool): Tool {
+  definitionsBuilt++;
   const output = z.object({
     mode_label: z.string().describe('The mode the result was produced in, e.g. "(sandbox · simulated)".'),
     ...spec.output,
   });
   return {
+    name: spec.name,
+    title: spec.title,
+    description: `${spec.description} Needs the '${spec.scope}' scope.`,
+    inputSchema: jsonSchema(spec.input, 'input') as Tool['inputSchema'],
+    outputSchema: openObjects(jsonSchema(output, 'output')) as Tool['outputSchema'],
+    annotations: annotationsOf(spec),
+  };
+}
+
+export function compileTool(spec: AnyTool): CompiledTool {
+  let definition: Tool | null = null;
+  return {
     spec,
-    definition: {
-      name: spec.name,
-      title: spec.title,
-      description: `${spec.description} Needs the '${spec.scope}' scope.`,
-      inputSchema: jsonSchema(spec.input, 'input') as Tool['inputSchema'],
-      outputSchema: openObjects(jsonSchema(output, 'output')) as Tool['outputSchema'],
-      annotations: annotationsOf(spec),
+    get definition() {
+      definition ??= definitionOf(spec);
+      return definition;
     },
   };
 }
 
-/** Built once per app: the tool map for dispatch and the frozen `tools/list` result. */
+/**
+ * Once per app: the tool map for dispatch (names checked at start, so a tool declared twice
+ * still stops the start), and the `tools/list` result, built and serialised on its first use.
+ * Converting every tool's schemas was 5-7 % of a cold start (as the OpenAPI documents were
+ * before `lazyOpenApi`); most starts never see a `tools/list`. The build is synchronous, so two
+ * first `tools/list` requests cannot both run it: the second finds it done.
+ */
 export function compileCatalog(specs: AnyTool[]) {
   const tools = new Map<string, CompiledTool>();
   for (const spec of specs) {
     if (tools.has(spec.name)) throw new Error(`MCP tool '${spec.name}' is declared twice`);
     tools.set(spec.name, compileTool(spec));
   }
-  const listResult = { tools: [...tools.values()].map((t) => t.definition) };
-  return { tools, listResult };
+  let list: { result: { tools: Tool[] }; json: RawJson } | null = null;
+  const built = () => {
+    if (!list) {
+      const result = { tools: [...tools.values()].map((t) => t.definition) };
+      list = { result, json: new RawJson(JSON.stringify(result)) };
+    }
+    return list;
+  };
+  return {
+    tools,
+    /** The `tools/list` result. */
+    listResult: () => built().result,
+    /** The same, serialised once, as `tools/list` sends it. */
+    listJson: () => built().json,
+  };
 }

@@ -7,14 +7,7 @@ import { rateLimitMessage, takeKeyCall } from '../services/rate-limits.js';
 import { callTool, type McpSession, record } from './call-tool.js';
 import { compileCatalog } from './catalog.js';
 import { CompletionError, complete } from './completions.js';
-import {
-  type JsonRpcRequest,
-  type JsonRpcResponse,
-  RawJson,
-  RpcError,
-  rpcError,
-  rpcResult,
-} from './jsonrpc.js';
+import { type JsonRpcRequest, type JsonRpcResponse, RpcError, rpcError, rpcResult } from './jsonrpc.js';
 import { getPrompt, PromptError, promptsListResult } from './prompts.js';
 import { listResources, ResourceError, readResource, templatesResult } from './resources.js';
 import { TOOLS } from './tools/index.js';
@@ -35,9 +28,9 @@ const INSTRUCTIONS = [
 export type McpEngine = ReturnType<typeof createMcpEngine>;
 
 /**
- * The MCP server, minus HTTP. Everything fixed is built here once per app: the compiled tool
- * catalog (JSON Schemas, annotations), the `tools/list` and `resources/templates/list` results,
- * the mode label. A request then costs a map lookup, a zod parse of its arguments and the call.
+ * The MCP server, minus HTTP. Everything fixed is built once per app: the tool catalog (its
+ * JSON Schemas and the `tools/list` answer on the first `tools/list`, see `compileCatalog`), the
+ * `resources/templates/list` result, the mode label. A request then costs a map lookup, a zod parse of its arguments and the call.
  *
  * Why not the SDK's `McpServer`: a `Server` binds to one transport at a time (`connect` throws
  * while connected), so stateless serving means one server per request, and `McpServer` converts
@@ -46,8 +39,8 @@ export type McpEngine = ReturnType<typeof createMcpEngine>;
  */
 export function createMcpEngine(ctx: ContentContext) {
   const label = modeLabel(ctx.config);
-  const { tools, listResult } = compileCatalog(TOOLS);
-  const listJson = new RawJson(JSON.stringify(listResult));
+  const catalog = compileCatalog(TOOLS);
+  const { tools } = catalog;
   // Only what is implemented. No `logging`: a stateless server keeps no per-client level and has
   // no stream outside a request to send notifications on, so it sends none (docs/content/mcp.md).
   const capabilities = {
@@ -92,7 +85,7 @@ export function createMcpEngine(ctx: ContentContext) {
       case 'ping':
         return rpcResult(id, {});
       case 'tools/list':
-        return rpcResult(id, listJson);
+        return rpcResult(id, catalog.listJson());
       case 'tools/call': {
         const { name, arguments: args } = params;
         if (typeof name !== 'string')
@@ -168,5 +161,5 @@ export function createMcpEngine(ctx: ContentContext) {
     }
   }
 
-  return { label, tools, listResult, answer };
+  return { label, tools, listResult: catalog.listResult, answer };
 }

@@ -38,7 +38,7 @@ export function realModel(opts: ChatTransportOptions): ContentModel {
 
     async suggestIdeas(input) {
       if (input.signals.length === 0 || input.count === 0) return [];
-      const { value } = await call('ideas', IdeasAnswer, ideasPrompt(input));
+      const { value } = await call('ideas', IdeasAnswer, ideasPrompt(input), input.meter);
       const known = new Set(input.signals.map((s) => s.id));
       const taken = new Set(input.existingTitles.map((t) => t.toLowerCase()));
       // Ideas that cite a signal we did not send, or repeat an existing title, are dropped:
@@ -50,12 +50,12 @@ export function realModel(opts: ChatTransportOptions): ContentModel {
     },
 
     async draft(input) {
-      const { value, usage } = await call('post', PostAnswer, draftPrompt(input));
+      const { value, usage } = await call('post', PostAnswer, draftPrompt(input), input.meter);
       return { parts: checkPost(input.platform, value.parts), usage };
     },
 
     async rewrite(input) {
-      const { value, usage } = await call('post', PostAnswer, rewritePrompt(input));
+      const { value, usage } = await call('post', PostAnswer, rewritePrompt(input), input.meter);
       return { parts: checkPost(input.platform, value.parts), usage };
     },
   };

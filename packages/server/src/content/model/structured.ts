@@ -6,7 +6,7 @@ import {
   ModelRequestRefused,
   type TokenUsage,
 } from './chat-completions.js';
-import { reportModelUsage } from './usage-meter.js';
+import type { UsageMeter } from './usage-meter.js';
 
 /**
  * Structured outputs over chat completions: ask for `response_format: json_schema` with the
@@ -44,6 +44,7 @@ export function structuredCaller(complete: ChatComplete) {
     name: string,
     schema: S,
     messages: ChatMessage[],
+    meter?: UsageMeter,
   ): Promise<StructuredResult<z.output<S>>> {
     const jsonSchema = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'output' }) as Record<
       string,
@@ -87,7 +88,7 @@ export function structuredCaller(complete: ChatComplete) {
         throw err;
       }
       usage = addUsage(usage, answer.usage);
-      reportModelUsage(answer.usage);
+      meter?.add(answer.usage);
       const parsed = parseJson(answer.content);
       const checked = parsed.ok ? schema.safeParse(parsed.value) : null;
       if (checked?.success) return { value: checked.data, usage };

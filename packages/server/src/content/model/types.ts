@@ -1,5 +1,6 @@
 import type { Platform } from '../domain.js';
 import type { TokenUsage } from './chat-completions.js';
+import type { UsageMeter } from './usage-meter.js';
 
 /** The slice of Brand Memory a model needs to write in the brand's voice. */
 export interface VoiceInput {
@@ -41,6 +42,8 @@ export interface ContentModel {
     signals: SignalInput[];
     count: number;
     existingTitles: string[];
+    /** Hears each answer's token usage (an agent run's step); see usage-meter.ts. */
+    meter?: UsageMeter;
   }): Promise<SuggestedIdea[]>;
   draft(input: {
     voice: VoiceInput;
@@ -50,6 +53,7 @@ export interface ContentModel {
     sourceText?: string;
     /** Which take this is (the draft's version before this one); another take gives other text. */
     take?: number;
+    meter?: UsageMeter;
   }): Promise<{ parts: string[]; usage?: TokenUsage }>;
   rewrite(input: {
     voice: VoiceInput;
@@ -58,5 +62,6 @@ export interface ContentModel {
     instruction: string;
     /** Which take this is; asking again for the same rewrite gives another one. */
     take?: number;
+    meter?: UsageMeter;
   }): Promise<{ parts: string[]; usage?: TokenUsage }>;
 }

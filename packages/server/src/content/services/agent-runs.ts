@@ -4,7 +4,7 @@ import type { AgentDef, RunScope } from '../agents/types.js';
 import type { Caller, ContentContext } from '../context.js';
 import type { RunRow } from '../db/stores/runs-store.js';
 import { AGENT_IDS } from '../domain.js';
-import { meterModelUsage } from '../model/usage-meter.js';
+import { meteredModel, meterModelUsage } from '../model/usage-meter.js';
 import type { AgentRunView, AgentView, RunStepView } from '../schemas/agents.js';
 import type { Page } from '../schemas/common.js';
 
@@ -127,7 +127,7 @@ export async function runAgent(
     async step(name, fn) {
       const started = ctx.clock.now().toISOString();
       const t0 = ctx.stopwatch();
-      const outcome = await meterModelUsage(fn);
+      const outcome = await meterModelUsage((meter) => fn({ ...ctx, model: meteredModel(ctx.model, meter) }));
       const timing = { started_at: started, duration_ms: round(ctx.stopwatch() - t0), usage: outcome.usage };
       if ('error' in outcome) {
         const { error } = outcome;

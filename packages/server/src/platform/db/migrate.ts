@@ -65,7 +65,8 @@ const stepSql = (m: Migration, appliedAt: string) =>
   `${m.postgres}\n;\nINSERT INTO schema_migrations (id, name, applied_at) VALUES (${Number(m.id)}, ${quoteLiteral(m.name)}, ${quoteLiteral(appliedAt)})`;
 
 /**
- * Creates the schema if it is missing and brings it up to date. Everything runs on one
+ * Creates the schema if it is missing and brings it up to date (on an up-to-date database: one
+ * statement, see `upToDate`). Everything runs on one
  * connection holding a session advisory lock keyed by the schema, so several instances starting
  * at once apply each step once: the others wait, then find the steps recorded.
  *
@@ -88,6 +89,7 @@ export async function migratePostgres(
       `${label}: ${missing.length === 1 ? 'migration' : 'migrations'} ${missing.map((m) => `${m.id} (${m.name})`).join(', ')} ${missing.length === 1 ? 'has' : 'have'} no PostgreSQL step (the \`postgres\` field); this build cannot run on PostgreSQL.`,
     );
   const client = await pool.connect();
+  if (await upToDate(client, schema, migrations, label)) return;
   const lockKey = `svc-server migrate ${schema}`;
   let broken: Error | undefined;
   try {
@@ -121,6 +123,39 @@ export async function migratePostgres(
     // The connection had its search_path changed: it goes, rather than back into the pool.
     client.release(broken ?? true);
   }
+}
+
+/**
+ * Most starts find every step applied: one statement says so, without the lock, and the
+ * connection goes back to the pool (its search_path untouched) instead of being replaced.
+ * Safe without the lock because steps are only ever added: a count equal to this version's
+ * cannot be a half-applied run (each step commits with its row). A missing schema or table
+ * (a first start) is the locked path below; a newer database is refused here as there.
+ */
+async function upToDate(
+  client: pg.PoolClient,
+  schema: string,
+  migrations: readonly Migration[],
+  label: string,
+): Promise<boolean> {
+  let current: number;
+  try {
+    const { rows } = await client.query<{ id: string | null }>(
+      `SELECT MAX(id) AS id FROM ${quoteIdent(schema)}.schema_migrations`,
+    );
+    current = Number(rows[0]?.id ?? 0);
+  } catch {
+    return false;
+  }
+  try {
+    refuseNewer(label, current, migrations.length);
+  } catch (err) {
+    client.release();
+    throw err;
+  }
+  if (current !== migrations.length) return false;
+  client.release();
+  return true;
 }
 
 /** Each step in its own transaction: after a failed batch, to keep the good steps and name the bad one. */

@@ -31,7 +31,7 @@ export async function openServiceDatabase(opts: OpenServiceDatabase): Promise<Sq
       opts.log ? { log: opts.log } : {},
     );
   }
-  const pool = createPool({
+  const pool = await createPool({
     url: opts.databaseUrl,
     schema: opts.service,
     poolSize: opts.poolSize ?? DEFAULT_POOL_SIZE,
