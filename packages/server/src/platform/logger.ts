@@ -7,7 +7,14 @@ export type { Logger };
  * Structured logs. We never log headers or bodies, but redact the usual secret-bearing
  * paths anyway so a future `log.info({ req })` cannot leak a key or token.
  */
-export function createLogger(opts: { level?: string; name?: string } = {}): Logger {
+export function createLogger(
+  opts: {
+    level?: string;
+    name?: string;
+    /** Where the lines go instead of stderr (tests read them). */
+    destination?: { write(line: string): void };
+  } = {},
+): Logger {
   // Logs go to stderr so stdout carries only what the CLI prints on purpose (URLs, new keys).
   return pino(
     {
@@ -32,7 +39,7 @@ export function createLogger(opts: { level?: string; name?: string } = {}): Logg
     // Asynchronous: the lines of one turn of the event loop go out in one write, off the
     // request's path; what is left is written synchronously when the process exits, a crash
     // included (log-destination.ts).
-    logDestination(2),
+    opts.destination ?? logDestination(2),
   );
 }
 
