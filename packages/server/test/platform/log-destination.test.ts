@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { type LogStream, turnBatched } from '../../src/platform/log-destination.js';
+import { writesWithoutWaiting } from '../../src/platform/logger.js';
 
 /**
  * The log's destination writes the lines of one event-loop turn together (an access-log line per
@@ -76,20 +77,29 @@ describe('turnBatched', () => {
 });
 
 /** The built logger (what `svc-server` runs) in a process of its own; its stderr. */
-function runLogger(script: string, onStderr?: (text: string, child: ReturnType<typeof spawn>) => void) {
+function runLogger(
+  script: string,
+  onStderr?: (text: string, child: ReturnType<typeof spawn>) => void,
+  /** stderr to a file (written at once, see writesWithoutWaiting) instead of a pipe (asynchronously). */
+  opts: { toFile?: boolean } = {},
+) {
   const dist = pathToFileURL(join(import.meta.dirname, '../../dist/index.js')).href;
   const code = `import { createLogger } from ${JSON.stringify(dist)};\nconst log = createLogger();\n${script}`;
+  const file = opts.toFile ? join(mkdtempSync(join(tmpdir(), 'svc-log-')), 'stderr') : null;
+  const fd = file ? openSync(file, 'w') : null;
   const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
-    stdio: ['pipe', 'ignore', 'pipe'],
+    stdio: ['pipe', 'ignore', fd ?? 'pipe'],
   });
+  if (fd !== null) closeSync(fd);
   let stderr = '';
-  child.stderr.on('data', (chunk) => {
+  child.stderr?.on('data', (chunk) => {
     stderr += chunk;
     onStderr?.(stderr, child);
   });
   return new Promise<{ code: number | null; lines: { msg: string; n?: number }[]; stderr: string }>(
     (resolve) =>
       child.once('close', (code) => {
+        if (file) stderr = readFileSync(file, 'utf8');
         const lines = stderr
           .split('\n')
           .filter((l) => l.startsWith('{'))
@@ -124,6 +134,19 @@ describe('createLogger’s destination', { timeout: 60_000 }, () => {
     expect(run.stderr).toContain('boom');
   });
 
+  it('writes every line to a file too (written at once), over several turns, an exit and a crash', async () => {
+    const turns =
+      'for (let n = 0; n < 1000; n++) log.info({ n }, "line");\nawait new Promise((r) => setImmediate(r));\n';
+    const then = 'for (let n = 1000; n < 2000; n++) log.info({ n }, "line");\n';
+    const exited = await runLogger(`${turns}${then}process.exit(3);`, undefined, { toFile: true });
+    expect(exited.code).toBe(3);
+    expect(exited.lines.map((l) => l.n)).toEqual([...Array(2000).keys()]);
+    const crashed = await runLogger(`${turns}${then}throw new Error('boom');`, undefined, { toFile: true });
+    expect(crashed.code).toBe(1);
+    expect(crashed.lines.map((l) => l.n)).toEqual([...Array(2000).keys()]);
+    expect(crashed.stderr).toContain('boom');
+  });
+
   it('writes a quiet process’s line without waiting for more lines or for the exit', async () => {
     // The child logs one line and then waits; only seeing the line ends it.
     const run = await runLogger(
@@ -134,5 +157,25 @@ describe('createLogger’s destination', { timeout: 60_000 }, () => {
     );
     expect(run.code).toBe(0);
     expect(run.lines.map((l) => l.msg)).toEqual(['alone']);
+  });
+});
+
+describe('writesWithoutWaiting', () => {
+  it('writes at once to a file or /dev/null, never to a pipe or socket a reader drains', async () => {
+    const file = openSync(join(mkdtempSync(join(tmpdir(), 'svc-log-')), 'log'), 'w');
+    const devNull = openSync('/dev/null', 'w');
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 200)'], { stdio: 'pipe' });
+    try {
+      expect(writesWithoutWaiting(file)).toBe(true);
+      expect(writesWithoutWaiting(devNull)).toBe(true);
+      const pipe = (child.stdin as unknown as { _handle: { fd: number } })._handle.fd;
+      expect(pipe).toBeGreaterThan(2);
+      expect(writesWithoutWaiting(pipe)).toBe(false);
+      expect(writesWithoutWaiting(123456), 'a closed descriptor').toBe(false);
+    } finally {
+      child.kill();
+      closeSync(file);
+      closeSync(devNull);
+    }
   });
 });

@@ -12,8 +12,7 @@ import { passkeysStore } from './passkeys-store.js';
 import { usersStore } from './users-store.js';
 import { webhooksStore } from './webhooks-store.js';
 
-/** Every commerce store over one executor: the database, or a transaction. */
-export function commerceStores(db: SqlExecutor) {
+function buildStores(db: SqlExecutor) {
   return {
     apiKeys: apiKeysStore(db),
     approvals: approvalsStore(db),
@@ -29,4 +28,23 @@ export function commerceStores(db: SqlExecutor) {
     webhooks: webhooksStore(db),
   };
 }
-export type CommerceStores = ReturnType<typeof commerceStores>;
+export type CommerceStores = ReturnType<typeof buildStores>;
+
+/**
+ * The bundle of each executor, built once: a store is only its SQL bound to the executor it was
+ * given (no state of its own), so the same executor always gets the same stores. Keyed by the
+ * executor object itself, so another database, or another transaction's executor on PostgreSQL,
+ * can never be handed this one's stores; weakly, so a transaction's bundle goes with it.
+ * Building all twelve was most of a checkout GET's store work, twice a request.
+ */
+const built = new WeakMap<SqlExecutor, CommerceStores>();
+
+/** Every commerce store over one executor: the database, or a transaction. */
+export function commerceStores(db: SqlExecutor): CommerceStores {
+  let stores = built.get(db);
+  if (!stores) {
+    stores = buildStores(db);
+    built.set(db, stores);
+  }
+  return stores;
+}

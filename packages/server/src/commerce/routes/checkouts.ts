@@ -14,6 +14,7 @@ import {
   updateCheckout,
 } from '../services/checkouts.js';
 import { actorOf } from './actor.js';
+import { publicBaseUrl } from './base-url.js';
 
 const tags = ['Checkouts'];
 const stateErrors = { 404: 'NOT_FOUND', 409: 'CHECKOUT_STATE_INVALID: not allowed in the current status.' };
@@ -50,7 +51,8 @@ export const checkoutRoutes = (ctx: CommerceContext) => [
     tags,
     params: idParam,
     response: Checkout,
-    handler: ({ auth, params, req }) => getCheckout(ctx, actorOf(ctx, auth, req), params.id),
+    handler: ({ auth, params, req }) =>
+      getCheckout(ctx, auth, params.id, () => publicBaseUrl(req, ctx.config)),
   }),
   defineRoute({
     method: 'post',

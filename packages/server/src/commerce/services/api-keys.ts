@@ -4,6 +4,7 @@ import { AppError } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
 import type { ServiceDeps } from '../../platform/service.js';
 import { type ApiKeyRecord, apiKeysStore, type CommerceEnv } from '../db/api-keys-store.js';
+import { commerceStores } from '../db/stores.js';
 
 /** Self-hosted installs have one account; keys made by the CLI belong to it. */
 export const DEFAULT_ACCOUNT_ID = 'acct_default';
@@ -88,13 +89,14 @@ export async function authenticateCommerceKey(
       },
     );
   }
-  const record = KEY_SHAPE.test(key) ? await apiKeysStore(db).findActiveByHash(sha256Hex(key)) : undefined;
+  const keys = commerceStores(db).apiKeys;
+  const record = KEY_SHAPE.test(key) ? await keys.findActiveByHash(sha256Hex(key)) : undefined;
   if (!record) {
     throw new AppError(401, 'INVALID_API_KEY', 'The API key is not valid or has been revoked.', {
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
     });
   }
   const now = deps.clock.now();
-  if (lastUsedIsStale(record.last_used_at, now)) await apiKeysStore(db).touch(record.id, now.toISOString());
+  if (lastUsedIsStale(record.last_used_at, now)) await keys.touch(record.id, now.toISOString());
   return { keyId: record.id, accountId: record.account_id, env: record.env, name: record.name };
 }

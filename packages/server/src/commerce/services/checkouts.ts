@@ -207,13 +207,19 @@ export async function createCheckout(
   return toCheckout(saved);
 }
 
+/**
+ * `baseUrl` (where the hosted pages are, for the links a store's new step may need) is asked for
+ * only when the checkout is waiting at its store: working it out from the request is work that a
+ * plain read never needs.
+ */
 export async function getCheckout(
   ctx: CommerceContext,
-  owner: Owner & { baseUrl?: string },
+  owner: Owner,
   id: string,
+  baseUrl?: () => string,
 ): Promise<Checkout> {
   const c = await load(commerceStores(ctx.db), owner, id);
-  return toCheckout(waitingAtStore(c) ? await refreshFromStore(ctx, c, owner.baseUrl) : c);
+  return toCheckout(waitingAtStore(c) ? await refreshFromStore(ctx, c, baseUrl?.()) : c);
 }
 
 const storeRef = (c: CheckoutRecord, merchant: Merchant) => ({

@@ -57,9 +57,19 @@ const isBusy = (err: unknown) =>
  * the CLI) holds the write lock, tries again after a short asynchronous pause. Real time, not the
  * injected clock: this is the engine's wait, not domain time.
  */
-async function withBusyRetry<T>(fn: () => T, gate: () => Promise<void> | null = () => null): Promise<T> {
-  const deadline = Date.now() + BUSY_WAIT_MS;
-  for (let pause = 2; ; pause = Math.min(pause * 2, 50)) {
+async function withBusyRetry<T>(
+  fn: () => T,
+  gate: () => Promise<void> | null = () => null,
+  /** When the caller's own first attempt met the lock: the wait counts from then, and starts with a pause. */
+  busySince?: number,
+): Promise<T> {
+  const deadline = (busySince ?? Date.now()) + BUSY_WAIT_MS;
+  let pause = 2;
+  if (busySince !== undefined) {
+    await backOff(pause);
+    pause *= 2;
+  }
+  for (; ; pause = Math.min(pause * 2, 50)) {
     // Re-checked after every wake-up, in the frame that runs `fn`: nothing can take the gate between.
     for (let g = gate(); g; g = gate()) await g;
     try {
@@ -67,9 +77,11 @@ async function withBusyRetry<T>(fn: () => T, gate: () => Promise<void> | null = 
     } catch (err) {
       if (!isBusy(err) || Date.now() > deadline) throw err;
     }
-    await new Promise((resolve) => setTimeout(resolve, pause + Math.random() * pause));
+    await backOff(pause);
   }
 }
+
+const backOff = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms + Math.random() * ms));
 
 const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
@@ -135,9 +147,22 @@ class GatedDatabase implements SqliteDatabase {
    * Runs one statement outside any transaction. It may meet another instance's write lock (an
    * UPDATE … RETURNING read through `get` writes too): it then waits and tries again, re-checking
    * the gate each time so it never lands inside a transaction this process started meanwhile.
+   *
+   * The first attempt runs here, synchronously, when no transaction of this process is open: it
+   * is the attempt `withBusyRetry` would make at once, in the same frame, so nothing changes but
+   * the cost of an `async` function and its loop on every statement (three per authenticated
+   * GET). Only a busy database (SQLITE_BUSY/LOCKED after SQLite's own short spin) goes on to the
+   * asynchronous wait. Failures still arrive as a rejected promise, never as a throw, so callers
+   * see the same contract either way.
    */
   #now<T>(fn: () => T): Promise<T> {
-    return withBusyRetry(fn, () => this.#gate);
+    if (this.#gate) return withBusyRetry(fn, () => this.#gate);
+    try {
+      return Promise.resolve(fn());
+    } catch (err) {
+      if (!isBusy(err)) return Promise.reject(err);
+      return withBusyRetry(fn, () => this.#gate, Date.now());
+    }
   }
 
   get<T = Row>(sql: string, params?: SqlParams) {

@@ -1,9 +1,9 @@
 import express, { type Express, type Router } from 'express';
 import type { Logger } from '../logger.js';
-import { accessLog } from './access-log.js';
+import { accessLogger } from './access-log.js';
 import { jsonBody } from './body.js';
 import { errorHandler, notFoundHandler } from './errors-middleware.js';
-import { requestId } from './request-id.js';
+import { assignRequestId } from './request-id.js';
 
 export interface HttpAppOptions {
   logger: Logger;
@@ -47,10 +47,22 @@ export function createHttpApp(opts: HttpAppOptions): Express {
   app.set('case sensitive routing', ROUTER_OPTIONS.caseSensitive);
   app.set('strict routing', ROUTER_OPTIONS.strict);
   app.set('query parser', 'simple');
-  app.use(requestId());
-  app.use(accessLog(opts.logger));
+  // Each app-level layer is a step of express's router on every request, so what every request
+  // goes through is as few layers as it can be: the request id and the access log are one.
+  const logWhenFinished = accessLogger(opts.logger);
+  app.use((req, res, next) => {
+    assignRequestId(req, res);
+    logWhenFinished(req, res);
+    next();
+  });
+  const early = opts.early ?? [];
   const apiPrefix = opts.apiPrefix;
-  for (const mw of opts.early ?? []) app.use(apiPrefix ? notUnder(apiPrefix, mw) : mw);
+  if (apiPrefix && early.length > 0) {
+    // Requests under the prefix pass every early router by in one step.
+    const pages = createRouter();
+    for (const mw of early) pages.use(mw);
+    app.use(notUnder(apiPrefix, pages));
+  } else for (const mw of early) app.use(mw);
   app.use(
     ...jsonBody({
       limitBytes: opts.bodyLimitBytes,

@@ -178,8 +178,7 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
   const ttlMs = opts.ttlMs ?? 24 * 60 * 60 * 1000;
   const lockMs = opts.lockMs ?? 60 * 1000;
 
-  return async ({ route, input }, run) => {
-    if (route.method !== 'post') return run();
+  const keyed: RouteWrapper<AuthMap> = async ({ route, input }, run) => {
     const key = input.req.get(IDEMPOTENCY_HEADER);
     if (key === undefined) return run();
     if (!KEY_SHAPE.test(key)) {
@@ -280,6 +279,9 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
     if (!stored) await opts.storage.complete(who.scope, key, result);
     return result;
   };
+  // Only POSTs are keyed: any other request goes straight to its handler, without an async step
+  // of the wrapper's own (every GET passes here).
+  return (ctx, run) => (ctx.route.method === 'post' ? keyed(ctx, run) : run());
 }
 
 /** In-memory storage for tests and single-process embedders. */
