@@ -99,14 +99,35 @@ const COLS =
 
 type Row = Record<string, unknown>;
 
-/** A row as read: unions checked, parts and external ids decoded. */
+/**
+ * A row as read: unions checked, parts and external ids decoded. The columns are named one by one
+ * rather than spread, so a row that carries more (the list's latest snapshot) gives a post with
+ * exactly the posts table's fields, and every post has one shape.
+ */
 const decode = (r: Row): PostRow =>
   ({
-    ...r,
+    id: r.id,
+    brand_id: r.brand_id,
+    channel_id: r.channel_id,
     platform: oneOf(PLATFORMS, 'posts', 'platform', r.platform),
+    draft_id: r.draft_id,
+    draft_version: r.draft_version,
+    idea_id: r.idea_id,
     status: oneOf(POST_STATUSES, 'posts', 'status', r.status),
     parts: partsOf('posts', r.parts),
+    scheduled_for: r.scheduled_for,
+    published_at: r.published_at,
+    sort_at: r.sort_at,
+    permalink: r.permalink,
+    external_id: r.external_id,
+    failure: r.failure,
+    settled_at: r.settled_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+    retry_at: r.retry_at,
     external_ids: decodeJson<string[]>('array', 'posts', 'external_ids', r.external_ids ?? '[]'),
+    notice: r.notice,
+    slot_hour: r.slot_hour,
   }) as PostRow;
 const decodeAll = async (rows: Promise<Row[]>) => (await rows).map(decode);
 const decodeReply = (r: ReplyRow): ReplyRow => ({
@@ -165,7 +186,7 @@ function pageQuery(
 const LATEST_COLS = ['age_h', 'taken_at', 'impressions', 'likes', 'comments', 'shares', 'clicks'] as const;
 const WITH_LATEST_SNAPSHOT = {
   select: `p.*, ${LATEST_COLS.map((c) => `m.${c} AS latest_${c}`).join(', ')},
-    (SELECT group_concat(e.age_h || ' ' || e.likes || ' ' || e.comments || ' ' || e.shares || ' ' || e.clicks, ',')
+    (SELECT group_concat(e.age_h || ',' || e.likes || ',' || e.comments || ',' || e.shares || ',' || e.clicks, ',')
        FROM post_metrics e WHERE e.post_id = p.id) AS own_ages`,
   from: `posts p LEFT JOIN post_metrics m
     ON m.post_id = p.id AND m.age_h = (SELECT max(x.age_h) FROM post_metrics x WHERE x.post_id = p.id)`,
@@ -175,44 +196,42 @@ type LatestRow = Row & { own_ages: string | null } & {
   [K in `latest_${(typeof LATEST_COLS)[number]}`]: unknown;
 };
 
-/** Splits a row of WITH_LATEST_SNAPSHOT into the post, its latest snapshot and its ages. */
+/**
+ * Splits a row of WITH_LATEST_SNAPSHOT into the post, its latest snapshot and its ages. Fields
+ * are read by name, not with `{ a, ...rest }`: V8 copies a rest object through a slow runtime
+ * call, which was 13 % of a list's CPU in the profile.
+ */
 function withLatestSnapshots(rows: LatestRow[]): Omit<PostsWithLatestSnapshots, 'baselines'> {
   const out: Omit<PostsWithLatestSnapshots, 'baselines'> = { posts: [], latest: new Map(), ages: new Map() };
   for (const r of rows) {
-    const {
-      own_ages,
-      latest_age_h,
-      latest_taken_at,
-      latest_impressions,
-      latest_likes,
-      latest_comments,
-      latest_shares,
-      latest_clicks,
-      ...post
-    } = r;
-    const decoded = decode(post);
-    out.posts.push(decoded);
-    if (own_ages == null || latest_age_h == null) continue;
+    const post = decode(r);
+    out.posts.push(post);
+    if (r.own_ages == null || r.latest_age_h == null) continue;
     out.latest.set(
-      decoded.id,
+      post.id,
       decodeSnapshot({
-        post_id: decoded.id,
-        age_h: latest_age_h,
-        taken_at: latest_taken_at,
-        impressions: latest_impressions,
-        likes: latest_likes,
-        comments: latest_comments,
-        shares: latest_shares,
-        clicks: latest_clicks,
+        post_id: post.id,
+        age_h: r.latest_age_h,
+        taken_at: r.latest_taken_at,
+        impressions: r.latest_impressions,
+        likes: r.latest_likes,
+        comments: r.latest_comments,
+        shares: r.latest_shares,
+        clicks: r.latest_clicks,
       } as MetricsRow),
     );
-    out.ages.set(
-      decoded.id,
-      own_ages.split(',').map((one) => {
-        const [age_h, likes, comments, shares, clicks] = one.split(' ').map(Number) as number[];
-        return { age_h, likes, comments, shares, clicks } as AgeCounts;
-      }),
-    );
+    // Five numbers per snapshot, comma-separated: a JSON array once bracketed.
+    const n = JSON.parse(`[${r.own_ages}]`) as number[];
+    const ages: AgeCounts[] = [];
+    for (let i = 0; i + 4 < n.length; i += 5)
+      ages.push({
+        age_h: n[i],
+        likes: n[i + 1],
+        comments: n[i + 2],
+        shares: n[i + 3],
+        clicks: n[i + 4],
+      } as AgeCounts);
+    out.ages.set(post.id, ages);
   }
   return out;
 }
