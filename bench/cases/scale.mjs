@@ -55,8 +55,9 @@ function postgres(url, schema) {
     idExpr: "t.id || 'x' || s.i",
     series: (a, b) => `WITH s(i) AS (SELECT generate_series(${a}, ${b}))`,
     // VACUUM as well as ANALYZE: since PostgreSQL 13 a million inserted rows start autovacuum,
-    // which would otherwise run through the large rounds on the same two cores (the 1M reads of
-    // the first sixth-pass run were 1.4-2.3× slower with the server's CPU per request unchanged).
+    // which would otherwise be free to run through the large rounds on the same two cores (in the
+    // sixth pass's first run the 1M reads were 1.4-2.3× slower at the same server CPU per request;
+    // autovacuum is the likely cause, not a proven one).
     exec: async (sql) => {
       await pool.query(sql);
       await pool.query('VACUUM ANALYZE');
