@@ -8,9 +8,11 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { missingNodeFlags, RELAUNCHED } from '../packages/server/bin/node-flags.js';
 
 export const root = join(import.meta.dirname, '..');
-const cli = join(root, 'packages/server/dist/cli.js');
+// BENCH_SVC_CLI: another build's cli.js (an old build copied beside dist/, for A/B runs side by side).
+const cli = process.env.BENCH_SVC_CLI ?? join(root, 'packages/server/dist/cli.js');
 
 export const DURATION = Number(process.env.BENCH_SECONDS ?? 5);
 export const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 16);
@@ -138,7 +140,11 @@ export async function startServer(env = {}, opts = {}) {
     ...env,
   };
   const started = process.hrtime.bigint();
+  // The V8 flags the svc-server bin relaunches node with (packages/server/bin/node-flags.js), so
+  // the bench measures the server as users run it; NODE_OPTIONS naming one wins, as in the bin.
+  const flags = fullEnv[RELAUNCHED] ? [] : missingNodeFlags(opts.nodeArgs ?? [], fullEnv.NODE_OPTIONS);
   const [cmd, args] = pinned(SERVER_CPU, process.execPath, [
+    ...flags,
     ...(opts.nodeArgs ?? []),
     opts.cli ?? cli,
     'start',

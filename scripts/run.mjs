@@ -158,10 +158,17 @@ if (command === 'start') {
       stdio: ['inherit', 'ignore', 'inherit'],
     });
   }
-  const child = spawn(process.execPath, [join(root, 'packages/server/dist/cli.js'), 'start', ...rest], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  // The server's V8 flags (packages/server/bin/node-flags.js), unless NODE_OPTIONS names them.
+  const { missingNodeFlags, RELAUNCHED } = await import('../packages/server/bin/node-flags.js');
+  const flags = process.env[RELAUNCHED] ? [] : missingNodeFlags([], process.env.NODE_OPTIONS);
+  const child = spawn(
+    process.execPath,
+    [...flags, join(root, 'packages/server/dist/cli.js'), 'start', ...rest],
+    {
+      cwd: root,
+      stdio: 'inherit',
+    },
+  );
   for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
   // `npm start` is npm -> sh -c -> this script. npm forwards SIGTERM to the shell only, and dash
   // dies of it without passing it on: when our parent goes, stop the server ourselves.

@@ -11,4 +11,9 @@ if (!existsSync(cli)) {
   );
   process.exit(70);
 }
+// `start` runs with svc's V8 flags (bin/node-flags.js); the short keys commands do not need them.
+if (process.argv[2] === 'start') {
+  const { relaunchWithNodeFlags } = await import('./node-flags.js');
+  await relaunchWithNodeFlags(process.argv[1], process.argv.slice(2));
+}
 await import(cli.href);

@@ -1,9 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/platform/clock.js';
+import { describe, expect, it } from 'vitest';
+import { contentPair } from '../helpers/content-pair.js';
 import { countReads } from '../helpers/count-reads.js';
 import { testEngine } from '../helpers/database.js';
-import { twoInstances } from '../helpers/race.js';
-import { api, type TestService } from '../helpers/start.js';
+import { api } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
 
 /*
@@ -11,31 +10,20 @@ import { makeBrand } from './helpers.js';
  * statement is a round trip: a page of posts with its verdicts is ONE statement there (the
  * posts, each one's snapshots, the brand's stored baselines), as the bare LATERAL baseline, and
  * these reads skip the per-request sandbox clock read because they never look at the time.
- * SQLite runs in the process and keeps its three plain statements. The counts are asserted,
- * never a time. The clock stays one clock across instances: the next request that reads the
+ * SQLite runs in the process: a page is two statements there (the page with each post's latest
+ * snapshot and its snapshots' counts, then the baselines; three before, the second reading every
+ * snapshot whole), one post three (it shows every snapshot). The counts are asserted, never a time. The clock stays one clock across instances: the next request that reads the
  * time on another instance must see an advance.
  */
-const STATEMENTS = testEngine === 'postgres' ? 1 : 3;
+const PAGE_STATEMENTS = testEngine === 'postgres' ? 1 : 2;
+const POST_STATEMENTS = testEngine === 'postgres' ? 1 : 3;
 
 describe('post reads: statements per request, and the sandbox clock they skip', () => {
-  let a: TestService;
-  let b: TestService;
-  const clock = new ManualClock(new Date('2026-03-02T08:30:00.000Z'));
-  let instances: Awaited<ReturnType<typeof twoInstances>>;
-
-  beforeEach(async () => {
-    instances = await twoInstances('content', { clock, config: { seed: 'none' } });
-    ({ a, b } = instances);
-  });
-  afterEach(() => instances.close());
-
-  const publish = async (channelId: string, text: string) => {
-    const res = await api(a.url, 'POST', '/v1/posts', { body: { channel_id: channelId, text } });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
-    return res.body.id as string;
-  };
+  const pair = contentPair();
+  const { publish } = pair;
 
   it('a page of posts with their verdicts, and one post, take the statements the engine needs and no clock read', async () => {
+    const { a, b } = pair;
     const brand = await makeBrand(a, { channels: ['x', 'linkedin'] });
     const ids = [
       await publish(brand.channels.x as string, 'Weekly notes, the short version.'),
@@ -54,7 +42,7 @@ describe('post reads: statements per request, and the sandbox clock they skip', 
     expect(page.body.posts).toHaveLength(2);
     expect(page.body.has_more).toBe(true);
     expect(page.body.posts.every((p: any) => p.metrics !== null)).toBe(true);
-    expect(list.statements).toBe(STATEMENTS);
+    expect(list.statements).toBe(PAGE_STATEMENTS);
 
     let rest: any;
     const next = await reads.during(async () => {
@@ -65,7 +53,7 @@ describe('post reads: statements per request, and the sandbox clock they skip', 
     const both = [...page.body.posts, ...rest.body.posts].map((p: any) => p.id);
     expect(both.sort()).toEqual([...ids].sort());
     expect(rest.body.has_more).toBe(false);
-    expect(next.statements).toBe(STATEMENTS);
+    expect(next.statements).toBe(PAGE_STATEMENTS);
 
     let one: any;
     const get = await reads.during(async () => {
@@ -73,7 +61,7 @@ describe('post reads: statements per request, and the sandbox clock they skip', 
     });
     expect(one.status).toBe(200);
     expect(one.body.growth.length).toBeGreaterThan(0);
-    expect(get.statements).toBe(STATEMENTS);
+    expect(get.statements).toBe(POST_STATEMENTS);
 
     // The same figures the separate reads give: the outcomes endpoint computes them its own way.
     const outcomes = await api(b.url, 'POST', `/v1/brands/${brand.id}/outcomes`);
@@ -87,6 +75,7 @@ describe('post reads: statements per request, and the sandbox clock they skip', 
   });
 
   it('an advance on one instance is seen by the next request that reads the time on the other, after post reads that skipped the clock', async () => {
+    const { a, b } = pair;
     const brand = await makeBrand(a, { channels: ['x'] });
     // B reads the clock once, so it holds an offset that the advance below makes stale.
     const before = await api(b.url, 'GET', '/v1/sandbox/clock');

@@ -1,6 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ManualClock } from '../../src/platform/clock.js';
-import { twoInstances } from '../helpers/race.js';
+import { describe, expect, it } from 'vitest';
+import { contentPair } from '../helpers/content-pair.js';
 import { api, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
 
@@ -14,28 +13,20 @@ const REAL_VERDICTS = ['outperforming', 'on_par', 'underperforming'];
  * snapshots (POST /v1/brands/{id}/outcomes).
  */
 describe('post verdicts from the stored baselines', () => {
-  let a: TestService;
-  let b: TestService;
-  const clock = new ManualClock(new Date('2026-03-02T08:30:00.000Z'));
-
-  let instances: Awaited<ReturnType<typeof twoInstances>>;
-
-  beforeEach(async () => {
-    instances = await twoInstances('content', { clock, config: { seed: 'none' } });
-    ({ a, b } = instances);
-  });
-  afterEach(() => instances.close());
-
-  const publish = async (channelId: string, text: string) => {
-    const res = await api(a.url, 'POST', '/v1/posts', { body: { channel_id: channelId, text } });
-    expect(res.status).toBe(201);
-    return res.body.id as string;
-  };
-  const listed = async (svc: TestService, brandId: string) => {
+  const pair = contentPair();
+  const { publish } = pair;
+  /** The brand's listed posts (one page of up to 100). */
+  const listPage = async (svc: TestService, brandId: string) => {
     const res = await api(svc.url, 'GET', `/v1/posts?brand_id=${brandId}&limit=100`);
     expect(res.status).toBe(200);
-    return new Map<string, string>(res.body.posts.map((p: any) => [p.id, p.verdict]));
+    return res.body.posts as any[];
   };
+  /** Each listed post's verdict, by id. */
+  const listed = async (svc: TestService, brandId: string) =>
+    new Map<string, string>((await listPage(svc, brandId)).map((p) => [p.id, p.verdict]));
+  /** The listed posts' latest metrics, by id: the list reads them its own way (one row per post). */
+  const listedMetrics = async (svc: TestService, brandId: string) =>
+    new Map<string, unknown>((await listPage(svc, brandId)).map((p) => [p.id, p.metrics]));
   /** The verdict as POST /v1/brands/{id}/outcomes computes it, from every snapshot of the brand. */
   const computed = async (svc: TestService, brandId: string, id: string) => {
     const res = await api(svc.url, 'POST', `/v1/brands/${brandId}/outcomes`);
@@ -44,10 +35,13 @@ describe('post verdicts from the stored baselines', () => {
     // GET /v1/posts/{id} reads the stored baselines like the list; it must agree in full.
     const one = await api(svc.url, 'GET', `/v1/posts/${id}`);
     expect(one.body.outcome).toEqual(outcome);
+    // And the list shows the post's latest snapshot, the last of the growth GET shows.
+    expect((await listedMetrics(svc, brandId)).get(id)).toEqual(one.body.growth.at(-1) ?? null);
     return outcome.verdict as string;
   };
 
   it('a snapshot written on one instance changes the verdict the other lists at once', async () => {
+    const { a, b } = pair;
     const brand = await makeBrand(a, { channels: ['x'] });
     await publish(brand.channels.x as string, 'First baseline: how we write weekly notes.');
     await publish(brand.channels.x as string, 'Second baseline: async standups, a month in.');
@@ -72,6 +66,7 @@ describe('post verdicts from the stored baselines', () => {
   });
 
   it('lists the verdict computed from every snapshot, for every post of a brand', async () => {
+    const { a, b } = pair;
     const brand = await makeBrand(a, { channels: ['x', 'linkedin'] });
     const ids: string[] = [];
     for (let i = 0; i < 12; i++) {

@@ -6,7 +6,13 @@ import type {
   StoredBaselines,
 } from '../db/stores/brand-baselines-store.js';
 import type { ContentStores } from '../db/stores/index.js';
-import type { MetricsRow, PostRow, PostsWithVerdictInputs } from '../db/stores/posts-store.js';
+import type {
+  AgeCounts,
+  MetricsRow,
+  PostRow,
+  PostsWithLatestSnapshots,
+  PostsWithVerdictInputs,
+} from '../db/stores/posts-store.js';
 import { SNAPSHOT_AGES_H } from '../domain.js';
 import {
   type CurvePoint,
@@ -199,7 +205,7 @@ function medianWithout(s: AgeSummary, leaveOut: number | undefined): { median: n
 /** The brand's median curve for a post: its platform's baseline without the post's own snapshots. */
 export function curveWithout(
   b: PlatformBaseline | undefined,
-  own: Snapshot[],
+  own: AgeCounts[],
 ): { curve: CurvePoint[]; comparedWith: number } {
   if (!b) return { curve: [], comparedWith: 0 };
   const ownAt = new Map(own.map((s) => [s.age_h, counted(engagementsOf(s))]));
@@ -230,6 +236,12 @@ export interface PostOutcome {
   outcome: OutcomeCalc;
 }
 
+/** A listed post's outcome: what a list shows of a post, its latest snapshot, and its verdict. */
+export interface ListedOutcome {
+  latest: Snapshot | undefined;
+  outcome: OutcomeCalc;
+}
+
 /**
  * For a page of posts: each post's own snapshots, the brand's curve without it and its outcome,
  * from one read of each brand's baselines and one of the page's snapshots.
@@ -243,9 +255,28 @@ export async function pageOutcomes(db: ContentStores, page: PostRow[]): Promise<
   return outcomesFrom({ posts: page, snapshots, baselines });
 }
 
-/** The outcomes of posts read with their verdict inputs (posts store, listWithVerdictInputs). */
+const summariesOfBrands = (stored: Map<string, StoredBaselines>) =>
+  new Map([...stored].map(([brandId, row]) => [brandId, summariesOfStored(row)]));
+
+/**
+ * One post's curve and outcome: the brand's median without the post's own snapshots (`ages`, all
+ * of them), the verdict from its latest. outcomeAgainst reads only the latest of `own`.
+ */
+function outcomeOf(
+  p: PostRow,
+  latest: Snapshot | undefined,
+  ages: AgeCounts[],
+  baselines: Map<string, BrandBaselines>,
+) {
+  const { curve, comparedWith } = curveWithout(baselines.get(p.brand_id)?.[p.platform], ages);
+  const outcome =
+    p.status === 'published' ? outcomeAgainst(latest ? [latest] : [], curve, comparedWith) : NOT_PUBLISHED;
+  return { curve, outcome };
+}
+
+/** The outcomes of posts read with every snapshot (posts store, getWithVerdictInputs). */
 export function outcomesFrom({ posts, snapshots, baselines: stored }: PostsWithVerdictInputs) {
-  const baselines = new Map([...stored].map(([brandId, row]) => [brandId, summariesOfStored(row)]));
+  const baselines = summariesOfBrands(stored);
   // Grouped once: filtering every snapshot for every post was posts × snapshots on each list.
   const ownOf = new Map<string, Snapshot[]>();
   for (const s of snapshots) {
@@ -256,9 +287,21 @@ export function outcomesFrom({ posts, snapshots, baselines: stored }: PostsWithV
   const out = new Map<string, PostOutcome>();
   for (const p of posts) {
     const own = ownOf.get(p.id) ?? [];
-    const { curve, comparedWith } = curveWithout(baselines.get(p.brand_id)?.[p.platform], own);
-    const outcome = p.status === 'published' ? outcomeAgainst(own, curve, comparedWith) : NOT_PUBLISHED;
-    out.set(p.id, { own, curve, outcome });
+    out.set(p.id, { own, ...outcomeOf(p, own.at(-1), own, baselines) });
+  }
+  return out;
+}
+
+/**
+ * The outcomes of a page of posts read with their latest snapshots (posts store,
+ * listWithVerdictInputs): the same verdicts as outcomesFrom, from less of each snapshot.
+ */
+export function listedOutcomes({ posts, latest, ages, baselines: stored }: PostsWithLatestSnapshots) {
+  const baselines = summariesOfBrands(stored);
+  const out = new Map<string, ListedOutcome>();
+  for (const p of posts) {
+    const last = latest.get(p.id);
+    out.set(p.id, { latest: last, outcome: outcomeOf(p, last, ages.get(p.id) ?? [], baselines).outcome });
   }
   return out;
 }

@@ -14,7 +14,8 @@ export interface Snapshot extends Counts {
   taken_at: string;
 }
 
-export const engagementsOf = (m: Counts) => m.likes + m.comments + m.shares + m.clicks;
+export const engagementsOf = (m: Pick<Counts, 'likes' | 'comments' | 'shares' | 'clicks'>) =>
+  m.likes + m.comments + m.shares + m.clicks;
 
 const REACH: Record<Platform, number> = { x: 900, linkedin: 1400, instagram: 1700, threads: 600 };
 

@@ -9,7 +9,7 @@ import { deliverEvents, recordEvents } from '../events.js';
 import { PublishError, type PublishResult } from '../publishers/index.js';
 import type { Page } from '../schemas/common.js';
 import type { OutcomeView, PostView } from '../schemas/posts.js';
-import { NOT_PUBLISHED, outcomesFrom, postOutcome } from './baselines.js';
+import { listedOutcomes, NOT_PUBLISHED, outcomesFrom, postOutcome } from './baselines.js';
 import { isSlotTaken } from './best-times.js';
 import { requireBrand } from './brands.js';
 import { reconnectMessage } from './channel-credentials.js';
@@ -30,8 +30,7 @@ export async function requirePost(db: ContentStores, id: string): Promise<PostRo
 }
 
 /** The post as the API shows it, with its own snapshots (oldest first) and its verdict. */
-function view(p: PostRow, own: Snapshot[], verdict: Verdict): PostView {
-  const latest = own[own.length - 1];
+function view(p: PostRow, latest: Snapshot | undefined, verdict: Verdict): PostView {
   return {
     id: p.id,
     brand_id: p.brand_id,
@@ -60,7 +59,7 @@ function view(p: PostRow, own: Snapshot[], verdict: Verdict): PostView {
 /** One post's view, its verdict from the brand's stored baselines. */
 async function viewOf(db: ContentStores, post: PostRow): Promise<PostView> {
   const o = await postOutcome(db, post);
-  return view(post, o.own, o.outcome.verdict);
+  return view(post, o.own.at(-1), o.outcome.verdict);
 }
 
 /** `list_posts`: newest first, each with its latest metrics and verdict against the brand median. */
@@ -91,11 +90,11 @@ export async function listPosts(
   // less on PostgreSQL for every page that has posts.
   if (filter.brand_id && page.items.length === 0) await requireBrand(ctx, filter.brand_id);
   // Verdicts from the brands' stored baselines (services/baselines.ts), not all their snapshots.
-  const outcomes = outcomesFrom(page);
+  const outcomes = listedOutcomes(page);
   return {
     items: page.items.map((p) => {
       const o = outcomes.get(p.id);
-      return view(p, o?.own ?? [], o?.outcome.verdict ?? 'too_early');
+      return view(p, o?.latest, o?.outcome.verdict ?? 'too_early');
     }),
     has_more: page.has_more,
     next_after: page.next_after,
@@ -120,7 +119,7 @@ export async function getPost(ctx: ContentContext, id: string) {
   };
   const outcome: OutcomeView = { post_id: post.id, ...o, settled: post.settled_at !== null };
   return {
-    ...view(post, own, outcome.verdict),
+    ...view(post, own.at(-1), outcome.verdict),
     outcome,
     growth: own.map(metricsView),
     baseline: curve.map((c) => ({ age_h: c.age_h, engagements: c.engagements })),

@@ -1,0 +1,127 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// @ts-expect-error: plain JavaScript beside the bin, no declarations
+import { missingNodeFlags, NODE_FLAGS } from '../bin/node-flags.js';
+import { createTestPostgresDatabase, type TestPostgresDatabase, testEngine } from './helpers/database.js';
+
+/** The published bin, as `npx svc-server`, the systemd unit and a container run it. */
+const bin = join(import.meta.dirname, '../bin/svc-server.js');
+
+let database: TestPostgresDatabase | undefined;
+let dataDir: string;
+beforeAll(async () => {
+  if (testEngine === 'postgres') database = await createTestPostgresDatabase();
+  dataDir = mkdtempSync(join(tmpdir(), 'svc-flags-'));
+});
+afterAll(async () => {
+  await database?.drop();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const env = (extra: Record<string, string> = {}) => {
+  const { NODE_OPTIONS: _, SVC_SERVER_NODE_FLAGS_APPLIED: __, ...inherited } = process.env;
+  return {
+    ...inherited,
+    ...(database ? { SERVICE_DATABASE_URL: database.url } : {}),
+    SERVICE_DATA_DIR: dataDir,
+    CONTENT_PORT: '0',
+    COMMERCE_PORT: '0',
+    LOG_LEVEL: 'silent',
+    SERVICE_SEED: 'none',
+    ...extra,
+  };
+};
+
+/** Starts the bin and resolves once both services print their URLs. */
+async function startBin(extra: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [bin, 'start'], { env: env(extra) });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout?.on('data', (chunk) => {
+      out += chunk;
+      const found = /^content\s+(\S+)/m.exec(out)?.[1];
+      if (found && /^data\s/m.test(out)) resolve(found);
+    });
+    child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
+  });
+  return { child, url };
+}
+
+/**
+ * The node actually serving: the bin's own process when node can replace itself
+ * (`process.execve`), else its one child. Read from /proc, so Linux only.
+ */
+function servingCommandLine(child: ChildProcess): string[] {
+  const pid = child.pid as number;
+  const children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean);
+  const serving = children.length === 1 ? children[0] : String(pid);
+  return readFileSync(`/proc/${serving}/cmdline`, 'utf8').split('\0').filter(Boolean);
+}
+
+const stopped = (child: ChildProcess) =>
+  new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+
+describe('the V8 flags svc-server start runs with', { timeout: 60_000 }, () => {
+  it('adds only the flags neither the command line nor NODE_OPTIONS names, whatever their value', () => {
+    expect(NODE_FLAGS).toEqual(['--max-semi-space-size=8']);
+    expect(missingNodeFlags([], '')).toEqual(NODE_FLAGS);
+    expect(missingNodeFlags([], undefined)).toEqual(NODE_FLAGS);
+    expect(missingNodeFlags(['--max-semi-space-size=32'], '')).toEqual([]);
+    expect(missingNodeFlags([], '--enable-source-maps  --max_semi_space_size=4')).toEqual([]);
+    expect(missingNodeFlags(['--enable-source-maps'], '--max-old-space-size=256')).toEqual(NODE_FLAGS);
+  });
+
+  it.runIf(process.platform === 'linux')(
+    'serves with --max-semi-space-size=8 when started plainly, and a SIGTERM to the bin stops it with exit 0',
+    async () => {
+      const { child, url } = await startBin();
+      expect(servingCommandLine(child)).toContain('--max-semi-space-size=8');
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+      const exit = stopped(child);
+      child.kill('SIGTERM');
+      expect(await exit).toEqual({ code: 0, signal: null });
+      await expect(fetch(`${url}/health`)).rejects.toThrow();
+    },
+  );
+
+  it.runIf(process.platform === 'linux')(
+    'leaves a NODE_OPTIONS choice alone and starts node once',
+    async () => {
+      const { child } = await startBin({ NODE_OPTIONS: '--max-semi-space-size=4' });
+      const own = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim();
+      expect(own).toBe('');
+      expect(servingCommandLine(child)).not.toContain('--max-semi-space-size=8');
+      const exit = stopped(child);
+      child.kill('SIGINT');
+      expect((await exit).code).toBe(0);
+    },
+  );
+
+  it('passes the server exit code through: invalid configuration is still 78, with one line', async () => {
+    const child = spawn(process.execPath, [bin, 'start'], { env: env({ SERVICE_MODE: 'bogus' }) });
+    let err = '';
+    child.stderr?.on('data', (c) => {
+      err += c;
+    });
+    expect(await stopped(child)).toEqual({ code: 78, signal: null });
+    expect(err.trim().split('\n')).toHaveLength(1);
+    expect(err).toMatch(/SERVICE_MODE must be one of sandbox, live/);
+  });
+
+  it.runIf(process.platform === 'linux')('ends by the same signal when the server is killed', async () => {
+    const { child } = await startBin();
+    const serving = Number(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim());
+    const exit = stopped(child);
+    // With process.execve the bin is the server; otherwise kill the child it runs.
+    process.kill(serving || (child.pid as number), 'SIGKILL');
+    expect(await exit).toEqual({ code: null, signal: 'SIGKILL' });
+  });
+});
