@@ -9,8 +9,6 @@
 // generation at 16 MB for no measurable CPU (docs/benchmarks.md, sixth pass). V8 reads the cap
 // once, when the heap is made: `v8.setFlagsFromString` at run time changes nothing (measured on
 // Node 20 and 24), so the flag has to be on node's command line or in NODE_OPTIONS.
-import { spawn } from 'node:child_process';
-
 /** What the server runs with unless the person chose otherwise. */
 export const NODE_FLAGS = ['--max-semi-space-size=8'];
 
@@ -32,45 +30,23 @@ export function missingNodeFlags(execArgv, nodeOptions = '') {
 }
 
 /**
- * Runs `script args` again in a node with the missing flags, and never returns then; resolves to
- * false when there is nothing to add (the caller carries on in this process).
+ * Replaces this process with `node <flags> script args` and never returns then; resolves to
+ * false when there is nothing to add, or when node cannot replace itself (the caller carries on
+ * in this process, with Node's defaults).
  *
- * Where node has `process.execve` (22.15+, 24; not Windows) the process replaces itself: same
- * pid, nothing left behind, so systemd, Docker and `kill` see the server itself. On Node 20 a
- * child runs the server with stdin, stdout and stderr inherited; this parent only forwards the
- * stop signals and then exits as the child did (its exit code, or the same signal), so a
- * supervisor sees the server's own ending.
+ * Only `process.execve` (Node 22.15+ and 24, not Windows) is used: same pid, nothing left
+ * behind, so systemd, Docker and `kill` see the server itself. Without it a relaunch would have
+ * to keep the bin as a parent of the server, and that parent (~44 MB RSS on Node 20) costs more
+ * than the cap saves there (Node 20's young generation stops at 32 MB; Node 24's grows to
+ * 128 MB). On Node 20 the flag comes from the launcher instead: `npm start` passes it and the
+ * systemd unit sets NODE_OPTIONS (docs/operations.md, "Memory").
  */
 export async function relaunchWithNodeFlags(script, args, env = process.env) {
   if (env[RELAUNCHED]) return false;
+  if (typeof process.execve !== 'function' || process.platform === 'win32') return false;
   const flags = missingNodeFlags(process.execArgv, env.NODE_OPTIONS);
   if (flags.length === 0) return false;
   const argv = [...flags, ...process.execArgv, script, ...args];
-  const childEnv = { ...env, [RELAUNCHED]: '1' };
-  if (typeof process.execve === 'function' && process.platform !== 'win32') {
-    process.execve(process.execPath, [process.execPath, ...argv], childEnv);
-  }
-  const child = spawn(process.execPath, argv, { stdio: 'inherit', env: childEnv });
-  // A terminal's Ctrl-C reaches both (one process group); the server ignores a second stop.
-  const forward = (signal) => child.kill(signal);
-  const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-  for (const s of signals) process.on(s, forward);
-  // Under npm/npx the server stops when its parent goes (cli.ts, stopWhenOrphaned); its parent is
-  // now this process, so this process watches for the same.
-  const parent = process.ppid;
-  const orphaned = env.npm_lifecycle_event
-    ? setInterval(() => process.ppid !== parent && forward('SIGTERM'), 250).unref()
-    : undefined;
-  const [code, signal] = await new Promise((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (c, s) => resolve([c, s]));
-  });
-  for (const s of signals) process.off(s, forward);
-  clearInterval(orphaned);
-  if (signal) {
-    process.kill(process.pid, signal);
-    // A signal with a handler elsewhere in the process would not end it: end as a failure.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  process.exit(code ?? 1);
+  process.execve(process.execPath, [process.execPath, ...argv], { ...env, [RELAUNCHED]: '1' });
+  return false;
 }
