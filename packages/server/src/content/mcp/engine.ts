@@ -35,6 +35,14 @@ const INSTRUCTIONS = [
 export type McpEngine = ReturnType<typeof createMcpEngine>;
 
 /**
+ * The methods besides tools/call that reach the content services: they re-read the shared
+ * sandbox clock first (another instance may have advanced it). tools/call does it per tool
+ * (call-tool.ts); the rest (initialize, ping, the lists of tools, prompts and templates) never
+ * read the time.
+ */
+const READS_TIME = new Set(['resources/list', 'resources/read', 'completion/complete']);
+
+/**
  * The MCP server, minus HTTP. Everything fixed is built here once per app: the compiled tool
  * catalog (JSON Schemas, annotations), the `tools/list` and `resources/templates/list` results,
  * the mode label. A request then costs a map lookup, a zod parse of its arguments and the call.
@@ -86,6 +94,7 @@ export function createMcpEngine(ctx: ContentContext) {
   async function handle(request: JsonRpcRequest, session: McpSession): Promise<JsonRpcResponse> {
     const { id, method } = request;
     const params = request.params ?? {};
+    if (READS_TIME.has(method)) await ctx.clock.sync(ctx.db);
     switch (method) {
       case 'initialize':
         return rpcResult(id, initialize(params));
