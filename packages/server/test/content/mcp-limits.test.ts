@@ -206,7 +206,9 @@ describe('per-key rate limit', () => {
       expect(await fails(client, 'list_agents')).toContain('RATE_LIMITED');
       const real = svc.clock.now().toISOString();
       const log = await api(svc.url, 'GET', '/v1/mcp-calls?tool=list_agents&limit=5');
-      expect(log.body.mcp_calls.map((c: { created_at: string }) => c.created_at)).toEqual(Array(5).fill(real));
+      expect(log.body.mcp_calls.map((c: { created_at: string }) => c.created_at)).toEqual(
+        Array(5).fill(real),
+      );
       const keys = await api(svc.url, 'GET', '/v1/api-keys');
       const used = keys.body.api_keys.map((k: { last_used_at: string | null }) => k.last_used_at ?? '');
       expect(used.every((at: string) => at <= real)).toBe(true);

@@ -33,7 +33,10 @@ describe('post reads: statements per request, and the sandbox clock they skip', 
   afterEach(() => instances.close());
 
   const tool = (key: string, name: string, args: Record<string, unknown>) =>
-    rawMcp(b, { key, body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } } });
+    rawMcp(b, {
+      key,
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+    });
   // The per-key rate limit reserves its calls in blocks (mcp-rate-lease.test.ts counts them).
   const notRateLimit = (sql: string[]) => sql.filter((s) => !s.includes('key_rate_windows'));
 
@@ -113,14 +116,20 @@ describe('post reads: statements per request, and the sandbox clock they skip', 
       });
       expect(res.body.result?.isError, JSON.stringify(res.body).slice(0, 300)).toBeUndefined();
       const sql = notRateLimit(made.sql);
-      expect(sql.filter((s) => s.includes('sandbox_clock')), name).toEqual([]);
+      expect(
+        sql.filter((s) => s.includes('sandbox_clock')),
+        name,
+      ).toEqual([]);
       // The key is looked up on every call (revocation holds on the next one), then the REST read.
-      expect(sql.filter((s) => s.includes('FROM api_keys')), name).toHaveLength(1);
+      expect(
+        sql.filter((s) => s.includes('FROM api_keys')),
+        name,
+      ).toHaveLength(1);
       expect(sql.length, `${name}: ${sql.join(' | ')}`).toBe(1 + listing);
     }
-    expect((await tool(key, 'list_posts', { brandId: brand.id })).body.result.structuredContent.posts).toHaveLength(
-      2,
-    );
+    expect(
+      (await tool(key, 'list_posts', { brandId: brand.id })).body.result.structuredContent.posts,
+    ).toHaveLength(2);
 
     const brands = await reads.during(() => tool(key, 'list_brands', {}));
     expect(notRateLimit(brands.sql).filter((s) => s.includes('sandbox_clock'))).toHaveLength(1);

@@ -8,7 +8,7 @@ import type { ApiKeyView } from '../services/api-keys.js';
 import { recordToolCall } from '../services/mcp-calls.js';
 import { rateLimitMessage, takeKeyCall } from '../services/rate-limits.js';
 import type { CompiledTool } from './catalog.js';
-import { RawJson } from './jsonrpc.js';
+import { type RawJson, toolResultJson } from './jsonrpc.js';
 import type { AnyTool } from './tool.js';
 
 /** Who is calling: the key found for the request's bearer token. */
@@ -164,10 +164,7 @@ export async function callTool(
       keyId: session.key.id,
     });
     // Serialised once: the same JSON is the second text block and the structuredContent.
-    const json = JSON.stringify({ mode_label: label, ...data });
-    result = new RawJson(
-      `{"content":[{"type":"text","text":${JSON.stringify(`${label} ${summary}`)}},{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`,
-    );
+    result = toolResultJson(`${label} ${summary}`, JSON.stringify({ mode_label: label, ...data }));
   } catch (err) {
     if (err instanceof ToolFailure) failure = { code: err.code, message: err.message };
     else if (err instanceof AppError)
