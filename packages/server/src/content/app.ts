@@ -35,7 +35,7 @@ import { draftRoutes } from './routes/drafts.js';
 import { healthRoutes } from './routes/health.js';
 import { ideaRoutes } from './routes/ideas.js';
 import { insightRoutes } from './routes/insights.js';
-import { postRoutes, readsWithoutClock } from './routes/posts.js';
+import { postRoutes } from './routes/posts.js';
 import { workspaceRoutes } from './routes/workspace.js';
 import type { AdvanceResultView } from './schemas/workspace.js';
 import { seedDemoWorkspace } from './seed/demo.js';
@@ -163,14 +163,15 @@ export async function createContentApp(
     ),
   );
   // Requests wait for the first-start seed so a newcomer never sees a half-built demo brand.
-  // Then each request reads the shared sandbox clock: another instance may have moved it. Only
-  // the post reads that never look at the time skip it (routes/posts.ts). `/health` waits for
-  // neither: it is liveness (the process runs and answers), it reads no data, and a balancer or
-  // uptime check polling it should neither wait out a first start's seed nor cost a query.
+  // The shared sandbox clock is re-read later, where the handler is known (another instance may
+  // have moved it): before each route's handler unless the route is declared `readsTime: false`
+  // (below), and in /mcp before each tool that reads the time (mcp/call-tool.ts). What else
+  // answers (the app's pages, media files, the reference, 404s) never reads the sandbox time.
+  // `/health` does not even wait for the seed: it is liveness (the process runs and answers), it
+  // reads no data, and a balancer or uptime check polling it should not wait out a first start.
   const waitForReady: RequestHandler = (req, _res, next) => {
     if (req.path === '/health' && (req.method === 'GET' || req.method === 'HEAD')) next();
-    else if (readsWithoutClock(req.method, req.path)) ready.then(() => next(), next);
-    else ready.then(() => ctx.clock.sync(db)).then(() => next(), next);
+    else ready.then(() => next(), next);
   };
   /** One background pass if no other instance is running one; false when one was. */
   const leases = leasesStore(db);
@@ -199,6 +200,16 @@ export async function createContentApp(
   };
 
   const idempotencyStore = idempotencyStorage(db);
+  // The same Idempotency-Key rules as the commerce API, so the two clients can retry POSTs alike.
+  const idempotent = idempotency<ContentAuth>({
+    storage: idempotencyStore,
+    clock: deps.clock,
+    owner: ctx.instanceId,
+    identify: ({ auth }) => {
+      const person = auth as ContentAuth['person'] | null;
+      return person ? { scope: `person:${person.personId}`, principal: person.personId } : null;
+    },
+  });
   const app = createHttpApp({
     logger: deps.logger,
     bodyLimitBytes: deps.config.maxBodyBytes,
@@ -221,16 +232,10 @@ export async function createContentApp(
   app.use(
     mountRoutes(guardContentRoutes([...routes, openApiRoute(openapi, 'person')], deps.config), {
       authenticators: contentAuthenticators(),
-      // The same Idempotency-Key rules as the commerce API, so the two clients can retry POSTs alike.
-      wrap: idempotency<ContentAuth>({
-        storage: idempotencyStore,
-        clock: deps.clock,
-        owner: ctx.instanceId,
-        identify: ({ auth }) => {
-          const person = auth as ContentAuth['person'] | null;
-          return person ? { scope: `person:${person.personId}`, principal: person.personId } : null;
-        },
-      }),
+      wrap: (call, run) =>
+        call.route.readsTime === false
+          ? idempotent(call, run)
+          : ctx.clock.sync(db).then(() => idempotent(call, run)),
       validateResponses: deps.config.validateResponses,
     }),
   );

@@ -17,10 +17,13 @@ import {
 export class SandboxClock implements Clock {
   readonly #base: Clock;
   #offsetMs: number;
+  /** Set on an unsynced clock: why `now` must not be read. */
+  readonly #refusal: string | null;
 
-  private constructor(base: Clock, offsetMs: number) {
+  private constructor(base: Clock, offsetMs: number, refusal: string | null = null) {
     this.#base = base;
     this.#offsetMs = offsetMs;
+    this.#refusal = refusal;
   }
 
   static async load(db: SqlDatabase, base: Clock): Promise<SandboxClock> {
@@ -28,27 +31,37 @@ export class SandboxClock implements Clock {
   }
 
   /**
-   * A clock that throws when read, for handlers that skip the per-request `sync` because they
-   * never need the time (app.ts). Should one start to, it fails loudly in every test that calls
-   * it, instead of answering with an offset another instance may have moved.
+   * This clock, for handlers that skip the per-request `sync` because they never need the
+   * sandbox time (routes and MCP tools declared `readsTime: false`): `now` throws, so should one
+   * start to read it, it fails loudly in every test that calls it instead of answering with an
+   * offset another instance may have moved. `realNow` still answers: it needs no sync.
    */
-  static unsynced(why: string): SandboxClock {
-    const refuse = (): never => {
-      throw new Error(`${why} It must not read the sandbox clock: sync it first (content/app.ts).`);
-    };
-    return new SandboxClock({ now: refuse }, Number.NaN);
+  unsynced(why: string): SandboxClock {
+    return new SandboxClock(this.#base, Number.NaN, why);
   }
 
   now(): Date {
+    if (this.#refusal !== null)
+      throw new Error(
+        `${this.#refusal} It must not read the sandbox clock: declare it without \`readsTime: false\` so it is synced first.`,
+      );
     return new Date(this.#base.now().getTime() + this.#offsetMs);
   }
 
   /**
    * The base clock without the sandbox offset. Leases and claims run on it: an advance of the
-   * sandbox clock must not make another instance's claim look expired.
+   * sandbox clock must not make another instance's claim look expired. So do the real-world
+   * records of API keys (last used, the per-minute rate limit, the MCP call log): a sandbox clock
+   * is for testing schedules, and an advance must neither refill a key's minute nor date an
+   * agent's call in the future. Reading it needs no `sync`.
    */
   realNow(): Date {
     return this.#base.now();
+  }
+
+  /** The base clock itself, for code that takes a `Clock` and must run on real time. */
+  get real(): Clock {
+    return this.#base;
   }
 
   get offsetMs(): number {

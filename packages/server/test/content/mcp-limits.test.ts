@@ -194,6 +194,32 @@ describe('per-key rate limit', () => {
     expect(tooMany.body.error).toMatchObject({ code: -32600, message: 'A batch holds 1 to 20 messages.' });
   });
 
+  it('runs on real time: a sandbox clock advance neither refills a minute nor dates the log or the last use ahead', async () => {
+    svc.clock.set(new Date(Math.ceil(svc.clock.now().getTime() / 60_000) * 60_000 + 61_000));
+    const client = await connect(svc, key);
+    try {
+      for (let i = 0; i < 3; i++) await ok(client, 'list_agents');
+      expect(await fails(client, 'list_agents')).toContain('RATE_LIMITED');
+      // The sandbox clock is for testing schedules: moving it two hours gives the key no new minute.
+      const advanced = await api(svc.url, 'POST', '/v1/sandbox/clock/advance', { body: { hours: 2 } });
+      expect(advanced.status).toBe(200);
+      expect(await fails(client, 'list_agents')).toContain('RATE_LIMITED');
+      const real = svc.clock.now().toISOString();
+      const log = await api(svc.url, 'GET', '/v1/mcp-calls?tool=list_agents&limit=5');
+      expect(log.body.mcp_calls.map((c: { created_at: string }) => c.created_at)).toEqual(
+        Array(5).fill(real),
+      );
+      const keys = await api(svc.url, 'GET', '/v1/api-keys');
+      const used = keys.body.api_keys.map((k: { last_used_at: string | null }) => k.last_used_at ?? '');
+      expect(used.every((at: string) => at <= real)).toBe(true);
+      // A real minute later the key may call again.
+      svc.clock.advance(60_000);
+      await ok(client, 'list_agents');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('is counted in the database: a second instance on the same data sees the same count', async () => {
     svc.clock.advance(60_000);
     const second = await startTestService('content', {

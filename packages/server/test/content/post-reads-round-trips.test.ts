@@ -4,6 +4,7 @@ import { countReads } from '../helpers/count-reads.js';
 import { testEngine } from '../helpers/database.js';
 import { api } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
+import { makeKey, rawMcp } from './mcp-helpers.js';
 
 /*
  * Listing and reading posts are the hottest content reads (issue 20). On PostgreSQL every
@@ -12,8 +13,11 @@ import { makeBrand } from './helpers.js';
  * these reads skip the per-request sandbox clock read because they never look at the time.
  * SQLite runs in the process: a page is two statements there (the page with each post's latest
  * snapshot and its snapshots' counts, then the baselines; three before, the second reading every
- * snapshot whole), one post three (it shows every snapshot). The counts are asserted, never a time. The clock stays one clock across instances: the next request that reads the
- * time on another instance must see an advance.
+ * snapshot whole), one post three (it shows every snapshot). The counts are asserted, never a
+ * time. The clock stays one clock across instances: the next request that reads the time on
+ * another instance must see an advance. MCP's twins (list_posts, get_post, and list_agents,
+ * which reads nothing but the key) skip the clock read the same way: an MCP call costs its key
+ * lookup on top of the REST read, nothing more.
  */
 const PAGE_STATEMENTS = testEngine === 'postgres' ? 1 : 2;
 const POST_STATEMENTS = testEngine === 'postgres' ? 1 : 3;
@@ -21,6 +25,14 @@ const POST_STATEMENTS = testEngine === 'postgres' ? 1 : 3;
 describe('post reads: statements per request, and the sandbox clock they skip', () => {
   const pair = contentPair();
   const { publish } = pair;
+
+  const tool = (key: string, name: string, args: Record<string, unknown>) =>
+    rawMcp(pair.b, {
+      key,
+      body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+    });
+  // The per-key rate limit reserves its calls in blocks (mcp-rate-lease.test.ts counts them).
+  const notRateLimit = (sql: string[]) => sql.filter((s) => !s.includes('key_rate_windows'));
 
   it('a page of posts with their verdicts, and one post, take the statements the engine needs and no clock read', async () => {
     const { a, b } = pair;
@@ -72,6 +84,58 @@ describe('post reads: statements per request, and the sandbox clock they skip', 
     // An unknown post is still a 404, an unknown brand's empty page too (the brand is read then).
     expect((await api(b.url, 'GET', '/v1/posts/post_nope')).body.error.code).toBe('NOT_FOUND');
     expect((await api(b.url, 'GET', '/v1/posts?brand_id=brand_nope')).status).toBe(404);
+  });
+
+  it('over MCP, list_posts, get_post and list_agents skip the clock read too; a tool that may read the time still makes it', async () => {
+    const { a, b } = pair;
+    const brand = await makeBrand(a, { channels: ['x'] });
+    const post = await publish(brand.channels.x as string, 'Weekly notes, the short version.');
+    await publish(brand.channels.x as string, 'Async standups, a month in.');
+    expect((await api(a.url, 'POST', '/v1/sandbox/clock/advance', { body: { hours: 7 } })).status).toBe(200);
+    const { key } = await makeKey(b, ['read']);
+    const reads = countReads(b.handle.db);
+
+    for (const [name, args, listing] of [
+      ['list_posts', { brandId: brand.id, limit: 1 }, PAGE_STATEMENTS],
+      ['get_post', { postId: post }, POST_STATEMENTS],
+      ['list_agents', {}, 0],
+    ] as const) {
+      let res: any;
+      const made = await reads.during(async () => {
+        res = await tool(key, name, args);
+      });
+      expect(res.body.result?.isError, JSON.stringify(res.body).slice(0, 300)).toBeUndefined();
+      const sql = notRateLimit(made.sql);
+      expect(
+        sql.filter((s) => s.includes('sandbox_clock')),
+        name,
+      ).toEqual([]);
+      // The key is looked up on every call (revocation holds on the next one), then the REST read.
+      expect(
+        sql.filter((s) => s.includes('FROM api_keys')),
+        name,
+      ).toHaveLength(1);
+      expect(sql.length, `${name}: ${sql.join(' | ')}`).toBe(1 + listing);
+    }
+    expect(
+      (await tool(key, 'list_posts', { brandId: brand.id })).body.result.structuredContent.posts,
+    ).toHaveLength(2);
+
+    const brands = await reads.during(() => tool(key, 'list_brands', {}));
+    expect(notRateLimit(brands.sql).filter((s) => s.includes('sandbox_clock'))).toHaveLength(1);
+  });
+
+  it('an MCP tool that reads the time sees an advance made on the other instance, after MCP reads that skipped the clock', async () => {
+    const { a, b } = pair;
+    const brand = await makeBrand(a, { channels: ['x'] });
+    const { key } = await makeKey(b, ['read', 'write']);
+    const before = await api(b.url, 'GET', '/v1/sandbox/clock');
+    expect((await api(a.url, 'POST', '/v1/sandbox/clock/advance', { body: { hours: 5 } })).status).toBe(200);
+    expect((await tool(key, 'list_posts', { brandId: brand.id })).body.result.isError).toBeUndefined();
+    expect((await tool(key, 'list_agents', {})).body.result.isError).toBeUndefined();
+    const made = await tool(key, 'create_idea', { brandId: brand.id, title: 'Written after the advance' });
+    const idea = made.body.result.structuredContent.idea;
+    expect(Date.parse(idea.created_at) - Date.parse(before.body.now)).toBe(5 * 3_600_000);
   });
 
   it('an advance on one instance is seen by the next request that reads the time on the other, after post reads that skipped the clock', async () => {

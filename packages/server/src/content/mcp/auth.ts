@@ -23,7 +23,8 @@ export async function authenticate(ctx: ContentContext, header: string | undefin
       message: `Missing API key. Send "Authorization: Bearer svc_..." with a key made in ${inTheApp('apiKeys', ctx.config)} or with POST /v1/api-keys.`,
     };
   const token = bearerToken(header);
-  const key = token ? await findContentApiKey(ctx.stores, ctx, token) : null;
+  // The last-used stamp is real time: an advance of the sandbox clock must not date it ahead.
+  const key = token ? await findContentApiKey(ctx.stores, { clock: ctx.clock.real }, token) : null;
   if (key) return { ok: true, session: { key } };
   const message = token
     ? `The API key is not valid: it is unknown or has been revoked. Create a new one in ${inTheApp('apiKeys', ctx.config)} or with POST /v1/api-keys.`

@@ -8,7 +8,7 @@ import type { ApiKeyView } from '../services/api-keys.js';
 import { recordToolCall } from '../services/mcp-calls.js';
 import { rateLimitMessage, takeKeyCall } from '../services/rate-limits.js';
 import type { CompiledTool } from './catalog.js';
-import { RawJson } from './jsonrpc.js';
+import { type RawJson, toolResultJson } from './jsonrpc.js';
 import type { AnyTool } from './tool.js';
 
 /** Who is calling: the key found for the request's bearer token. */
@@ -115,6 +115,27 @@ const errorResult = (label: string, code: string, message: string): CallToolResu
   isError: true,
 });
 
+/** Each app's context with a clock that throws if read, for tools declared `readsTime: false`. */
+const clockFree = new WeakMap<ContentContext, ContentContext>();
+
+/**
+ * The context a tool runs on. A tool that may read the time gets the sandbox clock re-read
+ * (another instance may have advanced it); one declared `readsTime: false` skips that round
+ * trip and gets a clock that throws if read, so the declaration cannot go stale unnoticed.
+ */
+async function contextFor(ctx: ContentContext, tool: CompiledTool): Promise<ContentContext> {
+  if (tool.spec.readsTime !== false) {
+    await ctx.clock.sync(ctx.db);
+    return ctx;
+  }
+  let free = clockFree.get(ctx);
+  if (!free) {
+    free = { ...ctx, clock: ctx.clock.unsynced('This MCP tool is declared readsTime: false.') };
+    clockFree.set(ctx, free);
+  }
+  return free;
+}
+
 /**
  * One `tools/call`: scope, validation, the service call, the result with its mode label, and
  * the call log entry. Every failure a model can fix is a tool error (`isError: true`), never a
@@ -137,12 +158,13 @@ export async function callTool(
     if (denied) throw denied;
     const parsed = tool.spec.input.safeParse(rawArgs);
     if (!parsed.success) throw argumentsFailure(tool, parsed.error, rawArgs);
-    const { summary, data } = await tool.spec.run(ctx, parsed.data, { source: 'mcp', keyId: session.key.id });
+    const runCtx = await contextFor(ctx, tool);
+    const { summary, data } = await tool.spec.run(runCtx, parsed.data, {
+      source: 'mcp',
+      keyId: session.key.id,
+    });
     // Serialised once: the same JSON is the second text block and the structuredContent.
-    const json = JSON.stringify({ mode_label: label, ...data });
-    result = new RawJson(
-      `{"content":[{"type":"text","text":${JSON.stringify(`${label} ${summary}`)}},{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`,
-    );
+    result = toolResultJson(`${label} ${summary}`, JSON.stringify({ mode_label: label, ...data }));
   } catch (err) {
     if (err instanceof ToolFailure) failure = { code: err.code, message: err.message };
     else if (err instanceof AppError)

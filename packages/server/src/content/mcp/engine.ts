@@ -28,9 +28,18 @@ const INSTRUCTIONS = [
 export type McpEngine = ReturnType<typeof createMcpEngine>;
 
 /**
+ * The methods besides tools/call that reach the content services: they re-read the shared
+ * sandbox clock first (another instance may have advanced it). tools/call does it per tool
+ * (call-tool.ts); the rest (initialize, ping, the lists of tools, prompts and templates) never
+ * read the time.
+ */
+const READS_TIME = new Set(['resources/list', 'resources/read', 'completion/complete']);
+
+/**
  * The MCP server, minus HTTP. Everything fixed is built once per app: the tool catalog (its
  * JSON Schemas and the `tools/list` answer on the first `tools/list`, see `compileCatalog`), the
- * `resources/templates/list` result, the mode label. A request then costs a map lookup, a zod parse of its arguments and the call.
+ * `resources/templates/list` result, the mode label. A request then costs a map lookup, a zod
+ * parse of its arguments and the call.
  *
  * Why not the SDK's `McpServer`: a `Server` binds to one transport at a time (`connect` throws
  * while connected), so stateless serving means one server per request, and `McpServer` converts
@@ -79,6 +88,7 @@ export function createMcpEngine(ctx: ContentContext) {
   async function handle(request: JsonRpcRequest, session: McpSession): Promise<JsonRpcResponse> {
     const { id, method } = request;
     const params = request.params ?? {};
+    if (READS_TIME.has(method)) await ctx.clock.sync(ctx.db);
     switch (method) {
       case 'initialize':
         return rpcResult(id, initialize(params));

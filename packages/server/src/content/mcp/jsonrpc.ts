@@ -50,18 +50,72 @@ export const rpcResult = (id: JsonRpcId, result: unknown): JsonRpcResponse => ({
 });
 
 /**
- * A result already serialised: the `tools/list` answer (built once, 60 KB) and tool results,
- * whose data is serialised once for the text block and reused for `structuredContent`.
+ * A result already serialised: the `tools/list` answer (built once, 60 KB) and tool results
+ * (`toolResultJson`), as text or as the UTF-8 bytes to send.
  */
 export class RawJson {
-  constructor(readonly json: string) {}
+  constructor(readonly json: string | Buffer) {}
 }
 
-/** JSON.stringify, except that a `RawJson` result is spliced in as it is. */
-export function serialize(reply: JsonRpcResponse): string {
-  if ('result' in reply && reply.result instanceof RawJson)
-    return `{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)},"result":${reply.result.json}}`;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * A tool's successful result: the summary's text block, then the data twice, as MCP asks, as
+ * the JSON text of a second text block and as `structuredContent`. The bytes are exactly those
+ * of `{"content":[{"type":"text","text":S},{"type":"text","text":JSON.stringify(json)}],
+ * "structuredContent":json}` (test/content/mcp-result-bytes.test.ts), made without a second
+ * JSON.stringify pass: escaping the JSON into the text block was the largest single item of a
+ * small tool call (V8's string serialiser, ~8 % of list_agents' instructions), and the answer
+ * was then encoded to UTF-8 at twice the data's length.
+ *
+ * Why escaping the UTF-8 bytes is enough: `json` comes from JSON.stringify, so it holds no
+ * control character and no lone surrogate (both come out escaped), and JSON.stringify of such
+ * a string only puts a backslash before each `"` and `\`. In UTF-8 the bytes 0x22 and 0x5C
+ * are only ever those two characters (every byte of a multi-byte sequence is 0x80 or above).
+ */
+export function toolResultJson(summary: string, json: string): RawJson {
+  const head = `{"content":[{"type":"text","text":${JSON.stringify(summary)}},{"type":"text","text":"`;
+  const middle = '"}],"structuredContent":';
+  const data = Buffer.from(json, 'utf8');
+  // Room for every byte escaped; what is not used is cut off below.
+  const out = Buffer.allocUnsafe(Buffer.byteLength(head) + 3 * data.length + middle.length + 1);
+  let at = out.write(head, 0, 'utf8');
+  for (let i = 0; i < data.length; i++) {
+    const byte = data[i] as number;
+    if (byte === QUOTE || byte === BACKSLASH) out[at++] = BACKSLASH;
+    out[at++] = byte;
+  }
+  at += out.write(middle, at, 'latin1');
+  at += data.copy(out, at);
+  out[at++] = 0x7d; // }
+  return new RawJson(out.subarray(0, at));
+}
+
+/** JSON.stringify, except that a `RawJson` result is spliced in as it is (bytes stay bytes). */
+export function serialize(reply: JsonRpcResponse): string | Buffer {
+  if ('result' in reply && reply.result instanceof RawJson) {
+    const head = `{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)},"result":`;
+    const { json } = reply.result;
+    return typeof json === 'string'
+      ? `${head}${json}}`
+      : Buffer.concat([Buffer.from(head), json, CLOSE_BRACE]);
+  }
   return JSON.stringify(reply);
+}
+
+const CLOSE_BRACE = Buffer.from('}');
+
+/** `open`, the parts separated by commas, `close`: text while every part is text, else bytes. */
+export function joinJson(parts: (string | Buffer)[], open = '[', close = ']'): string | Buffer {
+  if (parts.every((p) => typeof p === 'string')) return `${open}${parts.join(',')}${close}`;
+  const chunks: Buffer[] = [Buffer.from(open)];
+  parts.forEach((p, i) => {
+    if (i > 0) chunks.push(Buffer.from(','));
+    chunks.push(typeof p === 'string' ? Buffer.from(p) : p);
+  });
+  chunks.push(Buffer.from(close));
+  return Buffer.concat(chunks);
 }
 
 /**

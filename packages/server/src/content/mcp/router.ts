@@ -7,7 +7,15 @@ import type { ContentContext } from '../context.js';
 import { authenticate } from './auth.js';
 import type { McpSession } from './call-tool.js';
 import type { McpEngine } from './engine.js';
-import { classify, type JsonRpcResponse, MAX_BATCH, RpcError, rpcError, serialize } from './jsonrpc.js';
+import {
+  classify,
+  type JsonRpcResponse,
+  joinJson,
+  MAX_BATCH,
+  RpcError,
+  rpcError,
+  serialize,
+} from './jsonrpc.js';
 
 export const MCP_PATH = '/mcp';
 
@@ -48,7 +56,7 @@ export function responseFormat(accept: string | undefined): 'json' | 'sse' | nul
 
 function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[], batch: boolean) {
   if (format === 'json') {
-    const body = batch ? `[${replies.map(serialize).join(',')}]` : serialize(replies[0] as JsonRpcResponse);
+    const body = batch ? joinJson(replies.map(serialize)) : serialize(replies[0] as JsonRpcResponse);
     res
       .status(200)
       .set({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
@@ -60,7 +68,7 @@ function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[],
     'cache-control': 'no-cache, no-transform',
     'x-accel-buffering': 'no',
   });
-  for (const reply of replies) res.write(`event: message\ndata: ${serialize(reply)}\n\n`);
+  for (const reply of replies) res.write(joinJson([serialize(reply)], 'event: message\ndata: ', '\n\n'));
   res.end();
 }
 

@@ -24,6 +24,12 @@ export interface ToolSpec<I extends z.ZodObject, O extends z.ZodRawShape> {
    * idea, a run), so none of them is idempotent.
    */
   idempotent?: boolean;
+  /**
+   * `false`: `run` never reads the sandbox clock, so the call skips re-reading it (a round trip
+   * on PostgreSQL) and `run` gets a clock that throws if read (`SandboxClock.unsynced`). Every
+   * other tool re-reads it first: another instance may have advanced it.
+   */
+  readsTime?: false;
   run(
     ctx: ContentContext,
     args: z.output<I>,

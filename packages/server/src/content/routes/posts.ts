@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import type { ContentContext } from '../context.js';
 import { defineRoute } from '../route.js';
-import { SandboxClock } from '../sandbox-clock.js';
 import {
   Deleted,
   Id,
@@ -40,20 +39,13 @@ const tags = ['Posts'];
 const POSTS = '/v1/posts';
 const POST = '/v1/posts/:id';
 
-/**
- * The GET requests that listing and reading posts answer, which never read the time: app.ts
- * skips the per-request sandbox clock read for them (a round trip on PostgreSQL, on the hottest
- * reads). Their handlers get a clock that throws if read, so this cannot go stale unnoticed.
- * Exact and case-sensitive: a request it misses only pays for the read it did not need.
- */
-const CLOCK_FREE_PATHS = [POSTS, POST].map((path) => new RegExp(`^${path.replace(/:[^/]+/g, '[^/]+')}$`));
-export const readsWithoutClock = (method: string, path: string) =>
-  method === 'GET' && CLOCK_FREE_PATHS.some((p) => p.test(path));
-
 export function postRoutes(ctx: ContentContext) {
+  // Listing and reading posts never read the time: these routes are declared `readsTime: false`,
+  // so the per-request sandbox clock read (a round trip on PostgreSQL, on the hottest reads) is
+  // skipped, and their handlers get a clock that throws if read, so this cannot go stale unnoticed.
   const withoutClock: ContentContext = {
     ...ctx,
-    clock: SandboxClock.unsynced('Listing and reading posts skip the sandbox clock read.'),
+    clock: ctx.clock.unsynced('Listing and reading posts skip the sandbox clock read.'),
   };
   return [
     defineRoute({
@@ -73,6 +65,7 @@ export function postRoutes(ctx: ContentContext) {
         ...pageQuery,
       }),
       response: pageOf('posts', Post),
+      readsTime: false,
       handler: async ({ query }) => listBody('posts', await listPosts(withoutClock, query, query)),
     }),
     defineRoute({
@@ -108,6 +101,7 @@ export function postRoutes(ctx: ContentContext) {
       params: IdParams,
       response: PostDetail,
       errors: NOT_FOUND,
+      readsTime: false,
       handler: ({ params }) => getPost(withoutClock, params.id),
     }),
     defineRoute({

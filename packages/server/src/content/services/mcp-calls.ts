@@ -31,7 +31,8 @@ export async function recordToolCall(
     error_code: call.errorCode ?? null,
     error_message: call.errorMessage ?? null,
     duration_ms: call.durationMs ?? null,
-    created_at: ctx.clock.now().toISOString(),
+    // Real time: an audit log says when the call happened, whatever the sandbox clock says.
+    created_at: ctx.clock.realNow().toISOString(),
   };
   queueToolCall(ctx.db, ctx.logger, row);
   return view(row);

@@ -81,7 +81,9 @@ async function reserve(ctx: ContentContext, keyId: string, lease: KeyLease, limi
 export async function takeKeyCall(ctx: ContentContext, keyId: string): Promise<RateDecision> {
   const limit = ctx.config.keyRateLimit;
   const windowMs = RATE_WINDOW_SECONDS * 1000;
-  const now = ctx.clock.now().getTime();
+  // Real time, not the sandbox clock: a key's minute is a real-world allowance, and an advance
+  // of the sandbox clock (a testing tool) must not hand a key a fresh window.
+  const now = ctx.clock.realNow().getTime();
   const windowStart = Math.floor(now / windowMs) * windowMs;
   for (;;) {
     const lease = leaseFor(ctx, keyId, windowStart);

@@ -65,6 +65,13 @@ export interface RouteDef<
   bodyType?: 'json' | 'multipart';
   /** Left out of the OpenAPI document (internal or HTML routes). */
   hidden?: boolean;
+  /**
+   * `false`: the handler never reads the service's shared clock, so a service that re-reads it
+   * before each request (the content service's sandbox clock, a round trip on PostgreSQL) skips
+   * that read here. The service's route wrapper honours it (content/app.ts); such a handler must
+   * run on a clock that throws if read (`SandboxClock.unsynced`), so the claim cannot go stale.
+   */
+  readsTime?: false;
   handler: (
     input: HandlerInput<AuthMap[A], Out<P>, Out<Q>, Out<B>>,
   ) => Promise<In<R> | Reply<In<R>>> | In<R> | Reply<In<R>>;

@@ -27,6 +27,7 @@ export const listAgentsTool = defineTool({
   title: 'List built-in agents',
   scope: 'read',
   idempotent: true,
+  readsTime: false,
   description:
     'Lists the built-in agents (weekly_plan, repurpose_winner, voice_check, digest, voice_refresh) with what each does, its inputs (name, type, required) and its steps. Start one with run_agent.',
   input: z.strictObject({}),

@@ -13,6 +13,7 @@ export const listPostsTool = defineTool({
   title: 'List posts',
   scope: 'read',
   idempotent: true,
+  readsTime: false,
   description:
     "Lists a brand's posts, newest first, each with its text, platform, status, permalink, latest metrics and verdict against the brand's median (outperforming, on_par, underperforming, too_early, not_enough_data). Use get_post for one post's growth curve.",
   input: z.strictObject({
@@ -47,6 +48,7 @@ export const getPostTool = defineTool({
   title: 'Get a post',
   scope: 'read',
   idempotent: true,
+  readsTime: false,
   description:
     "Returns one post with its outcome (verdict and ratio against the brand's median at the same age), its growth curve (every metrics snapshot, oldest first) and the brand's baseline curve on the same platform.",
   input: z.strictObject({ postId: Id('The post, "post_…" from list_posts.') }),
