@@ -87,7 +87,7 @@ describe('the V8 flags svc-server start runs with', { timeout: 60_000 }, () => {
   );
 
   it.runIf(process.platform === 'linux' && !canReplaceItself)(
-    'on a node that cannot replace itself (Node 20), serves in the one process it was started as, with Node\'s defaults',
+    "on a node that cannot replace itself (Node 20), serves in the one process it was started as, with Node's defaults",
     async () => {
       const { child, url } = await startBin();
       // A parent kept only to relaunch would cost more memory than the flag saves on Node 20.
