@@ -181,12 +181,15 @@ function pageQuery(
  * snapshots). better-sqlite3 spends its time making JavaScript values, one per column of every
  * row: reading every snapshot of the page whole (~7 rows of 8 columns per post) cost twice the
  * page itself; this is one row per post. The posts' primary keys and post_metrics' (post_id,
- * age_h) key serve both lookups.
+ * age_h) key serve both lookups. `string_agg` (SQLite 3.44+, bundled by better-sqlite3; the
+ * standard name PostgreSQL uses too, where `group_concat` is SQLite's own) with an explicit order,
+ * so the ages come oldest first as PostgreSQL's statement gives them. Every column is NOT NULL,
+ * so no snapshot's five numbers can be skipped and shift the others.
  */
 const LATEST_COLS = ['age_h', 'taken_at', 'impressions', 'likes', 'comments', 'shares', 'clicks'] as const;
 const WITH_LATEST_SNAPSHOT = {
   select: `p.*, ${LATEST_COLS.map((c) => `m.${c} AS latest_${c}`).join(', ')},
-    (SELECT group_concat(e.age_h || ',' || e.likes || ',' || e.comments || ',' || e.shares || ',' || e.clicks, ',')
+    (SELECT string_agg(e.age_h || ',' || e.likes || ',' || e.comments || ',' || e.shares || ',' || e.clicks, ',' ORDER BY e.age_h)
        FROM post_metrics e WHERE e.post_id = p.id) AS own_ages`,
   from: `posts p LEFT JOIN post_metrics m
     ON m.post_id = p.id AND m.age_h = (SELECT max(x.age_h) FROM post_metrics x WHERE x.post_id = p.id)`,
