@@ -36,9 +36,9 @@ export function missingNodeFlags(execArgv, nodeOptions = '') {
  *
  * Only `process.execve` (Node 22.15+ and 24, not Windows) is used: same pid, nothing left
  * behind, so systemd, Docker and `kill` see the server itself. Without it a relaunch would have
- * to keep the bin as a parent of the server, and that parent (~44 MB RSS on Node 20) costs more
- * than the cap saves there (Node 20's young generation stops at 32 MB; Node 24's grows to
- * 128 MB). On Node 20 the flag comes from the launcher instead: `npm start` passes it and the
+ * to keep the bin as a parent of the server: node started twice, a signal-forwarding supervisor,
+ * and about 7.5 MB of the parent's own memory, to save at most 16 MB (Node 20's young generation
+ * stops at 32 MB; Node 24's grows to 128 MB, where the flag matters most). On Node 20 the flag comes from the launcher instead: `npm start` passes it and the
  * systemd unit sets NODE_OPTIONS (docs/operations.md, "Memory").
  */
 export async function relaunchWithNodeFlags(script, args, env = process.env) {

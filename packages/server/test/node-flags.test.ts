@@ -76,8 +76,8 @@ describe('the V8 flags svc-server start runs with', { timeout: 60_000 }, () => {
     'started plainly it serves in one process, with --max-semi-space-size=8 where node can replace itself, and a SIGTERM stops it with exit 0',
     async () => {
       const { child, url } = await startBin();
-      // Never a parent kept to relaunch: on Node 20, which cannot replace itself, it would cost
-      // more memory than the flag saves, so the server runs with Node's defaults there.
+      // Never a parent kept to relaunch: on Node 20, which cannot replace itself, it would start
+      // node twice and take back half of what the flag saves, so Node's defaults are used there.
       expect(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim()).toBe('');
       expect(servingCommandLine(child).includes('--max-semi-space-size=8')).toBe(canReplaceItself);
       expect((await fetch(`${url}/health`)).status).toBe(200);
