@@ -421,7 +421,10 @@ describe('the web app: previews, uploads in the editor, feedback in place', () =
       await page.getByRole('heading', { name: 'Agents', level: 1 }).waitFor();
       const agents = (await get('/v1/agents')).agents as { steps: unknown[] }[];
       expect(agents.some((a) => a.steps.length === 1)).toBe(true);
-      const summaries = await page.locator('summary').filter({ hasText: /^Its / }).allTextContents();
+      // The heading renders before the page's own GET /v1/agents answers: wait for the list.
+      const stepSummaries = page.locator('summary').filter({ hasText: /^Its / });
+      await stepSummaries.nth(agents.length - 1).waitFor();
+      const summaries = await stepSummaries.allTextContents();
       expect(summaries.sort()).toEqual(
         agents.map((a) => (a.steps.length === 1 ? 'Its one step' : `Its ${a.steps.length} steps`)).sort(),
       );
