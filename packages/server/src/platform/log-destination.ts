@@ -159,13 +159,16 @@ const countLines = (text: string) => {
   return n;
 };
 
-/** Asynchronous JSON lines to `fd` (stderr by default), written once per turn of the event loop. */
-export function logDestination(fd = 2): LogStream {
+/**
+ * JSON lines to `fd` (stderr by default), written once per turn of the event loop: by libuv's
+ * thread pool, or with `sync` at once (where a write never waits for a reader: a file, /dev/null).
+ */
+export function logDestination(fd = 2, opts: { sync?: boolean } = {}): LogStream {
   // pino flushes its own asynchronous destination synchronously on exit as well; writing it
   // again from `flushSync` above finds it empty.
   const sonic = pino.destination({
     dest: fd,
-    sync: false,
+    sync: opts.sync ?? false,
     maxLength: MAX_UNWRITTEN_BYTES,
     // A full pipe is waited for while the process runs (asynchronously), until `giveUpAt` on exit.
     retryEAGAIN: () => Date.now() < giveUpAt,
@@ -180,6 +183,12 @@ export function logDestination(fd = 2): LogStream {
       // The reader took nothing for EXIT_WRITE_PATIENCE_MS: the exit goes on without these lines.
     }
   };
+  // A write that fails (ENOSPC when the disk holding the log file is full, EIO) keeps its lines
+  // in the stream, tried again with the next write, so they count against MAX_UNWRITTEN_BYTES
+  // and are dropped and counted past it. Without a listener of ours, pino's (which handles only
+  // EPIPE) re-emits the error with none left, and the process died on its first failed line: a
+  // client filling the disk with long request paths stopped the server, and every restart.
+  sonic.on('error', () => {});
   let dropped = 0;
   let refused = false;
   sonic.on('drop', () => {
