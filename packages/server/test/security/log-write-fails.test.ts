@@ -32,7 +32,7 @@ turn();`;
     });
     closeSync(full);
     let stdout = '';
-    child.stdout.on('data', (chunk) => {
+    child.stdout?.on('data', (chunk) => {
       stdout += chunk;
     });
     const exitCode = await new Promise<number | null>((resolve) => child.once('exit', (c) => resolve(c)));

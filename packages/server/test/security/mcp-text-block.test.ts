@@ -4,8 +4,8 @@
 // characters, U+2028/2029, a lone surrogate and astral characters must come back over HTTP as
 // well-formed UTF-8, valid JSON, and a text block that parses to exactly the structuredContent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeKey } from '../content/mcp-helpers.js';
 import { makeBrand } from '../content/helpers.js';
+import { makeKey } from '../content/mcp-helpers.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
 const NASTY =
