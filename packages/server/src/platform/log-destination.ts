@@ -1,4 +1,5 @@
 import { writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { pino } from 'pino';
 
 /** What pino writes its lines to: the part of a stream it uses. */
@@ -113,6 +114,37 @@ process.on('exit', () => {
   for (const flush of unfinished) flush();
 });
 
+/** `fs` as CommonJS modules (sonic-boom) hold it: the object whose `writeSync` they call. */
+const cjsFs: { writeSync: typeof writeSync } = createRequire(import.meta.url)('node:fs');
+
+/**
+ * Runs sonic-boom's synchronous flush so that it ends. sonic-boom 4 (pino 10's) gives up a
+ * failed write only on EAGAIN, when `retryEAGAIN` says so; any other error (EPIPE, when the log's
+ * reader dies while an exit is writing to it) it retries every 100 ms for ever, and the process
+ * never exits. It calls `writeSync` through the `fs` object, so for the length of this
+ * synchronous call a write failing that way reports its bytes as written: with the reader gone
+ * nobody can take them, and the flush empties its buffers and returns. Nothing else runs during
+ * the call, and the real `writeSync` is back when it returns or throws. (sonic-boom 5 throws such
+ * errors itself; pino 10 still depends on 4.)
+ */
+function flushToTheEnd(flush: () => void) {
+  const real = cjsFs.writeSync;
+  cjsFs.writeSync = ((fd: number, data: string | NodeJS.ArrayBufferView, ...rest: never[]) => {
+    try {
+      return real(fd, data as string, ...rest);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EAGAIN' || code === 'EBUSY') throw err;
+      return typeof data === 'string' ? Buffer.byteLength(data, 'utf8') : data.byteLength;
+    }
+  }) as typeof writeSync;
+  try {
+    flush();
+  } finally {
+    cjsFs.writeSync = real;
+  }
+}
+
 /** The line that says how many were dropped, in the logger's shape (level 40 is `warn`). */
 const droppedLine = (count: number) =>
   `${JSON.stringify({
@@ -127,13 +159,16 @@ const countLines = (text: string) => {
   return n;
 };
 
-/** Asynchronous JSON lines to `fd` (stderr by default), written once per turn of the event loop. */
-export function logDestination(fd = 2): LogStream {
+/**
+ * JSON lines to `fd` (stderr by default), written once per turn of the event loop: by libuv's
+ * thread pool, or with `sync` at once (where a write never waits for a reader: a file, /dev/null).
+ */
+export function logDestination(fd = 2, opts: { sync?: boolean } = {}): LogStream {
   // pino flushes its own asynchronous destination synchronously on exit as well; writing it
   // again from `flushSync` above finds it empty.
   const sonic = pino.destination({
     dest: fd,
-    sync: false,
+    sync: opts.sync ?? false,
     maxLength: MAX_UNWRITTEN_BYTES,
     // A full pipe is waited for while the process runs (asynchronously), until `giveUpAt` on exit.
     retryEAGAIN: () => Date.now() < giveUpAt,
@@ -143,11 +178,17 @@ export function logDestination(fd = 2): LogStream {
   const flushOnce = sonic.flushSync.bind(sonic);
   sonic.flushSync = () => {
     try {
-      flushOnce();
+      flushToTheEnd(flushOnce);
     } catch {
       // The reader took nothing for EXIT_WRITE_PATIENCE_MS: the exit goes on without these lines.
     }
   };
+  // A write that fails (ENOSPC when the disk holding the log file is full, EIO) keeps its lines
+  // in the stream, tried again with the next write, so they count against MAX_UNWRITTEN_BYTES
+  // and are dropped and counted past it. Without a listener of ours, pino's (which handles only
+  // EPIPE) re-emits the error with none left, and the process died on its first failed line: a
+  // client filling the disk with long request paths stopped the server, and every restart.
+  sonic.on('error', () => {});
   let dropped = 0;
   let refused = false;
   sonic.on('drop', () => {

@@ -1,7 +1,7 @@
 import { fstatSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import { type Logger, pino } from 'pino';
-import { type LogStream, logDestination, turnBatched } from './log-destination.js';
+import { type LogStream, logDestination } from './log-destination.js';
 
 export type { Logger };
 
@@ -66,8 +66,7 @@ export function writesWithoutWaiting(fd: number): boolean {
  * 8 µs of CPU on a pinned core against 1 µs for the write itself) is what the file case saves.
  */
 function stderrDestination(): LogStream {
-  if (!writesWithoutWaiting(2)) return logDestination(2);
-  return turnBatched(pino.destination({ dest: 2, sync: true }), 2);
+  return logDestination(2, { sync: writesWithoutWaiting(2) });
 }
 
 export const silentLogger = (): Logger => pino({ level: 'silent' });

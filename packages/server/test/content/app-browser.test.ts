@@ -92,7 +92,8 @@ describe('the web app: approvals in a real browser', () => {
       `${counts.pending} pending · ${counts.approved} approved · ${counts.rejected} rejected`,
     );
     expect(counts.pending).toBeGreaterThanOrEqual(5);
-    expect(await page.getByRole('banner').textContent()).toContain('sandbox · simulated');
+    // The mode label has a GET /v1/mode of its own, which may answer after the queue's.
+    await page.getByRole('banner').getByText('sandbox · simulated').waitFor();
     expect(await page.getByRole('link', { name: 'Approvals' }).getAttribute('aria-current')).toBe('page');
 
     const x = card('Edit me');

@@ -352,7 +352,8 @@ describe('the web app: settings in live mode', () => {
     await page.getByRole('heading', { name: 'Clock', level: 2 }).waitFor();
     const mode = (await api(svc.url, 'GET', '/v1/mode')).body;
     expect(mode.sandbox_clock).toBe(false);
-    expect(await page.getByRole('banner').textContent()).toContain(`live · ${mode.model}`);
+    // The mode label has a GET /v1/mode of its own, which may answer after the settings page's.
+    await page.getByRole('banner').getByText(`live · ${mode.model}`).waitFor();
     expect(await page.locator('#clock').textContent()).toContain('runs in live mode on real time');
     expect(await page.getByRole('button', { name: 'Advance the clock' }).count()).toBe(0);
     expect(await page.locator('#mode').textContent()).toContain('posts publish to the real platforms');

@@ -167,6 +167,11 @@ describe('the web app: posts, insights, memory and campaigns in a real browser',
 
     const themes = (await get(`/v1/brands/${brandId}/conversation`)).themes;
     expect(themes.length).toBeGreaterThan(1);
+    // The themes have a GET of their own, which may answer after the digest's: wait for them all.
+    await page
+      .locator('.theme h3')
+      .nth(themes.length - 1)
+      .waitFor();
     const shown = await page.locator('.theme h3').allTextContents();
     expect(shown.length).toBe(themes.length);
     const counts = shown.map((t) => Number((/([\d,]+) replies/.exec(t)?.[1] ?? '').replace(/,/g, '')));

@@ -112,4 +112,14 @@ describe('log destination with a reader that takes nothing', { timeout: 90_000 }
     expect(await exited).toBe(5);
     child.stderr.destroy();
   });
+
+  it('exits on process.exit when the reader dies while the exit is still writing', async () => {
+    const { report, exited, child } = floodWhileUnread(20, 'process.exit(5);');
+    await report;
+    // The child is in its exit flush now (it exits right after its report), retrying a full pipe;
+    // its reader goes away, so its next write gets EPIPE. Before: sonic-boom 4's flushSync retried
+    // any error other than EAGAIN every 100 ms for ever, and the process never ended.
+    child.stderr.destroy();
+    expect(await exited).toBe(5);
+  });
 });

@@ -13,14 +13,23 @@ export function rateLimitsStore(db: SqlExecutor) {
      * in one statement: a new window starts at `calls`, the current one goes up by `calls`. Two
      * instances reserving at once cannot both read the old count (no read-then-write), so the
      * reservations they are granted never add up past the limit.
+     *
+     * The row only moves forward: a reservation for a window older than the row's (an instance
+     * whose clock is behind another's, or a call that read the time just before the minute
+     * ended) is added to the row's newer window instead of replacing it. Replacing it let two
+     * instances with skewed clocks reset each other's count on every reservation, so a key
+     * alternating between them was never limited while their clocks straddled a minute
+     * (test/security/rate-window-skew.test.ts). Windows are ISO strings of one format, so
+     * they compare as text.
      */
     reserve: async (keyId: string, windowStart: string, calls: number): Promise<RateWindowRow> => {
       const row = await db.get<RateWindowRow>(
         `INSERT INTO key_rate_windows (key_id, window_start, count) VALUES (?, ?, ?)
          ON CONFLICT (key_id) DO UPDATE SET
-           count = CASE WHEN key_rate_windows.window_start = excluded.window_start
-                        THEN key_rate_windows.count + excluded.count ELSE excluded.count END,
-           window_start = excluded.window_start
+           count = CASE WHEN key_rate_windows.window_start < excluded.window_start
+                        THEN excluded.count ELSE key_rate_windows.count + excluded.count END,
+           window_start = CASE WHEN key_rate_windows.window_start < excluded.window_start
+                               THEN excluded.window_start ELSE key_rate_windows.window_start END
          RETURNING key_id, window_start, count`,
         [keyId, windowStart, calls],
       );

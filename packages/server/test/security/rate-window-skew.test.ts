@@ -1,0 +1,63 @@
+// Outside attack on the MCP per-key rate limit now that it runs on each instance's real clock
+// (content/services/rate-limits.ts): two instances on one database whose clocks straddle a minute
+// (one a second behind it, one a second past it, as NTP leaves machines apart). A key alternating
+// between them must still get no more than the limit: before, each instance's reservation replaced
+// the other's window row, resetting its count, so every call was admitted.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/platform/clock.js';
+import { makeKey, rawMcp } from '../content/mcp-helpers.js';
+import { sameDatabase, startTestService, type TestService } from '../helpers/start.js';
+
+// At 19 or less a minute each reservation is one call, so each call is a statement.
+const LIMIT = 5;
+const MINUTE_ENDS = Date.UTC(2026, 0, 5, 9, 1, 0);
+
+async function admitted(svc: TestService, key: string): Promise<boolean> {
+  const res = await rawMcp(svc, {
+    key,
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
+  });
+  expect(res.status).toBe(200);
+  if (!res.body.result.isError) return true;
+  expect(res.body.result.content[0].text).toContain('Error RATE_LIMITED');
+  return false;
+}
+
+describe('per-key rate limit on instances whose clocks straddle a minute', () => {
+  let behind: TestService;
+  let ahead: TestService;
+
+  beforeAll(async () => {
+    behind = await startTestService('content', {
+      clock: new ManualClock(MINUTE_ENDS - 1_000),
+      config: { keyRateLimit: LIMIT },
+    });
+    ahead = await startTestService('content', {
+      dataDir: behind.dataDir,
+      clock: new ManualClock(MINUTE_ENDS + 1_000),
+      config: { keyRateLimit: LIMIT, ...sameDatabase(behind) },
+    });
+  });
+  afterAll(async () => {
+    await ahead?.close();
+    await behind?.close();
+  });
+
+  it('admits at most the limit to a key alternating between them', async () => {
+    const { key } = await makeKey(behind, ['read']);
+    let ok = 0;
+    for (let i = 0; i < 10; i++) {
+      if (await admitted(behind, key)) ok++;
+      if (await admitted(ahead, key)) ok++;
+    }
+    // The newer minute's LIMIT, plus the one call the lagging instance made in the old minute
+    // before the other instance opened the new one.
+    expect(ok).toBe(LIMIT + 1);
+
+    // The lagging instance's calls counted in the newer minute: once its clock gets there, the
+    // key still has nothing left in it.
+    behind.clock.set(MINUTE_ENDS + 2_000);
+    expect(await admitted(behind, key)).toBe(false);
+    expect(await admitted(ahead, key)).toBe(false);
+  });
+});
