@@ -2,7 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
 import pg from 'pg';
 import { apiCall, cpuMs, keyFor, root, startServer } from '../lib.mjs';
 
@@ -23,6 +25,8 @@ const call = apiCall;
 /** Answers 200 at once and records, per delivery, the latency from the event's creation. */
 async function startReceiver(verify, secrets) {
   const latencies = [];
+  /** Per delivery: which (event and endpoint path), when its event was made, when it arrived. */
+  const arrivals = [];
   let bad = 0;
   const server = createServer((req, res) => {
     const chunks = [];
@@ -35,7 +39,10 @@ async function startReceiver(verify, secrets) {
       } catch {
         bad += 1;
       }
-      latencies.push(Date.now() - Date.parse(JSON.parse(body).created_at));
+      const received = Date.now();
+      const event = JSON.parse(body);
+      latencies.push(received - Date.parse(event.created_at));
+      arrivals.push({ key: `${event.id} ${req.url}`, created: Date.parse(event.created_at), received });
       res.end('ok');
     });
   });
@@ -44,6 +51,7 @@ async function startReceiver(verify, secrets) {
   return {
     base: `http://127.0.0.1:${server.address().port}`,
     latencies,
+    arrivals,
     bad: () => bad,
     close: () =>
       new Promise((r) => {
@@ -148,6 +156,61 @@ async function postgresCost(probe, before, sampler, delivered) {
   return `PostgreSQL ${Math.round((ticks * TICK_US) / delivered)} µs CPU and ${(transactions / delivered).toFixed(2)} transactions per delivery`;
 }
 
+/** Each first attempt's start (`delivery_attempts.started_at`, taken as its claim committed), by event and endpoint path. */
+async function firstAttempts(server) {
+  const sql = `SELECT d.event_id, w.url, a.started_at FROM delivery_attempts a
+    JOIN deliveries d ON d.id = a.delivery_id JOIN webhook_endpoints w ON w.id = d.endpoint_id
+    WHERE a.attempt = 1`;
+  let rows;
+  if (server.databaseUrl) {
+    const client = new pg.Client({ connectionString: server.databaseUrl });
+    await client.connect();
+    rows = (await client.query(sql)).rows;
+    await client.end();
+  } else {
+    const db = new Database(join(server.dataDir, 'commerce.sqlite'), { readonly: true });
+    rows = db.prepare(sql).all();
+    db.close();
+  }
+  return new Map(rows.map((r) => [`${r.event_id} ${new URL(r.url).pathname}`, Date.parse(r.started_at)]));
+}
+
+/**
+ * Where the first attempts' time went, printed under the table: from the event's creation to its
+ * attempt's start (the API's commit, the wait for a free slot and a claim, the claim itself) and
+ * from that start to receipt (signing, the request, this process's own turn to read it), for all
+ * deliveries and for the slowest 1 %; then the p99 by when the event was made, so a tail that is
+ * one stall shows apart from one spread over the run. `lag` is this process's event-loop delay.
+ */
+function phases(label, arrivals, started, lag) {
+  const rows = arrivals
+    .map((a) => ({ ...a, start: started.get(a.key) }))
+    .filter((a) => a.start !== undefined)
+    .map((a) => ({ created: a.created, total: a.received - a.created, wait: a.start - a.created, send: a.received - a.start }));
+  if (rows.length === 0) return;
+  const pct = (xs, p) => {
+    const s = [...xs].sort((a, b) => a - b);
+    return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))];
+  };
+  const col = (xs, k) => xs.map((r) => r[k]);
+  rows.sort((a, b) => a.total - b.total);
+  const tail = rows.slice(Math.floor(rows.length * 0.99));
+  const first = Math.min(...col(rows, 'created'));
+  const buckets = new Map();
+  for (const r of rows) {
+    const b = Math.floor((r.created - first) / 500);
+    if (!buckets.has(b)) buckets.set(b, []);
+    buckets.get(b).push(r);
+  }
+  const timeline = [...buckets.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([b, rs]) => `${(b / 2).toFixed(1)}s:${pct(col(rs, 'total'), 99)}`)
+    .join(' ');
+  console.error(
+    `${label}: ${rows.length} first attempts; wait (created to attempt start) p50 ${pct(col(rows, 'wait'), 50)} p99 ${pct(col(rows, 'wait'), 99)} ms, send (start to receipt) p50 ${pct(col(rows, 'send'), 50)} p99 ${pct(col(rows, 'send'), 99)} ms; slowest 1 % (total ≥ ${tail[0].total} ms): wait median ${pct(col(tail, 'wait'), 50)} ms, send median ${pct(col(tail, 'send'), 50)} ms; bench event-loop delay p99 ${(lag.percentile(99) / 1e6).toFixed(0)} ms, max ${(lag.max / 1e6).toFixed(0)} ms\n  p99 ms by creation time (0.5 s buckets): ${timeline}`,
+  );
+}
+
 async function run({ dead }) {
   const { verifySignature } = await import(pathToFileURL(join(root, 'packages/webhooks/dist/index.js')).href);
   const secrets = new Map();
@@ -189,6 +252,9 @@ async function run({ dead }) {
     while (receiver.latencies.length < HEALTHY_ENDPOINTS) await new Promise((r) => setTimeout(r, 10));
     const perCheckout = receiver.latencies.length;
     receiver.latencies.length = 0;
+    receiver.arrivals.length = 0;
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    lag.enable();
 
     // Paced producer: every 20 ms, the checkouts that bring the offered delivery rate.
     const perSecond = OFFERED / perCheckout;
@@ -218,6 +284,8 @@ async function run({ dead }) {
     const sorted = [...receiver.latencies].sort((a, b) => a - b);
     const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
     if (receiver.bad() > 0) throw new Error(`${receiver.bad()} deliveries failed signature verification`);
+    lag.disable();
+    phases(`${server.databaseUrl ? 'PostgreSQL' : 'SQLite'}${dead ? ', dead endpoint beside' : ''}`, receiver.arrivals, await firstAttempts(server), lag);
     const pgCost = probe && sampler ? `, ${await postgresCost(probe, pgBefore, sampler, got)}` : '';
     return {
       rps: got / seconds,
