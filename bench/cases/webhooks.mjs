@@ -265,6 +265,10 @@ async function run({ dead }) {
     const started = performance.now();
     let made = 0;
     const inFlight = new Set();
+    // The server's CPU per delivery received, per half second: a start-up transient (code not yet
+    // optimised) shows as dearer first buckets, whatever the machine's load.
+    const cpuSteps = [];
+    const cpuTimer = setInterval(() => cpuSteps.push([cpuMs(server.pid), receiver.latencies.length]), 500);
     while (performance.now() - started < SECONDS * 1000) {
       const due = Math.floor(((performance.now() - started) / 1000) * perSecond);
       // At most 16 creations in flight: past that the API, not the dispatcher, is the limit.
@@ -279,13 +283,21 @@ async function run({ dead }) {
     for (let waited = 0; receiver.latencies.length < expected && waited < 60_000; waited += 20)
       await new Promise((r) => setTimeout(r, 20));
     const seconds = (performance.now() - started) / 1000;
+    clearInterval(cpuTimer);
     const cpu = cpuMs(server.pid) - cpuBefore;
+    const cpuTimeline = cpuSteps
+      .map(([ms, n], i) => {
+        const [ms0, n0] = i === 0 ? [cpuBefore, 0] : cpuSteps[i - 1];
+        return n > n0 ? Math.round(((ms - ms0) * 1000) / (n - n0)) : '–';
+      })
+      .join(' ');
     const got = receiver.latencies.length;
     const sorted = [...receiver.latencies].sort((a, b) => a - b);
     const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
     if (receiver.bad() > 0) throw new Error(`${receiver.bad()} deliveries failed signature verification`);
     lag.disable();
     phases(`${server.databaseUrl ? 'PostgreSQL' : 'SQLite'}${dead ? ', dead endpoint beside' : ''}`, receiver.arrivals, await firstAttempts(server), lag);
+    console.error(`  server CPU µs per delivery received, by half second: ${cpuTimeline}`);
     const pgCost = probe && sampler ? `, ${await postgresCost(probe, pgBefore, sampler, got)}` : '';
     return {
       rps: got / seconds,
