@@ -165,8 +165,13 @@ async function firstAttempts(server) {
   if (server.databaseUrl) {
     const client = new pg.Client({ connectionString: server.databaseUrl });
     await client.connect();
-    rows = (await client.query(sql)).rows;
-    await client.end();
+    try {
+      // The commerce service's tables are in its own schema of the database.
+      await client.query('SET search_path TO commerce');
+      rows = (await client.query(sql)).rows;
+    } finally {
+      await client.end();
+    }
   } else {
     const db = new Database(join(server.dataDir, 'commerce.sqlite'), { readonly: true });
     rows = db.prepare(sql).all();
