@@ -191,7 +191,12 @@ function phases(label, arrivals, started, lag) {
   const rows = arrivals
     .map((a) => ({ ...a, start: started.get(a.key) }))
     .filter((a) => a.start !== undefined)
-    .map((a) => ({ created: a.created, total: a.received - a.created, wait: a.start - a.created, send: a.received - a.start }));
+    .map((a) => ({
+      created: a.created,
+      total: a.received - a.created,
+      wait: a.start - a.created,
+      send: a.received - a.start,
+    }));
   if (rows.length === 0) return;
   const pct = (xs, p) => {
     const s = [...xs].sort((a, b) => a - b);
@@ -301,7 +306,12 @@ async function run({ dead }) {
     const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
     if (receiver.bad() > 0) throw new Error(`${receiver.bad()} deliveries failed signature verification`);
     lag.disable();
-    phases(`${server.databaseUrl ? 'PostgreSQL' : 'SQLite'}${dead ? ', dead endpoint beside' : ''}`, receiver.arrivals, await firstAttempts(server), lag);
+    phases(
+      `${server.databaseUrl ? 'PostgreSQL' : 'SQLite'}${dead ? ', dead endpoint beside' : ''}`,
+      receiver.arrivals,
+      await firstAttempts(server),
+      lag,
+    );
     console.error(`  server CPU µs per delivery received, by half second: ${cpuTimeline}`);
     const pgCost = probe && sampler ? `, ${await postgresCost(probe, pgBefore, sampler, got)}` : '';
     return {

@@ -2,11 +2,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { BUSY_AFTER } from '../../src/platform/db/sqlite-checkpoints.js';
 import { openSqliteDatabase } from '../../src/platform/db/sqlite.js';
+import { BUSY_AFTER } from '../../src/platform/db/sqlite-checkpoints.js';
 
 const TABLE = [
-  { id: 1, name: 't', up: 'CREATE TABLE t (n INTEGER, pad TEXT)', postgres: 'CREATE TABLE t (n BIGINT, pad TEXT)' },
+  {
+    id: 1,
+    name: 't',
+    up: 'CREATE TABLE t (n INTEGER, pad TEXT)',
+    postgres: 'CREATE TABLE t (n BIGINT, pad TEXT)',
+  },
 ];
 
 /** Write transactions of a few pages each, as a busy service commits them. */

@@ -70,7 +70,11 @@ export function backgroundCheckpoints(db: Database.Database, file: string): Chec
   function start() {
     const w = new Worker(THREAD, {
       eval: true,
-      workerData: { driver: createRequire(import.meta.url).resolve('better-sqlite3'), file, everyMs: EVERY_MS },
+      workerData: {
+        driver: createRequire(import.meta.url).resolve('better-sqlite3'),
+        file,
+        everyMs: EVERY_MS,
+      },
       // A pragma every 100 ms needs little heap; the cap only keeps a fault from growing.
       resourceLimits: { maxOldGenerationSizeMb: 32, maxYoungGenerationSizeMb: 2 },
     });

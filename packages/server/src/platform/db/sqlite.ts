@@ -2,7 +2,6 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrateSqlite } from './migrate.js';
-import { backgroundCheckpoints, type Checkpointer } from './sqlite-checkpoints.js';
 import type {
   Migration,
   Row,
@@ -12,6 +11,7 @@ import type {
   SqlValue,
   TransactionOptions,
 } from './sql.js';
+import { backgroundCheckpoints, type Checkpointer } from './sqlite-checkpoints.js';
 
 /** A SQLite database; `raw` is for SQLite-only work (migrations' data fix-ups, benchmarks, SQLite tests). */
 export interface SqliteDatabase extends SqlDatabase {
