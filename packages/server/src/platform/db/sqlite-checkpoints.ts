@@ -8,9 +8,9 @@ import type Database from 'better-sqlite3';
  * SQLite checkpoints on the connection that commits once the WAL passes 1,000 pages, and with
  * `synchronous = NORMAL` a checkpoint syncs the WAL and the database file to disk: better-sqlite3
  * being synchronous, that commit holds the event loop for as long as the disk takes. Under the
- * webhook bench's writes that was 9-10 % of a drain's samples in `COMMIT` against 5 % without
- * checkpoints, in stalls of up to 140 ms each on this project's machines (docs/benchmarks.md,
- * "seventh pass: the webhook dispatcher"): every request and delivery in flight waits them out.
+ * webhook dispatcher's writes that was 9-10 % of a drain's samples in `COMMIT` against 5 % without
+ * checkpoints, in stalls of up to 166 ms each on this project's loaded machines (docs/benchmarks.md,
+ * "seventh pass: the webhook dispatcher's tail"): every request and delivery in flight waits them out.
  *
  * So once a connection has committed `BUSY_AFTER` write transactions, a worker thread with a
  * connection of its own checkpoints every `EVERY_MS` (PASSIVE: it never waits for, nor blocks,
