@@ -11,11 +11,14 @@ import type {
   SqlValue,
   TransactionOptions,
 } from './sql.js';
+import { backgroundCheckpoints, type Checkpointer } from './sqlite-checkpoints.js';
 
 /** A SQLite database; `raw` is for SQLite-only work (migrations' data fix-ups, benchmarks, SQLite tests). */
 export interface SqliteDatabase extends SqlDatabase {
   readonly dialect: 'sqlite';
   readonly raw: Database.Database;
+  /** WAL checkpoints in a thread of their own once the database is busy (none for `:memory:`). */
+  readonly checkpoints: Pick<Checkpointer, 'runs' | 'handedOff'> | null;
 }
 
 export function openSqliteDatabase(
@@ -41,7 +44,7 @@ export function openSqliteDatabase(
   // wait blocks the event loop, so another instance in this same process that holds the write
   // lock across an await could never finish and let go.
   db.pragma(`busy_timeout = ${BUSY_SPIN_MS}`);
-  return new GatedDatabase(db);
+  return new GatedDatabase(db, file === ':memory:' ? null : backgroundCheckpoints(db, file));
 }
 
 /** How long SQLite itself spins on a locked database before we wait asynchronously instead. */
@@ -132,13 +135,15 @@ function directExecutor(db: Database.Database): SqlExecutor {
 class GatedDatabase implements SqliteDatabase {
   readonly dialect = 'sqlite' as const;
   readonly raw: Database.Database;
+  readonly checkpoints: Checkpointer | null;
   readonly #direct: SqlExecutor;
   readonly #statements: ReturnType<typeof statements>;
   /** Settles when the transaction in progress (if any) ends. */
   #gate: Promise<void> | null = null;
 
-  constructor(db: Database.Database) {
+  constructor(db: Database.Database, checkpoints: Checkpointer | null) {
     this.raw = db;
+    this.checkpoints = checkpoints;
     this.#direct = directExecutor(db);
     this.#statements = statements(db);
   }
@@ -191,6 +196,7 @@ class GatedDatabase implements SqliteDatabase {
       try {
         const result = await fn(this.#direct);
         this.raw.exec('COMMIT');
+        this.checkpoints?.committed();
         return result;
       } catch (err) {
         if (this.raw.inTransaction) this.raw.exec('ROLLBACK');
@@ -205,6 +211,7 @@ class GatedDatabase implements SqliteDatabase {
   async close(): Promise<void> {
     // A transaction still running finishes (or rolls back) before the handle goes.
     while (this.#gate) await this.#gate;
+    await this.checkpoints?.stop();
     if (this.raw.open) this.raw.close();
   }
 }

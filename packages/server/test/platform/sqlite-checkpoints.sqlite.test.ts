@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, vi } from 'vitest';
+import { openSqliteDatabase } from '../../src/platform/db/sqlite.js';
+import { BUSY_AFTER } from '../../src/platform/db/sqlite-checkpoints.js';
+
+const TABLE = [
+  {
+    id: 1,
+    name: 't',
+    up: 'CREATE TABLE t (n INTEGER, pad TEXT)',
+    postgres: 'CREATE TABLE t (n BIGINT, pad TEXT)',
+  },
+];
+
+/** Write transactions of a few pages each, as a busy service commits them. */
+async function writeTransactions(db: ReturnType<typeof openSqliteDatabase>, from: number, count: number) {
+  for (let i = from; i < from + count; i++)
+    await db.transaction(async (tx) => {
+      await tx.run('INSERT INTO t (n, pad) VALUES (?, ?)', [i, 'x'.repeat(6000)]);
+    });
+}
+
+const autocheckpoint = (db: ReturnType<typeof openSqliteDatabase>) =>
+  db.raw.pragma('wal_autocheckpoint', { simple: true });
+
+describe('WAL checkpoints of a busy SQLite database', () => {
+  it('move to a thread of their own once the database is busy, and come back when it closes', async () => {
+    // A dot-folder in the path, as a real data directory may have.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-checkpoints-'));
+    const file = join(dir, '.data', 'db.sqlite');
+    const db = openSqliteDatabase(file, TABLE);
+    try {
+      // A quiet database keeps SQLite's own checkpoints, and no thread (it costs memory).
+      await writeTransactions(db, 0, BUSY_AFTER - 1);
+      expect(db.checkpoints?.handedOff()).toBe(false);
+      expect(autocheckpoint(db)).toBe(1000);
+
+      // Busy: commits no longer checkpoint on this connection (so they never wait for the disk
+      // on the event loop), and the thread's connection does it instead.
+      await writeTransactions(db, BUSY_AFTER - 1, 400);
+      expect(db.checkpoints?.handedOff()).toBe(true);
+      expect(autocheckpoint(db)).toBe(0);
+      await vi.waitFor(() => expect(db.checkpoints?.runs()).toBeGreaterThan(0), { timeout: 10_000 });
+
+      // Every row is still there, read through the main connection.
+      expect(await db.get('SELECT COUNT(*) AS c FROM t')).toEqual({ c: BUSY_AFTER + 399 });
+    } finally {
+      await db.close();
+    }
+    // Closing stops the thread and gives the checkpoints back.
+    expect(db.checkpoints?.handedOff()).toBe(false);
+
+    // The file reopens whole (the thread's connection closed cleanly).
+    const again = openSqliteDatabase(file, TABLE);
+    expect(await again.get('SELECT COUNT(*) AS c FROM t')).toEqual({ c: BUSY_AFTER + 399 });
+    await again.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps none for an in-memory database', async () => {
+    const db = openSqliteDatabase(':memory:', TABLE);
+    expect(db.checkpoints).toBeNull();
+    await db.close();
+  });
+});
