@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_LOGGED_PATH } from '../../src/platform/http/access-log.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { ADDRESS, as, BUYER, makeKey, PROTOCOL, sandboxUser } from '../commerce/helpers.js';
 import { startTestService, type TestService } from '../helpers/start.js';
@@ -69,6 +70,19 @@ describe('access log', () => {
       expect(line.ms as number).toBeGreaterThanOrEqual(0);
       expect(JSON.stringify(line)).not.toContain('secret-in-query');
     }
+  });
+
+  it('writes the start of a very long path and how many characters it left out', async () => {
+    const key = await makeKey(svc, 'sandbox');
+    const user = await sandboxUser(svc, key);
+    const path = `/v1/${'a'.repeat(12_000)}`;
+    const res = await user.call('GET', path);
+    expect(res.status).toBe(404);
+    await new Promise((r) => setTimeout(r, 50));
+    const line = lineFor(res.headers.get('service-request-id'));
+    expect(Object.keys(line).sort()).toEqual(FIELDS);
+    expect(line.path).toBe(`${path.slice(0, MAX_LOGGED_PATH)}…[${path.length - MAX_LOGGED_PATH} more characters]`);
+    expect(JSON.stringify(line).length).toBeLessThan(MAX_LOGGED_PATH + 400);
   });
 
   it("keeps the logger's redaction for everything else logged through it", () => {

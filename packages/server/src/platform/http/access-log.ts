@@ -13,6 +13,21 @@ import type { Logger } from '../logger.js';
  * a field added here that is an object (headers, a body) would not be redacted. Log those
  * through `logger` itself.
  */
+/**
+ * The longest path written whole. Node accepts request targets up to its header limit (16 KB), and
+ * a client repeating requests with such paths made every access line 16 KB: a flood of them fills
+ * a log file or its disk 16 times faster than ordinary traffic for the same requests
+ * (docs/security.md, seventh pass). The start of a path is what tells a reader which route it was
+ * aimed at; the rest is said as a count.
+ */
+export const MAX_LOGGED_PATH = 1024;
+
+/** `path`, or its first MAX_LOGGED_PATH characters and how many more there were. */
+export function loggedPath(path: string): string {
+  if (path.length <= MAX_LOGGED_PATH) return path;
+  return `${path.slice(0, MAX_LOGGED_PATH)}…[${path.length - MAX_LOGGED_PATH} more characters]`;
+}
+
 export function accessLogger(logger: Logger): (req: Request, res: Response) => void {
   // A stand-in logger without `child` (a test's spy) logs through itself.
   const log = typeof logger.child === 'function' ? logger.child({}, { redact: { paths: [] } }) : logger;
@@ -23,7 +38,7 @@ export function accessLogger(logger: Logger): (req: Request, res: Response) => v
         {
           requestId: req.requestId,
           method: req.method,
-          path: req.path,
+          path: loggedPath(req.path),
           status: res.statusCode,
           ms: performance.now() - started,
         },
