@@ -81,7 +81,9 @@ describe('access log', () => {
     await new Promise((r) => setTimeout(r, 50));
     const line = lineFor(res.headers.get('service-request-id'));
     expect(Object.keys(line).sort()).toEqual(FIELDS);
-    expect(line.path).toBe(`${path.slice(0, MAX_LOGGED_PATH)}…[${path.length - MAX_LOGGED_PATH} more characters]`);
+    expect(line.path).toBe(
+      `${path.slice(0, MAX_LOGGED_PATH)}…[${path.length - MAX_LOGGED_PATH} more characters]`,
+    );
     expect(JSON.stringify(line).length).toBeLessThan(MAX_LOGGED_PATH + 400);
   });
 
