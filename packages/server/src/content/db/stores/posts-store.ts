@@ -219,7 +219,12 @@ const withBrandBaselines = (page: { sql: string; params: SqlValue[] }) => ({
  * list's CPU in the profile.
  */
 function withLatestSnapshots(rows: LatestRow[]): PostsWithLatestSnapshots {
-  const out: PostsWithLatestSnapshots = { posts: [], latest: new Map(), ages: new Map(), baselines: new Map() };
+  const out: PostsWithLatestSnapshots = {
+    posts: [],
+    latest: new Map(),
+    ages: new Map(),
+    baselines: new Map(),
+  };
   for (const r of rows) {
     const post = decode(r);
     out.posts.push(post);
