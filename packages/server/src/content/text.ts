@@ -1,7 +1,24 @@
 import { MAX_PARTS, PLATFORM_LIMITS, type Platform } from './domain.js';
 
-/** Characters as people count them (code points), so an emoji is one, not two. */
-export const charCount = (text: string) => [...text].length;
+/**
+ * Characters as people count them (code points), so an emoji is one, not two: the UTF-16 length
+ * less one per surrogate pair (a lone surrogate counts one, as `[...text].length` counts it).
+ * Counted in place: spreading the text made an array of one string per character for every part
+ * of every listed post, a visible share of a list's garbage.
+ */
+export function charCount(text: string): number {
+  let n = text.length;
+  for (let i = 0; i < text.length - 1; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 0xd800 || c > 0xdbff) continue;
+    const next = text.charCodeAt(i + 1);
+    if (next >= 0xdc00 && next <= 0xdfff) {
+      n--;
+      i++;
+    }
+  }
+  return n;
+}
 
 /** How a platform is named in text people read ("Schedule X posts", never "Schedule x posts"). */
 export const PLATFORM_NAMES: Record<Platform, string> = {

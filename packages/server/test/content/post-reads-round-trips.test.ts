@@ -9,11 +9,11 @@ import { makeKey, rawMcp } from './mcp-helpers.js';
 /*
  * Listing and reading posts are the hottest content reads (issue 20). On PostgreSQL every
  * statement is a round trip: a page of posts with its verdicts is ONE statement there (the
- * posts, each one's snapshots, the brand's stored baselines), as the bare LATERAL baseline, and
- * these reads skip the per-request sandbox clock read because they never look at the time.
- * SQLite runs in the process: a page is two statements there (the page with each post's latest
- * snapshot and its snapshots' counts, then the baselines; three before, the second reading every
- * snapshot whole), one post three (it shows every snapshot). The counts are asserted, never a
+ * posts, each one's latest snapshot and its snapshots' counts, the brand's stored baselines), as
+ * the bare LATERAL baseline, and these reads skip the per-request sandbox clock read because they
+ * never look at the time. SQLite runs in the process: a page is two statements there (the same
+ * page, then the baselines; three before, the second reading every snapshot whole), one post
+ * three (it shows every snapshot). The counts are asserted, never a
  * time. The clock stays one clock across instances: the next request that reads the time on
  * another instance must see an advance. MCP's twins (list_posts, get_post, and list_agents,
  * which reads nothing but the key) skip the clock read the same way: an MCP call costs its key

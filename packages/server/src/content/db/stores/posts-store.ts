@@ -176,11 +176,12 @@ function pageQuery(
 }
 
 /**
- * SQLite: a page of posts, each with its latest snapshot's figures and, as one short text, the
- * age and counts of every snapshot it has (`age likes comments shares clicks`, comma between
- * snapshots). better-sqlite3 spends its time making JavaScript values, one per column of every
- * row: reading every snapshot of the page whole (~7 rows of 8 columns per post) cost twice the
- * page itself; this is one row per post. The posts' primary keys and post_metrics' (post_id,
+ * A page of posts, each with its latest snapshot's figures and, as one short text, the age and
+ * counts of every snapshot it has (`age likes comments shares clicks`, comma between snapshots).
+ * Both drivers spend their time making JavaScript values: better-sqlite3 one per column of every
+ * row, where reading every snapshot of the page whole (~7 rows of 8 columns per post) cost twice
+ * the page itself; pg parsing each post's snapshots as JSON objects (json_agg), which was most of
+ * the list's garbage. This is one row per post and one short text to parse. The posts' primary keys and post_metrics' (post_id,
  * age_h) key serve both lookups. `string_agg` (SQLite 3.44+, bundled by better-sqlite3; the
  * standard name PostgreSQL uses too, where `group_concat` is SQLite's own) with an explicit order,
  * so the ages come oldest first as PostgreSQL's statement gives them. Every column is NOT NULL,
@@ -195,34 +196,51 @@ const WITH_LATEST_SNAPSHOT = {
     ON m.post_id = p.id AND m.age_h = (SELECT max(x.age_h) FROM post_metrics x WHERE x.post_id = p.id)`,
 };
 
-type LatestRow = Row & { own_ages: string | null } & {
+type LatestRow = Row & { own_ages: string | null; own_brand_baselines?: string | null } & {
   [K in `latest_${(typeof LATEST_COLS)[number]}`]: unknown;
 };
 
 /**
- * Splits a row of WITH_LATEST_SNAPSHOT into the post, its latest snapshot and its ages. Fields
- * are read by name, not with `{ a, ...rest }`: V8 copies a rest object through a slow runtime
- * call, which was 13 % of a list's CPU in the profile.
+ * PostgreSQL: WITH_LATEST_SNAPSHOT's page with, on the first row of each brand only, the brand's
+ * stored baselines (the same for every post of the brand, so they cross the wire once). One
+ * statement, so one round trip, where SQLite (in the process) reads the baselines apart.
  */
-function withLatestSnapshots(rows: LatestRow[]): Omit<PostsWithLatestSnapshots, 'baselines'> {
-  const out: Omit<PostsWithLatestSnapshots, 'baselines'> = { posts: [], latest: new Map(), ages: new Map() };
+const withBrandBaselines = (page: { sql: string; params: SqlValue[] }) => ({
+  sql: `SELECT p.*, CASE WHEN row_number() OVER (PARTITION BY p.brand_id) = 1 THEN b.baselines END AS own_brand_baselines
+          FROM (${page.sql}) p LEFT JOIN brand_baselines b ON b.brand_id = p.brand_id
+         ORDER BY p.sort_at DESC, p.id DESC`,
+  params: page.params,
+});
+
+/**
+ * Splits rows of WITH_LATEST_SNAPSHOT into the posts, their latest snapshots, their ages and the
+ * baselines some rows carry (withBrandBaselines). Fields are read by name, not with
+ * `{ a, ...rest }`: V8 copies a rest object through a slow runtime call, which was 13 % of a
+ * list's CPU in the profile.
+ */
+function withLatestSnapshots(rows: LatestRow[]): PostsWithLatestSnapshots {
+  const out: PostsWithLatestSnapshots = {
+    posts: [],
+    latest: new Map(),
+    ages: new Map(),
+    baselines: new Map(),
+  };
   for (const r of rows) {
     const post = decode(r);
     out.posts.push(post);
+    if (r.own_brand_baselines != null)
+      out.baselines.set(post.brand_id, decodeStoredBaselines(r.own_brand_baselines));
     if (r.own_ages == null || r.latest_age_h == null) continue;
-    out.latest.set(
-      post.id,
-      decodeSnapshot({
-        post_id: post.id,
-        age_h: r.latest_age_h,
-        taken_at: r.latest_taken_at,
-        impressions: r.latest_impressions,
-        likes: r.latest_likes,
-        comments: r.latest_comments,
-        shares: r.latest_shares,
-        clicks: r.latest_clicks,
-      } as MetricsRow),
-    );
+    out.latest.set(post.id, {
+      post_id: post.id,
+      age_h: toNumber(r.latest_age_h),
+      taken_at: r.latest_taken_at as string,
+      impressions: toNumber(r.latest_impressions),
+      likes: toNumber(r.latest_likes),
+      comments: toNumber(r.latest_comments),
+      shares: toNumber(r.latest_shares),
+      clicks: toNumber(r.latest_clicks),
+    });
     // Five numbers per snapshot, comma-separated: a JSON array once bracketed.
     const n = JSON.parse(`[${r.own_ages}]`) as number[];
     const ages: AgeCounts[] = [];
@@ -235,19 +253,6 @@ function withLatestSnapshots(rows: LatestRow[]): Omit<PostsWithLatestSnapshots, 
         clicks: n[i + 4],
       } as AgeCounts);
     out.ages.set(post.id, ages);
-  }
-  return out;
-}
-
-/** The same split from every snapshot of each post (PostgreSQL's one statement, a single post). */
-function latestOf({ posts, snapshots, baselines }: PostsWithVerdictInputs): PostsWithLatestSnapshots {
-  const out: PostsWithLatestSnapshots = { posts, latest: new Map(), ages: new Map(), baselines };
-  for (const s of snapshots) {
-    const ages = out.ages.get(s.post_id);
-    if (ages) ages.push(s);
-    else out.ages.set(s.post_id, [s]);
-    const latest = out.latest.get(s.post_id);
-    if (!latest || s.age_h > latest.age_h) out.latest.set(s.post_id, s);
   }
   return out;
 }
@@ -270,14 +275,15 @@ async function withVerdictInputsInOneStatement(
     posts.params,
   );
   const out: PostsWithVerdictInputs = { posts: [], snapshots: [], baselines: new Map() };
-  for (const { own_snapshots, own_brand_baselines, ...post } of rows) {
-    const decoded = decode(post);
-    out.posts.push(decoded);
-    if (own_snapshots != null)
-      for (const s of decodeJson<MetricsRow[]>('array', 'post_metrics', 'snapshots', own_snapshots))
+  // decode reads the post's columns by name, so the row goes in whole (no rest copy; see above).
+  for (const r of rows) {
+    const post = decode(r);
+    out.posts.push(post);
+    if (r.own_snapshots != null)
+      for (const s of decodeJson<MetricsRow[]>('array', 'post_metrics', 'snapshots', r.own_snapshots))
         out.snapshots.push(decodeSnapshot(s));
-    if (own_brand_baselines != null)
-      out.baselines.set(decoded.brand_id, decodeStoredBaselines(own_brand_baselines));
+    if (r.own_brand_baselines != null)
+      out.baselines.set(post.brand_id, decodeStoredBaselines(r.own_brand_baselines));
   }
   return out;
 }
@@ -382,10 +388,9 @@ export function postsStore(db: SqlExecutor) {
      * A page of posts (as `list`) with what their verdicts need: each post's latest snapshot, the
      * ages and counts of all its snapshots, its brand's stored baselines. Read when asked, never
      * kept, so a snapshot written on any instance is in the next page. On PostgreSQL that is ONE
-     * statement, so one round trip: each post's snapshots aggregated beside it, its brand's
-     * baselines on the brand's first row only (they are the same for every post of the brand).
-     * On SQLite, in the process, it is two: the page with one row per post
-     * (WITH_LATEST_SNAPSHOT), then the brands' baselines.
+     * statement, so one round trip: each post's latest snapshot and its ages beside it, its brand's
+     * baselines on the brand's first row only (withBrandBaselines). On SQLite, in the process,
+     * it is two: the same page, then the brands' baselines.
      */
     async listWithVerdictInputs(
       filter: PostFilter,
@@ -393,16 +398,16 @@ export function postsStore(db: SqlExecutor) {
       after: string | undefined,
       dialect: Dialect,
     ) {
+      const query = pageQuery(filter, limit, after, WITH_LATEST_SNAPSHOT);
       let found: PostsWithLatestSnapshots;
       if (dialect === 'postgres') {
-        found = latestOf(await withVerdictInputsInOneStatement(db, pageQuery(filter, limit, after)));
+        const { sql, params } = withBrandBaselines(query);
+        found = withLatestSnapshots(await db.all<LatestRow>(sql, params));
       } else {
-        const query = pageQuery(filter, limit, after, WITH_LATEST_SNAPSHOT);
-        const page = withLatestSnapshots(await db.all<LatestRow>(query.sql, query.params));
-        const baselines = await brandBaselinesStore(db).ofBrands([
-          ...new Set(page.posts.map((p) => p.brand_id)),
+        found = withLatestSnapshots(await db.all<LatestRow>(query.sql, query.params));
+        found.baselines = await brandBaselinesStore(db).ofBrands([
+          ...new Set(found.posts.map((p) => p.brand_id)),
         ]);
-        found = { ...page, baselines };
       }
       const page = toPage(found.posts, limit, (r) => [r.sort_at, r.id]);
       // The row past the page only told whether there are more.
