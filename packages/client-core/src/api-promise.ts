@@ -21,17 +21,18 @@ export function withData<T, U>(result: APIResponse<T>, data: U): APIResponse<U> 
   return Object.defineProperties({}, descriptors) as APIResponse<U>;
 }
 
+const dataOf = <T>(result: APIResponse<T>): T => result.data;
+
 /**
  * A Promise of the parsed body that can also hand out the raw response.
  *
  * The request starts when the APIPromise is created (like fetch), not when it is
  * awaited, so that `.withResponse()` and `await` see one and the same request. The
- * body-only promise is derived lazily: a caller who only uses `.withResponse()` never
- * creates a second promise that could reject unhandled.
+ * body-only promises are derived only when asked for: a caller who only uses `.withResponse()`
+ * never creates a second promise that could reject unhandled.
  */
 export class APIPromise<T> implements Promise<T> {
   readonly #result: Promise<APIResponse<T>>;
-  #data: Promise<T> | undefined;
 
   constructor(result: Promise<APIResponse<T>>) {
     this.#result = result;
@@ -55,25 +56,25 @@ export class APIPromise<T> implements Promise<T> {
     return new APIPromise(this.#result.then((result) => withData(result, transform(result.data, result))));
   }
 
-  #parsed(): Promise<T> {
-    this.#data ??= this.#result.then((result) => result.data);
-    return this.#data;
-  }
-
+  // Each derives straight from the result: `await` calls `then` once per call, and an
+  // intermediate promise of the data would cost every call one more promise and tick.
   // biome-ignore lint/suspicious/noThenProperty: an APIPromise is meant to be awaited.
   then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    return this.#parsed().then(onfulfilled, onrejected);
+    return this.#result.then(
+      onfulfilled ? (result) => onfulfilled(result.data) : (dataOf as (result: APIResponse<T>) => R1),
+      onrejected,
+    );
   }
 
   catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
-    return this.#parsed().catch(onrejected);
+    return this.#result.then(dataOf, onrejected);
   }
 
   finally(onfinally?: (() => void) | null): Promise<T> {
-    return this.#parsed().finally(onfinally);
+    return this.#result.then(dataOf).finally(onfinally);
   }
 
   get [Symbol.toStringTag](): string {
