@@ -12,13 +12,18 @@ export interface APIResponse<T> {
 
 /**
  * The same result with other data. The `response` of a result the core made is built on first
- * read (see `lazyResponse` in request.ts); copying the property descriptors keeps it lazy, where
- * a spread would build it for every page of a list whether or not anyone reads it.
+ * read (see `successResult` in request.ts); a getter that reads through keeps it lazy, where a
+ * spread would build it for every page of a list whether or not anyone reads it.
  */
 export function withData<T, U>(result: APIResponse<T>, data: U): APIResponse<U> {
-  const descriptors = Object.getOwnPropertyDescriptors(result) as PropertyDescriptorMap;
-  descriptors.data = { value: data, enumerable: true, writable: true, configurable: true };
-  return Object.defineProperties({}, descriptors) as APIResponse<U>;
+  return {
+    data,
+    requestId: result.requestId,
+    idempotentReplayed: result.idempotentReplayed,
+    get response(): Response {
+      return result.response;
+    },
+  };
 }
 
 const dataOf = <T>(result: APIResponse<T>): T => result.data;

@@ -12,7 +12,7 @@ export interface AttemptInit {
 
 export interface Attempt {
   response: Response;
-  /** The body as read, for the copy `lazyResponse` builds; only kept for 2xx. */
+  /** The body as read, for the copy `successResult` builds; only kept for 2xx. */
   bytes: Uint8Array<ArrayBuffer> | undefined;
   text: string;
 }
