@@ -12,26 +12,32 @@ export interface APIResponse<T> {
 
 /**
  * The same result with other data. The `response` of a result the core made is built on first
- * read (see `lazyResponse` in request.ts); copying the property descriptors keeps it lazy, where
- * a spread would build it for every page of a list whether or not anyone reads it.
+ * read (see `successResult` in request.ts); a getter that reads through keeps it lazy, where a
+ * spread would build it for every page of a list whether or not anyone reads it.
  */
 export function withData<T, U>(result: APIResponse<T>, data: U): APIResponse<U> {
-  const descriptors = Object.getOwnPropertyDescriptors(result) as PropertyDescriptorMap;
-  descriptors.data = { value: data, enumerable: true, writable: true, configurable: true };
-  return Object.defineProperties({}, descriptors) as APIResponse<U>;
+  return {
+    data,
+    requestId: result.requestId,
+    idempotentReplayed: result.idempotentReplayed,
+    get response(): Response {
+      return result.response;
+    },
+  };
 }
+
+const dataOf = <T>(result: APIResponse<T>): T => result.data;
 
 /**
  * A Promise of the parsed body that can also hand out the raw response.
  *
  * The request starts when the APIPromise is created (like fetch), not when it is
  * awaited, so that `.withResponse()` and `await` see one and the same request. The
- * body-only promise is derived lazily: a caller who only uses `.withResponse()` never
- * creates a second promise that could reject unhandled.
+ * body-only promises are derived only when asked for: a caller who only uses `.withResponse()`
+ * never creates a second promise that could reject unhandled.
  */
 export class APIPromise<T> implements Promise<T> {
   readonly #result: Promise<APIResponse<T>>;
-  #data: Promise<T> | undefined;
 
   constructor(result: Promise<APIResponse<T>>) {
     this.#result = result;
@@ -55,25 +61,25 @@ export class APIPromise<T> implements Promise<T> {
     return new APIPromise(this.#result.then((result) => withData(result, transform(result.data, result))));
   }
 
-  #parsed(): Promise<T> {
-    this.#data ??= this.#result.then((result) => result.data);
-    return this.#data;
-  }
-
+  // Each derives straight from the result: `await` calls `then` once per call, and an
+  // intermediate promise of the data would cost every call one more promise and tick.
   // biome-ignore lint/suspicious/noThenProperty: an APIPromise is meant to be awaited.
   then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    return this.#parsed().then(onfulfilled, onrejected);
+    return this.#result.then(
+      onfulfilled ? (result) => onfulfilled(result.data) : (dataOf as (result: APIResponse<T>) => R1),
+      onrejected,
+    );
   }
 
   catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
-    return this.#parsed().catch(onrejected);
+    return this.#result.then(dataOf, onrejected);
   }
 
   finally(onfinally?: (() => void) | null): Promise<T> {
-    return this.#parsed().finally(onfinally);
+    return this.#result.then(dataOf).finally(onfinally);
   }
 
   get [Symbol.toStringTag](): string {

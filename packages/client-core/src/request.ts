@@ -1,12 +1,11 @@
 import { APIPromise, type APIResponse, withData } from './api-promise.js';
+import { type Attempt, isStream, runAttempt } from './attempt.js';
 import {
-  APIUserAbortError,
   ApiError,
   apiErrorFromResponse,
   ConnectionError,
   MissingUserTokenError,
   parseErrorBody,
-  TimeoutError,
 } from './errors.js';
 import {
   assertMaxRetries,
@@ -68,20 +67,19 @@ export interface ListRequestOptions<K extends string> extends RequestOptions {
  * and URL parsers resolve `..` and `%2E%2E` alike), so those throw instead of being sent.
  */
 export function encodePath(strings: TemplateStringsArray, ...values: Array<string | number>): string {
-  return strings.reduce((path, part, index) => {
-    if (index >= values.length) return path + part;
+  // A loop rather than a reduce: every call by id builds its path here.
+  let path = strings[0] as string;
+  for (let index = 0; index < values.length; index++) {
     const value = String(values[index]);
     if (value === '' || value === '.' || value === '..') {
       throw new TypeError(
         `Path parameter ${index + 1} of "${strings.join('{}')}" is ${JSON.stringify(value)}; expected an id.`,
       );
     }
-    return path + part + encodeURIComponent(value);
-  }, '');
+    path += encodeURIComponent(value) + (strings[index + 1] as string);
+  }
+  return path;
 }
-
-// setTimeout fires at once for delays above 2^31-1 ms; clamp instead of surprising.
-const MAX_TIMER_MS = 2_147_483_647;
 
 function isPassThroughBody(body: unknown): body is BodyInit {
   return (
@@ -92,10 +90,6 @@ function isPassThroughBody(body: unknown): body is BodyInit {
     ArrayBuffer.isView(body) ||
     isStream(body)
   );
-}
-
-function isStream(body: unknown): body is ReadableStream {
-  return typeof ReadableStream !== 'undefined' && body instanceof ReadableStream;
 }
 
 // A path the URL parser would give back unchanged: only characters it leaves as they are, and
@@ -135,47 +129,50 @@ function parseSuccessBody(response: Response, text: string, requestId: string | 
   }
 }
 
-interface Attempt {
-  response: Response;
-  /** The body as read, for the copy `lazyResponse` builds; only kept for 2xx. */
-  bytes: Uint8Array<ArrayBuffer> | undefined;
-  text: string;
-}
+const NO_BODY = { body: undefined, contentType: undefined } as const;
 
 // Statuses whose Response may not carry a body (the Response constructor throws otherwise).
 const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-const utf8 = new TextDecoder();
 
 /**
- * An unread Response equal to `response`, whose body was read as `bytes`: what withResponse()
- * and asResponse() hand out. Built on first read of the result's `response` rather than by
- * `response.clone()` before reading, because a clone tees the body stream on every call: it
- * was the largest cost the client added over a bare fetch, paid even by callers that only want
- * the data. url, redirected and type are read-only on a constructed Response, so they are
- * carried over as own properties.
+ * The result of a 2xx: its data, and an unread Response equal to `response`, whose body was read
+ * as `bytes`, for withResponse() and asResponse(). The copy is built on first read of `response`
+ * rather than by `response.clone()` before reading, because a clone tees the body stream on
+ * every call: it was the largest cost the client added over a bare fetch, paid even by callers
+ * that only want the data. The getter is written in the object literal (enumerable and
+ * configurable, as a defined property would be) so no call pays for `Object.defineProperty`.
+ * url, redirected and type are read-only on a constructed Response, so they are carried over as
+ * own properties.
  */
-function lazyResponse<T>(
-  result: Omit<APIResponse<T>, 'response'>,
+function successResult<T>(
+  data: T,
+  requestId: string | null,
+  idempotentReplayed: boolean,
   response: Response,
   bytes: Uint8Array<ArrayBuffer>,
-) {
+): APIResponse<T> {
   let copy: Response | undefined;
-  return Object.defineProperty(result, 'response', {
-    enumerable: true,
-    configurable: true,
-    get(): Response {
-      if (copy) return copy;
-      copy = new Response(NULL_BODY_STATUSES.has(response.status) ? null : bytes, {
-        status: response.status,
-        statusText: response.statusText,
-        headers: response.headers,
-      });
-      for (const name of ['url', 'redirected', 'type'] as const) {
-        Object.defineProperty(copy, name, { value: response[name], enumerable: true });
-      }
+  return {
+    data,
+    requestId,
+    idempotentReplayed,
+    get response(): Response {
+      copy ??= unreadCopy(response, bytes);
       return copy;
     },
-  }) as APIResponse<T>;
+  };
+}
+
+function unreadCopy(response: Response, bytes: Uint8Array<ArrayBuffer>): Response {
+  const copy = new Response(NULL_BODY_STATUSES.has(response.status) ? null : bytes, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+  for (const name of ['url', 'redirected', 'type'] as const) {
+    Object.defineProperty(copy, name, { value: response[name], enumerable: true });
+  }
+  return copy;
 }
 
 /**
@@ -231,52 +228,55 @@ export class ClientCore {
           'Call it on client.forUser(userToken), the user token from the approval flow.',
       );
     }
+    // The client's own values were checked when it was made; a per-call override is checked
+    // here, and only then is the message's text built.
     const maxRetries = options.maxRetries ?? this.config.maxRetries;
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
-    assertMaxRetries(maxRetries, `${method} /${path}`);
-    assertTimeout(timeoutMs, `${method} /${path}`);
+    if (options.maxRetries !== undefined) assertMaxRetries(maxRetries, `${method} /${path}`);
+    if (options.timeoutMs !== undefined) assertTimeout(timeoutMs, `${method} /${path}`);
 
-    const { body, contentType } = this.#body(options.body);
+    const { body, contentType } = options.body === undefined ? NO_BODY : this.#body(options.body);
     const headers = this.#headers(method, options, contentType);
     // A stream can be read only once, so it cannot be sent again.
     const retries = isStream(body) ? 0 : maxRetries;
     const url = buildUrl(this.config.baseUrl, path, options.query);
     const { signal } = options;
-    const wait = this.config.sleep ?? sleep;
+    const init = { method, headers, body };
 
     for (let retry = 0; ; retry++) {
       if (signal?.aborted) throw abortError(signal);
       let attempt: Attempt;
       try {
-        attempt = await this.#attempt(url, { method, headers, body }, timeoutMs, signal);
+        attempt = await runAttempt(this.config.fetch, url, init, timeoutMs, signal);
       } catch (error) {
         if (!(error instanceof ConnectionError) || retry >= retries) throw error;
-        await raceAbort(wait(backoffDelay(retry, this.config.random), signal), signal, () =>
-          abortError(signal as AbortSignal),
-        );
+        await this.#wait(backoffDelay(retry, this.config.random), signal);
         continue;
       }
 
       const { response, bytes, text } = attempt;
-      const requestId = response.headers.get('service-request-id');
+      const responseHeaders = response.headers;
+      const requestId = responseHeaders.get('service-request-id');
       if (response.ok) {
-        const result = {
-          data: parseSuccessBody(response, text, requestId) as T,
-          requestId,
-          idempotentReplayed: response.headers.get('idempotent-replayed')?.toLowerCase() === 'true',
-        };
-        return lazyResponse(result, response, bytes ?? new Uint8Array(0));
+        const data = parseSuccessBody(response, text, requestId) as T;
+        const replayed = responseHeaders.get('idempotent-replayed')?.toLowerCase() === 'true';
+        return successResult(data, requestId, replayed, response, bytes ?? new Uint8Array(0));
       }
       const failure = apiErrorFromResponse(response, parseErrorBody(text));
       if (retry >= retries || !isRetryableStatus(response.status, failure.code)) throw failure;
-      const delay = retryDelay(retry, response.headers, this.config.random);
+      const delay = retryDelay(retry, responseHeaders, this.config.random);
       if (delay === null) throw failure;
-      await raceAbort(wait(delay, signal), signal, () => abortError(signal as AbortSignal));
+      await this.#wait(delay, signal);
     }
   }
 
+  /** The pause before a retry, cut short by the caller's abort even if an injected sleep ignores it. */
+  #wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    const wait = this.config.sleep ?? sleep;
+    return raceAbort(wait(ms, signal), signal, () => abortError(signal as AbortSignal));
+  }
+
   #body(body: unknown): { body: BodyInit | undefined; contentType: string | undefined } {
-    if (body === undefined) return { body: undefined, contentType: undefined };
     // The runtime sets multipart boundaries and other content types itself.
     if (isPassThroughBody(body)) return { body, contentType: undefined };
     return { body: JSON.stringify(body), contentType: 'application/json' };
@@ -303,115 +303,4 @@ export class ClientCore {
     }
     return headers;
   }
-
-  /**
-   * One attempt: the fetch and the body read, under this attempt's timeout and the caller's
-   * signal. The controller is what cancels the fetch (and frees its socket); the timer and the
-   * caller's abort settle the attempt themselves, so a `fetch` that ignores its signal (a custom
-   * one, a mock) still cannot hold the caller past either. No listener on the controller's own
-   * signal and no racing promise around the exchange: on a cheap call those were a visible part
-   * of what the client cost over a bare fetch (docs/benchmarks.md).
-   */
-  #attempt(
-    url: string,
-    init: { method: HttpMethod; headers: Headers; body: BodyInit | undefined },
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-  ): Promise<Attempt> {
-    const controller = new AbortController();
-    return new Promise<Attempt>((resolve, reject) => {
-      let timedOut = false;
-      let settled = false;
-      const settle = () => {
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onCallerAbort);
-      };
-      // Remembers which of abort, timeout or network it was, so the error says so.
-      const fail = (error: unknown) => {
-        if (settled) return;
-        settle();
-        reject(this.#classify(error, init.method, url, timeoutMs, signal, timedOut));
-      };
-      const timer = setTimeout(
-        () => {
-          timedOut = true;
-          controller.abort();
-          fail(controller.signal.reason);
-        },
-        Math.min(timeoutMs, MAX_TIMER_MS),
-      );
-      const onCallerAbort = () => {
-        controller.abort(signal?.reason);
-        fail(signal?.reason);
-      };
-      signal?.addEventListener('abort', onCallerAbort, { once: true });
-      this.#exchange(url, init, controller.signal).then((attempt) => {
-        if (settled) return;
-        settle();
-        resolve(attempt);
-      }, fail);
-    });
-  }
-
-  /** Sends the request and reads its body, inside the attempt so the timeout covers the body too. */
-  async #exchange(
-    url: string,
-    init: { method: HttpMethod; headers: Headers; body: BodyInit | undefined },
-    signal: AbortSignal,
-  ): Promise<Attempt> {
-    const request: RequestInit & { duplex?: 'half' } = {
-      method: init.method,
-      headers: init.headers,
-      body: init.body,
-      signal,
-    };
-    // Node's fetch refuses a streamed body unless it is sent half-duplex.
-    if (isStream(init.body)) request.duplex = 'half';
-    // The global is looked up per call, so fetch mocks and polyfills installed later apply,
-    // and called as a plain function: browsers throw "Illegal invocation" for another `this`.
-    const customFetch = this.config.fetch;
-    const response = customFetch ? await customFetch(url, request) : await globalThis.fetch(url, request);
-    // A connection that drops mid-body is retried like any other connection error.
-    if (!response.ok) return { response, bytes: undefined, text: await response.text() };
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    // The same decoding as response.text(): UTF-8, a leading BOM dropped, bad bytes replaced.
-    return { response, bytes, text: utf8.decode(bytes) };
-  }
-
-  #classify(
-    error: unknown,
-    method: HttpMethod,
-    url: string,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-    timedOut: boolean,
-  ): ApiError {
-    if (error instanceof ApiError) return error;
-    if (signal?.aborted) return new APIUserAbortError(undefined, { cause: signal.reason });
-    // The message names the URL: "fetch failed" alone does not say which server was
-    // down, and a wrong baseUrl or a server that is not running is the usual reason.
-    const where = `${method} ${withoutQuery(url)}`;
-    if (timedOut)
-      return new TimeoutError(`Request timed out after ${timeoutMs} ms: ${where}.`, { cause: error });
-    return new ConnectionError(
-      `Connection error: ${where} failed (${networkDetail(error)}). Is the server running at ${new URL(url).origin}, and is baseUrl right?`,
-      { cause: error },
-    );
-  }
-}
-
-/** The query may carry values the caller would not want in a log line; the path is enough to act on. */
-const withoutQuery = (url: string) => url.split('?')[0] as string;
-
-/**
- * Node's fetch says "fetch failed" and keeps the reason in `cause` (`connect ECONNREFUSED …`, or
- * an AggregateError with only a code when both of localhost's addresses refused).
- */
-function networkDetail(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause as { code?: unknown; message?: unknown } | undefined;
-  if (cause && typeof cause.message === 'string' && cause.message) return cause.message;
-  if (cause && typeof cause.code === 'string') return cause.code;
-  return error.message;
 }

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { HttpResponse, http } from 'msw';
 import { describe, expect, it } from 'vitest';
 import {
@@ -156,6 +157,27 @@ describe('the fetch option', () => {
     caller.abort(new Error('stop'));
     await expect(aborted).rejects.toBeInstanceOf(APIUserAbortError);
     expect(signals[1]?.aborted).toBe(true);
+  });
+
+  it("a settled call leaves no listener on the caller's signal, and a later abort touches no finished call", async () => {
+    const signals: AbortSignal[] = [];
+    const fetch: typeof globalThis.fetch = async (_url, init) => {
+      signals.push(init?.signal as AbortSignal);
+      return Response.json({ ok: true });
+    };
+    const failing: typeof globalThis.fetch = async () => {
+      throw new TypeError('fetch failed');
+    };
+    const caller = new AbortController();
+    const { core } = makeCore({ fetch, maxRetries: 0 });
+    for (let i = 0; i < 3; i++) await core.request({ method: 'GET', path: '/ok', signal: caller.signal });
+    const { core: down } = makeCore({ fetch: failing, maxRetries: 0 });
+    await expect(down.request({ method: 'GET', path: '/down', signal: caller.signal })).rejects.toThrow(
+      /Connection error/,
+    );
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+    caller.abort(new Error('late'));
+    expect(signals.map((signal) => signal.aborted)).toEqual([false, false, false]);
   });
 
   it("one call's headers never reach the next, whatever a custom fetch does to them", async () => {

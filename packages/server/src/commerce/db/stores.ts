@@ -1,6 +1,7 @@
 import { idempotencyAnswers } from '../../platform/db/idempotency-store.js';
 import { leasesStore } from '../../platform/db/leases-store.js';
 import type { SqlExecutor } from '../../platform/db/sql.js';
+import { getOrBuild } from '../../platform/get-or-build.js';
 import { apiKeysStore } from './api-keys-store.js';
 import { approvalsStore } from './approvals-store.js';
 import { catalogStore } from './catalog-store.js';
@@ -41,10 +42,5 @@ const built = new WeakMap<SqlExecutor, CommerceStores>();
 
 /** Every commerce store over one executor: the database, or a transaction. */
 export function commerceStores(db: SqlExecutor): CommerceStores {
-  let stores = built.get(db);
-  if (!stores) {
-    stores = buildStores(db);
-    built.set(db, stores);
-  }
-  return stores;
+  return getOrBuild(built, db, buildStores);
 }

@@ -1,4 +1,5 @@
 import type { Express } from 'express';
+import { getOrBuild } from '../../platform/get-or-build.js';
 import type { MediaContext } from './context.js';
 import { mediaRoot } from './files.js';
 import { DEFAULT_MEDIA_LIMITS } from './limits.js';
@@ -21,12 +22,7 @@ export { isMediaUploadRequest } from './upload.js';
  */
 const services = new WeakMap<MediaContext, MediaService>();
 export function mediaService(ctx: MediaContext): MediaService {
-  let service = services.get(ctx);
-  if (!service) {
-    service = createMediaService(ctx);
-    services.set(ctx, service);
-  }
-  return service;
+  return getOrBuild(services, ctx, createMediaService);
 }
 
 /** The REST routes of the Media group (auth `person`). */
