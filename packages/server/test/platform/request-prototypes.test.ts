@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../helpers/start.js';
 import { type Commerce, sandboxUser, startCommerce } from '../commerce/helpers.js';
 import { makeKey, rawMcp } from '../content/mcp-helpers.js';
+import { startTestService, type TestService } from '../helpers/start.js';
 
 /**
  * Every request and response is made with its app's own prototypes (platform/http/own-prototypes),
