@@ -27,7 +27,7 @@ describe('the user authenticator', () => {
       config: svc.config,
       clock: svc.clock,
       ids: randomIds,
-      logger: silentLogger,
+      logger: silentLogger(),
     });
     const request = {
       headers: { authorization: `Bearer ${commerce.sandboxKey}` },
