@@ -61,7 +61,7 @@ const stopped = (child: ChildProcess) =>
 
 describe('the V8 flags svc-server start runs with', { timeout: 60_000 }, () => {
   it('adds only the flags neither the command line nor NODE_OPTIONS names, whatever their value', () => {
-    expect(NODE_FLAGS).toEqual(['--max-semi-space-size=8']);
+    expect(NODE_FLAGS).toEqual(['--max-semi-space-size=16']);
     expect(missingNodeFlags([], '')).toEqual(NODE_FLAGS);
     expect(missingNodeFlags([], undefined)).toEqual(NODE_FLAGS);
     expect(missingNodeFlags(['--max-semi-space-size=32'], '')).toEqual([]);
@@ -73,13 +73,13 @@ describe('the V8 flags svc-server start runs with', { timeout: 60_000 }, () => {
   const canReplaceItself = typeof (process as { execve?: unknown }).execve === 'function';
 
   it.runIf(process.platform === 'linux')(
-    'started plainly it serves in one process, with --max-semi-space-size=8 where node can replace itself, and a SIGTERM stops it with exit 0',
+    'started plainly it serves in one process, with --max-semi-space-size=16 where node can replace itself, and a SIGTERM stops it with exit 0',
     async () => {
       const { child, url } = await startBin();
       // Never a parent kept to relaunch: on Node 20, which cannot replace itself, it would start
       // node twice and take back half of what the flag saves, so Node's defaults are used there.
       expect(readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim()).toBe('');
-      expect(servingCommandLine(child).includes('--max-semi-space-size=8')).toBe(canReplaceItself);
+      expect(servingCommandLine(child).includes('--max-semi-space-size=16')).toBe(canReplaceItself);
       expect((await fetch(`${url}/health`)).status).toBe(200);
       const exit = stopped(child);
       child.kill('SIGTERM');
@@ -94,7 +94,7 @@ describe('the V8 flags svc-server start runs with', { timeout: 60_000 }, () => {
       const { child } = await startBin({ NODE_OPTIONS: '--max-semi-space-size=4' });
       const own = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim();
       expect(own).toBe('');
-      expect(servingCommandLine(child)).not.toContain('--max-semi-space-size=8');
+      expect(servingCommandLine(child)).not.toContain('--max-semi-space-size=16');
       const exit = stopped(child);
       child.kill('SIGINT');
       expect((await exit).code).toBe(0);
