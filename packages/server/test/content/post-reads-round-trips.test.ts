@@ -125,6 +125,17 @@ describe('post reads: statements per request, and the sandbox clock they skip', 
     expect(notRateLimit(brands.sql).filter((s) => s.includes('sandbox_clock'))).toHaveLength(1);
   });
 
+  it('REST GET /v1/agents, the twin of list_agents, reads nothing: not even the sandbox clock', async () => {
+    const reads = countReads(pair.b.handle.db);
+    let res: any;
+    const made = await reads.during(async () => {
+      res = await api(pair.b.url, 'GET', '/v1/agents');
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.agents.map((a: any) => a.id)).toContain('weekly_plan');
+    expect(made.sql).toEqual([]);
+  });
+
   it('an MCP tool that reads the time sees an advance made on the other instance, after MCP reads that skipped the clock', async () => {
     const { a, b } = pair;
     const brand = await makeBrand(a, { channels: ['x'] });
