@@ -48,10 +48,29 @@ function quality(accept: string, exact: string, family: string): number {
  */
 export function responseFormat(accept: string | undefined): 'json' | 'sse' | null {
   if (!accept) return 'json';
+  // A client sends the same Accept on every call: parse each distinct one once.
+  if (accept === lastAccept.header) return lastAccept.format;
+  const format = negotiate(accept);
+  lastAccept = { header: accept, format };
+  return format;
+}
+
+let lastAccept: { header: string; format: 'json' | 'sse' | null } = { header: '', format: null };
+
+function negotiate(accept: string): 'json' | 'sse' | null {
   const json = quality(accept, 'application/json', 'application/*');
   const sse = quality(accept, 'text/event-stream', 'text/*');
   if (json <= 0 && sse <= 0) return null;
   return sse > json ? 'sse' : 'json';
+}
+
+/**
+ * `req.is('application/json')` with the common case first: type-is parses the header (media-typer)
+ * on every call. The same rule: a body is present (Content-Length or Transfer-Encoding), of that type.
+ */
+function sendsJson(req: Request): boolean {
+  if (req.headers['content-type'] !== 'application/json') return Boolean(req.is('application/json'));
+  return req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
 }
 
 function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[], batch: boolean) {
@@ -110,7 +129,7 @@ export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLi
       refuse(res, 401, auth.message, { 'www-authenticate': auth.wwwAuthenticate });
       return;
     }
-    if (!req.is('application/json')) {
+    if (!sendsJson(req)) {
       refuse(res, 415, "Send the JSON-RPC message with 'Content-Type: application/json'.");
       return;
     }
