@@ -18,7 +18,8 @@ import { makeKey, rawMcp } from './mcp-helpers.js';
 const reference = (summary: string, json: string) =>
   `{"content":[{"type":"text","text":${JSON.stringify(summary)}},{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`;
 
-const bytesOf = (raw: RawJson) => (typeof raw.json === 'string' ? Buffer.from(raw.json) : raw.json);
+const bytesOf = ({ json }: RawJson) =>
+  typeof json === 'string' ? Buffer.from(json) : Buffer.isBuffer(json) ? json : Buffer.concat(json);
 
 describe('a tool result without a second JSON.stringify pass', () => {
   const awkward: unknown[] = [

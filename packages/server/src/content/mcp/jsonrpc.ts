@@ -51,10 +51,11 @@ export const rpcResult = (id: JsonRpcId, result: unknown): JsonRpcResponse => ({
 
 /**
  * A result already serialised: the `tools/list` answer (built once, 60 KB) and tool results
- * (`toolResultJson`), as text or as the UTF-8 bytes to send.
+ * (`toolResultJson`), as text or as the UTF-8 bytes to send, whole or in pieces (joined once,
+ * with the reply around them, by `serialize`).
  */
 export class RawJson {
-  constructor(readonly json: string | Buffer) {}
+  constructor(readonly json: string | Buffer | readonly Buffer[]) {}
 }
 
 const QUOTE = 0x22;
@@ -84,7 +85,7 @@ export function toolResultJson(summary: string, json: string, memo?: ResultMemo)
     tail = escapedAndRaw(json);
     if (memo) Object.assign(memo, { json, tail });
   }
-  return new RawJson(Buffer.concat([head, tail], head.length + tail.length));
+  return new RawJson([head, tail]);
 }
 
 /**
@@ -125,9 +126,8 @@ export function serialize(reply: JsonRpcResponse): string | Buffer {
   if ('result' in reply && reply.result instanceof RawJson) {
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)},"result":`;
     const { json } = reply.result;
-    return typeof json === 'string'
-      ? `${head}${json}}`
-      : Buffer.concat([Buffer.from(head), json, CLOSE_BRACE]);
+    if (typeof json === 'string') return `${head}${json}}`;
+    return Buffer.concat([Buffer.from(head), ...(Buffer.isBuffer(json) ? [json] : json), CLOSE_BRACE]);
   }
   return JSON.stringify(reply);
 }

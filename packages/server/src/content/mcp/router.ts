@@ -76,10 +76,12 @@ function sendsJson(req: Request): boolean {
 function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[], batch: boolean) {
   if (format === 'json') {
     const body = batch ? joinJson(replies.map(serialize)) : serialize(replies[0] as JsonRpcResponse);
-    res
-      .status(200)
-      .set({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
-      .end(body);
+    // node's own setHeader: express's res.set runs every Content-Type through mime-types. The
+    // headers are not written before `end`, so node still adds the Content-Length.
+    res.statusCode = 200;
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.setHeader('cache-control', 'no-store');
+    res.end(body);
     return;
   }
   res.writeHead(200, {
