@@ -1,5 +1,5 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { type Request, type RequestHandler, type Response, Router } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../platform/errors.js';
 import { closeAfterResponse, readJsonBody } from '../../platform/http/body.js';
 import { foreignOriginRefusal } from '../../platform/http/local-only.js';
@@ -100,7 +100,11 @@ function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[],
  * Mounted before the app's JSON body parser so every failure, a bad body included, has a
  * JSON-RPC body rather than the REST error shape.
  */
-export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLimitBytes: number }): Router {
+export function mcpRouter(
+  ctx: ContentContext,
+  engine: McpEngine,
+  opts: { bodyLimitBytes: number },
+): RequestHandler {
   // The platform's strict reader: declared length checked first, no Content-Encoding, strict UTF-8.
   const readBody = (req: Request) =>
     readJsonBody(req, opts.bodyLimitBytes).then(
@@ -220,7 +224,10 @@ export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLi
     }
   };
 
-  const router = Router();
-  router.all(MCP_PATH, guarded);
-  return router;
+  // A middleware rather than a Router holding one route: every /mcp call walked the Router's
+  // own layer, path match and route dispatch. The same match as that Router's `all(MCP_PATH)`:
+  // any method, case-insensitive, an optional trailing slash.
+  return (req, res, next) => (MCP_PATHS.test(req.path) ? guarded(req, res, next) : next());
 }
+
+const MCP_PATHS = new RegExp(`^${MCP_PATH}/?$`, 'i');
