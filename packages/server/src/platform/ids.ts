@@ -54,7 +54,10 @@ function base62Fixed(n: number, width: number): string {
  * (SQLite wrote each one to the WAL in full, about 3× the CPU per row of in-order keys).
  */
 export function timeOrderedId(ids: Ids, prefix: string, at: Date): string {
-  return `${prefix}_${base62Fixed(at.getTime(), 8)}${ids.make(prefix).slice(prefix.length + 1).slice(-16)}`;
+  return `${prefix}_${base62Fixed(at.getTime(), 8)}${ids
+    .make(prefix)
+    .slice(prefix.length + 1)
+    .slice(-16)}`;
 }
 
 /** Predictable ids for tests: `chk_000001`, `chk_000002`, ... per prefix. */

@@ -70,7 +70,9 @@ function negotiate(accept: string): 'json' | 'sse' | null {
  */
 function sendsJson(req: Request): boolean {
   if (req.headers['content-type'] !== 'application/json') return Boolean(req.is('application/json'));
-  return req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
+  return (
+    req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']))
+  );
 }
 
 function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[], batch: boolean) {
