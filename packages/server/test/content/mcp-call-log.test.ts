@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContentContext } from '../../src/content/context.js';
+import { ManualClock } from '../../src/platform/clock.js';
 import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
 import { connect, makeKey, ok } from './mcp-helpers.js';
 
@@ -29,6 +30,30 @@ describe('the MCP call log, written in batches', () => {
     const log = await api(svc.url, 'GET', '/v1/mcp-calls?tool=list_agents&limit=100');
     expect(log.status).toBe(200);
     expect(log.body.mcp_calls).toHaveLength(30);
+  });
+
+  it("gives ids in the calls' time order, so a batch appends to the primary key's index", async () => {
+    // A random id put each row of a batch on a random page of the index (docs/benchmarks.md).
+    const clock = new ManualClock();
+    const timed = await startTestService('content', { clock, config: { seed: 'none' } });
+    try {
+      const { key } = await makeKey(timed, ['read']);
+      const client = await connect(timed, key);
+      for (let i = 0; i < 12; i++) {
+        await ok(client, i % 2 ? 'list_agents' : 'list_brands');
+        clock.advance(i % 3 ? 1 : 61_000);
+      }
+      await client.close();
+      const log = (await api(timed.url, 'GET', '/v1/mcp-calls?limit=100')).body.mcp_calls;
+      const ids: string[] = log.map((e: { id: string }) => e.id);
+      expect(ids).toHaveLength(12);
+      // Newest first by created_at: the ids, compared as text, fall in the same order.
+      expect([...ids].sort().reverse()).toEqual(ids);
+      for (const id of ids) expect(id).toMatch(/^mcpc_[0-9A-Za-z]{24}$/);
+      expect(new Set(ids).size).toBe(12);
+    } finally {
+      await timed.close();
+    }
   });
 
   it('writes the pending batch when the instance shuts down, for the next one to read', async () => {

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { joinJson, type RawJson, serialize, toolResultJson } from '../../src/content/mcp/jsonrpc.js';
+import {
+  joinJson,
+  type RawJson,
+  resultMemo,
+  serialize,
+  toolResultJson,
+} from '../../src/content/mcp/jsonrpc.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeKey, rawMcp } from './mcp-helpers.js';
 
@@ -12,7 +18,8 @@ import { makeKey, rawMcp } from './mcp-helpers.js';
 const reference = (summary: string, json: string) =>
   `{"content":[{"type":"text","text":${JSON.stringify(summary)}},{"type":"text","text":${JSON.stringify(json)}}],"structuredContent":${json}}`;
 
-const bytesOf = (raw: RawJson) => (typeof raw.json === 'string' ? Buffer.from(raw.json) : raw.json);
+const bytesOf = ({ json }: RawJson) =>
+  typeof json === 'string' ? Buffer.from(json) : Buffer.isBuffer(json) ? json : Buffer.concat(json);
 
 describe('a tool result without a second JSON.stringify pass', () => {
   const awkward: unknown[] = [
@@ -43,6 +50,23 @@ describe('a tool result without a second JSON.stringify pass', () => {
     const all = Array.from({ length: 0x10000 }, (_, i) => String.fromCharCode(i));
     const json = JSON.stringify({ all: all.join(''), quoted: all.map((c) => `"${c}\\`) });
     expect(bytesOf(toolResultJson('s', json)).equals(Buffer.from(reference('s', json)))).toBe(true);
+  });
+
+  it("keeps a tool's last answer only for the same JSON: new data, however close, gets its own bytes", () => {
+    const memo = resultMemo();
+    const datas = [
+      { posts: [{ id: 'a', text: 'one "two"' }] },
+      { posts: [{ id: 'a', text: 'one "two"' }] },
+      { posts: [{ id: 'a', text: 'one "twO"' }] },
+      { posts: [{ id: 'a', text: 'one "two"' }], more: true },
+      {},
+      { posts: [{ id: 'a', text: 'one "two"' }] },
+    ];
+    for (const [i, data] of datas.entries()) {
+      const json = JSON.stringify(data);
+      const summary = `call ${i}`;
+      expect(bytesOf(toolResultJson(summary, json, memo)).toString('utf8')).toBe(reference(summary, json));
+    }
   });
 
   it('is spliced into the JSON-RPC reply, alone, in a batch and as an event', () => {
@@ -96,6 +120,26 @@ describe('tool answers over HTTP are the bytes of the double serialisation', () 
       const sse = await rawMcp(svc, { key, body, headers: { accept: 'text/event-stream' } });
       expect(sse.raw).toBe(`event: message\ndata: ${expected}\n\n`);
     }
+    // The same list twice, then a post more: the third answer holds it (nothing kept goes stale).
+    const listPosts = {
+      jsonrpc: '2.0',
+      id: 8,
+      method: 'tools/call',
+      params: { name: 'list_posts', arguments: { brandId } },
+    };
+    const before = (await rawMcp(svc, { key, body: listPosts })).body.result.structuredContent.posts;
+    expect((await rawMcp(svc, { key, body: listPosts })).body.result.structuredContent.posts).toEqual(before);
+    const channelId = before[0].channel_id;
+    const made = await api(svc.url, 'POST', '/v1/posts', {
+      body: { channel_id: channelId, text: 'A post made between two identical calls.' },
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const after = await rawMcp(svc, { key, body: listPosts });
+    const afterResult = after.body.result;
+    expect(afterResult.structuredContent.posts.map((p: any) => p.id)).toContain(made.body.id);
+    expect(after.raw).toBe(
+      `{"jsonrpc":"2.0","id":8,"result":${reference(afterResult.content[0].text, JSON.stringify(afterResult.structuredContent))}}`,
+    );
     const batch = await rawMcp(svc, {
       key,
       body: [

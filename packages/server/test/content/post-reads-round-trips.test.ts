@@ -121,8 +121,44 @@ describe('post reads: statements per request, and the sandbox clock they skip', 
       (await tool(key, 'list_posts', { brandId: brand.id })).body.result.structuredContent.posts,
     ).toHaveLength(2);
 
-    const brands = await reads.during(() => tool(key, 'list_brands', {}));
-    expect(notRateLimit(brands.sql).filter((s) => s.includes('sandbox_clock'))).toHaveLength(1);
+    // get_conversation counts replies since a number of days before now: it reads the time.
+    const themes = await reads.during(() => tool(key, 'get_conversation', { brandId: brand.id }));
+    expect(notRateLimit(themes.sql).filter((s) => s.includes('sandbox_clock'))).toHaveLength(1);
+  });
+
+  it('the other read tools that never read the time skip the clock too (their services were checked; the clock they get throws if read)', async () => {
+    const { b } = pair;
+    const brand = await makeBrand(b, { channels: ['x'] });
+    const { key } = await makeKey(b, ['read']);
+    const reads = countReads(b.handle.db);
+    for (const [name, args] of [
+      ['list_brands', {}],
+      ['get_brand_memory', { brandId: brand.id }],
+      ['list_ideas', { brandId: brand.id }],
+      ['list_campaigns', { brandId: brand.id }],
+      ['list_memory_proposals', { brandId: brand.id }],
+    ] as const) {
+      let res: any;
+      const made = await reads.during(async () => {
+        res = await tool(key, name, args);
+      });
+      expect(res.body.result?.isError, JSON.stringify(res.body).slice(0, 300)).toBeUndefined();
+      expect(
+        notRateLimit(made.sql).filter((s) => s.includes('sandbox_clock')),
+        name,
+      ).toEqual([]);
+    }
+  });
+
+  it('REST GET /v1/agents, the twin of list_agents, reads nothing: not even the sandbox clock', async () => {
+    const reads = countReads(pair.b.handle.db);
+    let res: any;
+    const made = await reads.during(async () => {
+      res = await api(pair.b.url, 'GET', '/v1/agents');
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.agents.map((a: any) => a.id)).toContain('weekly_plan');
+    expect(made.sql).toEqual([]);
   });
 
   it('an MCP tool that reads the time sees an advance made on the other instance, after MCP reads that skipped the clock', async () => {

@@ -8,7 +8,7 @@ import type { ApiKeyView } from '../services/api-keys.js';
 import { recordToolCall } from '../services/mcp-calls.js';
 import { rateLimitMessage, takeKeyCall } from '../services/rate-limits.js';
 import type { CompiledTool } from './catalog.js';
-import { type RawJson, toolResultJson } from './jsonrpc.js';
+import { type RawJson, type ResultMemo, resultMemo, toolResultJson } from './jsonrpc.js';
 import type { AnyTool } from './tool.js';
 
 /** Who is calling: the key found for the request's bearer token. */
@@ -136,6 +136,18 @@ async function contextFor(ctx: ContentContext, tool: CompiledTool): Promise<Cont
   return free;
 }
 
+/** Each tool's last answer (see `ResultMemo`): keyed by its whole JSON text, so never stale. */
+const lastAnswers = new WeakMap<CompiledTool, ResultMemo>();
+
+function memoOf(tool: CompiledTool): ResultMemo {
+  let memo = lastAnswers.get(tool);
+  if (!memo) {
+    memo = resultMemo();
+    lastAnswers.set(tool, memo);
+  }
+  return memo;
+}
+
 /**
  * One `tools/call`: scope, validation, the service call, the result with its mode label, and
  * the call log entry. Every failure a model can fix is a tool error (`isError: true`), never a
@@ -164,7 +176,11 @@ export async function callTool(
       keyId: session.key.id,
     });
     // Serialised once: the same JSON is the second text block and the structuredContent.
-    result = toolResultJson(`${label} ${summary}`, JSON.stringify({ mode_label: label, ...data }));
+    result = toolResultJson(
+      `${label} ${summary}`,
+      JSON.stringify({ mode_label: label, ...data }),
+      memoOf(tool),
+    );
   } catch (err) {
     if (err instanceof ToolFailure) failure = { code: err.code, message: err.message };
     else if (err instanceof AppError)

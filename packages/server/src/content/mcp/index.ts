@@ -1,4 +1,4 @@
-import type { Router } from 'express';
+import type { RequestHandler } from 'express';
 import type { ContentContext } from '../context.js';
 import { createMcpEngine, type McpEngine } from './engine.js';
 import { mcpRouter } from './router.js';
@@ -13,7 +13,7 @@ export function createMcpServer(
   opts: { bodyLimitBytes: number },
 ): {
   engine: McpEngine;
-  router: Router;
+  router: RequestHandler;
 } {
   const engine = createMcpEngine(ctx);
   return { engine, router: mcpRouter(ctx, engine, opts) };

@@ -1,5 +1,5 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
-import { type Request, type RequestHandler, type Response, Router } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../platform/errors.js';
 import { closeAfterResponse, readJsonBody } from '../../platform/http/body.js';
 import { foreignOriginRefusal } from '../../platform/http/local-only.js';
@@ -48,19 +48,42 @@ function quality(accept: string, exact: string, family: string): number {
  */
 export function responseFormat(accept: string | undefined): 'json' | 'sse' | null {
   if (!accept) return 'json';
+  // A client sends the same Accept on every call: parse each distinct one once.
+  if (accept === lastAccept.header) return lastAccept.format;
+  const format = negotiate(accept);
+  lastAccept = { header: accept, format };
+  return format;
+}
+
+let lastAccept: { header: string; format: 'json' | 'sse' | null } = { header: '', format: null };
+
+function negotiate(accept: string): 'json' | 'sse' | null {
   const json = quality(accept, 'application/json', 'application/*');
   const sse = quality(accept, 'text/event-stream', 'text/*');
   if (json <= 0 && sse <= 0) return null;
   return sse > json ? 'sse' : 'json';
 }
 
+/**
+ * `req.is('application/json')` with the common case first: type-is parses the header (media-typer)
+ * on every call. The same rule: a body is present (Content-Length or Transfer-Encoding), of that type.
+ */
+function sendsJson(req: Request): boolean {
+  if (req.headers['content-type'] !== 'application/json') return Boolean(req.is('application/json'));
+  return (
+    req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']))
+  );
+}
+
 function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[], batch: boolean) {
   if (format === 'json') {
     const body = batch ? joinJson(replies.map(serialize)) : serialize(replies[0] as JsonRpcResponse);
-    res
-      .status(200)
-      .set({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' })
-      .end(body);
+    // node's own setHeader: express's res.set runs every Content-Type through mime-types. The
+    // headers are not written before `end`, so node still adds the Content-Length.
+    res.statusCode = 200;
+    res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.setHeader('cache-control', 'no-store');
+    res.end(body);
     return;
   }
   res.writeHead(200, {
@@ -79,7 +102,11 @@ function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[],
  * Mounted before the app's JSON body parser so every failure, a bad body included, has a
  * JSON-RPC body rather than the REST error shape.
  */
-export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLimitBytes: number }): Router {
+export function mcpRouter(
+  ctx: ContentContext,
+  engine: McpEngine,
+  opts: { bodyLimitBytes: number },
+): RequestHandler {
   // The platform's strict reader: declared length checked first, no Content-Encoding, strict UTF-8.
   const readBody = (req: Request) =>
     readJsonBody(req, opts.bodyLimitBytes).then(
@@ -110,7 +137,7 @@ export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLi
       refuse(res, 401, auth.message, { 'www-authenticate': auth.wwwAuthenticate });
       return;
     }
-    if (!req.is('application/json')) {
+    if (!sendsJson(req)) {
       refuse(res, 415, "Send the JSON-RPC message with 'Content-Type: application/json'.");
       return;
     }
@@ -199,7 +226,10 @@ export function mcpRouter(ctx: ContentContext, engine: McpEngine, opts: { bodyLi
     }
   };
 
-  const router = Router();
-  router.all(MCP_PATH, guarded);
-  return router;
+  // A middleware rather than a Router holding one route: every /mcp call walked the Router's
+  // own layer, path match and route dispatch. The same match as that Router's `all(MCP_PATH)`:
+  // any method, case-insensitive, an optional trailing slash.
+  return (req, res, next) => (MCP_PATHS.test(req.path) ? guarded(req, res, next) : next());
 }
+
+const MCP_PATHS = new RegExp(`^${MCP_PATH}/?$`, 'i');

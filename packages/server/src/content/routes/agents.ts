@@ -20,6 +20,8 @@ export function agentRoutes(ctx: ContentContext) {
       summary: 'The five built-in agents: what each does, its inputs and steps.',
       tags,
       response: z.object({ agents: z.array(Agent) }),
+      // The agents are built-in definitions: nothing is read, the sandbox time least of all.
+      readsTime: false,
       handler: () => ({ agents: listAgents() }),
     }),
     defineRoute({

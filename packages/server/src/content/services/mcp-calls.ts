@@ -1,3 +1,4 @@
+import { timeOrderedId } from '../../platform/ids.js';
 import type { ContentContext } from '../context.js';
 import type { McpCallRow } from '../db/stores/misc-stores.js';
 import type { Page } from '../schemas/common.js';
@@ -22,8 +23,10 @@ export async function recordToolCall(
     durationMs?: number | null;
   },
 ): Promise<McpCallView> {
+  const at = ctx.clock.realNow();
   const row: McpCallRow = {
-    id: ctx.ids.make('mcpc'),
+    // In time order: the log is an append-mostly table written in batches (see timeOrderedId).
+    id: timeOrderedId(ctx.ids, 'mcpc', at),
     key_id: call.keyId,
     tool: call.tool,
     args: redactSecrets(call.args),
@@ -32,7 +35,7 @@ export async function recordToolCall(
     error_message: call.errorMessage ?? null,
     duration_ms: call.durationMs ?? null,
     // Real time: an audit log says when the call happened, whatever the sandbox clock says.
-    created_at: ctx.clock.realNow().toISOString(),
+    created_at: at.toISOString(),
   };
   queueToolCall(ctx.db, ctx.logger, row);
   return view(row);

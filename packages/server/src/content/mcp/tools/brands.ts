@@ -19,6 +19,7 @@ export const listBrandsTool = defineTool({
   title: 'List brands',
   scope: 'read',
   idempotent: true,
+  readsTime: false,
   description:
     'Lists the brands in the workspace (up to 100), each with its id, name and connected channels (platform, handle, and status: `needs_reconnect` means nothing publishes there until the person reconnects the account). Start here: most other tools take a brandId from this list.',
   input: z.strictObject({}),
@@ -41,6 +42,7 @@ export const getBrandMemoryTool = defineTool({
   title: 'Get Brand Memory',
   scope: 'read',
   idempotent: true,
+  readsTime: false,
   description:
     "Returns a brand's Brand Memory: voice (summary, do and avoid rules, banned words), audiences, products, knowledge notes, style rules and example posts. Read it before writing anything for the brand. Also readable as the resource service://brands/{brandId}/memory.",
   input: z.strictObject({ brandId }),

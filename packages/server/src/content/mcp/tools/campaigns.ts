@@ -8,6 +8,7 @@ export const listCampaignsTool = defineTool({
   title: 'List campaigns',
   scope: 'read',
   idempotent: true,
+  readsTime: false,
   description: `Lists campaigns, newest first (up to ${LIST_CAP}), with name, goal and dates. Each campaign has a canvas of sticky notes; add one with add_canvas_note.`,
   input: z.strictObject({
     brandId: Id('The brand, from list_brands. Default: every brand.').optional(),

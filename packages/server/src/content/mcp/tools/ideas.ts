@@ -14,6 +14,7 @@ export const listIdeasTool = defineTool({
   title: 'List ideas',
   scope: 'read',
   idempotent: true,
+  readsTime: false,
   description: `Lists a brand's ideas, most recently updated first (up to ${LIST_CAP}), each with title, angle, notes, status and the signal it was suggested from. Statuses in pipeline order: idea, drafting, approved, scheduled, live.`,
   input: z.strictObject({
     brandId,

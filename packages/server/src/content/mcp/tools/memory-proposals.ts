@@ -10,6 +10,7 @@ export const listMemoryProposalsTool = defineTool({
   title: 'List Brand Memory proposals',
   scope: 'read',
   idempotent: true,
+  readsTime: false,
   description: `Lists proposed Brand Memory changes, pending first (up to ${LIST_CAP}). Each proposal adds a do / avoid / style rule and says why, its lift (median engagement with the pattern ÷ without) and the posts behind it. The voice_refresh agent makes them; a person applies or dismisses them in ${inTheApp('memory')}, or with POST /v1/memory-proposals/{id}/apply or /dismiss.`,
   input: z.strictObject({
     status: z.enum(PROPOSAL_STATUSES).optional().describe('pending, applied or dismissed. Default: all.'),
