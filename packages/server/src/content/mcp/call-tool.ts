@@ -2,6 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { AppError } from '../../platform/errors.js';
+import { getOrBuild } from '../../platform/get-or-build.js';
 import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import type { ApiKeyView } from '../services/api-keys.js';
@@ -128,25 +129,16 @@ async function contextFor(ctx: ContentContext, tool: CompiledTool): Promise<Cont
     await ctx.clock.sync(ctx.db);
     return ctx;
   }
-  let free = clockFree.get(ctx);
-  if (!free) {
-    free = { ...ctx, clock: ctx.clock.unsynced('This MCP tool is declared readsTime: false.') };
-    clockFree.set(ctx, free);
-  }
-  return free;
+  return getOrBuild(clockFree, ctx, () => ({
+    ...ctx,
+    clock: ctx.clock.unsynced('This MCP tool is declared readsTime: false.'),
+  }));
 }
 
 /** Each tool's last answer (see `ResultMemo`): keyed by its whole JSON text, so never stale. */
 const lastAnswers = new WeakMap<CompiledTool, ResultMemo>();
 
-function memoOf(tool: CompiledTool): ResultMemo {
-  let memo = lastAnswers.get(tool);
-  if (!memo) {
-    memo = resultMemo();
-    lastAnswers.set(tool, memo);
-  }
-  return memo;
-}
+const memoOf = (tool: CompiledTool): ResultMemo => getOrBuild(lastAnswers, tool, resultMemo);
 
 /**
  * One `tools/call`: scope, validation, the service call, the result with its mode label, and
