@@ -2,18 +2,6 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { Logger } from '../logger.js';
 
 /**
- * Logs one line per request once its response is finished. Only the path is logged: query
- * strings can carry one-time tokens.
- *
- * The line goes through a child of `logger` without its redaction paths. Those paths name
- * headers and nested keys (`*.token` is "the `token` of any top-level object"), and this line
- * holds five top-level strings and numbers, so no path can match it and the child writes the
- * very bytes the parent would; but the parent's wildcard paths are still tried on every field
- * of every line, which was most of what building the line cost. The threat to keep in mind:
- * a field added here that is an object (headers, a body) would not be redacted. Log those
- * through `logger` itself.
- */
-/**
  * The longest path written whole. Node accepts request targets up to its header limit (16 KB), and
  * a client repeating requests with such paths made every access line 16 KB: a flood of them fills
  * a log file or its disk 16 times faster than ordinary traffic for the same requests
@@ -28,6 +16,18 @@ export function loggedPath(path: string): string {
   return `${path.slice(0, MAX_LOGGED_PATH)}…[${path.length - MAX_LOGGED_PATH} more characters]`;
 }
 
+/**
+ * Logs one line per request once its response is finished. Only the path is logged: query
+ * strings can carry one-time tokens.
+ *
+ * The line goes through a child of `logger` without its redaction paths. Those paths name
+ * headers and nested keys (`*.token` is "the `token` of any top-level object"), and this line
+ * holds five top-level strings and numbers, so no path can match it and the child writes the
+ * very bytes the parent would; but the parent's wildcard paths are still tried on every field
+ * of every line, which was most of what building the line cost. The threat to keep in mind:
+ * a field added here that is an object (headers, a body) would not be redacted. Log those
+ * through `logger` itself.
+ */
 export function accessLogger(logger: Logger): (req: Request, res: Response) => void {
   // A stand-in logger without `child` (a test's spy) logs through itself.
   const log = typeof logger.child === 'function' ? logger.child({}, { redact: { paths: [] } }) : logger;
