@@ -1,5 +1,6 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
+import { getOrBuild } from '../get-or-build.js';
 
 /** The classes node:http builds each request and response of `app` with (createServer options). */
 export interface NodeMessageClasses {
@@ -28,15 +29,15 @@ const made = new WeakMap<Express, NodeMessageClasses>();
  * other that serves the same app. One pair per app, however many servers serve it.
  */
 export function ownPrototypes(app: Express): NodeMessageClasses {
-  const known = made.get(app);
-  if (known) return known;
+  return getOrBuild(made, app, classesFor);
+}
+
+function classesFor(app: Express): NodeMessageClasses {
   class Request extends IncomingMessage {}
   class Response extends ServerResponse {}
   app.request = adopt(app.request, Request.prototype);
   app.response = adopt(app.response, Response.prototype);
-  const classes = { IncomingMessage: Request, ServerResponse: Response } as NodeMessageClasses;
-  made.set(app, classes);
-  return classes;
+  return { IncomingMessage: Request, ServerResponse: Response } as NodeMessageClasses;
 }
 
 /** `target` in place of `prototype`: the same parent and the same own properties. */
