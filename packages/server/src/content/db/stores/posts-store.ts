@@ -181,8 +181,8 @@ function pageQuery(
  * Both drivers spend their time making JavaScript values: better-sqlite3 one per column of every
  * row, where reading every snapshot of the page whole (~7 rows of 8 columns per post) cost twice
  * the page itself; pg parsing each post's snapshots as JSON objects (json_agg), which was most of
- * the list's garbage. This is one row per post and one short text to parse. The posts' primary keys and post_metrics' (post_id,
- * age_h) key serve both lookups. `string_agg` (SQLite 3.44+, bundled by better-sqlite3; the
+ * the list's garbage. This is one row per post and one short text to parse. The posts' primary
+ * keys and post_metrics' (post_id, age_h) key serve both lookups. `string_agg` (SQLite 3.44+, bundled by better-sqlite3; the
  * standard name PostgreSQL uses too, where `group_concat` is SQLite's own) with an explicit order,
  * so the ages come oldest first as PostgreSQL's statement gives them. Every column is NOT NULL,
  * so no snapshot's five numbers can be skipped and shift the others.
@@ -201,12 +201,14 @@ type LatestRow = Row & { own_ages: string | null; own_brand_baselines?: string |
 };
 
 /**
- * PostgreSQL: WITH_LATEST_SNAPSHOT's page with, on the first row of each brand only, the brand's
- * stored baselines (the same for every post of the brand, so they cross the wire once). One
- * statement, so one round trip, where SQLite (in the process) reads the baselines apart.
+ * PostgreSQL: a page of posts (WITH_LATEST_SNAPSHOT's, or a single post with `moreColumns`)
+ * with, on the first row of each brand only, the brand's stored baselines (the same for every
+ * post of the brand, so they cross the wire once). One statement, so one round trip, where
+ * SQLite (in the process) reads the baselines apart.
  */
-const withBrandBaselines = (page: { sql: string; params: SqlValue[] }) => ({
-  sql: `SELECT p.*, CASE WHEN row_number() OVER (PARTITION BY p.brand_id) = 1 THEN b.baselines END AS own_brand_baselines
+const withBrandBaselines = (page: { sql: string; params: SqlValue[] }, moreColumns = '') => ({
+  sql: `SELECT p.*${moreColumns},
+               CASE WHEN row_number() OVER (PARTITION BY p.brand_id) = 1 THEN b.baselines END AS own_brand_baselines
           FROM (${page.sql}) p LEFT JOIN brand_baselines b ON b.brand_id = p.brand_id
          ORDER BY p.sort_at DESC, p.id DESC`,
   params: page.params,
@@ -266,13 +268,13 @@ async function withVerdictInputsInOneStatement(
   db: SqlExecutor,
   posts: { sql: string; params: SqlValue[] },
 ): Promise<PostsWithVerdictInputs> {
+  const { sql, params } = withBrandBaselines(
+    posts,
+    ', (SELECT json_agg(m ORDER BY m.age_h) FROM post_metrics m WHERE m.post_id = p.id) AS own_snapshots',
+  );
   const rows = await db.all<Row & { own_snapshots: unknown; own_brand_baselines: string | null }>(
-    `SELECT p.*,
-            (SELECT json_agg(m ORDER BY m.age_h) FROM post_metrics m WHERE m.post_id = p.id) AS own_snapshots,
-            CASE WHEN row_number() OVER (PARTITION BY p.brand_id) = 1 THEN b.baselines END AS own_brand_baselines
-       FROM (${posts.sql}) p LEFT JOIN brand_baselines b ON b.brand_id = p.brand_id
-      ORDER BY p.sort_at DESC, p.id DESC`,
-    posts.params,
+    sql,
+    params,
   );
   const out: PostsWithVerdictInputs = { posts: [], snapshots: [], baselines: new Map() };
   // decode reads the post's columns by name, so the row goes in whole (no rest copy; see above).
