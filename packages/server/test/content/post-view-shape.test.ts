@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { otherClasses } from '../helpers/hidden-class.js';
 import { startTestService, type TestService } from '../helpers/start.js';
+import { whileWatched } from '../helpers/while-watched.js';
 
 /**
  * `GET /v1/posts/{id}` answers one object shape, request after request. Built as a spread copy of
@@ -11,18 +12,15 @@ import { startTestService, type TestService } from '../helpers/start.js';
 
 /** The objects `JSON.stringify` is given while `during` runs that have `key`: the answers' bodies. */
 async function bodiesWith(key: string, during: () => Promise<void>): Promise<object[]> {
-  const original = JSON.stringify;
   const seen: object[] = [];
-  // Restored whatever happens: files share this worker process.
-  JSON.stringify = ((value: unknown, ...rest: never[]) => {
-    if (value !== null && typeof value === 'object' && key in value) seen.push(value);
-    return original(value, ...rest);
-  }) as typeof JSON.stringify;
-  try {
-    await during();
-  } finally {
-    JSON.stringify = original;
-  }
+  await whileWatched(
+    JSON,
+    'stringify',
+    (value: unknown) => {
+      if (value !== null && typeof value === 'object' && key in value) seen.push(value);
+    },
+    during,
+  );
   return seen;
 }
 

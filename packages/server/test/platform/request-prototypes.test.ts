@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Commerce, sandboxUser, startCommerce } from '../commerce/helpers.js';
 import { makeKey, rawMcp } from '../content/mcp-helpers.js';
 import { startTestService, type TestService } from '../helpers/start.js';
+import { whileWatched } from '../helpers/while-watched.js';
 
 /**
  * Every request and response is made with its app's own prototypes (platform/http/own-prototypes),
@@ -11,18 +12,15 @@ import { startTestService, type TestService } from '../helpers/start.js';
  * the calls that give an object a prototype it did not have, over real HTTP to a real server.
  */
 async function prototypeMoves(during: () => Promise<void>): Promise<number> {
-  const original = Object.setPrototypeOf;
   let moves = 0;
-  // Only while `during` runs, and restored whatever happens: files share this worker process.
-  Object.setPrototypeOf = ((o: object, proto: object | null) => {
-    if (Object.getPrototypeOf(o) !== proto) moves++;
-    return original(o, proto);
-  }) as typeof Object.setPrototypeOf;
-  try {
-    await during();
-  } finally {
-    Object.setPrototypeOf = original;
-  }
+  await whileWatched(
+    Object,
+    'setPrototypeOf',
+    (o: object, proto: object | null) => {
+      if (Object.getPrototypeOf(o) !== proto) moves++;
+    },
+    during,
+  );
   return moves;
 }
 
