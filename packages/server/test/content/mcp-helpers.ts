@@ -52,9 +52,16 @@ export async function fails(client: Client, name: string, args: Record<string, u
 /** A raw POST to /mcp, for what the SDK client never sends. */
 export async function rawMcp(
   svc: TestService,
-  opts: { method?: string; key?: string | null; headers?: Record<string, string>; body?: unknown } = {},
+  opts: {
+    method?: string;
+    key?: string | null;
+    headers?: Record<string, string>;
+    body?: unknown;
+    /** Another spelling of the endpoint's path (default `/mcp`). */
+    path?: string;
+  } = {},
 ) {
-  const res = await fetch(`${svc.url}/mcp`, {
+  const res = await fetch(`${svc.url}${opts.path ?? '/mcp'}`, {
     method: opts.method ?? 'POST',
     headers: {
       'content-type': 'application/json',
