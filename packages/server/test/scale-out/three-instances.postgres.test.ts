@@ -354,7 +354,16 @@ describe('three svc-server instances on one PostgreSQL database behind nginx', (
       body: { platform: 'x' },
     });
     expect(channel.status).toBe(201);
+    // The three advances below move the shared clock 3 hours, and the fire is counted on its
+    // local day: started after 21:00 the clock would be on the next day when the fire is read
+    // (runs_today 0). So the test starts at 06:xx server local time, the next day.
+    const before = new Date((await api(contentUrl, 'GET', '/v1/sandbox/clock')).body.now);
+    const toMorning = await api(contentUrl, 'POST', '/v1/sandbox/clock/advance', {
+      body: { hours: 24 - before.getHours() + 6 },
+    });
+    expect(toMorning.status, JSON.stringify(toMorning.body)).toBe(200);
     const now = new Date((await api(contentUrl, 'GET', '/v1/sandbox/clock')).body.now);
+    expect(now.getHours()).toBe(6);
     // Server local time, as the trigger's hour is; due within the next two hours.
     const hour = (now.getHours() + 1) % 24;
     const scheduled = await api(contentUrl, 'POST', '/v1/automations', {
