@@ -298,7 +298,20 @@ async function keysRevoke(args: string[]): Promise<void> {
     const deps = { clock: { now: () => now } };
     const outcome =
       service === 'content'
-        ? await revokeContentApiKeyOnce(contentStores(db), deps, id)
+        ? // Waits until every running instance has dropped its cached copy of the key (or until
+          // their caches' leases have run out): the key fails on every instance once this returns.
+          await revokeContentApiKeyOnce(
+            { stores: contentStores(db), transaction: (fn) => db.transaction((tx) => fn(contentStores(tx))) },
+            {
+              ...deps,
+              logger: {
+                warn: (fields, message) => {
+                  process.stderr.write(`${message}: ${fields.instances.join(', ')}\n`);
+                },
+              },
+            },
+            id,
+          )
         : await revokeApiKey(db, deps, DEFAULT_ACCOUNT_ID, id).then((apiKey) => ({
             apiKey,
             revoked_at: apiKey.revoked_at ?? now.toISOString(),

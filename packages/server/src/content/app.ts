@@ -131,7 +131,7 @@ export async function createContentApp(
 
   const routes = [
     ...healthRoutes,
-    ...apiKeyRoutes(ctx.stores, deps),
+    ...apiKeyRoutes(ctx),
     ...workspaceRoutes(ctx),
     ...brandRoutes(ctx),
     ...channelRoutes(ctx),
@@ -244,6 +244,9 @@ export async function createContentApp(
 
   let timer: NodeJS.Timeout | null = null;
   let ticking = false;
+  // MCP keys are cached only while the key epoch's lease is fresh; renewing it is not background
+  // work that one instance does for all (startBackground), every instance serving /mcp needs it.
+  ctx.keyCache.start();
   return {
     name: 'content',
     app,
@@ -273,6 +276,13 @@ export async function createContentApp(
       if (timer) clearInterval(timer);
       timer = null;
       await ready;
+      // A stopped instance is not waited for by revokes on the others.
+      await ctx.keyCache.stop();
+      await ctx.stores.keyEpoch
+        .forget(ctx.instanceId)
+        .catch((err: unknown) =>
+          deps.logger.warn({ err }, 'could not remove this instance from key_epoch_instances'),
+        );
       // The MCP call log's last batch goes in before the database closes.
       await flushToolCalls(db);
       await db.close();

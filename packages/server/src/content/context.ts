@@ -12,6 +12,7 @@ import type { ContentModel } from './model/types.js';
 import { createPublisher } from './publishers/index.js';
 import type { Publisher } from './publishers/types.js';
 import { SandboxClock } from './sandbox-clock.js';
+import { type KeyCache, keyCache } from './services/key-cache.js';
 
 /**
  * Who is acting. Routes pass `{ source: 'app' }` (the local person); the MCP server passes
@@ -60,6 +61,8 @@ export interface ContentContext {
    * before the context, on the same database and sandbox clock, so it is always there.
    */
   readonly media: MediaService;
+  /** MCP keys found by hash, trusted while the key epoch's lease is fresh (services/key-cache.ts). */
+  readonly keyCache: KeyCache;
 }
 
 /**
@@ -83,9 +86,12 @@ export async function createContentContext(
     logger: deps.logger,
     ...deps.media,
   };
+  const stores = contentStores(deps.db);
+  const instanceId = instanceName(deps.ids);
+  const stopwatch = deps.stopwatch ?? (() => performance.now());
   const ctx: ContentContext = {
     db: deps.db,
-    stores: contentStores(deps.db),
+    stores,
     transaction: (fn, opts) => deps.db.transaction((tx) => fn(contentStores(tx)), opts),
     config: deps.config,
     clock,
@@ -93,10 +99,11 @@ export async function createContentContext(
     logger: deps.logger,
     model: createContentModel(deps.config),
     publisher: createPublisher(deps.config, () => ctx),
-    stopwatch: deps.stopwatch ?? (() => performance.now()),
+    stopwatch,
     events: { handlers: [] },
-    instanceId: instanceName(deps.ids),
+    instanceId,
     media: mediaService(mediaCtx),
+    keyCache: keyCache(stores, { instanceId, logger: deps.logger, stopwatch }),
   };
   return { ctx, mediaCtx };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ContentContext } from '../../src/content/context.js';
 import { contentPair } from '../helpers/content-pair.js';
 import { countReads } from '../helpers/count-reads.js';
 import { testEngine } from '../helpers/database.js';
@@ -95,12 +96,14 @@ describe('post reads: statements per request, and the sandbox clock they skip', 
     const { key } = await makeKey(b, ['read']);
     const reads = countReads(b.handle.db);
 
-    for (const [name, args, listing] of [
-      ['list_posts', { brandId: brand.id, limit: 1 }, PAGE_STATEMENTS],
-      ['get_post', { postId: post }, POST_STATEMENTS],
-      ['list_agents', {}, 0],
+    for (const [name, args, listing, keyLookups] of [
+      ['list_posts', { brandId: brand.id, limit: 1 }, PAGE_STATEMENTS, 1],
+      ['get_post', { postId: post }, POST_STATEMENTS, 0],
+      ['list_agents', {}, 0, 0],
     ] as const) {
       let res: any;
+      // A fresh lease on the key epoch, whatever the event loop did meanwhile (a busy machine).
+      await (b.handle as unknown as { ctx: ContentContext }).ctx.keyCache.renew();
       const made = await reads.during(async () => {
         res = await tool(key, name, args);
       });
@@ -110,12 +113,13 @@ describe('post reads: statements per request, and the sandbox clock they skip', 
         sql.filter((s) => s.includes('sandbox_clock')),
         name,
       ).toEqual([]);
-      // The key is looked up on every call (revocation holds on the next one), then the REST read.
+      // The key is looked up on its first call, then answered from the key cache (a revoke waits
+      // until every instance has dropped it, so revocation still holds on the next call).
       expect(
         sql.filter((s) => s.includes('FROM api_keys')),
         name,
-      ).toHaveLength(1);
-      expect(sql.length, `${name}: ${sql.join(' | ')}`).toBe(1 + listing);
+      ).toHaveLength(keyLookups);
+      expect(sql.length, `${name}: ${sql.join(' | ')}`).toBe(keyLookups + listing);
     }
     expect(
       (await tool(key, 'list_posts', { brandId: brand.id })).body.result.structuredContent.posts,

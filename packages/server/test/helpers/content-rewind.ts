@@ -27,6 +27,8 @@ const undo: Record<number, string> = {
   18: 'DROP INDEX posts_growing;',
   19: 'ALTER TABLE brand_baselines DROP COLUMN histogram;',
   20: 'DROP INDEX posts_brand_published;',
+  21: `DROP TRIGGER api_keys_changed_epoch; DROP TRIGGER api_keys_deleted_epoch;
+       DROP TABLE key_epoch_instances; DROP TABLE key_epoch;`,
 };
 
 /** Takes a migrated content database back to the schema before migration `before`. */

@@ -1,4 +1,5 @@
 import { bearerToken } from '../../platform/api-key-hash.js';
+import { getOrBuild } from '../../platform/get-or-build.js';
 import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import { findContentApiKey } from '../services/api-keys.js';
@@ -10,9 +11,15 @@ export type AuthOutcome =
 
 const REALM = 'realm="svc"';
 
+/** Built once per app rather than an object per call. */
+const keyDepsByApp = new WeakMap<ContentContext, Parameters<typeof findContentApiKey>[1]>();
+const keyDeps = (ctx: ContentContext) =>
+  getOrBuild(keyDepsByApp, ctx, () => ({ clock: ctx.clock.real, keyCache: ctx.keyCache }));
+
 /**
- * `Authorization: Bearer svc_…`, looked up by SHA-256 on every request (revocation is
- * effective on the next one) and stamped as last used. RFC 6750: no credential gets a bare
+ * `Authorization: Bearer svc_…`, looked up by SHA-256 (from this instance's key cache while the
+ * key epoch's lease is fresh, see services/key-cache.ts; a revoke returns only once every instance
+ * has dropped its cache, so it is effective on the next request) and stamped as last used. RFC 6750: no credential gets a bare
  * challenge; a presented but unusable one gets `error="invalid_token"`.
  */
 export async function authenticate(ctx: ContentContext, header: string | undefined): Promise<AuthOutcome> {
@@ -24,7 +31,7 @@ export async function authenticate(ctx: ContentContext, header: string | undefin
     };
   const token = bearerToken(header);
   // The last-used stamp is real time: an advance of the sandbox clock must not date it ahead.
-  const key = token ? await findContentApiKey(ctx.stores, { clock: ctx.clock.real }, token) : null;
+  const key = token ? await findContentApiKey(ctx.stores, keyDeps(ctx), token) : null;
   if (key) return { ok: true, session: { key } };
   const message = token
     ? `The API key is not valid: it is unknown or has been revoked. Create a new one in ${inTheApp('apiKeys', ctx.config)} or with POST /v1/api-keys.`

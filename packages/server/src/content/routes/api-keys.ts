@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { ServiceDeps } from '../../platform/service.js';
-import type { ContentStores } from '../db/stores/index.js';
+import type { ContentContext } from '../context.js';
 import { defineRoute } from '../route.js';
 import { named } from '../schemas.js';
 import {
@@ -24,7 +23,12 @@ const ApiKey = named(
   }),
 );
 
-export function apiKeyRoutes(stores: ContentStores, deps: ServiceDeps) {
+export function apiKeyRoutes(ctx: ContentContext) {
+  const { stores } = ctx;
+  // The base clock, as before: created_at and revoked_at are when it happened, whatever the
+  // sandbox clock says. A revoke also drops this instance's key cache and waits for the others.
+  const clock = ctx.clock.real;
+  const revokeDeps = { clock, keyCache: ctx.keyCache, stopwatch: ctx.stopwatch, logger: ctx.logger };
   return [
     defineRoute({
       method: 'get',
@@ -56,7 +60,7 @@ export function apiKeyRoutes(stores: ContentStores, deps: ServiceDeps) {
         key: z.string().describe('The full key. Shown once; only its hash is stored.'),
       }),
       handler: async ({ body }) => {
-        const { key, apiKey } = await createContentApiKey(stores, deps, body);
+        const { key, apiKey } = await createContentApiKey(stores, { clock, ids: ctx.ids }, body);
         return { ...apiKey, key };
       },
     }),
@@ -73,7 +77,7 @@ export function apiKeyRoutes(stores: ContentStores, deps: ServiceDeps) {
       status: 200,
       response: z.object({ id: z.string(), revoked: z.literal(true) }),
       handler: async ({ params }) => {
-        await revokeContentApiKey(stores, deps, params.id);
+        await revokeContentApiKey(ctx, revokeDeps, params.id);
         return { id: params.id, revoked: true as const };
       },
     }),

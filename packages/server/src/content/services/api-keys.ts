@@ -4,6 +4,7 @@ import { randomBase62 } from '../../platform/ids.js';
 import type { ServiceDeps } from '../../platform/service.js';
 import type { ContentApiKeyRow, Scope } from '../db/api-keys-store.js';
 import type { ContentStores } from '../db/stores/index.js';
+import { awaitKeyEpochSeen, type KeyCache } from './key-cache.js';
 
 export const SCOPES = ['read', 'write'] as const satisfies readonly Scope[];
 
@@ -49,45 +50,85 @@ export async function listContentApiKeys(stores: ContentStores): Promise<ApiKeyV
   return (await stores.apiKeys.listActive()).map(view);
 }
 
-/** Revoking twice is harmless and says so (`already_revoked`); an id that never existed is a 404. */
+/** The stores and the transaction a revoke needs (the app's context, or the CLI's database). */
+export interface KeyStores {
+  stores: ContentStores;
+  transaction<T>(fn: (tx: ContentStores) => Promise<T>): Promise<T>;
+}
+
+/** What a revoke waits with: this instance's key cache, if it serves MCP. */
+export type RevokeDeps = Pick<ServiceDeps, 'clock'> & {
+  keyCache?: KeyCache;
+  stopwatch?: () => number;
+  /** Hears instances that did not acknowledge the revoke in time (the app's logger, the CLI's stderr). */
+  logger?: { warn(fields: { instances: string[]; keyId: string }, message: string): void };
+};
+
+/**
+ * Revoking twice is harmless and says so (`already_revoked`); an id that never existed is a 404.
+ * Returns only once no instance on the database accepts the key any more: the revoke moves the
+ * key epoch in its own transaction (a trigger, migration 21), and every instance's key cache
+ * drops itself on seeing it (services/key-cache.ts).
+ */
 export async function revokeContentApiKeyOnce(
-  stores: ContentStores,
-  deps: Pick<ServiceDeps, 'clock'>,
+  keys: KeyStores,
+  deps: RevokeDeps,
   id: string,
 ): Promise<{ apiKey: ApiKeyView; revoked_at: string; already_revoked: boolean }> {
-  const store = stores.apiKeys;
+  const store = keys.stores.apiKeys;
   const row = await store.find(id);
   if (!row) throw notFound('API key', id);
   const now = deps.clock.now().toISOString();
-  const revokedNow = await store.revoke(id, now);
-  const revokedAt = revokedNow ? now : ((await store.find(id))?.revoked_at ?? now);
-  return { apiKey: view(row), revoked_at: revokedAt, already_revoked: !revokedNow };
+  const epoch = await keys.transaction(async (tx) =>
+    (await tx.apiKeys.revoke(id, now)) ? tx.keyEpoch.read() : null,
+  );
+  if (epoch !== null) {
+    const waitedOut = await awaitKeyEpochSeen(keys.stores, deps, epoch);
+    if (waitedOut.length)
+      deps.logger?.warn(
+        { instances: waitedOut, keyId: id },
+        'instances did not acknowledge a key revoke; waited until their key caches expired',
+      );
+  }
+  const revokedAt = epoch !== null ? now : ((await store.find(id))?.revoked_at ?? now);
+  return { apiKey: view(row), revoked_at: revokedAt, already_revoked: epoch === null };
 }
 
 /** The REST form: a key that is already revoked is gone from the API's point of view (404). */
-export async function revokeContentApiKey(
-  stores: ContentStores,
-  deps: Pick<ServiceDeps, 'clock'>,
-  id: string,
-): Promise<void> {
-  const outcome = await revokeContentApiKeyOnce(stores, deps, id);
+export async function revokeContentApiKey(keys: KeyStores, deps: RevokeDeps, id: string): Promise<void> {
+  const outcome = await revokeContentApiKeyOnce(keys, deps, id);
   if (outcome.already_revoked) throw notFound('API key', id);
 }
 
 const KEY_SHAPE = /^svc_[0-9A-Za-z]{32}$/;
 
-/** Looks a presented key up by hash and records its use; `null` when unknown, malformed or revoked. */
+/**
+ * Looks a presented key up by hash and records its use; `null` when unknown, malformed or revoked.
+ * With a key cache (MCP), a key found before is answered from it while its lease is fresh; only
+ * keys that exist are cached, so a made-up key still costs a lookup (and finds nothing).
+ */
 export async function findContentApiKey(
   stores: ContentStores,
-  deps: Pick<ServiceDeps, 'clock'>,
+  deps: Pick<ServiceDeps, 'clock'> & { keyCache?: KeyCache },
   key: string,
 ): Promise<ApiKeyView | null> {
   if (!KEY_SHAPE.test(key)) return null;
-  const store = stores.apiKeys;
-  const row = await store.findActiveByHash(sha256Hex(key));
-  if (!row) return null;
+  const { keyCache } = deps;
+  const hash = sha256Hex(key);
+  let found = keyCache?.get(hash);
+  if (!found) {
+    const ticket = keyCache?.ticket() ?? 0;
+    const row = await stores.apiKeys.findActiveByHash(hash);
+    if (!row) return null;
+    found = view(row);
+    keyCache?.put(hash, found, ticket);
+  }
   const now = deps.clock.now();
-  if (!lastUsedIsStale(row.last_used_at, now)) return view(row);
-  await store.touch(row.id, now.toISOString());
-  return view({ ...row, last_used_at: now.toISOString() });
+  if (!lastUsedIsStale(found.last_used_at, now)) return found;
+  const ticket = keyCache?.ticket() ?? 0;
+  const at = now.toISOString();
+  await stores.apiKeys.touch(found.id, at);
+  const touched = { ...found, last_used_at: at };
+  keyCache?.put(hash, touched, ticket);
+  return touched;
 }

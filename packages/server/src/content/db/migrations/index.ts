@@ -19,6 +19,7 @@ import { brandBaselinesMigration } from './017-brand-baselines.js';
 import { postsGrowingIndexMigration } from './018-posts-growing-index.js';
 import { baselineHistogramsMigration } from './019-baseline-histograms.js';
 import { brandPublishedIndexMigration } from './020-brand-published-index.js';
+import { keyEpochMigration } from './021-key-epoch.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -45,4 +46,5 @@ export const contentMigrations: Migration[] = [
   postsGrowingIndexMigration,
   baselineHistogramsMigration,
   brandPublishedIndexMigration,
+  keyEpochMigration,
 ];

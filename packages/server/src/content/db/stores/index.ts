@@ -11,6 +11,7 @@ import { channelsStore } from './channels-store.js';
 import { contentEventsStore } from './content-events-store.js';
 import { draftsStore } from './drafts-store.js';
 import { ideasStore } from './ideas-store.js';
+import { keyEpochStore } from './key-epoch-store.js';
 import { mediaReferencesStore } from './media-references-store.js';
 import { digestsStore, mcpCallsStore, metaStore, proposalsStore } from './misc-stores.js';
 import { postsStore } from './posts-store.js';
@@ -32,6 +33,7 @@ const STORES = {
   digests: digestsStore,
   drafts: draftsStore,
   ideas: ideasStore,
+  keyEpoch: keyEpochStore,
   mcpCalls: mcpCallsStore,
   media: mediaStore,
   mediaReferences: mediaReferencesStore,
