@@ -202,6 +202,18 @@ export async function keyFor(env, args) {
   return out.trim();
 }
 
+/** MCP `tools/call` of `name` with `args` as `key`: a wrk target, or a fetch init with its url. */
+export const mcpToolCall = (base, key, name, args) => ({
+  url: `${base}/mcp`,
+  method: 'POST',
+  headers: {
+    authorization: `Bearer ${key}`,
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+  },
+  body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+});
+
 /** A wrk Lua script that sends `method`, `headers` and `body` on every request. */
 function luaScript({ method = 'GET', headers = {}, body }) {
   const lines = [`wrk.method = ${JSON.stringify(method)}`];

@@ -6,7 +6,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keyFor, requireWrk, startServer, wrk } from './lib.mjs';
+import { keyFor, mcpToolCall, requireWrk, startServer, wrk } from './lib.mjs';
 
 const [what = 'checkout', seconds = '8'] = process.argv.slice(2);
 // `--read <dir>`: only read the newest profile in <dir> (written by a bench case run with
@@ -47,21 +47,7 @@ async function profileUnderWrk() {
     } else {
       const brandId = (await json(`${server.content}/v1/brands`)).brands[0].id;
       const key = await keyFor(server.env, ['--service', 'content', '--name', 'p', '--scopes', 'read']);
-      const mcp = (name, args) => ({
-        url: `${server.content}/mcp`,
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${key}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'tools/call',
-          params: { name, arguments: args },
-        }),
-      });
+      const mcp = (name, args) => mcpToolCall(server.content, key, name, args);
       target = {
         posts: { url: `${server.content}/v1/posts?brand_id=${brandId}&limit=20` },
         agents: { url: `${server.content}/v1/agents` },

@@ -81,8 +81,8 @@ const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T
       return v as T;
     });
 
-const flag = (name: string) =>
-  oneOf(name, ['0', '1', 'true', 'false'], '0').transform((v) => v === '1' || v === 'true');
+const flag = (name: string, fallback: '0' | '1' = '0') =>
+  oneOf(name, ['0', '1', 'true', 'false'], fallback).transform((v) => v === '1' || v === 'true');
 
 /** A whole number from `min` up, with its unit in the error ("a whole number of bytes, at least 1024"). */
 const wholeNumber = (name: string, fallback: number, min: number, unit: string) =>
@@ -115,6 +115,8 @@ const envSchema = z.object({
   // Media files in a directory every instance shares (default: SERVICE_DATA_DIR/media).
   SERVICE_MEDIA_DIR: z.string().optional(),
   SERVICE_DATABASE_POOL_SIZE: wholeNumber('SERVICE_DATABASE_POOL_SIZE', DEFAULT_POOL_SIZE, 2, 'connections'),
+  // PostgreSQL: named prepared statements, on unless set to 0 (a transaction-mode pooler without them).
+  SERVICE_DATABASE_PREPARE: flag('SERVICE_DATABASE_PREPARE', '1'),
   CONTENT_PORT: port('CONTENT_PORT', 3000),
   COMMERCE_PORT: port('COMMERCE_PORT', 4000),
   SERVICE_HOST: z.string().optional(),
@@ -177,6 +179,12 @@ export interface Config {
   mediaDir?: string;
   /** Connections each service's pool may open, per process (SERVICE_DATABASE_POOL_SIZE). */
   databasePoolSize: number;
+  /**
+   * SERVICE_DATABASE_PREPARE: on PostgreSQL each connection prepares the statements it runs, so
+   * the server parses (and, once it keeps a generic plan, plans) each one once instead of on every
+   * call. `0` sends every statement as a one-off (docs/operations.md, "PostgreSQL").
+   */
+  databasePrepare: boolean;
   host: string;
   mode: 'sandbox' | 'live';
   model: 'simulated' | 'real';
@@ -282,6 +290,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     ...(e.SERVICE_DATABASE_URL ? { databaseUrl: e.SERVICE_DATABASE_URL } : {}),
     ...(e.SERVICE_MEDIA_DIR ? { mediaDir: resolve(e.SERVICE_MEDIA_DIR) } : {}),
     databasePoolSize: e.SERVICE_DATABASE_POOL_SIZE,
+    databasePrepare: e.SERVICE_DATABASE_PREPARE,
     host: e.SERVICE_HOST || '127.0.0.1',
     mode: e.SERVICE_MODE,
     model: e.SERVICE_MODEL,

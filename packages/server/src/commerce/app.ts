@@ -41,7 +41,7 @@ import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
  * migration notes); stderr without one.
  */
 export const openCommerceDatabase = (
-  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize'>,
+  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databasePrepare'>,
   log?: (message: string) => void,
 ): Promise<SqlDatabase> =>
   openServiceDatabase({
@@ -49,6 +49,7 @@ export const openCommerceDatabase = (
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
+    prepare: config.databasePrepare,
     migrations: commerceMigrations,
     log,
   });

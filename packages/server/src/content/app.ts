@@ -51,7 +51,7 @@ import { webApp } from './web-app.js';
  * migration notes); stderr without one.
  */
 export const openContentDatabase = (
-  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize'>,
+  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databasePrepare'>,
   log?: (message: string) => void,
 ): Promise<SqlDatabase> =>
   openServiceDatabase({
@@ -59,6 +59,7 @@ export const openContentDatabase = (
     dataDir: config.dataDir,
     databaseUrl: config.databaseUrl,
     poolSize: config.databasePoolSize,
+    prepare: config.databasePrepare,
     migrations: contentMigrations,
     log,
   });

@@ -13,6 +13,12 @@ export interface OpenServiceDatabase {
   /** `postgres://…` puts the service in schema `<service>` of that database; unset means SQLite. */
   databaseUrl?: string | undefined;
   poolSize?: number | undefined;
+  /**
+   * PostgreSQL: send statements as named prepared statements (SERVICE_DATABASE_PREPARE; on when
+   * left out). Off, each is a one-off, as a transaction-mode pooler without prepared-statement
+   * support needs.
+   */
+  prepare?: boolean | undefined;
   migrations: readonly Migration[];
   /** Hears what a migration changed in existing data; stderr without one. */
   log?: ((message: string) => void) | undefined;
@@ -42,7 +48,7 @@ export async function openServiceDatabase(opts: OpenServiceDatabase): Promise<Sq
     await pool.end();
     throw err;
   }
-  return new PostgresDatabase(pool);
+  return new PostgresDatabase(pool, { prepare: opts.prepare ?? true });
 }
 
 /** Is this URL one openServiceDatabase puts on PostgreSQL? */

@@ -41,18 +41,3 @@ export function numberPlaceholders(sql: string): string {
   }
   return out;
 }
-
-const translated = new Map<string, string>();
-/** Store SQL is a fixed set of strings; past this many something builds SQL dynamically. */
-const MAX_CACHED = 2000;
-
-/** numberPlaceholders, remembered: the hot paths send the same statements over and over. */
-export function toPostgresSql(sql: string): string {
-  let text = translated.get(sql);
-  if (text === undefined) {
-    text = numberPlaceholders(sql);
-    if (translated.size >= MAX_CACHED) translated.clear();
-    translated.set(sql, text);
-  }
-  return text;
-}

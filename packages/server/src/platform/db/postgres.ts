@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import { AppError } from '../errors.js';
 import { quoteIdent } from './migrate.js';
-import { toPostgresSql } from './placeholders.js';
+import { isStalePlan, PreparedStatements } from './postgres-statements.js';
 import type { Row, SqlDatabase, SqlExecutor, SqlParams, SqlValue, TransactionOptions } from './sql.js';
 
 /** Type OIDs whose text form we read as JS numbers, as SQLite hands them out. */
@@ -49,12 +49,9 @@ function toParams(params: SqlParams | undefined): unknown[] {
   );
 }
 
-/** Anything that runs a query: the pool (one statement, any connection) or a transaction's client. */
-type Queryable = Pick<pg.Pool, 'query'> | Pick<pg.PoolClient, 'query'>;
-
-function executor(on: Queryable): SqlExecutor {
-  const query = async <T>(sql: string, params?: SqlParams) =>
-    (await (on as pg.Pool).query(toPostgresSql(sql), toParams(params))) as unknown as pg.QueryResult<T & Row>;
+/** The store-facing surface over `run`, which sends one statement (on the pool, or in a transaction). */
+function executor(run: <T>(sql: string, values: unknown[]) => Promise<pg.QueryResult<T & Row>>): SqlExecutor {
+  const query = <T>(sql: string, params?: SqlParams) => run<T>(sql, toParams(params));
   return {
     get: async <T>(sql: string, params?: SqlParams) => (await query<T>(sql, params)).rows[0] as T | undefined,
     all: async <T>(sql: string, params?: SqlParams) => (await query<T>(sql, params)).rows as T[],
@@ -72,8 +69,14 @@ const RETRYABLE = new Set(['40001', '40P01']);
  */
 const MAX_ATTEMPTS = 16;
 
+/**
+ * A serializable transaction runs again when it lost to another, and when a prepared statement in
+ * it went stale (isStalePlan): that attempt ran on a connection now discarded, the next one
+ * prepares afresh. Either way the attempt was rolled back whole, and its `fn` may run again.
+ */
 const isRetryable = (err: unknown) =>
-  typeof err === 'object' && err !== null && RETRYABLE.has((err as { code?: unknown }).code as string);
+  isStalePlan(err) ||
+  (typeof err === 'object' && err !== null && RETRYABLE.has((err as { code?: unknown }).code as string));
 
 /** Full jitter, growing to 250 ms: the losers of one round spread out instead of colliding again. */
 const pause = (attempt: number) =>
@@ -114,11 +117,35 @@ export async function createPool(opts: PostgresOptions): Promise<pg.Pool> {
 export class PostgresDatabase implements SqlDatabase {
   readonly dialect = 'postgres' as const;
   readonly pool: pg.Pool;
+  /** The prepared statements of this pool's connections, with their counters. */
+  readonly statements: PreparedStatements;
   readonly #direct: SqlExecutor;
 
-  constructor(pool: pg.Pool) {
+  constructor(pool: pg.Pool, opts: { prepare?: boolean } = {}) {
     this.pool = pool;
-    this.#direct = executor(pool);
+    this.statements = new PreparedStatements(opts.prepare ?? true);
+    this.#direct = executor((sql, values) => this.#query(sql, values));
+  }
+
+  /**
+   * One statement on a connection of the pool, as pool.query runs it (a connection whose
+   * statement failed is discarded rather than trusted again), but on a connection we hold, so its
+   * prepared statements are known. A statement refused as stale at Bind (isStalePlan) never ran,
+   * and outside a transaction nothing else was in flight with it: it runs once more, unprepared,
+   * which no schema change can make stale.
+   */
+  async #query<T>(sql: string, values: unknown[]): Promise<pg.QueryResult<T & Row>> {
+    const client = await this.pool.connect();
+    let failed: Error | undefined;
+    try {
+      return (await this.statements.run(client, sql, values, false)) as pg.QueryResult<T & Row>;
+    } catch (err) {
+      failed = err as Error;
+      if (!isStalePlan(err)) throw err;
+    } finally {
+      client.release(failed);
+    }
+    return (await this.statements.retry(this.pool, sql, values)) as pg.QueryResult<T & Row>;
   }
 
   get<T = Row>(sql: string, params?: SqlParams) {
@@ -153,7 +180,9 @@ export class PostgresDatabase implements SqlDatabase {
     try {
       await client.query(begin);
       try {
-        const result = await fn(executor(client));
+        const result = await fn(
+          executor((sql, values) => this.statements.run(client, sql, values, true) as never),
+        );
         const commit = await client.query('COMMIT');
         // PostgreSQL answers COMMIT of a transaction that a failed statement aborted with a silent
         // ROLLBACK (when `fn` caught that statement's error and went on): nothing was written.
@@ -171,7 +200,11 @@ export class PostgresDatabase implements SqlDatabase {
         throw err;
       }
     } finally {
-      client.release(broken);
+      // A connection with a stale prepared statement goes too: its next transaction would fail the same way.
+      client.release(
+        broken ??
+          (this.statements.isStale(client) ? new Error('A prepared statement went stale.') : undefined),
+      );
     }
   }
 

@@ -1,0 +1,198 @@
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { openServiceDatabase } from '../../src/platform/db/open.js';
+import type { PostgresDatabase } from '../../src/platform/db/postgres.js';
+import { STATEMENTS_PER_CONNECTION, statementFor } from '../../src/platform/db/postgres-statements.js';
+import type { Migration } from '../../src/platform/db/sql.js';
+import { as, PROTOCOL, sandboxUser, startCommerce } from '../commerce/helpers.js';
+import { createTestPostgresDatabase, type TestPostgresDatabase } from '../helpers/database.js';
+
+// The executor's named prepared statements, on a real PostgreSQL server: what the server says it
+// holds (pg_prepared_statements, per connection, with how often each ran), the executor's own
+// counters, and what a store sees when the schema changes under a prepared statement.
+
+const schema: Migration[] = [
+  {
+    id: 1,
+    name: 'things',
+    up: 'unused on PostgreSQL',
+    postgres: 'CREATE TABLE things (id TEXT COLLATE "C" PRIMARY KEY, n BIGINT NOT NULL)',
+  },
+];
+
+const BY_ID = 'SELECT * FROM things WHERE id = ?';
+
+/** One connection, so every statement, and the look at pg_prepared_statements, runs on the same one. */
+const openOne = async (database: TestPostgresDatabase, prepare?: boolean) =>
+  (await openServiceDatabase({
+    service: 'content',
+    dataDir: '/nonexistent',
+    databaseUrl: database.url,
+    poolSize: 1,
+    migrations: schema,
+    ...(prepare === undefined ? {} : { prepare }),
+  })) as PostgresDatabase;
+
+/** What the server holds prepared on the (only) connection: each statement's text and runs. */
+const preparedOn = async (db: PostgresDatabase) =>
+  // pool.query, not the executor, so the look itself prepares nothing.
+  (
+    await db.pool.query<{ name: string; statement: string; runs: number; generic: number }>(
+      'SELECT name, statement, generic_plans + custom_plans AS runs, generic_plans AS generic FROM pg_prepared_statements ORDER BY prepare_time',
+    )
+  ).rows;
+
+describe('named prepared statements on PostgreSQL', () => {
+  let database: TestPostgresDatabase;
+  let db: PostgresDatabase;
+  /** Another connection, as another instance (or a migration) would have. */
+  let other: pg.Client;
+  beforeAll(async () => {
+    database = await createTestPostgresDatabase();
+    other = new pg.Client({ connectionString: database.url });
+    await other.connect();
+  });
+  afterEach(async () => {
+    await db?.close();
+    await other.query('DROP TABLE IF EXISTS content.things; DELETE FROM content.schema_migrations');
+  });
+  afterAll(async () => {
+    await other.end();
+    await database.drop();
+  });
+
+  it('parses a statement once per connection, however often it runs, and PostgreSQL settles on one plan', async () => {
+    db = await openOne(database);
+    await db.run('INSERT INTO things (id, n) VALUES (?, ?), (?, ?)', ['a', 1, 'b', 2]);
+    const before = { ...db.statements.counts };
+    for (let i = 0; i < 10; i++)
+      expect(await db.get(BY_ID, [i % 2 ? 'a' : 'b'])).toEqual(i % 2 ? { id: 'a', n: 1 } : { id: 'b', n: 2 });
+    expect(db.statements.counts.prepared - before.prepared).toBe(1);
+    expect(db.statements.counts.executed - before.executed).toBe(10);
+    const held = (await preparedOn(db)).filter((s) => s.statement === statementFor(BY_ID).text);
+    // The server's own count: one statement, run ten times, and from the sixth run on a generic
+    // plan that is not planned again (the planning the hot paths saved).
+    expect(held).toEqual([
+      {
+        name: statementFor(BY_ID).name,
+        statement: statementFor(BY_ID).text,
+        runs: 10,
+        generic: expect.any(Number),
+      },
+    ]);
+    expect(held[0]?.generic).toBeGreaterThan(0);
+  });
+
+  it('prepares nothing with the switch off (SERVICE_DATABASE_PREPARE=0), and reads the switch from the environment', async () => {
+    expect(loadConfig({}).databasePrepare).toBe(true);
+    expect(loadConfig({ SERVICE_DATABASE_PREPARE: '0' }).databasePrepare).toBe(false);
+    expect(loadConfig({ SERVICE_DATABASE_PREPARE: 'false' }).databasePrepare).toBe(false);
+    expect(() => loadConfig({ SERVICE_DATABASE_PREPARE: 'no' })).toThrow(
+      /SERVICE_DATABASE_PREPARE must be one of 0, 1, true, false \(got 'no'\)/,
+    );
+    db = await openOne(database, false);
+    await db.run('INSERT INTO things (id, n) VALUES (?, ?)', ['a', 1]);
+    for (let i = 0; i < 5; i++) expect(await db.get(BY_ID, ['a'])).toEqual({ id: 'a', n: 1 });
+    await db.transaction((tx) => tx.get(BY_ID, ['a']));
+    expect(db.statements.counts).toMatchObject({ prepared: 0, executed: 0, unprepared: 7 });
+    expect(await preparedOn(db)).toEqual([]);
+  });
+
+  it('answers from the new schema, with no error, when another connection alters a table under a prepared statement', async () => {
+    db = await openOne(database);
+    await db.run('INSERT INTO things (id, n) VALUES (?, ?)', ['a', 1]);
+    expect(await db.get(BY_ID, ['a'])).toEqual({ id: 'a', n: 1 });
+    // `SELECT *` fixed its result columns when prepared: PostgreSQL refuses to run it against the
+    // new ones ("cached plan must not change result type") rather than answer in the old shape.
+    await other.query("ALTER TABLE content.things ADD COLUMN label TEXT NOT NULL DEFAULT 'new'");
+    expect(await db.get(BY_ID, ['a'])).toEqual({ id: 'a', n: 1, label: 'new' });
+    expect(db.statements.counts.retried).toBe(1);
+    // The connection that held the stale statement is gone; the next run prepares afresh.
+    expect(await db.get(BY_ID, ['a'])).toEqual({ id: 'a', n: 1, label: 'new' });
+    expect(db.statements.counts.retried).toBe(1);
+    // A change of a column's type is refused the same way, and answered the same way.
+    await other.query('ALTER TABLE content.things ALTER COLUMN n TYPE TEXT');
+    expect(await db.get(BY_ID, ['a'])).toEqual({ id: 'a', n: '1', label: 'new' });
+    expect(db.statements.counts.retried).toBe(2);
+  });
+
+  it('runs a statement again when its connection lost its prepared statements (DISCARD ALL, a transaction-mode pooler)', async () => {
+    db = await openOne(database);
+    await db.run('INSERT INTO things (id, n) VALUES (?, ?)', ['a', 1]);
+    expect(await db.get(BY_ID, ['a'])).toEqual({ id: 'a', n: 1 });
+    const client = await db.pool.connect();
+    await client.query('DEALLOCATE ALL');
+    client.release();
+    expect(await db.get(BY_ID, ['a'])).toEqual({ id: 'a', n: 1 });
+    expect(db.statements.counts.retried).toBe(1);
+  });
+
+  it('re-runs a serializable transaction whose prepared statement went stale; another transaction fails once, writing nothing, on a connection then discarded', async () => {
+    db = await openOne(database);
+    await db.run('INSERT INTO things (id, n) VALUES (?, ?)', ['a', 1]);
+    const bump = (isolation?: 'serializable') =>
+      db.transaction(
+        async (tx) => {
+          const row = await tx.get<{ n: number }>(BY_ID, ['a']);
+          await tx.run('UPDATE things SET n = ? WHERE id = ?', [Number(row?.n) + 1, 'a']);
+          return row;
+        },
+        isolation ? { isolation } : {},
+      );
+    await bump();
+    await other.query("ALTER TABLE content.things ADD COLUMN label TEXT NOT NULL DEFAULT 'new'");
+    expect(await bump('serializable')).toEqual({ id: 'a', n: 2, label: 'new' });
+    await bump();
+    await other.query("ALTER TABLE content.things ADD COLUMN note TEXT NOT NULL DEFAULT ''");
+    // Not serializable: its function may not be safe to run twice, so the error reaches the
+    // caller; PostgreSQL raised it at Bind, so the transaction wrote nothing.
+    await expect(bump()).rejects.toMatchObject({ code: '0A000' });
+    expect(await db.get<{ n: number }>('SELECT n FROM things WHERE id = ?', ['a'])).toEqual({ n: 4 });
+    expect(await bump()).toEqual({ id: 'a', n: 4, label: 'new', note: '' });
+  });
+
+  it(`keeps at most ${STATEMENTS_PER_CONNECTION} statements on a connection, however many distinct texts run`, async () => {
+    db = await openOne(database);
+    const extra = 40;
+    const text = (i: number) => `SELECT CAST(? AS INTEGER) + ${i} AS n`;
+    for (let i = 0; i < STATEMENTS_PER_CONNECTION + extra; i++)
+      expect(await db.get(text(i), [1])).toEqual({ n: i + 1 });
+    expect((await preparedOn(db)).length).toBe(STATEMENTS_PER_CONNECTION);
+    expect(db.statements.counts.deallocated).toBe(extra);
+    // The least recently used went first; one of those runs again, prepared anew (pg must not
+    // believe it still parsed), and still answers right.
+    expect((await preparedOn(db)).some((s) => s.name === statementFor(text(0)).name)).toBe(false);
+    expect(await db.get(text(0), [1])).toEqual({ n: 1 });
+    expect((await preparedOn(db)).some((s) => s.name === statementFor(text(0)).name)).toBe(true);
+    // In a transaction nothing is deallocated (a failed DEALLOCATE would abort it): a new text
+    // runs unprepared.
+    const unprepared = db.statements.counts.unprepared;
+    expect(await db.transaction((tx) => tx.get(text(-1), [1]))).toEqual({ n: 0 });
+    expect(db.statements.counts.unprepared).toBe(unprepared + 1);
+    expect((await preparedOn(db)).length).toBe(STATEMENTS_PER_CONNECTION);
+  });
+});
+
+describe('a checkout read over HTTP on PostgreSQL', () => {
+  it('prepares its statements on the first reads and only executes them after', async () => {
+    const c = await startCommerce();
+    try {
+      const { call } = await sandboxUser(c.svc, c.sandboxKey);
+      const made = await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/prepared-mug` });
+      expect(made.status).toBe(201);
+      const db = c.svc.handle.db as PostgresDatabase;
+      const read = () => call('GET', `/v1/checkouts/${made.body.id}`);
+      // Every connection of the pool (3 in tests) may be the one a read gets.
+      for (let i = 0; i < 10; i++) expect((await read()).status).toBe(200);
+      const before = { ...db.statements.counts };
+      for (let i = 0; i < 20; i++) expect((await read()).body.id).toBe(made.body.id);
+      expect(db.statements.counts.prepared - before.prepared).toBe(0);
+      expect(db.statements.counts.executed - before.executed).toBeGreaterThanOrEqual(20 * 3);
+      // A bad key is still refused on the next request: preparing keeps no answer, only the plan.
+      expect((await as(c.svc, 'sk_test_nope')('GET', `/v1/checkouts/${made.body.id}`)).status).toBe(401);
+    } finally {
+      await c.close();
+    }
+  });
+});
