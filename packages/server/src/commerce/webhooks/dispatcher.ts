@@ -50,11 +50,17 @@ export interface Dispatcher {
 export const LEASE_MS = 60_000;
 /**
  * One endpoint never has more than this many attempts in flight, so a slow or hanging endpoint
- * holds at most this many of the dispatcher's slots and delays only its own deliveries.
+ * holds at most this many of the dispatcher's slots and delays only its own deliveries. It also
+ * caps a healthy endpoint's rate at this many attempts per claim-send-record cycle: at 4, an
+ * endpoint taking 160 events a second left no room to catch up after any pause (a GC, a disk
+ * sync, a busy core), and its queue, not the sending, was the first attempts' tail.
  */
-export const PER_ENDPOINT_CONCURRENCY = 4;
-/** Attempts in flight across all endpoints: 16 endpoints hanging at once still leave none starved for long. */
-export const MAX_CONCURRENCY = 64;
+export const PER_ENDPOINT_CONCURRENCY = 16;
+/**
+ * Attempts in flight across all endpoints: 16 endpoints hanging at once (an environment's
+ * most) still leave none starved for long.
+ */
+export const MAX_CONCURRENCY = 16 * PER_ENDPOINT_CONCURRENCY;
 
 /**
  * The body every endpoint of an event receives: `{ id, type, created_at, data }`, the same bytes
