@@ -4,6 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createDispatcher,
   type Dispatcher,
+  type DispatcherOptions,
   PER_ENDPOINT_CONCURRENCY,
 } from '../../src/commerce/webhooks/dispatcher.js';
 import { silentLogger } from '../../src/platform/logger.js';
@@ -67,6 +68,18 @@ async function deliveriesOf(c: Commerce, endpointId: string): Promise<Delivery[]
   return (res.body.deliveries as Delivery[]).reverse();
 }
 
+/** A dispatch loop of its own on `c`'s database, as another instance's would be. */
+function dispatcherOn(c: Commerce, more: Partial<DispatcherOptions> = {}): Dispatcher {
+  return createDispatcher({
+    db: c.handle.db,
+    clock: c.svc.clock,
+    logger: silentLogger(),
+    random: () => 0.5,
+    allowPrivate: true,
+    ...more,
+  });
+}
+
 describe('a slow webhook endpoint delays only itself', () => {
   let c: Commerce | undefined;
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -94,12 +107,7 @@ describe('a slow webhook endpoint delays only itself', () => {
     expect(fastQueue.length).toBeGreaterThanOrEqual(30);
     expect(slowQueue.map((d) => d.event_id)).toEqual(fastQueue.map((d) => d.event_id));
 
-    const dispatcher: Dispatcher = createDispatcher({
-      db: c.handle.db,
-      clock: c.svc.clock,
-      logger: silentLogger(),
-      random: () => 0.5,
-      allowPrivate: true,
+    const dispatcher = dispatcherOn(c, {
       // Shorter than the production 10 s so that, on a dispatcher that waits for the slow
       // endpoint, the test ends (and fails) instead of hanging.
       timeoutMs: 3_000,
@@ -141,6 +149,28 @@ describe('a slow webhook endpoint delays only itself', () => {
     ).toBe(true);
   });
 
+  it('lets one endpoint have 16 attempts in flight at once, and no more for any instance', async () => {
+    c = await startCommerce({ webhookAllowPrivate: true });
+    const hanging = await startHangingReceiver();
+    cleanups.push(hanging.close);
+    expect(
+      (await as(c.svc, c.sandboxKey)('POST', '/v1/webhook_endpoints', { url: hanging.url })).status,
+    ).toBe(201);
+    const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'sixteen' });
+    for (let i = 0; i < 20; i++)
+      await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/sixteen-${i}` });
+    // The timeout ends the test (and fails it) on a dispatcher that stops short of 16 in flight.
+    const dispatcher = dispatcherOn(c, { owner: 'instance-a', timeoutMs: 3_000 });
+    dispatcher.start();
+    cleanups.push(() => dispatcher.stop());
+    await until(() => hanging.held.length >= 16 || hanging.released() > 0);
+    expect(hanging.released()).toBe(0);
+    expect(hanging.held).toHaveLength(16);
+    // Another instance finds the endpoint full: the attempts in flight are counted in the database.
+    expect((await dispatcherOn(c, { owner: 'instance-b' }).runDue()).attempted).toBe(0);
+    expect(hanging.held).toHaveLength(16);
+  });
+
   it('two dispatch loops on one database never send the same delivery twice', async () => {
     c = await startCommerce({ webhookAllowPrivate: true });
     const healthy = await startReceiver();
@@ -149,15 +179,7 @@ describe('a slow webhook endpoint delays only itself', () => {
       .body.id as string;
     const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'two-loops' });
     for (let i = 0; i < 20; i++) await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/two-${i}` });
-    const loop = () =>
-      createDispatcher({
-        db: c!.handle.db,
-        clock: c!.svc.clock,
-        logger: silentLogger(),
-        random: () => 0.5,
-        allowPrivate: true,
-      });
-    const [a, b] = await Promise.all([loop().runDue(), loop().runDue()]);
+    const [a, b] = await Promise.all([dispatcherOn(c).runDue(), dispatcherOn(c).runDue()]);
     expect(a.attempted + b.attempted).toBe(20);
     const ids = healthy.received.map((r) => r.event.id as string);
     expect(new Set(ids).size).toBe(ids.length);

@@ -68,6 +68,8 @@ export async function startTestService(
     ownedDatabase?: TestPostgresDatabase;
     /** SQLite in the data directory whatever the test engine: a deployment that tools then move. */
     sqlite?: boolean;
+    /** How often the commerce dispatcher polls once `background` starts it (default: the service's). */
+    webhookPollMs?: number;
   } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDataDir(`svc-${name}-`);
@@ -83,7 +85,13 @@ export async function startTestService(
     ...opts.config,
   });
   const clock = opts.clock ?? new ManualClock();
-  const deps = { config, clock, ids: opts.ids ?? randomIds, logger: opts.logger ?? silentLogger() };
+  const deps = {
+    config,
+    clock,
+    ids: opts.ids ?? randomIds,
+    logger: opts.logger ?? silentLogger(),
+    ...(opts.webhookPollMs ? { webhookPollMs: opts.webhookPollMs } : {}),
+  };
   let handle: ServiceHandle;
   try {
     handle = name === 'content' ? await createContentApp(deps) : await createCommerceApp(deps);

@@ -50,11 +50,17 @@ export interface Dispatcher {
 export const LEASE_MS = 60_000;
 /**
  * One endpoint never has more than this many attempts in flight, so a slow or hanging endpoint
- * holds at most this many of the dispatcher's slots and delays only its own deliveries.
+ * holds at most this many of the dispatcher's slots and delays only its own deliveries. It also
+ * caps a healthy endpoint's rate at this many attempts per claim-send-record cycle: at 4, an
+ * endpoint taking 160 events a second left no room to catch up after any pause (a GC, a disk
+ * sync, a busy core), and its queue, not the sending, was the first attempts' tail.
  */
-export const PER_ENDPOINT_CONCURRENCY = 4;
-/** Attempts in flight across all endpoints: 16 endpoints hanging at once still leave none starved for long. */
-export const MAX_CONCURRENCY = 64;
+export const PER_ENDPOINT_CONCURRENCY = 16;
+/**
+ * Attempts in flight across all endpoints: 16 endpoints hanging at once (an environment's
+ * most) still leave none starved for long.
+ */
+export const MAX_CONCURRENCY = 16 * PER_ENDPOINT_CONCURRENCY;
 
 /**
  * The body every endpoint of an event receives: `{ id, type, created_at, data }`, the same bytes
@@ -71,13 +77,19 @@ export function eventBody(
  * Delivers from the outbox with one queue per endpoint. Slots are claimed from the database with
  * a lease (no double sending from two loops) and refilled as each attempt ends, so a healthy
  * endpoint's deliveries go out while a hanging endpoint's attempts wait for their timeout.
+ *
+ * The background loop is one step at a time: a step writes every outcome that finished since the
+ * last one and, in the same transaction, claims for every slot free once they are written. A
+ * nudge, the poll and a finished attempt all ask for a step; asked while one runs, the next step
+ * follows it at once and takes everything that arrived meanwhile. So under load the steps run
+ * back to back and grow (one commit for many outcomes and claims), and a finished attempt's slot
+ * is refilled by the next step, never left for the poll.
  */
 export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const pollMs = opts.pollMs ?? 1_000;
   const owner = opts.owner ?? instanceName(randomIds);
   const perEndpoint = opts.perEndpoint ?? PER_ENDPOINT_CONCURRENCY;
   const concurrency = opts.concurrency ?? MAX_CONCURRENCY;
-  const refillBatch = Math.max(1, Math.floor(concurrency / 8));
   let timer: NodeJS.Timeout | null = null;
   /** This process's attempts in flight (per endpoint, the database counts every instance's). */
   const inFlight = new Set<Promise<boolean>>();
@@ -87,30 +99,24 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
    * attempts ending, so a link's free-slot count can only be too low, never too high.
    */
   let held = 0;
-  /** This process's claims (and outcome writes) run one at a time, so its free-slot count is never stale. */
+  /** This process's claims and outcome writes run one at a time, so its free-slot count is never stale. */
   let claimChain: Promise<unknown> = Promise.resolve();
-  /** Links of `claimChain` not yet settled. */
-  let chained = 0;
   function chain<T>(step: () => Promise<T>): Promise<T> {
-    chained += 1;
-    const link = claimChain.then(step).finally(() => {
-      chained -= 1;
-    });
+    const link = claimChain.then(step);
     claimChain = link.catch(() => undefined);
     return link;
   }
-  /** A background claim is running; `pumpAgain`: slots freed meanwhile, claim once more after it. */
-  let pumping = false;
-  let pumpAgain = false;
+  /** A background step is queued or running; `stepAgain`: asked for meanwhile, run one more after it. */
+  let stepping = false;
+  let stepAgain = false;
 
-  /** Outcomes waiting to be written, and whether a write of them is queued. */
+  /** Outcomes waiting to be written by the next step. */
   let toRecord: {
     outcome: AttemptOutcome;
-    free: (refilled: boolean) => void;
+    free: () => void;
     done: (recorded: boolean) => void;
     failed: (err: unknown) => void;
   }[] = [];
-  let recordQueued = false;
 
   /** Claims up to `limit` due deliveries (optionally only `ids`) inside the transaction `tx`. */
   function claim(tx: SqlExecutor, limit: number, ids?: string[]): Promise<DueDelivery[]> {
@@ -124,64 +130,72 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   }
 
   /**
-   * Writes every outcome that finished since the last write in one transaction: one commit for
-   * many attempts, which is what lets the dispatcher keep up at thousands of deliveries a second
-   * (a commit each was most of the cost). An attempt's slot and lease are given back only once
-   * its outcome is written. While the background loop runs, the same transaction then claims
-   * for the slots just given back (and any others free), so a finished attempt is replaced
-   * without waiting for a claim of its own: one commit instead of two, and no slot idles
-   * between the write and the next claim. The per-endpoint count in `claimDue` reads the leases
-   * this transaction just cleared, so the limit holds as before.
+   * One step: writes the outcomes waiting and, while the background loop runs, claims for the
+   * slots free once they are written, in one transaction (a commit each was most of a delivery's
+   * cost). An attempt's slot and lease are given back only once its outcome is written; the
+   * per-endpoint count in `claimDue` reads the leases this transaction just cleared, so the limit
+   * holds. Nothing to write and no slot free: no transaction at all.
    */
-  function flushRecords(claimToo: boolean): Promise<void> {
-    recordQueued = false;
-    const batch = toRecord;
-    toRecord = [];
-    if (batch.length === 0) return Promise.resolve();
-    const refill = claimToo && timer ? concurrency - held + batch.length : 0;
-    return opts.db
-      .transaction(async (tx) => {
-        const recorded = await commerceStores(tx).webhooks.recordAttempts(
-          batch.map((b) => b.outcome),
-          opts.db.dialect,
-        );
-        return { recorded, due: refill > 0 ? await claim(tx, refill) : [] };
-      })
-      .then(
-        ({ recorded, due }) => {
-          for (const [i, b] of batch.entries()) {
-            b.free(refill > 0);
-            b.done(recorded[i] ?? false);
-          }
-          for (const d of due) launch(d);
-        },
-        (err) => {
-          for (const b of batch) {
-            b.free(false);
-            b.failed(err);
-          }
-        },
-      );
-  }
-
-  function record(outcome: AttemptOutcome, free: (refilled: boolean) => void): Promise<boolean> {
-    return new Promise((done, failed) => {
-      toRecord.push({ outcome, free, done, failed });
-      if (!recordQueued) {
-        recordQueued = true;
-        // An outcome is durable only once written (a kill -9 before that means the attempt is
-        // made again after its lease), so the write never queues behind a claim in progress: then
-        // it runs at once, beside it, and only writes (its slots are refilled by a claim of their
-        // own, see `launch`). With nothing in progress it claims too, in one link of the chain.
-        setImmediate(() => {
-          if (chained > 0) flushRecords(false).catch(() => undefined);
-          else chain(() => flushRecords(true)).catch(() => undefined);
-        });
+  function step(): Promise<void> {
+    return chain(async () => {
+      const batch = toRecord;
+      toRecord = [];
+      const room = timer ? concurrency - held + batch.length : 0;
+      if (batch.length === 0 && room <= 0) return;
+      try {
+        const { recorded, due } = await opts.db.transaction(async (tx) => ({
+          recorded: await commerceStores(tx).webhooks.recordAttempts(
+            batch.map((b) => b.outcome),
+            opts.db.dialect,
+          ),
+          due: room > 0 ? await claim(tx, room) : [],
+        }));
+        for (const [i, b] of batch.entries()) {
+          b.free();
+          b.done(recorded[i] ?? false);
+        }
+        for (const d of due) launch(d);
+      } catch (err) {
+        for (const b of batch) {
+          b.free();
+          b.failed(err);
+        }
+        // Nothing written or claimed: the outcomes' attempts are made again after their lease.
+        if (batch.length === 0) opts.logger.error({ err }, 'webhook dispatcher run failed');
       }
     });
   }
 
-  async function attempt(d: DueDelivery, free: (refilled: boolean) => void): Promise<boolean> {
+  /**
+   * Asks for a background step. It starts with `setImmediate`, after the I/O callbacks already
+   * due, so attempts that end together share it, and no later: an outcome is durable only once
+   * written (after a kill -9 before that, the attempt is made again when its lease runs out).
+   */
+  function wake() {
+    if (stepping) {
+      stepAgain = true;
+      return;
+    }
+    stepping = true;
+    setImmediate(() => {
+      step().finally(() => {
+        stepping = false;
+        if (stepAgain) {
+          stepAgain = false;
+          wake();
+        }
+      });
+    });
+  }
+
+  function record(outcome: AttemptOutcome, free: () => void): Promise<boolean> {
+    return new Promise((done, failed) => {
+      toRecord.push({ outcome, free, done, failed });
+      wake();
+    });
+  }
+
+  async function attempt(d: DueDelivery, free: () => void): Promise<boolean> {
     const body = eventBody(d);
     const started = opts.clock.now();
     const outcome = await sendSigned(d.url, d.secret, body, started, opts);
@@ -222,12 +236,9 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   function launch(d: DueDelivery): Promise<boolean> {
     held += 1;
     let freed = false;
-    /** `refilled`: the transaction that gave the slot back also claimed for it. */
-    let refilled = false;
-    const free = (byClaim: boolean) => {
+    const free = () => {
       if (freed) return;
       freed = true;
-      refilled = byClaim;
       held -= 1;
     };
     const run = attempt(d, free)
@@ -237,13 +248,13 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
         return false;
       })
       .finally(() => {
-        free(false);
         inFlight.delete(run);
-        // A slot whose outcome write did not claim for it (the write failed, or ran while the
-        // loop was stopped): claim in batches, as a claim costs about the same for one delivery
-        // as for eight. A slot the write did claim for waits for the next nudge or poll, not
-        // for an empty claim of its own.
-        if (timer && !refilled && (concurrency - held >= refillBatch || held === 0)) setImmediate(pump);
+        // A slot given back without a step (the attempt ended before its outcome reached one)
+        // is claimed for by a step of its own.
+        if (!freed) {
+          free();
+          if (timer) wake();
+        }
       });
     inFlight.add(run);
     return run;
@@ -278,38 +289,18 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     }
   }
 
-  /** The background loop's step: fill free slots, never wait for the attempts. */
-  function pump() {
-    if (!timer || held >= concurrency) return;
-    // Many attempts end together; one claim for all of their slots, not one claim each.
-    if (pumping) {
-      pumpAgain = true;
-      return;
-    }
-    pumping = true;
-    claimAndLaunch()
-      .catch((err) => opts.logger.error({ err }, 'webhook dispatcher run failed'))
-      .finally(() => {
-        pumping = false;
-        if (pumpAgain) {
-          pumpAgain = false;
-          pump();
-        }
-      });
-  }
-
   return {
     runDue: () => drain(),
     deliverNow: (ids) =>
       ids.length === 0 ? Promise.resolve({ attempted: 0, succeeded: 0, failed: 0 }) : drain(ids),
     nudge() {
-      if (timer) setImmediate(pump);
+      if (timer) wake();
     },
     start() {
       if (timer) return;
-      timer = setInterval(pump, pollMs);
+      timer = setInterval(wake, pollMs);
       timer.unref();
-      setImmediate(pump);
+      wake();
     },
     async stop() {
       if (timer) clearInterval(timer);
