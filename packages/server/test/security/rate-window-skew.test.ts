@@ -5,23 +5,13 @@
 // the other's window row, resetting its count, so every call was admitted.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
-import { makeKey, rawMcp } from '../content/mcp-helpers.js';
+import { makeKey } from '../content/mcp-helpers.js';
 import { sameDatabase, startTestService, type TestService } from '../helpers/start.js';
+import { admitted } from './rate-limited.js';
 
 // At 19 or less a minute each reservation is one call, so each call is a statement.
 const LIMIT = 5;
 const MINUTE_ENDS = Date.UTC(2026, 0, 5, 9, 1, 0);
-
-async function admitted(svc: TestService, key: string): Promise<boolean> {
-  const res = await rawMcp(svc, {
-    key,
-    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
-  });
-  expect(res.status).toBe(200);
-  if (!res.body.result.isError) return true;
-  expect(res.body.result.content[0].text).toContain('Error RATE_LIMITED');
-  return false;
-}
 
 describe('per-key rate limit on instances whose clocks straddle a minute', () => {
   let behind: TestService;

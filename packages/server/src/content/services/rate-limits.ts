@@ -54,7 +54,13 @@ function leaseFor(ctx: ContentContext, keyId: string, windowStart: number): KeyL
 
 async function reserve(ctx: ContentContext, keyId: string, lease: KeyLease, limit: number) {
   const asked = lease.next;
-  const row = await ctx.stores.rateLimits.reserve(keyId, new Date(lease.windowStart).toISOString(), asked);
+  const row = await ctx.stores.rateLimits.reserve(
+    keyId,
+    new Date(lease.windowStart).toISOString(),
+    asked,
+    // Another instance's clock may be in the next window; one further ahead was wrong.
+    new Date(lease.windowStart + RATE_WINDOW_SECONDS * 1000).toISOString(),
+  );
   // The count went up by `asked` in one statement; what was there before is every instance's
   // earlier reservations, so only what is left under the limit is ours.
   const granted = Math.max(0, Math.min(asked, limit - (row.count - asked)));
