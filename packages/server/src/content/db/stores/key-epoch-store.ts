@@ -6,11 +6,12 @@ import type { SqlExecutor } from '../../../platform/db/sql.js';
  */
 export function keyEpochStore(db: SqlExecutor) {
   return {
-    /** The epoch now. PostgreSQL returns BIGINT as text, hence Number. */
+    /** The epoch now; 0 before any key was changed. PostgreSQL returns BIGINT as text, hence Number. */
     async read(): Promise<number> {
-      const row = await db.get<{ epoch: number | string }>('SELECT epoch FROM key_epoch WHERE id = 1');
-      if (!row) throw new Error('key_epoch has no row (migration 21 not applied?)');
-      return Number(row.epoch);
+      const row = await db.get<{ epoch: number | string | null }>(
+        'SELECT MAX(epoch) AS epoch FROM key_epoch',
+      );
+      return Number(row?.epoch ?? 0);
     },
     /** This instance has seen `epoch` (and cleared its cache for it) and is alive at `at`. */
     async acknowledge(instance: string, epoch: number, at: string): Promise<void> {
