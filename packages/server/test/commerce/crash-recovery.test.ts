@@ -1,9 +1,11 @@
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BuiltServer, killHard as kill, startBuilt } from '../helpers/built-server.js';
+import { cli } from '../helpers/cli.js';
 import { ADDRESS, as, BUYER, type Call, sandboxUser } from './helpers.js';
 
 /**
@@ -15,48 +17,13 @@ import { ADDRESS, as, BUYER, type Call, sandboxUser } from './helpers.js';
  * recovery, no sleeping), a retry with the same key must give the original outcome, and no
  * checkout may get two orders.
  */
-const cli = join(import.meta.dirname, '../../dist/cli.js');
 // Each round costs a server start (seconds on a loaded machine), so a round confirms several
 // checkouts, staggered, and the rounds move the kill point along the confirm.
 const ROUNDS = 5;
 const PER_ROUND = 8;
 const PRODUCT = 'https://protocol-shop.sandbox.test/products/slow-order-kettle';
 
-interface Server {
-  url: string;
-  child: ChildProcess;
-}
-
-function start(dataDir: string): Promise<Server> {
-  const child = spawn(process.execPath, [cli, 'start'], {
-    env: {
-      ...process.env,
-      SERVICE_DATA_DIR: dataDir,
-      CONTENT_PORT: '0',
-      COMMERCE_PORT: '0',
-      LOG_LEVEL: 'silent',
-      SERVICE_SEED: 'none',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const url = /^commerce\s+(\S+)/m.exec(out)?.[1];
-      if (url && /^data\s/m.test(out)) resolve({ url, child });
-    });
-    child.once('exit', (code) => reject(new Error(`svc-server exited early (${code}): ${out}`)));
-  });
-}
-
-function kill(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve();
-    server.child.once('exit', () => resolve());
-    server.child.kill('SIGKILL');
-  });
-}
+const start = (dataDir: string) => startBuilt('commerce', { SERVICE_DATA_DIR: dataDir });
 
 interface Confirm {
   checkoutId: string;
@@ -70,7 +37,7 @@ const FINAL = new Set(['completed', 'failed']);
 describe('kill -9 during confirm', () => {
   let dataDir: string;
   let key: string;
-  let server: Server | null = null;
+  let server: BuiltServer | null = null;
   const confirms: Confirm[] = [];
   const afterKill = { notRun: 0, confirming: 0, placedNotRecorded: 0, finishedNotAnswered: 0, answered: 0 };
 

@@ -1,10 +1,11 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startXFake, type XFake } from '../fakes/x-fake.js';
+import { type BuiltServer, killHard as kill, startBuilt } from '../helpers/built-server.js';
+import { cli } from '../helpers/cli.js';
 import { connectLive } from '../helpers/live.js';
 import { api, type TestService } from '../helpers/start.js';
 
@@ -14,48 +15,17 @@ import { api, type TestService } from '../helpers/start.js';
  * must be `unconfirmed` (start-up recovery finds the attempt without an outcome), and X must
  * still hold exactly one tweet: the service never sends it again.
  */
-const cli = join(import.meta.dirname, '../../dist/cli.js');
 const SECRET = 'x-crash-secret';
 
-interface Server {
-  url: string;
-  child: ChildProcess;
-}
-
-function start(dataDir: string, fake: XFake, secretKey: string): Promise<Server> {
-  const child = spawn(process.execPath, [cli, 'start'], {
-    env: {
-      ...process.env,
-      SERVICE_DATA_DIR: dataDir,
-      SERVICE_MODE: 'live',
-      SERVICE_SECRET_KEY: secretKey,
-      SERVICE_X_CLIENT_ID: fake.clientId,
-      SERVICE_X_CLIENT_SECRET: SECRET,
-      SERVICE_X_API_URL: fake.url,
-      SERVICE_X_AUTH_URL: fake.authUrl,
-      CONTENT_PORT: '0',
-      COMMERCE_PORT: '0',
-      LOG_LEVEL: 'silent',
-      SERVICE_SEED: 'none',
-    },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let out = '';
-  return new Promise((resolve, reject) => {
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const url = /^content\s+(\S+)/m.exec(out)?.[1];
-      if (url && /^data\s/m.test(out)) resolve({ url, child });
-    });
-    child.once('exit', (code) => reject(new Error(`svc-server exited early (${code}): ${out}`)));
-  });
-}
-
-function kill(server: Server): Promise<void> {
-  return new Promise((resolve) => {
-    if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve();
-    server.child.once('exit', () => resolve());
-    server.child.kill('SIGKILL');
+function start(dataDir: string, fake: XFake, secretKey: string): Promise<BuiltServer> {
+  return startBuilt('content', {
+    SERVICE_DATA_DIR: dataDir,
+    SERVICE_MODE: 'live',
+    SERVICE_SECRET_KEY: secretKey,
+    SERVICE_X_CLIENT_ID: fake.clientId,
+    SERVICE_X_CLIENT_SECRET: SECRET,
+    SERVICE_X_API_URL: fake.url,
+    SERVICE_X_AUTH_URL: fake.authUrl,
   });
 }
 
@@ -67,7 +37,7 @@ async function tweetStored(fake: XFake) {
 describe('kill -9 during a live publish', () => {
   let dataDir: string;
   let fake: XFake;
-  let server: Server | null = null;
+  let server: BuiltServer | null = null;
 
   beforeAll(async () => {
     if (!existsSync(cli))
