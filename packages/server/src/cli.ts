@@ -20,6 +20,7 @@ import {
 import { systemClock } from './platform/clock.js';
 import { AppError } from './platform/errors.js';
 import { randomIds } from './platform/ids.js';
+import { dropFailedWrites, noteOnStderr } from './platform/stdio-writes.js';
 import { type RunningServices, type ServiceName, startServices } from './server.js';
 import { VERSION } from './version.js';
 
@@ -56,7 +57,7 @@ class UsageError extends Error {}
 class CommandError extends Error {}
 
 function fail(message: string, code?: number): never {
-  process.stderr.write(`svc-server: ${message}\n`);
+  noteOnStderr(`svc-server: ${message}\n`);
   process.exit(code ?? (message.startsWith('Invalid configuration') ? 78 : 64));
 }
 
@@ -74,7 +75,7 @@ async function start(args: string[]): Promise<void> {
   const shutdown = (why: string) => {
     if (stopRequested) return;
     stopRequested = why;
-    process.stderr.write(`svc-server: ${why}, finishing requests in flight...\n`);
+    noteOnStderr(`svc-server: ${why}, finishing requests in flight...\n`);
     if (running) stopAndExit(running);
   };
   process.on('SIGTERM', () => shutdown('SIGTERM received'));
@@ -86,6 +87,9 @@ async function start(args: string[]): Promise<void> {
     ...(values.only ? { only: values.only as ServiceName } : {}),
   });
   if (stopRequested) return stopAndExit(running);
+  // A script that reads the URLs below and then closes its end of the pipe must not stop the
+  // server it started: a write to stdout that fails, now or later, is dropped.
+  dropFailedWrites(process.stdout);
   for (const s of running.services) {
     const label = s.name === 'content' ? 'content  ' : 'commerce ';
     const extra = s.name === 'content' ? `  (REST ${s.url}/v1, MCP ${s.url}/mcp)` : `  (API ${s.url}/v1)`;
@@ -96,7 +100,7 @@ async function start(args: string[]): Promise<void> {
     `data      ${config.dataDir}  (mode: ${config.mode}, model: ${config.model}${database})\n`,
   );
   // On stderr: stdout's first lines are the contract scripts parse; this is for the person.
-  process.stderr.write(nextSteps(running, cliCommand()));
+  noteOnStderr(nextSteps(running, cliCommand()));
 }
 
 /** How the person typed this command, so the hints can be pasted: `svc-server`, `npx svc-server` or `node path/cli.js`. */
@@ -152,7 +156,7 @@ function stopAndExit(running: RunningServices): void {
   running.stop().then(
     () => process.exit(0),
     (err) => {
-      process.stderr.write(`svc-server: error during shutdown: ${String(err)}\n`);
+      noteOnStderr(`svc-server: error during shutdown: ${String(err)}\n`);
       process.exit(1);
     },
   );

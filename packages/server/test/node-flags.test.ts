@@ -1,52 +1,25 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 // @ts-expect-error: plain JavaScript beside the bin, no declarations
 import { missingNodeFlags, NODE_FLAGS } from '../bin/node-flags.js';
-import { createTestPostgresDatabase, type TestPostgresDatabase, testEngine } from './helpers/database.js';
+import { binFiles, printedUrl } from './helpers/cli.js';
 
 /** The published bin, as `npx svc-server`, the systemd unit and a container run it. */
 const bin = join(import.meta.dirname, '../bin/svc-server.js');
 
-let database: TestPostgresDatabase | undefined;
-let dataDir: string;
-beforeAll(async () => {
-  if (testEngine === 'postgres') database = await createTestPostgresDatabase();
-  dataDir = mkdtempSync(join(tmpdir(), 'svc-flags-'));
-});
-afterAll(async () => {
-  await database?.drop();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const files = binFiles('svc-flags-');
 
 const env = (extra: Record<string, string> = {}) => {
   const { NODE_OPTIONS: _, SVC_SERVER_NODE_FLAGS_APPLIED: __, ...inherited } = process.env;
-  return {
-    ...inherited,
-    ...(database ? { SERVICE_DATABASE_URL: database.url } : {}),
-    SERVICE_DATA_DIR: dataDir,
-    CONTENT_PORT: '0',
-    COMMERCE_PORT: '0',
-    LOG_LEVEL: 'silent',
-    SERVICE_SEED: 'none',
-    ...extra,
-  };
+  return files.env(extra, inherited);
 };
 
 /** Starts the bin and resolves once both services print their URLs. */
 async function startBin(extra: Record<string, string> = {}) {
   const child = spawn(process.execPath, [bin, 'start'], { env: env(extra) });
-  let out = '';
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout?.on('data', (chunk) => {
-      out += chunk;
-      const found = /^content\s+(\S+)/m.exec(out)?.[1];
-      if (found && /^data\s/m.test(out)) resolve(found);
-    });
-    child.once('exit', (code) => reject(new Error(`exited early with ${code}: ${out}`)));
-  });
+  const url = await printedUrl(child);
   return { child, url };
 }
 

@@ -30,7 +30,7 @@ afterEach(async () => {
 
 async function setUp(platform: Exclude<Platform, 'x'>, timeoutMs?: number) {
   live = await startLive({
-    clock: new ManualClock(new Date()),
+    clock: new ManualClock(),
     config: {
       content: { port: 0, publicUrl: PUBLIC_URL },
       ...(timeoutMs ? { platformTimeoutMs: timeoutMs } : {}),

@@ -29,7 +29,7 @@ const tweetsPosted = () => fake.requests.filter((r) => r === 'POST /2/tweets').l
 /** A live server with a connected X channel; `timeoutMs` short for the tests where X never answers. */
 async function startWithChannel(timeoutMs?: number) {
   const stack = await startLive({
-    clock: new ManualClock(new Date()),
+    clock: new ManualClock(),
     config: timeoutMs ? { platformTimeoutMs: timeoutMs } : {},
   });
   svc = stack.svc;

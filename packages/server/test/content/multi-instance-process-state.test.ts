@@ -35,7 +35,7 @@ async function beside(first: TestService): Promise<TestService> {
 }
 
 async function twoLive(): Promise<{ stack: LiveStack; a: TestService; b: TestService; channelId: string }> {
-  const stack = await startLive({ clock: new ManualClock(new Date()), config: { seed: 'none' } });
+  const stack = await startLive({ clock: new ManualClock(), config: { seed: 'none' } });
   started.push(() => stack.close());
   const a = stack.svc;
   const brand = await api(a.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } });
@@ -84,7 +84,7 @@ describe('content across instances: process state in the database', () => {
   });
 
   it('an instance starting while another publishes leaves that publish alone; it ends published', async () => {
-    const stack = await startLive({ clock: new ManualClock(new Date()), config: { seed: 'none' } });
+    const stack = await startLive({ clock: new ManualClock(), config: { seed: 'none' } });
     started.push(() => stack.close());
     const a = stack.svc;
     const brand = await api(a.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } });

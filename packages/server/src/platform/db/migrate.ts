@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type pg from 'pg';
+import { noteOnStderr } from '../stdio-writes.js';
 import type { Migration } from './sql.js';
 
 /**
@@ -10,7 +11,7 @@ import type { Migration } from './sql.js';
  */
 
 /** Where migration notes go when the caller has no logger (the CLI): one line on stderr each. */
-export const stderrLog = (message: string) => process.stderr.write(`svc-server: ${message}\n`);
+export const stderrLog = (message: string) => noteOnStderr(`svc-server: ${message}\n`);
 
 function checkNumbering(migrations: readonly Migration[]): void {
   migrations.forEach((m, i) => {
