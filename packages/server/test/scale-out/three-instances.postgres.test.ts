@@ -357,9 +357,14 @@ describe('three svc-server instances on one PostgreSQL database behind nginx', (
     // The three advances below move the shared clock 3 hours, and the fire is counted on its
     // local day: started after 21:00 the clock would be on the next day when the fire is read
     // (runs_today 0). So the test starts at 06:xx server local time, the next day.
+    // Counted to 06:00 by the calendar, not as 24 - hour + 6 hours, which is an hour off across a
+    // DST change in the server's zone.
     const before = new Date((await api(contentUrl, 'GET', '/v1/sandbox/clock')).body.now);
+    const morning = new Date(before);
+    morning.setDate(morning.getDate() + 1);
+    morning.setHours(6, 0, 0, 0);
     const toMorning = await api(contentUrl, 'POST', '/v1/sandbox/clock/advance', {
-      body: { hours: 24 - before.getHours() + 6 },
+      body: { minutes: Math.ceil((morning.getTime() - before.getTime()) / 60_000) },
     });
     expect(toMorning.status, JSON.stringify(toMorning.body)).toBe(200);
     const now = new Date((await api(contentUrl, 'GET', '/v1/sandbox/clock')).body.now);
