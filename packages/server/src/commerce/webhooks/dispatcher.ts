@@ -178,13 +178,17 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     }
     stepping = true;
     setImmediate(() => {
-      step().finally(() => {
-        stepping = false;
-        if (stepAgain) {
-          stepAgain = false;
-          wake();
-        }
-      });
+      // A step catches its own transaction's failure; this is for anything else, so no step
+      // ends in an unhandled rejection and the loop goes on.
+      step()
+        .catch((err) => opts.logger.error({ err }, 'webhook dispatcher run failed'))
+        .finally(() => {
+          stepping = false;
+          if (stepAgain) {
+            stepAgain = false;
+            wake();
+          }
+        });
     });
   }
 
