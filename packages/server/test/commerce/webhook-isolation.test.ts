@@ -7,6 +7,7 @@ import {
   type DispatcherOptions,
   PER_ENDPOINT_CONCURRENCY,
 } from '../../src/commerce/webhooks/dispatcher.js';
+import type { SqlDatabase } from '../../src/platform/db/sql.js';
 import { silentLogger } from '../../src/platform/logger.js';
 import { api } from '../helpers/start.js';
 import {
@@ -169,6 +170,81 @@ describe('a slow webhook endpoint delays only itself', () => {
     // Another instance finds the endpoint full: the attempts in flight are counted in the database.
     expect((await dispatcherOn(c, { owner: 'instance-b' }).runDue()).attempted).toBe(0);
     expect(hanging.held).toHaveLength(16);
+  });
+
+  it("writes an outcome that ends during a claim with the next step's claim, not in a transaction of its own", async () => {
+    c = await startCommerce({ webhookAllowPrivate: true });
+    const db = c.handle.db;
+    // Holds the first request until `answer()`.
+    let answer = () => {};
+    const receiver = await startReceiver();
+    const answered = new Promise<void>((r) => {
+      answer = r;
+    });
+    receiver.server.removeAllListeners('request');
+    receiver.server.on('request', (req, res) => {
+      req.resume();
+      req.on('end', () => void answered.then(() => res.end('ok')));
+    });
+    cleanups.push(receiver.close);
+    const endpoint = (await as(c.svc, c.sandboxKey)('POST', '/v1/webhook_endpoints', { url: receiver.url }))
+      .body.id as string;
+    const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'one-step' });
+    await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/one-step` });
+
+    // Transactions are counted; `holdNext` makes the next one wait for `release`.
+    let transactions = 0;
+    let held: Promise<void> | null = null;
+    let release = () => {};
+    const counted = {
+      dialect: db.dialect,
+      get: db.get.bind(db),
+      all: db.all.bind(db),
+      run: db.run.bind(db),
+      close: () => db.close(),
+      async transaction(fn, opts) {
+        transactions += 1;
+        const wait = held;
+        held = null;
+        if (wait) await wait;
+        return db.transaction(fn, opts);
+      },
+    } as SqlDatabase;
+    // The clock is read for an outcome's time once its answer is in: that read says it ended.
+    let reads = 0;
+    const clock = {
+      now: () => {
+        reads += 1;
+        return c!.svc.clock.now();
+      },
+    };
+    const dispatcher = dispatcherOn(c, { db: counted, clock, pollMs: 3_600_000 });
+    dispatcher.start();
+    cleanups.push(() => dispatcher.stop());
+    // Run first (cleanups run last to first): a failed check must not leave the claim held.
+    cleanups.push(async () => {
+      answer();
+      release();
+    });
+    await until(() => transactions === 1 && reads >= 2); // claimed (one read) and sending (another)
+
+    // A nudge's claim starts and is held; the attempt ends meanwhile.
+    held = new Promise<void>((r) => {
+      release = r;
+    });
+    dispatcher.nudge();
+    await until(() => transactions === 2);
+    const before = reads;
+    answer();
+    // Seen from a timer, so any write the outcome queued with setImmediate has started by now:
+    // none has, it waits for the step after the held claim.
+    await until(() => reads > before);
+    expect(transactions).toBe(2);
+    release();
+    await dispatcher.stop();
+    expect((await deliveriesOf(c, endpoint)).map((d) => d.status)).toEqual(['succeeded']);
+    // The first claim, the nudge's (held), and one step that wrote the outcome and claimed.
+    expect(transactions).toBe(3);
   });
 
   it('two dispatch loops on one database never send the same delivery twice', async () => {
