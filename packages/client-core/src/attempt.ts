@@ -1,6 +1,7 @@
 // One attempt of a request: the fetch and the body read, under the attempt's timeout and the
 // caller's signal. Every call pays for what is here, so it is written for a cheap call
 // (docs/benchmarks.md, issue 20's client passes).
+import { type Deadline, deadlineFor, type Timed } from './deadlines.js';
 import { APIUserAbortError, ApiError, ConnectionError, TimeoutError } from './errors.js';
 import type { HttpMethod } from './request.js';
 
@@ -19,8 +20,6 @@ export interface Attempt {
 
 type FetchLike = (url: string, init: RequestInit) => Promise<Response>;
 
-// setTimeout fires at once for delays above 2^31-1 ms; clamp instead of surprising.
-const MAX_TIMER_MS = 2_147_483_647;
 const utf8 = new TextDecoder();
 
 export function isStream(body: unknown): body is ReadableStream {
@@ -28,9 +27,11 @@ export function isStream(body: unknown): body is ReadableStream {
 }
 
 /**
- * Runs one attempt. The controller is what cancels the fetch (and frees its socket); the timer
- * and the caller's abort settle the attempt themselves, so a `fetch` that ignores its signal (a
- * custom one, a mock) still cannot hold the caller past either.
+ * Runs one attempt. Its fetch is cancelled (and its socket freed) through a signal: the shared
+ * deadline's (deadlines.ts), or, when the caller passed a signal of their own, a controller of
+ * the attempt's that either aborts. The deadline and the caller's abort also settle the attempt
+ * themselves, so a `fetch` that ignores its signal (a custom one, a mock) still cannot hold the
+ * caller past either.
  */
 export function runAttempt(
   customFetch: FetchLike | undefined,
@@ -41,7 +42,7 @@ export function runAttempt(
 ): Promise<Attempt> {
   return new Promise<Attempt>((resolve, reject) => {
     const run = new InFlight(resolve, reject, url, init.method, timeoutMs, signal);
-    exchange(customFetch, url, init, run.controller.signal).then(
+    exchange(customFetch, url, init, run.fetchSignal).then(
       (attempt) => run.succeed(attempt),
       (error: unknown) => run.fail(error),
     );
@@ -50,18 +51,20 @@ export function runAttempt(
 
 /**
  * The state of one attempt in flight, settled once by whichever comes first: the exchange, the
- * timer, the caller's abort. One object whose methods do the work, and the object itself as
+ * deadline, the caller's abort. One object whose methods do the work, and the object itself as
  * the abort listener (`handleEvent`), instead of a closure for each: on a cheap call those
  * closures, and the names the bundler's `keepNames` gives each of them with
  * `Object.defineProperty` on every call, were a visible part of the client's cost over a bare
  * fetch.
  */
-class InFlight {
-  readonly controller = new AbortController();
+class InFlight implements Timed {
+  /** Only when the caller passed a signal: its abort must cancel this fetch and no other. */
+  readonly #controller: AbortController | undefined;
+  readonly #deadline: Deadline;
+  readonly fetchSignal: AbortSignal;
   /** Remembers which of abort, timeout or network it was, so the error says so. */
   #timedOut = false;
   #settled = false;
-  readonly #timer: ReturnType<typeof setTimeout>;
 
   constructor(
     private readonly resolve: (attempt: Attempt) => void,
@@ -71,8 +74,15 @@ class InFlight {
     private readonly timeoutMs: number,
     private readonly signal: AbortSignal | undefined,
   ) {
-    this.#timer = setTimeout(onTimeout, Math.min(timeoutMs, MAX_TIMER_MS), this);
-    signal?.addEventListener('abort', this, { once: true });
+    this.#deadline = deadlineFor(timeoutMs);
+    this.#deadline.join(this);
+    if (signal) {
+      this.#controller = new AbortController();
+      this.fetchSignal = this.#controller.signal;
+      signal.addEventListener('abort', this, { once: true });
+    } else {
+      this.fetchSignal = this.#deadline.signal;
+    }
   }
 
   succeed(attempt: Attempt): void {
@@ -83,23 +93,24 @@ class InFlight {
     if (this.#settle()) this.reject(this.#classify(error));
   }
 
-  timeOut(): void {
+  /** The deadline fired with this attempt still in flight; it aborts its own signal after. */
+  timeOut(reason: unknown): void {
     this.#timedOut = true;
-    this.controller.abort();
-    this.fail(this.controller.signal.reason);
+    this.#controller?.abort(reason);
+    this.fail(reason);
   }
 
   /** The caller's signal aborted (EventTarget calls a listener object's `handleEvent`). */
   handleEvent(): void {
-    this.controller.abort(this.signal?.reason);
+    this.#controller?.abort(this.signal?.reason);
     this.fail(this.signal?.reason);
   }
 
-  /** True the first time: stops the timer and the abort listener. */
+  /** True the first time: leaves the deadline and removes the abort listener. */
   #settle(): boolean {
     if (this.#settled) return false;
     this.#settled = true;
-    clearTimeout(this.#timer);
+    this.#deadline.leave(this);
     this.signal?.removeEventListener('abort', this);
     return true;
   }
@@ -118,11 +129,6 @@ class InFlight {
       { cause: error },
     );
   }
-}
-
-// A module function handed its attempt as setTimeout's argument: no closure per call.
-function onTimeout(run: InFlight): void {
-  run.timeOut();
 }
 
 /** Sends the request and reads its body, inside the attempt so the timeout covers the body too. */

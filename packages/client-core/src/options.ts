@@ -8,7 +8,11 @@ export interface ClientOptions {
   baseUrl: string;
   /** Sent as `Authorization: Bearer <apiKey>`. Omit for unauthenticated endpoints. */
   apiKey?: string | undefined;
-  /** Per attempt, including reading the body. Default 60 000. */
+  /**
+   * Per attempt, including reading the body; each retry gets its own. Default 60 000. A timed-out
+   * attempt ends between `timeoutMs` and `timeoutMs` + 10 ms after it started, never sooner
+   * (attempts starting within the same 10 ms share one timer).
+   */
   timeoutMs?: number | undefined;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number | undefined;
