@@ -143,6 +143,10 @@ async function exchange(
     headers: init.headers,
     body: init.body,
     signal,
+    // Not followed: fetch drops only `Authorization` on a cross-origin redirect, so following one
+    // would hand `Service-User-Token` (and any default header) to whatever origin a proxy or a
+    // compromised server names. The 3xx comes back as an ApiError naming the Location instead.
+    redirect: 'manual',
   };
   // Node's fetch refuses a streamed body unless it is sent half-duplex.
   if (isStream(init.body)) request.duplex = 'half';

@@ -206,6 +206,17 @@ export function parseErrorBody(text: string): unknown {
   }
 }
 
+/** A redirect the client did not follow (`redirect: 'manual'`); browsers hide it as `opaqueredirect`. */
+function isRedirect(response: Response): boolean {
+  return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
+}
+
+function redirectMessage(response: Response): string {
+  const location = response.headers.get('location');
+  const where = location ? ` to ${location}` : '';
+  return `${response.status || 'Redirect'}${where} was not followed: the client sends its API key and user token only to its baseURL. Set baseURL to the address the API answers on${location ? ' (an https:// address, if that is what the redirect names)' : ''}.`;
+}
+
 /** Maps a non-2xx response to the matching typed error. `body` is already parsed (see parseErrorBody). */
 export function apiErrorFromResponse(response: Response, body: unknown): ApiError {
   const { status, headers } = response;
@@ -223,6 +234,7 @@ export function apiErrorFromResponse(response: Response, body: unknown): ApiErro
       ? `${statusLine} (unexpected response body): ${snippet}`
       : `${statusLine} (no response body)`;
   }
+  if (isRedirect(response)) message = redirectMessage(response);
   const ErrorClass = classForStatus(status);
   return new ErrorClass(message, { status, code: envelope?.code ?? null, requestId, headers, body });
 }
