@@ -128,7 +128,7 @@ describe('named prepared statements on PostgreSQL', () => {
     expect(db.statements.counts.retried).toBe(1);
   });
 
-  it('re-runs a serializable transaction whose prepared statement went stale; another transaction fails once, writing nothing, on a connection then discarded', async () => {
+  it('a serializable transaction reads the new schema at once (it is not prepared); a plain one whose prepared statement went stale fails once, writing nothing, on a connection then discarded', async () => {
     db = await openOne(database);
     await db.run('INSERT INTO things (id, n) VALUES (?, ?)', ['a', 1]);
     const bump = (isolation?: 'serializable') =>
@@ -143,13 +143,26 @@ describe('named prepared statements on PostgreSQL', () => {
     await bump();
     await other.query("ALTER TABLE content.things ADD COLUMN label TEXT NOT NULL DEFAULT 'new'");
     expect(await bump('serializable')).toEqual({ id: 'a', n: 2, label: 'new' });
-    await bump();
-    await other.query("ALTER TABLE content.things ADD COLUMN note TEXT NOT NULL DEFAULT ''");
     // Not serializable: its function may not be safe to run twice, so the error reaches the
     // caller; PostgreSQL raised it at Bind, so the transaction wrote nothing.
     await expect(bump()).rejects.toMatchObject({ code: '0A000' });
-    expect(await db.get<{ n: number }>('SELECT n FROM things WHERE id = ?', ['a'])).toEqual({ n: 4 });
-    expect(await bump()).toEqual({ id: 'a', n: 4, label: 'new', note: '' });
+    expect(await db.get<{ n: number }>('SELECT n FROM things WHERE id = ?', ['a'])).toEqual({ n: 3 });
+    expect(await bump()).toEqual({ id: 'a', n: 3, label: 'new' });
+  });
+
+  it('runs a serializable transaction unprepared, so its predicate locks come from plans made for its values', async () => {
+    db = await openOne(database);
+    await db.run('INSERT INTO things (id, n) VALUES (?, ?)', ['s', 1]);
+    const { prepared, unprepared } = db.statements.counts;
+    const IN_SERIALIZABLE = 'SELECT n FROM things WHERE id = ? AND n >= ?';
+    for (let i = 0; i < 8; i++)
+      await db.transaction(async (tx) => tx.get(IN_SERIALIZABLE, ['s', 0]), { isolation: 'serializable' });
+    expect(db.statements.counts.prepared).toBe(prepared);
+    expect(db.statements.counts.unprepared).toBe(unprepared + 8);
+    expect((await preparedOn(db)).map((s) => s.statement)).not.toContain(statementFor(IN_SERIALIZABLE).text);
+    // A plain transaction still prepares.
+    await db.transaction(async (tx) => tx.get(IN_SERIALIZABLE, ['s', 0]));
+    expect((await preparedOn(db)).map((s) => s.statement)).toContain(statementFor(IN_SERIALIZABLE).text);
   });
 
   it(`keeps at most ${STATEMENTS_PER_CONNECTION} statements on a connection, however many distinct texts run`, async () => {

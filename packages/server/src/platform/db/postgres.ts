@@ -70,9 +70,9 @@ const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 16;
 
 /**
- * A serializable transaction runs again when it lost to another, and when a prepared statement in
- * it went stale (isStalePlan): that attempt ran on a connection now discarded, the next one
- * prepares afresh. Either way the attempt was rolled back whole, and its `fn` may run again.
+ * A serializable transaction runs again when it lost to another. Its statements are not prepared
+ * (runOneOff), so none can go stale; isStalePlan stays here in case that ever changes. Either way
+ * the attempt was rolled back whole, and its `fn` may run again.
  */
 const isRetryable = (err: unknown) =>
   isStalePlan(err) ||
@@ -161,10 +161,11 @@ export class PostgresDatabase implements SqlDatabase {
   }
 
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
-    if (opts.isolation !== 'serializable') return this.#once(fn, 'BEGIN');
+    if (opts.isolation !== 'serializable') return this.#once(fn, 'BEGIN', true);
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.#once(fn, 'BEGIN ISOLATION LEVEL SERIALIZABLE');
+        // Unprepared: see PreparedStatements.runOneOff for why a generic plan is no good here.
+        return await this.#once(fn, 'BEGIN ISOLATION LEVEL SERIALIZABLE', false);
       } catch (err) {
         if (!isRetryable(err)) throw err;
         if (attempt >= MAX_ATTEMPTS) throw contended(err);
@@ -173,7 +174,7 @@ export class PostgresDatabase implements SqlDatabase {
     }
   }
 
-  async #once<T>(fn: (tx: SqlExecutor) => Promise<T>, begin: string): Promise<T> {
+  async #once<T>(fn: (tx: SqlExecutor) => Promise<T>, begin: string, prepare: boolean): Promise<T> {
     const client = await this.pool.connect();
     // A connection whose ROLLBACK failed is in an unknown state: it is destroyed, not reused.
     let broken: Error | undefined;
@@ -181,7 +182,11 @@ export class PostgresDatabase implements SqlDatabase {
       await client.query(begin);
       try {
         const result = await fn(
-          executor((sql, values) => this.statements.run(client, sql, values, true) as never),
+          executor((sql, values) =>
+            prepare
+              ? (this.statements.run(client, sql, values, true) as never)
+              : (this.statements.runOneOff(client, sql, values) as never),
+          ),
         );
         const commit = await client.query('COMMIT');
         // PostgreSQL answers COMMIT of a transaction that a failed statement aborted with a silent
