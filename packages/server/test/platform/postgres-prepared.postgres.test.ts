@@ -128,26 +128,78 @@ describe('named prepared statements on PostgreSQL', () => {
     expect(db.statements.counts.retried).toBe(1);
   });
 
-  it('a serializable transaction reads the new schema at once (it is not prepared); a plain one whose prepared statement went stale fails once, writing nothing, on a connection then discarded', async () => {
+  it('a serializable transaction reads the new schema at once (it is not prepared); a plain one whose FIRST statement went stale begins again and runs it unprepared, once', async () => {
     db = await openOne(database);
     await db.run('INSERT INTO things (id, n) VALUES (?, ?)', ['a', 1]);
+    let runs = 0;
     const bump = (isolation?: 'serializable') =>
       db.transaction(
         async (tx) => {
+          runs++;
           const row = await tx.get<{ n: number }>(BY_ID, ['a']);
           await tx.run('UPDATE things SET n = ? WHERE id = ?', [Number(row?.n) + 1, 'a']);
-          return row;
+          // Read again in the shape the first read fixed: stale as well, unless the connection
+          // stopped preparing once its first statement went stale.
+          return { row, again: await tx.get(BY_ID, ['a']) };
         },
         isolation ? { isolation } : {},
       );
     await bump();
     await other.query("ALTER TABLE content.things ADD COLUMN label TEXT NOT NULL DEFAULT 'new'");
-    expect(await bump('serializable')).toEqual({ id: 'a', n: 2, label: 'new' });
-    // Not serializable: its function may not be safe to run twice, so the error reaches the
-    // caller; PostgreSQL raised it at Bind, so the transaction wrote nothing.
+    expect((await bump('serializable')).row).toEqual({ id: 'a', n: 2, label: 'new' });
+    // Make the plain transaction's statements stale again (the serializable one prepared none).
+    await other.query('ALTER TABLE content.things ADD COLUMN note TEXT');
+    const { retried, unprepared } = db.statements.counts;
+    runs = 0;
+    // PostgreSQL refused the first statement at Bind, before anything ran in the transaction: it
+    // began again and the statement ran unprepared; the function ran once, and wrote once.
+    expect(await bump()).toEqual({
+      row: { id: 'a', n: 3, label: 'new', note: null },
+      again: { id: 'a', n: 4, label: 'new', note: null },
+    });
+    expect(runs).toBe(1);
+    expect(db.statements.counts.retried).toBe(retried + 1);
+    // The statements after it ran unprepared on the stale connection.
+    expect(db.statements.counts.unprepared).toBe(unprepared + 2);
+    // The stale connection was discarded: the next transaction prepares afresh, and nothing is retried.
+    expect((await bump()).row).toEqual({ id: 'a', n: 4, label: 'new', note: null });
+    expect(db.statements.counts.retried).toBe(retried + 1);
+  });
+
+  it('a plain transaction whose statement went stale AFTER another ran fails, writing nothing, on a connection then discarded', async () => {
+    db = await openOne(database);
+    await db.run('INSERT INTO things (id, n) VALUES (?, ?)', ['a', 1]);
+    const bump = () =>
+      db.transaction(async (tx) => {
+        // The result type of `SELECT n` does not change with a new column: this one stays good.
+        const row = await tx.get<{ n: number }>('SELECT n FROM things WHERE id = ?', ['a']);
+        await tx.run('UPDATE things SET n = ? WHERE id = ?', [Number(row?.n) + 1, 'a']);
+        return tx.get(BY_ID, ['a']);
+      });
+    await bump();
+    await other.query("ALTER TABLE content.things ADD COLUMN label TEXT NOT NULL DEFAULT 'new'");
+    // The UPDATE before it would be lost with a ROLLBACK, and `fn` is not promised to be safe to
+    // run twice: the error reaches the caller, and PostgreSQL rolled the UPDATE back.
     await expect(bump()).rejects.toMatchObject({ code: '0A000' });
-    expect(await db.get<{ n: number }>('SELECT n FROM things WHERE id = ?', ['a'])).toEqual({ n: 3 });
+    expect(await db.get<{ n: number }>('SELECT n FROM things WHERE id = ?', ['a'])).toEqual({ n: 2 });
     expect(await bump()).toEqual({ id: 'a', n: 3, label: 'new' });
+  });
+
+  it('does not begin again when the function sent another statement beside the stale first one', async () => {
+    db = await openOne(database);
+    await db.run('INSERT INTO things (id, n) VALUES (?, ?)', ['a', 1]);
+    const both = () =>
+      db.transaction((tx) =>
+        Promise.all([tx.get(BY_ID, ['a']), tx.run('UPDATE things SET n = n + 1 WHERE id = ?', ['a'])]),
+      );
+    await both();
+    const client = await db.pool.connect();
+    await client.query('DEALLOCATE ALL');
+    client.release();
+    // The UPDATE queued behind the refused SELECT met the aborted transaction; beginning again
+    // would leave it out, so the transaction fails whole.
+    await expect(both()).rejects.toThrow();
+    expect(await db.get<{ n: number }>('SELECT n FROM things WHERE id = ?', ['a'])).toEqual({ n: 2 });
   });
 
   it('runs a serializable transaction unprepared, so its predicate locks come from plans made for its values', async () => {
@@ -184,6 +236,58 @@ describe('named prepared statements on PostgreSQL', () => {
     expect(await db.transaction((tx) => tx.get(text(-1), [1]))).toEqual({ n: 0 });
     expect(db.statements.counts.unprepared).toBe(unprepared + 1);
     expect((await preparedOn(db)).length).toBe(STATEMENTS_PER_CONNECTION);
+  });
+});
+
+describe('writes over HTTP when every connection has lost its prepared statements', () => {
+  it('creates and cancels a checkout (plain transactions) with no error, as through a transaction-mode pooler', async () => {
+    const c = await startCommerce();
+    try {
+      const { call } = await sandboxUser(c.svc, c.sandboxKey);
+      const db = c.svc.handle.db as PostgresDatabase;
+      for (let i = 0; i < 3; i++)
+        expect((await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/warm-${i}` })).status).toBe(
+          201,
+        );
+      // From here every connection the pool hands out has lost what it prepared, as behind a
+      // transaction-mode pooler (another server connection each time) or after DISCARD ALL: the
+      // first statement of each transaction is refused at Bind.
+      const connect = db.pool.connect.bind(db.pool) as () => Promise<pg.PoolClient>;
+      const losing = async () => {
+        const client = await connect();
+        await client.query('DEALLOCATE ALL');
+        return client;
+      };
+      // pool.query (the unprepared retry) asks with a callback.
+      type Done = (err: Error | undefined, client?: pg.PoolClient, release?: () => void) => void;
+      Object.assign(db.pool, {
+        connect: (done?: Done) =>
+          done
+            ? losing().then(
+                (client) => done(undefined, client, client.release),
+                (err: Error) => done(err),
+              )
+            : losing(),
+      });
+      const { retried } = db.statements.counts;
+      const made = await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/stale-mug` });
+      expect(made.status).toBe(201);
+      const canceled = await call('POST', `/v1/checkouts/${made.body.id}/cancel`);
+      expect(canceled.status).toBe(200);
+      expect(canceled.body.status).toBe('canceled');
+      expect(db.statements.counts.retried).toBeGreaterThan(retried);
+      // Written once each: one checkout made, and it is canceled.
+      Object.assign(db.pool, { connect });
+      const read = await call('GET', `/v1/checkouts/${made.body.id}`);
+      expect(read.body.status).toBe('canceled');
+      expect(
+        await db.get<{ n: number }>('SELECT COUNT(*) AS n FROM checkouts WHERE product_url = ?', [
+          `${PROTOCOL}/stale-mug`,
+        ]),
+      ).toEqual({ n: 1 });
+    } finally {
+      await c.close();
+    }
   });
 });
 

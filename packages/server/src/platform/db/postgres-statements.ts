@@ -118,6 +118,9 @@ export class PreparedStatements {
     const { text, name } = statementFor(sql);
     if (!this.enabled) return this.#unprepared(client, text, values);
     const on = this.#on(client);
+    // One stale statement means a schema change or lost statements: the others here may be stale
+    // too, so until the connection is discarded (at its release) nothing more runs prepared on it.
+    if (on.stale) return this.#unprepared(client, text, values);
     if (on.names.delete(name)) on.names.set(name, true);
     else {
       if (on.names.size >= this.perConnection) {
@@ -143,10 +146,13 @@ export class PreparedStatements {
     return this.#connections.get(client)?.stale === true;
   }
 
-  /** The statement again, unprepared on any connection of `pool`, after isStalePlan refused it. */
-  retry(pool: pg.Pool, sql: string, values: unknown[]) {
+  /**
+   * The statement again, unprepared, after isStalePlan refused it: on any connection of a pool, or
+   * on the transaction's own connection once the transaction has begun again.
+   */
+  retry(on: pg.Pool | pg.ClientBase, sql: string, values: unknown[]) {
     this.counts.retried++;
-    return pool.query(statementFor(sql).text, values);
+    return on.query(statementFor(sql).text, values);
   }
 
   /**

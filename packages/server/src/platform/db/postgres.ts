@@ -69,14 +69,9 @@ const RETRYABLE = new Set(['40001', '40P01']);
  */
 const MAX_ATTEMPTS = 16;
 
-/**
- * A serializable transaction runs again when it lost to another. Its statements are not prepared
- * (runOneOff), so none can go stale; isStalePlan stays here in case that ever changes. Either way
- * the attempt was rolled back whole, and its `fn` may run again.
- */
+/** A serializable transaction runs again when it lost to another: the attempt was rolled back whole. */
 const isRetryable = (err: unknown) =>
-  isStalePlan(err) ||
-  (typeof err === 'object' && err !== null && RETRYABLE.has((err as { code?: unknown }).code as string));
+  typeof err === 'object' && err !== null && RETRYABLE.has((err as { code?: unknown }).code as string);
 
 /** Full jitter, growing to 250 ms: the losers of one round spread out instead of colliding again. */
 const pause = (attempt: number) =>
@@ -181,13 +176,7 @@ export class PostgresDatabase implements SqlDatabase {
     try {
       await client.query(begin);
       try {
-        const result = await fn(
-          executor((sql, values) =>
-            prepare
-              ? (this.statements.run(client, sql, values, true) as never)
-              : (this.statements.runOneOff(client, sql, values) as never),
-          ),
-        );
+        const result = await fn(executor(prepare ? this.#prepared(client, begin) : this.#oneOff(client)));
         const commit = await client.query('COMMIT');
         // PostgreSQL answers COMMIT of a transaction that a failed statement aborted with a silent
         // ROLLBACK (when `fn` caught that statement's error and went on): nothing was written.
@@ -211,6 +200,36 @@ export class PostgresDatabase implements SqlDatabase {
           (this.statements.isStale(client) ? new Error('A prepared statement went stale.') : undefined),
       );
     }
+  }
+
+  #oneOff(client: pg.PoolClient) {
+    return (sql: string, values: unknown[]) => this.statements.runOneOff(client, sql, values) as never;
+  }
+
+  /**
+   * A plain transaction's statements, prepared. When the server refuses the FIRST of them as stale
+   * (another instance's migration, lost statements), nothing has run in the transaction yet: it is
+   * rolled back and begun again, and that statement runs unprepared, as if the transaction had
+   * started a moment later. `fn` is not run again (it is not promised to be safe twice); it just
+   * gets its answer. The statements after it run unprepared too (the connection is stale, see
+   * PreparedStatements.run). A stale plan at a LATER statement cannot be hidden so: what ran
+   * before it is rolled back with it, so the error reaches the caller, having written nothing.
+   * Only while it is the only statement sent: one that `fn` sent beside it (Promise.all) queued
+   * behind it, met the aborted transaction and failed `fn`. ROLLBACK and BEGIN go as one query, so
+   * no statement can run between them, outside any transaction.
+   */
+  #prepared(client: pg.PoolClient, begin: string) {
+    let sent = 0;
+    return async (sql: string, values: unknown[]) => {
+      sent++;
+      try {
+        return (await this.statements.run(client, sql, values, true)) as never;
+      } catch (err) {
+        if (sent !== 1 || !isStalePlan(err)) throw err;
+      }
+      await client.query(`ROLLBACK; ${begin}`);
+      return (await this.statements.retry(client, sql, values)) as never;
+    };
   }
 
   async close(): Promise<void> {
