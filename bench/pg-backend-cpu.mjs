@@ -5,6 +5,9 @@
 // CPU per request, for this build and, given one, another in the same run (A/B, two rounds,
 // interleaved). The bench cases' CPU column is svc's process alone; what preparing statements
 // saves is mostly on PostgreSQL's side. Figures move with the machine; compare within one run.
+// `BENCH_PREPARE_AB=1`: this build with preparing on and off (SERVICE_DATABASE_PREPARE) instead.
+// The order alternates per round (A B, B A, …; BENCH_ROUNDS, default 4), so whichever runs first
+// on a warming or loaded machine does not always favour the same side.
 import pg from 'pg';
 import { userWithCheckouts } from './cases/commerce.mjs';
 import { closedLoop, cpuMs, keyFor, pinSelf, startServer, useEngine } from './lib.mjs';
@@ -12,7 +15,13 @@ import { closedLoop, cpuMs, keyFor, pinSelf, startServer, useEngine } from './li
 pinSelf();
 useEngine('postgres');
 const N = Number(process.env.BENCH_REQUESTS ?? 3000);
-const builds = { this: undefined, ...(process.argv[2] ? { other: process.argv[2] } : {}) };
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 4);
+const builds = process.env.BENCH_PREPARE_AB
+  ? {
+      prepared: { env: { SERVICE_DATABASE_PREPARE: '1' } },
+      unprepared: { env: { SERVICE_DATABASE_PREPARE: '0' } },
+    }
+  : { this: {}, ...(process.argv[2] ? { other: { cli: process.argv[2] } } : {}) };
 
 /** CPU ms of every backend connected to the database, but the one asking. */
 async function backendsCpu(client) {
@@ -39,9 +48,11 @@ const get = async (url, headers) => {
 };
 
 const results = [];
-for (let round = 1; round <= 2; round++) {
-  for (const [name, cli] of Object.entries(builds)) {
-    const server = await startServer({}, cli ? { cli } : {});
+for (let round = 1; round <= ROUNDS; round++) {
+  const order = Object.entries(builds);
+  if (round % 2 === 0) order.reverse();
+  for (const [name, { env = {}, cli }] of order) {
+    const server = await startServer(env, cli ? { cli } : {});
     const client = new pg.Client({ connectionString: server.databaseUrl });
     await client.connect();
     try {
@@ -71,3 +82,13 @@ for (const r of results)
   console.log(
     `| ${r.round} | ${r.name} | ${r.what} | ${Math.round(r.svc)} | ${Math.round(r.postgres)} | ${Math.round(r.rps)} |`,
   );
+// Medians over the rounds, per build and request: one slow round on a shared machine moves them least.
+const median = (xs) => xs.sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)];
+console.log('\n| build | request | median svc CPU | median PostgreSQL CPU |\n|---|---|---:|---:|');
+for (const name of Object.keys(builds))
+  for (const what of ['checkout', 'posts list']) {
+    const of = results.filter((r) => r.name === name && r.what === what);
+    console.log(
+      `| ${name} | ${what} | ${Math.round(median(of.map((r) => r.svc)))} | ${Math.round(median(of.map((r) => r.postgres)))} |`,
+    );
+  }
