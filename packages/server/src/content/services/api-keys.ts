@@ -115,9 +115,12 @@ export async function findContentApiKey(
   if (!KEY_SHAPE.test(key)) return null;
   const { keyCache } = deps;
   const hash = sha256Hex(key);
+  // One ticket, taken before anything is read, for both puts below: a ticket taken after the
+  // lookup returned would postdate a drop of the cache that the lookup's answer predates (a revoke
+  // committed while it was in flight), and the touch's put would cache a revoked key for good.
+  const ticket = keyCache?.ticket() ?? 0;
   let found = keyCache?.get(hash);
   if (!found) {
-    const ticket = keyCache?.ticket() ?? 0;
     const row = await stores.apiKeys.findActiveByHash(hash);
     if (!row) return null;
     found = view(row);
@@ -125,7 +128,6 @@ export async function findContentApiKey(
   }
   const now = deps.clock.now();
   if (!lastUsedIsStale(found.last_used_at, now)) return found;
-  const ticket = keyCache?.ticket() ?? 0;
   const at = now.toISOString();
   await stores.apiKeys.touch(found.id, at);
   const touched = { ...found, last_used_at: at };
