@@ -1,4 +1,5 @@
 import { lastUsedIsStale, sha256Hex } from '../../platform/api-key-hash.js';
+import type { Dialect } from '../../platform/db/sql.js';
 import { notFound } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
 import type { ServiceDeps } from '../../platform/service.js';
@@ -53,6 +54,8 @@ export async function listContentApiKeys(stores: ContentStores): Promise<ApiKeyV
 /** The stores and the transaction a revoke needs (the app's context, or the CLI's database). */
 export interface KeyStores {
   stores: ContentStores;
+  /** Which SQL the key epoch's heartbeats are judged in (the database's own clock). */
+  db: { dialect: Dialect };
   transaction<T>(fn: (tx: ContentStores) => Promise<T>): Promise<T>;
 }
 
@@ -83,7 +86,7 @@ export async function revokeContentApiKeyOnce(
     (await tx.apiKeys.revoke(id, now)) ? tx.keyEpoch.read() : null,
   );
   if (epoch !== null) {
-    const waitedOut = await awaitKeyEpochSeen(keys.stores, deps, epoch);
+    const waitedOut = await awaitKeyEpochSeen(keys, deps, epoch);
     if (waitedOut.length)
       deps.logger?.warn(
         { instances: waitedOut, keyId: id },
