@@ -85,7 +85,7 @@ describe('webhook sender against a hostile receiver', () => {
   it('a redirect to an internal address is a failure, never followed', async () => {
     let followed = false;
     const target = await listen(
-      createServer((req, res) => {
+      createServer((_req, res) => {
         followed = true;
         res.end();
       }),
