@@ -3,6 +3,7 @@
 // another instance while the revoke runs. Two instances over real HTTP on one database (SQLite file
 // or PostgreSQL). docs/security.md, "Ninth pass: outside attack on stop 30".
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { ContentHandle } from '../../src/content/app.js';
 import type { ContentContext } from '../../src/content/context.js';
 import { makeKey, rawMcp } from '../content/mcp-helpers.js';
 import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
@@ -72,5 +73,19 @@ describe('MCP key cache: a call in flight while the key is revoked elsewhere', (
       const res = await listAgents(svc, key);
       expect(res.status, `${svc === a ? 'A' : 'B'} accepted the revoked key`).toBe(401);
     }
+  });
+
+  it("the background pass deletes a crashed instance's row once it has been silent an hour, and keeps live ones", async () => {
+    const dialect = a.handle.db.dialect;
+    // kill -9 leaves its row: the process never gets to remove it.
+    await ctxOf(a).stores.keyEpoch.acknowledge('elsewhere#1/4242/inst_crashed', 0, dialect, 2 * 60 * 60);
+    await ctxOf(a).stores.keyEpoch.acknowledge('elsewhere#1/4243/inst_recent', 0, dialect, 10 * 60);
+    expect(await (a.handle as ContentHandle).backgroundPass()).toBe(true);
+    const rows = await a.handle.db.all<{ instance: string }>('SELECT instance FROM key_epoch_instances');
+    const instances = rows.map((r) => r.instance);
+    expect(instances).not.toContain('elsewhere#1/4242/inst_crashed');
+    expect(instances).toContain('elsewhere#1/4243/inst_recent');
+    expect(instances).toContain(ctxOf(b).instanceId);
+    await ctxOf(a).stores.keyEpoch.forget('elsewhere#1/4243/inst_recent');
   });
 });

@@ -27,6 +27,12 @@ export const KEY_LEASE_MS = 2_000;
 export const RENEW_EVERY_MS = 500;
 export const HEARTBEAT_EVERY_MS = 5_000;
 export const LIVE_MS = 60_000;
+/**
+ * Rows silent this long are deleted by the background pass. A process that is killed never
+ * removes its row, and every start is a new instance id, so without it the table grows by one
+ * row per crash for ever (harmless to revokes, which skip silent rows, but unbounded).
+ */
+export const PURGE_SILENT_MS = 60 * 60_000;
 /** How often a revoke asks which instances have not yet seen it. */
 const ACK_POLL_MS = 20;
 /** Keys cached per instance; a workspace has a handful. */
