@@ -305,7 +305,11 @@ async function keysRevoke(args: string[]): Promise<void> {
         ? // Waits until every running instance has dropped its cached copy of the key (or until
           // their caches' leases have run out): the key fails on every instance once this returns.
           await revokeContentApiKeyOnce(
-            { stores: contentStores(db), transaction: (fn) => db.transaction((tx) => fn(contentStores(tx))) },
+            {
+              stores: contentStores(db),
+              db,
+              transaction: (fn) => db.transaction((tx) => fn(contentStores(tx))),
+            },
             {
               ...deps,
               logger: {

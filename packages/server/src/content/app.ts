@@ -40,6 +40,7 @@ import { workspaceRoutes } from './routes/workspace.js';
 import type { AdvanceResultView } from './schemas/workspace.js';
 import { seedDemoWorkspace } from './seed/demo.js';
 import { automationEventHandler, purgeOldRunCounts } from './services/automations.js';
+import { PURGE_SILENT_MS } from './services/key-cache.js';
 import { flushToolCalls } from './services/mcp-call-log.js';
 import { recoverInterruptedPublishes } from './services/posts.js';
 import { tick } from './services/sandbox.js';
@@ -189,6 +190,7 @@ export async function createContentApp(
       await purgeHandledEvents(ctx);
       await purgeOldRunCounts(ctx);
       await idempotencyStore.purge(deps.clock.now().toISOString());
+      await ctx.stores.keyEpoch.purge(PURGE_SILENT_MS, db.dialect);
       const sweepUntil = new Date(real.getTime() + MEDIA_SWEEP_EVERY_MS).toISOString();
       if (await leases.take(MEDIA_SWEEP_LEASE, ctx.instanceId, real.toISOString(), sweepUntil)) {
         const removed = await ctx.media.sweepOrphans();

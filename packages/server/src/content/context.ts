@@ -103,7 +103,7 @@ export async function createContentContext(
     events: { handlers: [] },
     instanceId,
     media: mediaService(mediaCtx),
-    keyCache: keyCache(stores, { instanceId, logger: deps.logger, stopwatch }),
+    keyCache: keyCache(stores, { instanceId, dialect: deps.db.dialect, logger: deps.logger, stopwatch }),
   };
   return { ctx, mediaCtx };
 }

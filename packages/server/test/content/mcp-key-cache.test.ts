@@ -189,11 +189,9 @@ describe('MCP key cache across instances', () => {
   it('a registered instance that never answers is waited out; a dead process on this machine is not waited for', async () => {
     const { id: first } = await makeKey(a, ['read']);
     const { id: second } = await makeKey(a, ['read']);
-    // Heartbeats are on the machine's clock (the test's manual clock means nothing to a CLI).
-    const now = new Date().toISOString();
     // Another machine's instance, alive by its heartbeat, that never acknowledges.
     const silent = 'elsewhere#1/4242/inst_silent';
-    await ctxOf(a).stores.keyEpoch.acknowledge(silent, 0, now);
+    await ctxOf(a).stores.keyEpoch.acknowledge(silent, 0, a.handle.db.dialect);
     expect((await api(a.url, 'DELETE', `/v1/api-keys/${first}`)).status).toBe(200);
     const waited = warnings.filter((w) => String(w.msg).includes('did not acknowledge'));
     expect(waited).toHaveLength(1);
@@ -201,7 +199,11 @@ describe('MCP key cache across instances', () => {
     await ctxOf(a).stores.keyEpoch.forget(silent);
     warnings.length = 0;
     // A process on this machine that no longer exists (pid beyond pid_max): not waited for.
-    await ctxOf(a).stores.keyEpoch.acknowledge(`${pidSpaceHere()}/99999999/inst_gone`, 0, now);
+    await ctxOf(a).stores.keyEpoch.acknowledge(
+      `${pidSpaceHere()}/99999999/inst_gone`,
+      0,
+      a.handle.db.dialect,
+    );
     expect((await api(a.url, 'DELETE', `/v1/api-keys/${second}`)).status).toBe(200);
     expect(warnings.filter((w) => String(w.msg).includes('did not acknowledge'))).toEqual([]);
     await ctxOf(a).stores.keyEpoch.forget(`${pidSpaceHere()}/99999999/inst_gone`);

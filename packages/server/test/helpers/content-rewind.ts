@@ -29,6 +29,8 @@ const undo: Record<number, string> = {
   20: 'DROP INDEX posts_brand_published;',
   21: `DROP TRIGGER api_keys_changed_epoch; DROP TRIGGER api_keys_deleted_epoch;
        DROP TABLE key_epoch_instances; DROP TABLE key_epoch;`,
+  // PostgreSQL only (a TRUNCATE trigger); nothing to undo on SQLite.
+  22: '',
 };
 
 /** Takes a migrated content database back to the schema before migration `before`. */

@@ -1,4 +1,5 @@
 import { lastUsedIsStale, sha256Hex } from '../../platform/api-key-hash.js';
+import type { Dialect } from '../../platform/db/sql.js';
 import { notFound } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
 import type { ServiceDeps } from '../../platform/service.js';
@@ -53,6 +54,8 @@ export async function listContentApiKeys(stores: ContentStores): Promise<ApiKeyV
 /** The stores and the transaction a revoke needs (the app's context, or the CLI's database). */
 export interface KeyStores {
   stores: ContentStores;
+  /** Which SQL the key epoch's heartbeats are judged in (the database's own clock). */
+  db: { dialect: Dialect };
   transaction<T>(fn: (tx: ContentStores) => Promise<T>): Promise<T>;
 }
 
@@ -83,7 +86,7 @@ export async function revokeContentApiKeyOnce(
     (await tx.apiKeys.revoke(id, now)) ? tx.keyEpoch.read() : null,
   );
   if (epoch !== null) {
-    const waitedOut = await awaitKeyEpochSeen(keys.stores, deps, epoch);
+    const waitedOut = await awaitKeyEpochSeen(keys, deps, epoch);
     if (waitedOut.length)
       deps.logger?.warn(
         { instances: waitedOut, keyId: id },
@@ -115,9 +118,12 @@ export async function findContentApiKey(
   if (!KEY_SHAPE.test(key)) return null;
   const { keyCache } = deps;
   const hash = sha256Hex(key);
+  // One ticket, taken before anything is read, for both puts below: a ticket taken after the
+  // lookup returned would postdate a drop of the cache that the lookup's answer predates (a revoke
+  // committed while it was in flight), and the touch's put would cache a revoked key for good.
+  const ticket = keyCache?.ticket() ?? 0;
   let found = keyCache?.get(hash);
   if (!found) {
-    const ticket = keyCache?.ticket() ?? 0;
     const row = await stores.apiKeys.findActiveByHash(hash);
     if (!row) return null;
     found = view(row);
@@ -125,7 +131,6 @@ export async function findContentApiKey(
   }
   const now = deps.clock.now();
   if (!lastUsedIsStale(found.last_used_at, now)) return found;
-  const ticket = keyCache?.ticket() ?? 0;
   const at = now.toISOString();
   await stores.apiKeys.touch(found.id, at);
   const touched = { ...found, last_used_at: at };

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../../platform/clock.js';
+import type { Dialect } from '../../platform/db/sql.js';
 import { awaitAcknowledged, EpochLeaseCache } from '../../platform/epoch-lease-cache.js';
 import { isGoneHere } from '../../platform/instance.js';
 import type { Logger } from '../../platform/logger.js';
@@ -15,17 +15,24 @@ import type { ApiKeyView } from './api-keys.js';
  * - RENEW_EVERY_MS: how often the epoch is read; it bounds a revoke's wait for a live instance.
  * - HEARTBEAT_EVERY_MS / LIVE_MS: an instance rewrites its row this often; a row silent for LIVE_MS
  *   is not waited for. Such an instance cannot hold a lease: one is granted only after a
- *   heartbeat written less than HEARTBEAT_EVERY_MS earlier. LIVE_MS leaves room for clocks up to
- *   ~50 s apart.
+ *   heartbeat written less than HEARTBEAT_EVERY_MS earlier. Both are judged by the database's
+ *   clock, so the 55 s between them is only for a slow heartbeat write.
  *
- * Heartbeats are stamped with the machine's wall clock (`systemClock`), not the injected one:
- * they are compared across processes (an instance, `svc-server keys revoke`), and a clock one
- * process was handed (a test's manual clock) means nothing to another.
+ * Heartbeats are stamped and compared by the database's clock (stores/key-epoch-store.ts), not by
+ * any process's: they are compared across processes (instances, `svc-server keys revoke`) that may
+ * run on machines whose clocks disagree, and a clock one process was handed (a test's manual
+ * clock) means nothing to another.
  */
 export const KEY_LEASE_MS = 2_000;
 export const RENEW_EVERY_MS = 500;
 export const HEARTBEAT_EVERY_MS = 5_000;
 export const LIVE_MS = 60_000;
+/**
+ * Rows silent this long are deleted by the background pass. A process that is killed never
+ * removes its row, and every start is a new instance id, so without it the table grows by one
+ * row per crash for ever (harmless to revokes, which skip silent rows, but unbounded).
+ */
+export const PURGE_SILENT_MS = 60 * 60_000;
 /** How often a revoke asks which instances have not yet seen it. */
 const ACK_POLL_MS = 20;
 /** Keys cached per instance; a workspace has a handful. */
@@ -37,14 +44,13 @@ export type KeyCache = EpochLeaseCache<ApiKeyView>;
 
 export function keyCache(
   stores: ContentStores,
-  deps: { instanceId: string; logger: Logger; stopwatch: () => number; wallClock?: Clock },
+  deps: { instanceId: string; dialect: Dialect; logger: Logger; stopwatch: () => number },
 ): KeyCache {
-  const wall = deps.wallClock ?? systemClock;
   let reported = Number.NEGATIVE_INFINITY;
   return new EpochLeaseCache<ApiKeyView>(
     {
       read: () => stores.keyEpoch.read(),
-      acknowledge: (epoch) => stores.keyEpoch.acknowledge(deps.instanceId, epoch, wall.now().toISOString()),
+      acknowledge: (epoch) => stores.keyEpoch.acknowledge(deps.instanceId, epoch, deps.dialect),
     },
     {
       leaseMs: KEY_LEASE_MS,
@@ -68,16 +74,15 @@ export function keyCache(
  * Returns the instances waited out, for the log.
  */
 export async function awaitKeyEpochSeen(
-  stores: ContentStores,
-  deps: { keyCache?: KeyCache; stopwatch?: () => number; wallClock?: Clock },
+  { stores, db }: { stores: ContentStores; db: { dialect: Dialect } },
+  deps: { keyCache?: KeyCache; stopwatch?: () => number },
   epoch: number,
 ): Promise<string[]> {
   deps.keyCache?.invalidate();
   await deps.keyCache?.renew({ fresh: true });
-  const aliveSince = new Date((deps.wallClock ?? systemClock).now().getTime() - LIVE_MS).toISOString();
   return awaitAcknowledged({
     lagging: async () =>
-      (await stores.keyEpoch.lagging(epoch, aliveSince)).filter((instance) => !isGoneHere(instance)),
+      (await stores.keyEpoch.lagging(epoch, LIVE_MS, db.dialect)).filter((instance) => !isGoneHere(instance)),
     leaseMs: KEY_LEASE_MS,
     pollMs: ACK_POLL_MS,
     ...(deps.stopwatch ? { monotonic: deps.stopwatch } : {}),

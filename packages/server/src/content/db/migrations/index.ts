@@ -20,6 +20,7 @@ import { postsGrowingIndexMigration } from './018-posts-growing-index.js';
 import { baselineHistogramsMigration } from './019-baseline-histograms.js';
 import { brandPublishedIndexMigration } from './020-brand-published-index.js';
 import { keyEpochMigration } from './021-key-epoch.js';
+import { keyEpochTruncateMigration } from './022-key-epoch-truncate.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -47,4 +48,5 @@ export const contentMigrations: Migration[] = [
   baselineHistogramsMigration,
   brandPublishedIndexMigration,
   keyEpochMigration,
+  keyEpochTruncateMigration,
 ];

@@ -1,4 +1,15 @@
-import type { SqlExecutor } from '../../../platform/db/sql.js';
+import type { Dialect, SqlExecutor } from '../../../platform/db/sql.js';
+
+/**
+ * The database's own time `secondsAgo` seconds ago, as an ISO string (the form heartbeats are
+ * kept in). Heartbeats are stamped and judged by this one clock, never by an instance's: with
+ * each instance's wall clock, one running 60 s behind (or a revoking process 60 s ahead) looked
+ * silent, was not waited for, and served a revoked key from its cache after the revoke returned.
+ */
+const dbTimeAgo = (dialect: Dialect) =>
+  dialect === 'postgres'
+    ? `to_char((clock_timestamp() - make_interval(secs => ?)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+    : `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ? || ' seconds')`;
 
 /**
  * The key epoch (migration 21) and each instance's acknowledgement of it. The epoch itself is
@@ -13,19 +24,22 @@ export function keyEpochStore(db: SqlExecutor) {
       );
       return Number(row?.epoch ?? 0);
     },
-    /** This instance has seen `epoch` (and cleared its cache for it) and is alive at `at`. */
-    async acknowledge(instance: string, epoch: number, at: string): Promise<void> {
+    /**
+     * This instance has seen `epoch` (and cleared its cache for it) and is alive now, by the
+     * database's clock; `secondsAgo` backdates the stamp (tests: a row that went silent).
+     */
+    async acknowledge(instance: string, epoch: number, dialect: Dialect, secondsAgo = 0): Promise<void> {
       await db.run(
-        `INSERT INTO key_epoch_instances (instance, seen_epoch, heartbeat_at) VALUES (?, ?, ?)
+        `INSERT INTO key_epoch_instances (instance, seen_epoch, heartbeat_at) VALUES (?, ?, ${dbTimeAgo(dialect)})
          ON CONFLICT (instance) DO UPDATE SET seen_epoch = excluded.seen_epoch, heartbeat_at = excluded.heartbeat_at`,
-        [instance, epoch, at],
+        [instance, epoch, secondsAgo],
       );
     },
-    /** Instances that said they were alive at or after `aliveSince` and have not seen `epoch`. */
-    async lagging(epoch: number, aliveSince: string): Promise<string[]> {
+    /** Instances that said they were alive within `liveMs` (database time) and have not seen `epoch`. */
+    async lagging(epoch: number, liveMs: number, dialect: Dialect): Promise<string[]> {
       const rows = await db.all<{ instance: string }>(
-        'SELECT instance FROM key_epoch_instances WHERE seen_epoch < ? AND heartbeat_at >= ? ORDER BY instance',
-        [epoch, aliveSince],
+        `SELECT instance FROM key_epoch_instances WHERE seen_epoch < ? AND heartbeat_at >= ${dbTimeAgo(dialect)} ORDER BY instance`,
+        [epoch, liveMs / 1000],
       );
       return rows.map((r) => r.instance);
     },
@@ -33,9 +47,11 @@ export function keyEpochStore(db: SqlExecutor) {
     async forget(instance: string): Promise<void> {
       await db.run('DELETE FROM key_epoch_instances WHERE instance = ?', [instance]);
     },
-    /** Rows of instances silent since `before` (crashed ones): housekeeping, not correctness. */
-    async purge(before: string): Promise<void> {
-      await db.run('DELETE FROM key_epoch_instances WHERE heartbeat_at < ?', [before]);
+    /** Rows of instances silent for `silentMs` (crashed ones): housekeeping, not correctness. */
+    async purge(silentMs: number, dialect: Dialect): Promise<void> {
+      await db.run(`DELETE FROM key_epoch_instances WHERE heartbeat_at < ${dbTimeAgo(dialect)}`, [
+        silentMs / 1000,
+      ]);
     },
   };
 }

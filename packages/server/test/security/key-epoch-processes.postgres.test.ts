@@ -1,0 +1,95 @@
+// Ninth pass (outside attack on stop 30): the MCP key cache's guarantee ("once a revoke has
+// returned, no instance on the database accepts the key") attacked with real processes of the
+// built server on one PostgreSQL database, the way instances on several machines share it:
+// - wall clocks that disagree (libfaketime on one process; its monotonic clock is left alone);
+// - an instance paused with SIGSTOP while it holds a lease.
+// docs/security.md, "Ninth pass: outside attack on stop 30".
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeKey, rawMcp } from '../content/mcp-helpers.js';
+import { type BuiltServer, killHard, startBuilt } from '../helpers/built-server.js';
+import { binFiles, cli, runCliAsync } from '../helpers/cli.js';
+import { api, type TestService } from '../helpers/start.js';
+
+const FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+/** A process whose wall clock is `offset` (faketime's "-90s") away from the machine's. */
+const skewed = (offset: string) => ({
+  LD_PRELOAD: FAKETIME,
+  FAKETIME: offset,
+  FAKETIME_DONT_FAKE_MONOTONIC: '1',
+});
+
+const asService = (server: BuiltServer) => ({ url: server.url }) as TestService;
+const listAgents = (server: BuiltServer, key: string) =>
+  rawMcp(asService(server), {
+    key,
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
+  });
+
+/** Two calls that succeed: the key is in the instance's cache after. */
+async function warm(server: BuiltServer, key: string) {
+  for (let i = 0; i < 2; i++) expect((await listAgents(server, key)).status).toBe(200);
+}
+
+describe('key cache across real processes: skewed wall clocks, a paused instance', () => {
+  // A dot-folder in the data directory's path, as the house rules ask.
+  const files = binFiles('.svc-key-epoch-');
+  let a: BuiltServer;
+  let b: BuiltServer;
+
+  beforeAll(async () => {
+    if (!existsSync(cli))
+      throw new Error(`${cli} is missing: build first (pnpm --filter @svc/server build).`);
+    if (!existsSync(FAKETIME)) throw new Error(`${FAKETIME} is missing: apt-get install faketime.`);
+    a = await startBuilt('content', files.env());
+    // B's wall clock runs 90 s behind the machine's (an unsynchronised host).
+    b = await startBuilt('content', files.env(skewed('-90s')));
+  });
+  afterAll(async () => {
+    for (const server of [a, b]) server?.child.kill('SIGCONT');
+    await Promise.all([a && killHard(a), b && killHard(b)]);
+  });
+
+  it('a revoke on A waits for B, whose wall clock is 90 s behind, and B refuses the key next', async () => {
+    // Three rounds: where the revoke does not wait for B, B's own renewal (every 0.5 s) may still
+    // land between the revoke and the call; it cannot in all three.
+    for (let round = 0; round < 3; round++) {
+      const { key, id } = await makeKey(asService(a), ['read']);
+      await warm(b, key);
+      expect((await api(a.url, 'DELETE', `/v1/api-keys/${id}`)).status).toBe(200);
+      expect((await listAgents(b, key)).status, 'B accepted a key revoked before the call').toBe(401);
+    }
+  });
+
+  it('`svc-server keys revoke` from a machine whose clock is 90 s ahead still waits for both instances', async () => {
+    const { key, id } = await makeKey(asService(a), ['read']);
+    await warm(a, key);
+    await warm(b, key);
+    const revoked = await runCliAsync(
+      ['keys', 'revoke', id, '--service', 'content', '--json'],
+      files.env(skewed('+90s')),
+    );
+    expect(revoked.status, revoked.stderr).toBe(0);
+    for (const server of [b, a])
+      expect((await listAgents(server, key)).status, 'a key revoked by the CLI was accepted').toBe(401);
+  });
+
+  it('A paused (SIGSTOP) with the key cached: a revoke by the CLI waits its lease out, and A refuses the key on resuming', async () => {
+    const { key, id } = await makeKey(asService(a), ['read']);
+    await warm(a, key);
+    a.child.kill('SIGSTOP');
+    try {
+      const revoked = await runCliAsync(
+        ['keys', 'revoke', id, '--service', 'content', '--json'],
+        files.env(),
+      );
+      expect(revoked.status, revoked.stderr).toBe(0);
+      // A could not acknowledge: the CLI waited its lease out and says whom it waited for.
+      expect(revoked.stderr).toContain('did not acknowledge');
+    } finally {
+      a.child.kill('SIGCONT');
+    }
+    // Resumed, A may still have the renewal it missed to run: the call may come first.
+    expect((await listAgents(a, key)).status, 'A accepted the key after resuming').toBe(401);
+  });
+});
