@@ -17,6 +17,7 @@ export {
   PermissionDeniedError,
   RateLimitError,
   type RequestOptions,
+  ResponseTooLargeError,
   TimeoutError,
   UnprocessableEntityError,
 } from '@svc/client-core';
