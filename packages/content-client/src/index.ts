@@ -75,6 +75,7 @@ export type {
 export type {
   ConversationParams,
   DigestGenerateParams,
+  OutcomesParams,
   OverviewParams,
   SignalCreateParams,
   SignalListParams,
