@@ -1,6 +1,7 @@
 // One attempt of a request: the fetch and the body read, under the attempt's timeout and the
 // caller's signal. Every call pays for what is here, so it is written for a cheap call
 // (docs/benchmarks.md, issue 20's client passes).
+import { readCapped } from './body-cap.js';
 import { type Deadline, deadlineFor, type Timed } from './deadlines.js';
 import { APIUserAbortError, ApiError, ConnectionError, TimeoutError } from './errors.js';
 import type { HttpMethod } from './request.js';
@@ -9,6 +10,8 @@ export interface AttemptInit {
   method: HttpMethod;
   headers: Headers;
   body: BodyInit | undefined;
+  /** The cap on the response body (`maxResponseBytes`). */
+  maxResponseBytes: number;
 }
 
 export interface Attempt {
@@ -153,11 +156,13 @@ async function exchange(
   // The global is looked up per call, so fetch mocks and polyfills installed later apply,
   // and called as a plain function: browsers throw "Illegal invocation" for another `this`.
   const response = customFetch ? await customFetch(url, request) : await globalThis.fetch(url, request);
-  // A connection that drops mid-body is retried like any other connection error.
-  if (!response.ok) return { response, bytes: undefined, text: await response.text() };
-  const bytes = new Uint8Array(await response.arrayBuffer());
+  // A connection that drops mid-body is retried like any other connection error; a body over
+  // the cap is not (ResponseTooLargeError is an ApiError, which #classify passes on as is).
+  const where = `${init.method} ${withoutQuery(url)}`;
+  const bytes = await readCapped(response, init.maxResponseBytes, customFetch === undefined, where);
   // The same decoding as response.text(): UTF-8, a leading BOM dropped, bad bytes replaced.
-  return { response, bytes, text: utf8.decode(bytes) };
+  const text = utf8.decode(bytes);
+  return { response, bytes: response.ok ? bytes : undefined, text };
 }
 
 /** The query may carry values the caller would not want in a log line; the path is enough to act on. */

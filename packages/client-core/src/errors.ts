@@ -117,6 +117,24 @@ export class TimeoutError extends ConnectionError {
   }
 }
 
+/**
+ * The response body was larger than `maxResponseBytes`. Never retried: the same server or proxy
+ * would most likely send it again, and reading it once already cost as much as the client allows.
+ * The body was cancelled (its connection freed) as soon as the cap was passed, so `body` is
+ * undefined; `status`, `headers` and `requestId` are the response's.
+ */
+export class ResponseTooLargeError extends ApiError {
+  static {
+    ResponseTooLargeError.prototype.name = 'ResponseTooLargeError';
+  }
+  /** The cap that was passed, in bytes. */
+  readonly maxResponseBytes: number;
+  constructor(message: string, init: ApiErrorInit & { maxResponseBytes?: number } = {}) {
+    super(message, init);
+    this.maxResponseBytes = init.maxResponseBytes ?? 0;
+  }
+}
+
 /** The caller's AbortSignal fired. Never retried. The signal's reason is the `cause`. */
 export class APIUserAbortError extends ApiError {
   static {

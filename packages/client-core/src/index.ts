@@ -15,6 +15,7 @@ export {
   PollTimeoutError,
   parseErrorBody,
   RateLimitError,
+  ResponseTooLargeError,
   TimeoutError,
   UnprocessableEntityError,
 } from './errors.js';
@@ -30,6 +31,7 @@ export {
   API_VERSION_PATH,
   type ClientOptions,
   type CoreConfig,
+  DEFAULT_MAX_RESPONSE_BYTES,
   DEFAULT_MAX_RETRIES,
   DEFAULT_TIMEOUT_MS,
   normalizeBaseUrl,

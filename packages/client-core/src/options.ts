@@ -16,6 +16,12 @@ export interface ClientOptions {
   timeoutMs?: number | undefined;
   /** Retries after the first attempt. Default 2. */
   maxRetries?: number | undefined;
+  /**
+   * The most bytes of one response body the client reads, per attempt. Default 32 MiB, far above
+   * any answer the API sends (a page lists at most 100 items). A bigger body rejects
+   * with `ResponseTooLargeError`, unretried, and its connection is closed.
+   */
+  maxResponseBytes?: number | undefined;
   /** A fetch implementation; defaults to the global `fetch`, looked up on each request. */
   fetch?: typeof fetch | undefined;
   /** Added to every request. Per-request `headers` override these. */
@@ -42,6 +48,7 @@ export interface ResolvedConfig {
   readonly apiKey: string | undefined;
   readonly timeoutMs: number;
   readonly maxRetries: number;
+  readonly maxResponseBytes: number;
   readonly fetch: typeof fetch | undefined;
   readonly defaultHeaders: Readonly<Record<string, string>>;
   readonly userToken: string | undefined;
@@ -55,10 +62,23 @@ export const API_VERSION_PATH = '/v1';
 
 export const DEFAULT_TIMEOUT_MS = 60_000;
 export const DEFAULT_MAX_RETRIES = 2;
+/**
+ * Without a cap, an endless or huge body (from a compromised server, or a proxy in between) is
+ * read into memory until the timeout.
+ * 32 MiB is far above the API's largest answers: a page of at most 100 items, the OpenAPI document
+ * (docs/openapi/content.json, about 450 KB).
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 export function assertMaxRetries(value: number, where: string): void {
   if (!Number.isInteger(value) || value < 0) {
     throw new TypeError(`${where}: maxRetries must be a whole number >= 0, got ${value}`);
+  }
+}
+
+export function assertMaxResponseBytes(value: number, where: string): void {
+  if (!Number.isSafeInteger(value) || value <= 0) {
+    throw new TypeError(`${where}: maxResponseBytes must be a whole number of bytes > 0, got ${value}`);
   }
 }
 
@@ -107,11 +127,14 @@ export function resolveConfig(config: CoreConfig): ResolvedConfig {
   const maxRetries = config.maxRetries ?? DEFAULT_MAX_RETRIES;
   assertTimeout(timeoutMs, 'client options');
   assertMaxRetries(maxRetries, 'client options');
+  const maxResponseBytes = config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  assertMaxResponseBytes(maxResponseBytes, 'client options');
   return {
     baseUrl,
     apiKey: config.apiKey || undefined,
     timeoutMs,
     maxRetries,
+    maxResponseBytes,
     fetch: config.fetch,
     defaultHeaders: { ...config.defaultHeaders },
     userToken: config.userToken || undefined,

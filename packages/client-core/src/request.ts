@@ -241,7 +241,7 @@ export class ClientCore {
     const retries = isStream(body) ? 0 : maxRetries;
     const url = buildUrl(this.config.baseUrl, path, options.query);
     const { signal } = options;
-    const init = { method, headers, body };
+    const init = { method, headers, body, maxResponseBytes: this.config.maxResponseBytes };
 
     for (let retry = 0; ; retry++) {
       if (signal?.aborted) throw abortError(signal);

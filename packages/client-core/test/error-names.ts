@@ -15,6 +15,7 @@ export const CORE_ERROR_NAMES = [
   'ConnectionError',
   'TimeoutError',
   'APIUserAbortError',
+  'ResponseTooLargeError',
 ] as const;
 
 /**

@@ -19,6 +19,7 @@ export {
   PollTimeoutError,
   RateLimitError,
   type RequestOptions,
+  ResponseTooLargeError,
   TimeoutError,
   UnprocessableEntityError,
 } from '@svc/client-core';

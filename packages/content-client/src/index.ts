@@ -17,6 +17,7 @@ export {
   PermissionDeniedError,
   RateLimitError,
   type RequestOptions,
+  ResponseTooLargeError,
   TimeoutError,
   UnprocessableEntityError,
 } from '@svc/client-core';
@@ -74,6 +75,7 @@ export type {
 export type {
   ConversationParams,
   DigestGenerateParams,
+  OutcomesParams,
   OverviewParams,
   SignalCreateParams,
   SignalListParams,

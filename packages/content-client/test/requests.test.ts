@@ -165,6 +165,12 @@ const calls: Call[] = [
     '/posts/post_1/replies?theme=question',
   ],
   ['insights.outcomes', (c) => c.insights.outcomes('brd_1'), 'POST', '/brands/brd_1/outcomes'],
+  [
+    'insights.outcomes, a page',
+    (c) => c.insights.outcomes('brd_1', { limit: 100, after: 'cur' }),
+    'POST',
+    '/brands/brd_1/outcomes?limit=100&after=cur',
+  ],
   ['approvals.list', (c) => c.approvals.list({ status: 'pending' }), 'GET', '/approvals?status=pending'],
   [
     'approvals.propose',

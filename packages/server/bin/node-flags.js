@@ -13,6 +13,8 @@
 // generation grows to 128 MB, it is the cap that matters. V8 reads the cap
 // once, when the heap is made: `v8.setFlagsFromString` at run time changes nothing (measured on
 // Node 20 and 24), so the flag has to be on node's command line or in NODE_OPTIONS.
+import { accessSync, constants } from 'node:fs';
+
 /** What the server runs with unless the person chose otherwise. */
 export const NODE_FLAGS = ['--max-semi-space-size=16'];
 
@@ -50,7 +52,41 @@ export async function relaunchWithNodeFlags(script, args, env = process.env) {
   if (typeof process.execve !== 'function' || process.platform === 'win32') return false;
   const flags = missingNodeFlags(process.execArgv, env.NODE_OPTIONS);
   if (flags.length === 0) return false;
+  // A failed execve does not throw: node aborts (SIGABRT, a core dump, no server). So what can be
+  // checked first is: the binary this process runs from may be gone (node upgraded or uninstalled
+  // under a running shell: ENOENT) or not executable (EACCES, a noexec mount). Then the server
+  // carries on here with Node's defaults, and says how to get the flag. What cannot be checked
+  // (EPERM from a sandbox's syscall filter, say) still aborts; RELAUNCHED=1 skips the restart.
+  const cannot = unreplaceable(process.execPath);
+  if (cannot) {
+    warnNotRelaunched(flags, cannot);
+    return false;
+  }
   const argv = [...flags, ...process.execArgv, script, ...args];
-  process.execve(process.execPath, [process.execPath, ...argv], { ...env, [RELAUNCHED]: '1' });
+  try {
+    process.execve(process.execPath, [process.execPath, ...argv], { ...env, [RELAUNCHED]: '1' });
+  } catch (error) {
+    // Only what node checks before calling execve throws (an argument it refuses, a platform
+    // without it); carry on the same way.
+    warnNotRelaunched(flags, error instanceof Error ? error.message : String(error));
+  }
   return false;
+}
+
+/** Why `path` cannot be executed, or null when it can. */
+function unreplaceable(path) {
+  try {
+    accessSync(path, constants.X_OK);
+    return null;
+  } catch (error) {
+    return `${error.code ?? 'error'}: ${path}`;
+  }
+}
+
+function warnNotRelaunched(flags, why) {
+  process.stderr.write(
+    `svc-server: could not restart node with ${flags.join(' ')} (${why}); running with Node's defaults, ` +
+      `so the server may use more memory. To set it yourself: NODE_OPTIONS="${flags.join(' ')}" svc-server start ` +
+      `(or ${RELAUNCHED}=1 to skip the restart and this message).\n`,
+  );
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: plain JavaScript beside the bin, no declarations
@@ -91,4 +92,42 @@ describe('the V8 flags svc-server start runs with', { timeout: 60_000 }, () => {
     process.kill(child.pid as number, 'SIGKILL');
     expect(await exit).toEqual({ code: null, signal: 'SIGKILL' });
   });
+
+  // A failed process.execve does not throw: node aborts (SIGABRT), and no server starts. Forced
+  // here by running the bin on a copy of node that a preload removes or makes non-executable
+  // while it runs, as an upgrade or uninstall under a running shell, or a noexec mount, would.
+  it.runIf(process.platform === 'linux' && canReplaceItself).each([
+    ['removed', 'ENOENT'],
+    ['not executable', 'EACCES'],
+  ])(
+    "when node's binary is %s (%s) it serves in this process with Node's defaults and says how to set the flag",
+    async (_how, code) => {
+      // A dot-folder in the path, as an install under a home directory (~/.nvm) has.
+      const dir = mkdtempSync(join(tmpdir(), 'svc-execve-'));
+      try {
+        const node = join(dir, '.node', 'bin', 'node');
+        mkdirSync(join(dir, '.node', 'bin'), { recursive: true });
+        copyFileSync(process.execPath, node);
+        const preload = join(dir, 'break-node.mjs');
+        const breakIt =
+          code === 'ENOENT' ? 'unlinkSync(process.execPath)' : 'chmodSync(process.execPath, 0o644)';
+        writeFileSync(preload, `import { chmodSync, unlinkSync } from 'node:fs';\n${breakIt};\n`);
+        const child = spawn(node, ['--import', preload, bin, 'start'], { env: env() });
+        let err = '';
+        child.stderr?.on('data', (c) => {
+          err += c;
+        });
+        const exit = stopped(child);
+        const url = await printedUrl(child);
+        expect((await fetch(`${url}/health`)).status).toBe(200);
+        expect(servingCommandLine(child)).not.toContain('--max-semi-space-size=16');
+        expect(err).toContain(`could not restart node with --max-semi-space-size=16 (${code}: ${node})`);
+        expect(err).toContain('NODE_OPTIONS="--max-semi-space-size=16" svc-server start');
+        child.kill('SIGTERM');
+        expect(await exit).toEqual({ code: 0, signal: null });
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -655,8 +655,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Settle every published post past 72 h and return the outcome of each of the brand's published posts, newest first.
-         * @description Settles every published post of the brand older than 72 hours, then returns the outcome (verdict, metrics) of each of the brand's published posts, newest first.
+         * Settle the page's published posts past 72 h and return their outcomes, newest first (paged).
+         * @description One page of the brand's published posts, newest first (the order of GET /v1/posts): settles each post on the page that is older than 72 hours, then returns the outcome (verdict, metrics) of each. Paged with `limit` and `after` like the other lists; follow `next_after` to settle and read them all.
          */
         post: operations["resolveOutcomes"];
         delete?: never;
@@ -5533,7 +5533,12 @@ export interface operations {
     };
     resolveOutcomes: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Cursor: `next_after` of the previous page. */
+                after?: string;
+                /** @description Page size, 1-100; default 20. */
+                limit?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -5549,6 +5554,8 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
+                        has_more: boolean;
+                        next_after: string | null;
                         outcomes: components["schemas"]["PostOutcome"][];
                     };
                 };

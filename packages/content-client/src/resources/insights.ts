@@ -12,6 +12,7 @@ type SignalsBody = JsonResponse<'/v1/brands/{id}/signals', 'get'>;
 export type OverviewParams = QueryOf<'/v1/insights/overview', 'get'>;
 export type DigestGenerateParams = JsonBody<'/v1/brands/{id}/digest', 'post'>;
 export type ConversationParams = QueryOf<'/v1/brands/{id}/conversation', 'get'>;
+export type OutcomesParams = QueryOf<'/v1/brands/{id}/outcomes', 'post'>;
 export type SignalListParams = QueryOf<'/v1/brands/{id}/signals', 'get'>;
 export type SignalCreateParams = JsonBody<'/v1/brands/{id}/signals', 'post'>;
 
@@ -82,12 +83,22 @@ export class Insights extends APIResource {
     return this._core.request({ method: 'GET', path: '/insights/overview', query: params, ...options });
   }
 
-  /** Resolves the verdict of every published post of the brand against its median. */
+  /**
+   * One page (`limit`, default 20, at most 100) of the brand's published posts, newest first: each
+   * past 72 h is settled, and each comes with its verdict against the brand's median. Pass the
+   * page's `next_after` as `after` for the next one.
+   */
   outcomes(
     brandId: string,
+    params: OutcomesParams = {},
     options?: RequestOptions,
   ): APIPromise<JsonResponse<'/v1/brands/{id}/outcomes', 'post'>> {
-    return this._core.request({ method: 'POST', path: encodePath`/brands/${brandId}/outcomes`, ...options });
+    return this._core.request({
+      method: 'POST',
+      path: encodePath`/brands/${brandId}/outcomes`,
+      query: params,
+      ...options,
+    });
   }
 
   /** Reply themes (questions, objections, praise, requests), largest first. */

@@ -96,7 +96,7 @@ describe('bounded brand baselines', () => {
     expect(row?.baselines.length).toBeLessThan(200);
 
     const outcomes = new Map<string, any>(
-      (await api(a.url, 'POST', `/v1/brands/${brandId}/outcomes`)).body.outcomes.map((o: any) => [
+      (await api(a.url, 'POST', `/v1/brands/${brandId}/outcomes?limit=100`)).body.outcomes.map((o: any) => [
         o.post_id,
         o,
       ]),

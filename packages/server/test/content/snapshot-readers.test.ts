@@ -114,8 +114,18 @@ describe('readers of a brand’s snapshots, on the demo brand', () => {
   afterAll(() => svc.close());
 
   it('returns the outcomes computed from every snapshot, and each resolved post its own', async () => {
-    const res = await api(svc.url, 'POST', `/v1/brands/${brandId}/outcomes`);
+    // The demo brand's 60 published posts fit on one page of 100.
+    const res = await api(svc.url, 'POST', `/v1/brands/${brandId}/outcomes?limit=100`);
     expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ has_more: false, next_after: null });
+    // Bad paging gets the documented error shape, as on every list.
+    const tooMany = await api(svc.url, 'POST', `/v1/brands/${brandId}/outcomes?limit=101`);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.error.code).toBe('INVALID_REQUEST');
+    const badCursor = await api(svc.url, 'POST', `/v1/brands/${brandId}/outcomes?after=zz`);
+    expect(badCursor.status).toBe(400);
+    expect(badCursor.body.error.code).toBe('INVALID_CURSOR');
+    expect((await api(svc.url, 'POST', '/v1/brands/brd_none/outcomes')).status).toBe(404);
     // Settling takes no snapshots of the seeded posts (they have their full curves already).
     expect(await allSnapshots(svc.handle.db, brandId)).toEqual(all);
     const posts = await svc.handle.db.all<{ id: string; platform: string; settled_at: string | null }>(
@@ -322,12 +332,29 @@ describe('readers of a brand’s snapshots, on a brand with 20,000 snapshots', (
       const platform = i % 3 === 0 ? 'linkedin' : 'x';
       expect(body).toEqual({ post_id: id, ...oracleOutcome(all, id, platform), settled: true });
     }
-    const outcomes = await reads.during(async () => {
-      const res = await api(svc.url, 'POST', `/v1/brands/${brand.id}/outcomes`);
+    // Paged: one call reads one page of posts and their snapshots, not the brand's 3,200 posts
+    // (unpaged, it answered all of them in one body and read every snapshot).
+    let next: string | null = null;
+    const firstPage = await reads.during(async () => {
+      const res = await api(svc.url, 'POST', `/v1/brands/${brand.id}/outcomes?limit=100`);
       expect(res.status).toBe(200);
-      expect(res.body.outcomes).toHaveLength(POSTS);
+      expect(res.body.outcomes).toHaveLength(100);
+      expect(res.body.has_more).toBe(true);
+      next = res.body.next_after;
     });
-    // Every post is in the answer, so its snapshots are read once, a chunk at a time.
-    expect(outcomes.statements).toBeLessThan(25);
+    expect(firstPage.statements).toBeLessThan(10);
+    expect(firstPage.rows).toBeLessThan(POSTS);
+    // Following next_after reaches every post once, and the default page is 20.
+    const seen = new Set<string>();
+    const first = await api(svc.url, 'POST', `/v1/brands/${brand.id}/outcomes`);
+    expect(first.body.outcomes).toHaveLength(20);
+    for (next = null; ; ) {
+      const query: string = next ? `&after=${encodeURIComponent(next)}` : '';
+      const res = await api(svc.url, 'POST', `/v1/brands/${brand.id}/outcomes?limit=100${query}`);
+      for (const o of res.body.outcomes) seen.add(o.post_id);
+      next = res.body.next_after;
+      if (!next) break;
+    }
+    expect(seen.size).toBe(POSTS);
   });
 });

@@ -1,9 +1,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { openSqliteDatabase } from '../../src/platform/db/sqlite.js';
-import { BUSY_AFTER } from '../../src/platform/db/sqlite-checkpoints.js';
+import { BUSY_AFTER, backgroundCheckpoints } from '../../src/platform/db/sqlite-checkpoints.js';
 
 const TABLE = [
   {
@@ -57,6 +58,28 @@ describe('WAL checkpoints of a busy SQLite database', () => {
     expect(await again.get('SELECT COUNT(*) AS c FROM t')).toEqual({ c: BUSY_AFTER + 399 });
     await again.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('a thread that never answers the stop is terminated, and the connection checkpoints itself again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-checkpoints-'));
+    const file = join(dir, '.data', 'db.sqlite');
+    await openSqliteDatabase(file, TABLE).close(); // creates the dot-folder and the WAL database
+    const db = new Database(file);
+    // Spins on the stop message: its event loop never runs again, so it never closes or exits.
+    const hanging = `require('node:worker_threads').parentPort.on('message', () => { for (;;) {} });`;
+    const checkpoints = backgroundCheckpoints(db, file, { thread: hanging, stopWaitMs: 50 });
+    try {
+      for (let i = 0; i < BUSY_AFTER; i++) checkpoints.committed();
+      expect(checkpoints.handedOff()).toBe(true);
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(0);
+      // Without the bounded wait this never settles, and the test times out.
+      await checkpoints.stop();
+      expect(checkpoints.handedOff()).toBe(false);
+      expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps none for an in-memory database', async () => {

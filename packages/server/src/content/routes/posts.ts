@@ -212,14 +212,15 @@ export function postRoutes(ctx: ContentContext) {
       auth: 'person',
       operationId: 'resolveOutcomes',
       description:
-        "Settles every published post of the brand older than 72 hours, then returns the outcome (verdict, metrics) of each of the brand's published posts, newest first.",
-      summary:
-        "Settle every published post past 72 h and return the outcome of each of the brand's published posts, newest first.",
+        "One page of the brand's published posts, newest first (the order of GET /v1/posts): settles each post on the page that is older than 72 hours, then returns the outcome (verdict, metrics) of each. Paged with `limit` and `after` like the other lists; follow `next_after` to settle and read them all.",
+      summary: "Settle the page's published posts past 72 h and return their outcomes, newest first (paged).",
       tags: ['Insights'],
       params: IdParams,
-      response: z.object({ outcomes: z.array(Outcome) }),
+      query: z.strictObject(pageQuery),
+      response: pageOf('outcomes', Outcome),
       errors: NOT_FOUND,
-      handler: async ({ params }) => ({ outcomes: await resolveOutcomes(ctx, params.id) }),
+      handler: async ({ params, query }) =>
+        listBody('outcomes', await resolveOutcomes(ctx, params.id, query)),
     }),
   ];
 }

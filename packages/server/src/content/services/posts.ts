@@ -706,12 +706,22 @@ export async function settle(
 }
 
 /**
- * POST /v1/brands/:id/outcomes: settles every published post past the settle age and returns
- * the outcome of each published post, newest first.
+ * POST /v1/brands/:id/outcomes: one page of the brand's published posts, newest first (as
+ * `GET /v1/posts` lists them), each past the settle age settled first, with its outcome. Paged,
+ * because a brand with 100,000 posts would otherwise make one answer of 100,000 outcomes, read
+ * every post and snapshot into memory, and settle them all in one transaction
+ * (docs/content/resources.md, "Outcomes are paged"). Walking the pages settles what the whole list
+ * did; the background pass settles the rest anyway.
  */
-export async function resolveOutcomes(ctx: ContentContext, brandId: string): Promise<OutcomeView[]> {
-  await requireBrand(ctx, brandId);
-  const posts = await ctx.stores.posts.publishedOf(brandId);
+export async function resolveOutcomes(
+  ctx: ContentContext,
+  brandId: string,
+  opts: { limit: number; after?: string | undefined },
+): Promise<Page<OutcomeView>> {
+  const page = await ctx.stores.posts.list({ brandId, status: 'published' }, opts.limit, opts.after);
+  // A page with posts proves the brand is there (ON DELETE CASCADE), as in listPosts.
+  if (page.items.length === 0) await requireBrand(ctx, brandId);
+  const posts = page.items;
   const now = ctx.clock.now();
   const cutoff = now.getTime() - SETTLE_AGE_H * HOUR;
   const due = posts.filter((p) => p.settled_at === null && Date.parse(p.published_at ?? '') <= cutoff);
@@ -727,13 +737,15 @@ export async function resolveOutcomes(ctx: ContentContext, brandId: string): Pro
   }
   const settled = new Set(await settle(ctx, due));
   const outcomes = await outcomesOf(ctx.stores, posts);
-  return posts
-    .map((p): OutcomeView => {
+  return {
+    items: posts.map((p): OutcomeView => {
       const o = outcomes.get(p.id)?.outcome;
       if (!o) throw new Error(`outcomesOf left out post '${p.id}'`);
       return { post_id: p.id, ...o, settled: settled.has(p.id) || p.settled_at !== null };
-    })
-    .reverse();
+    }),
+    has_more: page.has_more,
+    next_after: page.next_after,
+  };
 }
 
 export async function listReplies(

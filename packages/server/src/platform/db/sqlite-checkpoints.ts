@@ -23,6 +23,14 @@ export const BUSY_AFTER = 200;
 const EVERY_MS = 100;
 /** SQLite's own default, put back when the thread stops or fails. */
 const SQLITE_AUTOCHECKPOINT = 1_000;
+/**
+ * How long `stop()` waits for the thread to close its connection and exit before terminating it.
+ * A thread that never answers (stuck in a loop, its event loop blocked) would otherwise hold the
+ * shutdown forever. A checkpoint in progress finishes or is cut short; either is safe, since
+ * checkpointing only copies pages the WAL still holds. Generous, because a PASSIVE checkpoint of
+ * a large WAL on a slow disk can take seconds, and a clean close is better when it comes.
+ */
+const STOP_WAIT_MS = 5_000;
 
 // CommonJS for the thread (an `eval` worker): the driver's path is passed in, so it resolves
 // from this package whether it runs from `src` or from the bundle in `dist`.
@@ -56,7 +64,17 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-export function backgroundCheckpoints(db: Database.Database, file: string): Checkpointer {
+/** Test hooks: the thread's source (a thread that never answers) and how long stop() waits for it. */
+export interface CheckpointerOptions {
+  thread?: string;
+  stopWaitMs?: number;
+}
+
+export function backgroundCheckpoints(
+  db: Database.Database,
+  file: string,
+  { thread = THREAD, stopWaitMs = STOP_WAIT_MS }: CheckpointerOptions = {},
+): Checkpointer {
   let commits = 0;
   let runs = 0;
   let worker: Worker | null = null;
@@ -68,7 +86,7 @@ export function backgroundCheckpoints(db: Database.Database, file: string): Chec
   };
 
   function start() {
-    const w = new Worker(THREAD, {
+    const w = new Worker(thread, {
       eval: true,
       workerData: {
         driver: createRequire(import.meta.url).resolve('better-sqlite3'),
@@ -105,8 +123,17 @@ export function backgroundCheckpoints(db: Database.Database, file: string): Chec
     handedOff: () => handedOff,
     async stop() {
       commits = Number.POSITIVE_INFINITY;
-      worker?.postMessage('stop');
-      await exited;
+      const w = worker;
+      if (!w) return exited;
+      w.postMessage('stop');
+      // Past the wait, terminate(): its 'exit' gives checkpoints back to the main connection
+      // as a clean stop does. The timer is not unref'd, so stop() always settles.
+      const timer = setTimeout(() => void w.terminate(), stopWaitMs);
+      try {
+        await exited;
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }
