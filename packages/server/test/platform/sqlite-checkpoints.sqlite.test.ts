@@ -59,6 +59,28 @@ describe('WAL checkpoints of a busy SQLite database', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('count a statement that writes outside a transaction as a write transaction', async () => {
+    // The MCP call log writes one multi-row INSERT per batch, outside any transaction: a flood of
+    // tool calls writes nothing else, and its checkpoints must leave the event loop all the same.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-checkpoints-'));
+    const db = openSqliteDatabase(join(dir, '.data', 'db.sqlite'), TABLE);
+    try {
+      // A statement that changes nothing commits nothing worth a checkpoint.
+      for (let i = 0; i < BUSY_AFTER; i++) await db.run('UPDATE t SET n = 0 WHERE n < 0');
+      expect(db.checkpoints?.handedOff()).toBe(false);
+      for (let i = 0; i < BUSY_AFTER - 1; i++)
+        await db.run('INSERT INTO t (n, pad) VALUES (?, ?)', [i, 'x'.repeat(6000)]);
+      expect(db.checkpoints?.handedOff()).toBe(false);
+      await db.run('INSERT INTO t (n, pad) VALUES (?, ?)', [BUSY_AFTER, 'x']);
+      expect(db.checkpoints?.handedOff()).toBe(true);
+      expect(autocheckpoint(db)).toBe(0);
+      await vi.waitFor(() => expect(db.checkpoints?.runs()).toBeGreaterThan(0), { timeout: 10_000 });
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('keeps none for an in-memory database', async () => {
     const db = openSqliteDatabase(':memory:', TABLE);
     expect(db.checkpoints).toBeNull();
