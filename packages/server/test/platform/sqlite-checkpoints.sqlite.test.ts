@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { openSqliteDatabase } from '../../src/platform/db/sqlite.js';
-import { BUSY_AFTER } from '../../src/platform/db/sqlite-checkpoints.js';
+import { BUSY_AFTER, BUSY_WINDOW_MS } from '../../src/platform/db/sqlite-checkpoints.js';
 
 const TABLE = [
   {
@@ -76,6 +76,27 @@ describe('WAL checkpoints of a busy SQLite database', () => {
       expect(autocheckpoint(db)).toBe(0);
       await vi.waitFor(() => expect(db.checkpoints?.runs()).toBeGreaterThan(0), { timeout: 10_000 });
     } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts the writes of one window only: a quiet server writing now and then keeps no thread', async () => {
+    // A heartbeat every few seconds adds up to BUSY_AFTER writes within the hour; that is not busy.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const dir = mkdtempSync(join(tmpdir(), 'svc-checkpoints-'));
+    const db = openSqliteDatabase(join(dir, '.data', 'db.sqlite'), TABLE);
+    try {
+      for (let i = 0; i < 3 * BUSY_AFTER; i++) {
+        await db.run('INSERT INTO t (n, pad) VALUES (?, ?)', [i, 'x']);
+        vi.setSystemTime(Date.now() + BUSY_WINDOW_MS / (BUSY_AFTER / 2));
+      }
+      expect(db.checkpoints?.handedOff()).toBe(false);
+      // The same count within one window is busy.
+      for (let i = 0; i < BUSY_AFTER; i++) await db.run('INSERT INTO t (n, pad) VALUES (?, ?)', [i, 'x']);
+      expect(db.checkpoints?.handedOff()).toBe(true);
+    } finally {
+      vi.useRealTimers();
       await db.close();
       rmSync(dir, { recursive: true, force: true });
     }
