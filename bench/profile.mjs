@@ -3,10 +3,12 @@
 // under `node --cpu-prof`, loads one hot path with wrk, stops the server and prints where the CPU
 // time went: self time by function and by package (express, pino, zod, better-sqlite3, svc, node).
 // Finding out why comes before tuning (docs/benchmarks.md).
+// On PostgreSQL with `SERVICE_DATABASE_URL` or `BENCH_POSTGRES_URL` set (a fresh database made beside
+// it, as in the benches); `BENCH_ENGINES=sqlite` keeps SQLite then. One engine per run.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keyFor, mcpToolCall, requireWrk, startServer, wrk } from './lib.mjs';
+import { ENGINES, keyFor, mcpToolCall, requireWrk, startServer, useEngine, wrk } from './lib.mjs';
 
 const [what = 'checkout', seconds = '8'] = process.argv.slice(2);
 // `--read <dir>`: only read the newest profile in <dir> (written by a bench case run with
@@ -17,6 +19,10 @@ if (!reading) await profileUnderWrk();
 
 async function profileUnderWrk() {
   requireWrk();
+  // A URL given means PostgreSQL unless BENCH_ENGINES says otherwise: the last engine named.
+  const engine = ENGINES.at(-1);
+  useEngine(engine);
+  console.log(`profiling ${what} on ${engine}`);
   const server = await startServer(
     { SERVICE_KEY_RATE_LIMIT: '1000000000' },
     { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profDir}`] },

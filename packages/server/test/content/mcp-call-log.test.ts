@@ -1,8 +1,10 @@
+import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContentContext } from '../../src/content/context.js';
+import { MAX_BATCH, MAX_PENDING, waitingToolCalls } from '../../src/content/services/mcp-call-log.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
-import { connect, makeKey, ok } from './mcp-helpers.js';
+import { connect, makeKey, ok, rawMcp } from './mcp-helpers.js';
 
 /**
  * The MCP call log is written in batches after the answers (services/mcp-call-log.ts): every
@@ -83,6 +85,60 @@ describe('the MCP call log, written in batches', () => {
       expect((await api(other.url, 'GET', '/v1/mcp-calls')).body.mcp_calls).toHaveLength(1);
     } finally {
       await other.stop();
+    }
+  });
+
+  it('holds at most MAX_PENDING entries while the database stalls; drops the rest, counts and logs them', async () => {
+    const lines: { msg: string; dropped?: number; level: number }[] = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    const flooded = await startTestService('content', {
+      logger,
+      config: { seed: 'none', keyRateLimit: 1_000_000 },
+    });
+    try {
+      const { key } = await makeKey(flooded, ['read']);
+      const { db } = (flooded.handle as unknown as { ctx: ContentContext }).ctx;
+      // The call log's INSERT waits, as behind a locked table or a failover; nothing else does.
+      let release!: () => void;
+      const stalled = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const run = db.run.bind(db);
+      db.run = async (sql, params) => {
+        if (sql.trimStart().startsWith('INSERT INTO mcp_calls')) await stalled;
+        return run(sql, params);
+      };
+      const calls = MAX_PENDING + MAX_BATCH + 100;
+      const batch = Array.from({ length: 20 }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i,
+        method: 'tools/call',
+        params: { name: 'list_agents', arguments: {} },
+      }));
+      for (let sent = 0; sent < calls; sent += batch.length) {
+        const res = await rawMcp(flooded, { key, body: batch });
+        expect(res.status).toBe(200);
+        // Every call is answered as usual, dropped entry or not.
+        for (const reply of res.body) expect(reply.result.isError).toBeUndefined();
+      }
+      // Bounded: what waits is the cap, plus the batch stuck in its write.
+      const waiting = waitingToolCalls(db);
+      expect(waiting).toBeGreaterThan(MAX_PENDING);
+      expect(waiting).toBeLessThanOrEqual(MAX_PENDING + MAX_BATCH);
+      expect(lines.some((l) => l.dropped)).toBe(false);
+
+      release();
+      // Reading the log writes what waited; every entry that was kept is there, none twice.
+      const log = await api(flooded.url, 'GET', '/v1/mcp-calls?limit=1');
+      expect(log.status).toBe(200);
+      const counted = await db.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM mcp_calls');
+      expect(Number(counted?.n)).toBe(waiting);
+      expect(waitingToolCalls(db)).toBe(0);
+      // The operator hears how many were dropped, once, not a line per entry.
+      const drops = lines.filter((l) => l.dropped);
+      expect(drops.map((l) => l.dropped)).toEqual([calls - waiting]);
+    } finally {
+      await flooded.close();
     }
   });
 });

@@ -52,7 +52,7 @@ describe('a tool result without a second JSON.stringify pass', () => {
     expect(bytesOf(toolResultJson('s', json)).equals(Buffer.from(reference('s', json)))).toBe(true);
   });
 
-  it("keeps a tool's last answer only for the same JSON: new data, however close, gets its own bytes", () => {
+  it("keeps a tool's last answer only for the same JSON and summary: new ones, however close, get their own bytes", () => {
     const memo = resultMemo();
     const datas = [
       { posts: [{ id: 'a', text: 'one "two"' }] },
@@ -64,7 +64,8 @@ describe('a tool result without a second JSON.stringify pass', () => {
     ];
     for (const [i, data] of datas.entries()) {
       const json = JSON.stringify(data);
-      const summary = `call ${i}`;
+      // The summary's bytes are kept too: the same one twice, then one a character apart.
+      const summary = ['5 posts', '5 posts', '5 "posts"', '5 posts', '6 posts', '6 posts'][i] as string;
       expect(bytesOf(toolResultJson(summary, json, memo)).toString('utf8')).toBe(reference(summary, json));
     }
   });

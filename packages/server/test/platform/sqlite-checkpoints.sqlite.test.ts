@@ -4,7 +4,11 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { openSqliteDatabase } from '../../src/platform/db/sqlite.js';
-import { BUSY_AFTER, backgroundCheckpoints } from '../../src/platform/db/sqlite-checkpoints.js';
+import {
+  BUSY_AFTER,
+  BUSY_WINDOW_MS,
+  backgroundCheckpoints,
+} from '../../src/platform/db/sqlite-checkpoints.js';
 
 const TABLE = [
   {
@@ -78,6 +82,49 @@ describe('WAL checkpoints of a busy SQLite database', () => {
       expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(1000);
     } finally {
       db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('count a statement that writes outside a transaction as a write transaction', async () => {
+    // The MCP call log writes one multi-row INSERT per batch, outside any transaction: a flood of
+    // tool calls writes nothing else, and its checkpoints must leave the event loop all the same.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-checkpoints-'));
+    const db = openSqliteDatabase(join(dir, '.data', 'db.sqlite'), TABLE);
+    try {
+      // A statement that changes nothing commits nothing worth a checkpoint.
+      for (let i = 0; i < BUSY_AFTER; i++) await db.run('UPDATE t SET n = 0 WHERE n < 0');
+      expect(db.checkpoints?.handedOff()).toBe(false);
+      for (let i = 0; i < BUSY_AFTER - 1; i++)
+        await db.run('INSERT INTO t (n, pad) VALUES (?, ?)', [i, 'x'.repeat(6000)]);
+      expect(db.checkpoints?.handedOff()).toBe(false);
+      await db.run('INSERT INTO t (n, pad) VALUES (?, ?)', [BUSY_AFTER, 'x']);
+      expect(db.checkpoints?.handedOff()).toBe(true);
+      expect(autocheckpoint(db)).toBe(0);
+      await vi.waitFor(() => expect(db.checkpoints?.runs()).toBeGreaterThan(0), { timeout: 10_000 });
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('counts the writes of one window only: a quiet server writing now and then keeps no thread', async () => {
+    // A heartbeat every few seconds adds up to BUSY_AFTER writes within the hour; that is not busy.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const dir = mkdtempSync(join(tmpdir(), 'svc-checkpoints-'));
+    const db = openSqliteDatabase(join(dir, '.data', 'db.sqlite'), TABLE);
+    try {
+      for (let i = 0; i < 3 * BUSY_AFTER; i++) {
+        await db.run('INSERT INTO t (n, pad) VALUES (?, ?)', [i, 'x']);
+        vi.setSystemTime(Date.now() + BUSY_WINDOW_MS / (BUSY_AFTER / 2));
+      }
+      expect(db.checkpoints?.handedOff()).toBe(false);
+      // The same count within one window is busy.
+      for (let i = 0; i < BUSY_AFTER; i++) await db.run('INSERT INTO t (n, pad) VALUES (?, ?)', [i, 'x']);
+      expect(db.checkpoints?.handedOff()).toBe(true);
+    } finally {
+      vi.useRealTimers();
+      await db.close();
       rmSync(dir, { recursive: true, force: true });
     }
   });

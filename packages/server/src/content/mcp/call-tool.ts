@@ -186,7 +186,7 @@ export async function callTool(
     }
     result = errorResult(label, failure.code, failure.message);
   }
-  await record(ctx, {
+  record(ctx, {
     keyId: session.key.id,
     tool: tool.spec.name,
     args: rawArgs,
@@ -199,12 +199,9 @@ export async function callTool(
 }
 
 /** The log must not turn a done call into a failed one: a write that already happened stays reported. */
-export async function record(
-  ctx: ContentContext,
-  entry: Parameters<typeof recordToolCall>[1],
-): Promise<void> {
+export function record(ctx: ContentContext, entry: Parameters<typeof recordToolCall>[1]): void {
   try {
-    await recordToolCall(ctx, entry);
+    recordToolCall(ctx, entry);
   } catch (err) {
     ctx.logger.error({ err, tool: entry.tool }, 'could not record an MCP call');
   }

@@ -103,7 +103,7 @@ export function createMcpEngine(ctx: ContentContext) {
         const tool = tools.get(name);
         // Naming a tool that was never listed is a client bug, so it is a protocol error (as MCP says).
         if (!tool) {
-          await record(ctx, {
+          record(ctx, {
             keyId: session.key.id,
             tool: name.slice(0, 60),
             args: isObject(args) ? args : {},

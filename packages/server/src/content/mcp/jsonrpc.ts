@@ -76,10 +76,14 @@ const BACKSLASH = 0x5c;
  * are only ever those two characters (every byte of a multi-byte sequence is 0x80 or above).
  */
 export function toolResultJson(summary: string, json: string, memo?: ResultMemo): RawJson {
-  const head = Buffer.from(
-    `{"content":[{"type":"text","text":${JSON.stringify(summary)}},{"type":"text","text":"`,
-    'utf8',
-  );
+  let head = memo?.summary === summary ? memo.head : null;
+  if (!head) {
+    head = Buffer.from(
+      `{"content":[{"type":"text","text":${JSON.stringify(summary)}},{"type":"text","text":"`,
+      'utf8',
+    );
+    if (memo) Object.assign(memo, { summary, head });
+  }
   let tail = memo?.json === json ? memo.tail : null;
   if (!tail) {
     tail = escapedAndRaw(json);
@@ -99,9 +103,12 @@ export function toolResultJson(summary: string, json: string, memo?: ResultMemo)
 export interface ResultMemo {
   json: string;
   tail: Buffer | null;
+  /** The same for the summary's text block, whose bytes were made (and escaped) on every call. */
+  summary: string;
+  head: Buffer | null;
 }
 
-export const resultMemo = (): ResultMemo => ({ json: '', tail: null });
+export const resultMemo = (): ResultMemo => ({ json: '', tail: null, summary: '', head: null });
 
 /** `json` escaped as a JSON string's content, the closing of the text block, then `json` as it is. */
 function escapedAndRaw(json: string): Buffer {

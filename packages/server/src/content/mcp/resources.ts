@@ -118,7 +118,7 @@ export async function readResource(ctx: ContentContext, label: string, uri: stri
         throw resourceNotFound(uri, `${err.message} list_brands gives brand ids.`);
       throw err;
     }
-    await record(ctx, {
+    record(ctx, {
       keyId: session.key.id,
       tool: 'resources/read',
       args: { uri },
@@ -137,7 +137,7 @@ export async function readResource(ctx: ContentContext, label: string, uri: stri
     };
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    await record(ctx, {
+    record(ctx, {
       keyId: session.key.id,
       tool: 'resources/read',
       args: { uri },

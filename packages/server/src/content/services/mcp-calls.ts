@@ -9,9 +9,10 @@ import { redactSecrets } from './redact.js';
 /**
  * The MCP server calls this once per tool call, success or failure, so a person can see what
  * agents did with which key (GET /v1/mcp-calls). The entry is written with the next batch
- * (services/mcp-call-log.ts), not before the answer.
+ * (services/mcp-call-log.ts), not before the answer: nothing here waits, so a call does not pay
+ * for a promise and a turn of the microtask queue to queue its entry.
  */
-export async function recordToolCall(
+export function recordToolCall(
   ctx: ContentContext,
   call: {
     keyId: string | null;
@@ -22,7 +23,7 @@ export async function recordToolCall(
     errorMessage?: string | null;
     durationMs?: number | null;
   },
-): Promise<McpCallView> {
+): void {
   const at = ctx.clock.realNow();
   const row: McpCallRow = {
     // In time order: the log is an append-mostly table written in batches (see timeOrderedId).
@@ -38,7 +39,6 @@ export async function recordToolCall(
     created_at: at.toISOString(),
   };
   queueToolCall(ctx.db, ctx.logger, row);
-  return view(row);
 }
 
 const view = (r: McpCallRow): McpCallView => ({

@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3';
  * checkpoints, in stalls of up to 166 ms each on this project's loaded machines (docs/benchmarks.md,
  * "seventh pass: the webhook dispatcher's tail"): every request and delivery in flight waits them out.
  *
- * So once a connection has committed `BUSY_AFTER` write transactions, a worker thread with a
+ * So once a connection has committed `BUSY_AFTER` write transactions within a minute, a worker thread with a
  * connection of its own checkpoints every `EVERY_MS` (PASSIVE: it never waits for, nor blocks,
  * the writer or the readers) and the main connection stops checkpointing. Started only then,
  * because the thread costs about 9 MB of memory, which a server that mostly reads (the million-row
@@ -20,6 +20,13 @@ import type Database from 'better-sqlite3';
  * about durability changes: a commit is in the WAL before and after, the checkpoint only moves it.
  */
 export const BUSY_AFTER = 200;
+/**
+ * ...within this long. A statement that writes outside a transaction counts too (the MCP call
+ * log's batches, sqlite.ts `run`), and so does a quiet server's housekeeping (the key epoch's
+ * heartbeat every 5 s, the background pass's leases): counted without a window, those alone
+ * reached BUSY_AFTER within the hour and started the thread on a server that mostly reads.
+ */
+export const BUSY_WINDOW_MS = 60_000;
 const EVERY_MS = 100;
 /** SQLite's own default, put back when the thread stops or fails. */
 const SQLITE_AUTOCHECKPOINT = 1_000;
@@ -76,6 +83,9 @@ export function backgroundCheckpoints(
   { thread = THREAD, stopWaitMs = STOP_WAIT_MS }: CheckpointerOptions = {},
 ): Checkpointer {
   let commits = 0;
+  let windowStart = Number.NEGATIVE_INFINITY;
+  /** The thread is started at most once: after a failure or a stop the connection keeps its own checkpoints. */
+  let started = false;
   let runs = 0;
   let worker: Worker | null = null;
   let exited: Promise<void> = Promise.resolve();
@@ -116,13 +126,22 @@ export function backgroundCheckpoints(
 
   return {
     committed() {
+      if (started) return;
+      const now = Date.now();
+      if (now - windowStart >= BUSY_WINDOW_MS) {
+        windowStart = now;
+        commits = 0;
+      }
       commits += 1;
-      if (commits === BUSY_AFTER && db.open) start();
+      if (commits === BUSY_AFTER && db.open) {
+        started = true;
+        start();
+      }
     },
     runs: () => runs,
     handedOff: () => handedOff,
     async stop() {
-      commits = Number.POSITIVE_INFINITY;
+      started = true;
       const w = worker;
       if (!w) return exited;
       w.postMessage('stop');

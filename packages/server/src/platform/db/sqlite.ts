@@ -179,7 +179,15 @@ class GatedDatabase implements SqliteDatabase {
   }
 
   run(sql: string, params?: SqlParams) {
-    return this.#now(() => this.#statements.run(sql, params));
+    return this.#now(() => {
+      const result = this.#statements.run(sql, params);
+      // A statement outside a transaction that wrote is a write transaction of its own: it counts
+      // towards handing checkpoints to the thread. A load whose only writes are such statements
+      // (the MCP call log's batches under a flood of reads) otherwise kept SQLite's checkpoints
+      // on this connection, each one syncing the disk on the event loop.
+      if (result.changes > 0) this.checkpoints?.committed();
+      return result;
+    });
   }
 
   /** `opts.isolation` is ignored: BEGIN IMMEDIATE and the gate already make writers serial. */

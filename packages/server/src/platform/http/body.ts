@@ -66,7 +66,8 @@ function readLimited(req: IncomingMessage, limitBytes: number): Promise<Buffer> 
     };
     const onEnd = () => {
       cleanup();
-      resolve(Buffer.concat(chunks, received));
+      // A small body (every MCP call, most JSON) arrives in one chunk: no copy of it then.
+      resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, received));
     };
     const aborted = () =>
       new AppError(400, 'REQUEST_ABORTED', 'The client closed the request before the body arrived.');

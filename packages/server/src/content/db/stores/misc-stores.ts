@@ -1,4 +1,4 @@
-import type { SqlExecutor } from '../../../platform/db/sql.js';
+import type { SqlExecutor, SqlValue } from '../../../platform/db/sql.js';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '../../domain.js';
 import type { DigestView } from '../../schemas/insights.js';
 import type { MemoryProposalView } from '../../schemas/workspace.js';
@@ -151,15 +151,30 @@ export interface McpCallRow {
 
 const MCP_OUTCOMES = ['ok', 'error'] as const;
 
+/**
+ * The INSERT for `n` entries, made once per batch size: a full batch's text is 200 groups of
+ * placeholders, rebuilt on every flush before: 1.6 of the batch write's 2.1 % of samples in the PostgreSQL profile.
+ * Batches hold at most MAX_BATCH entries (services/mcp-call-log.ts), so this holds at most as many texts.
+ */
+const callsSql = new Map<number, string>();
+const insertCallsSql = (n: number) => {
+  let sql = callsSql.get(n);
+  if (!sql) {
+    sql = `INSERT INTO mcp_calls (id, key_id, tool, args, outcome, error_code, error_message, duration_ms, created_at)
+         VALUES ${Array.from({ length: n }, () => `(${placeholders(9)})`).join(', ')}`;
+    callsSql.set(n, sql);
+  }
+  return sql;
+};
+
 export function mcpCallsStore(db: SqlExecutor) {
   return {
     /** Several entries in one statement: the call log's batches (services/mcp-call-log.ts). */
     async insertMany(rows: McpCallRow[]) {
       if (rows.length === 0) return;
-      await db.run(
-        `INSERT INTO mcp_calls (id, key_id, tool, args, outcome, error_code, error_message, duration_ms, created_at)
-         VALUES ${rows.map(() => `(${placeholders(9)})`).join(', ')}`,
-        rows.flatMap((r) => [
+      const params: SqlValue[] = [];
+      for (const r of rows)
+        params.push(
           r.id,
           r.key_id,
           r.tool,
@@ -169,8 +184,8 @@ export function mcpCallsStore(db: SqlExecutor) {
           r.error_message,
           r.duration_ms,
           r.created_at,
-        ]),
-      );
+        );
+      await db.run(insertCallsSql(rows.length), params);
     },
     async list(filter: { keyId?: string; tool?: string }, limit: number, after?: string) {
       const where: string[] = [];
