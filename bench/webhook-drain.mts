@@ -10,6 +10,12 @@
 //
 // (tsx, a dev dependency of @svc/bench, runs the tree's TypeScript as it is.)
 //
+// DRAIN_PACE=<events per second>: the events are not written first but at that pace while the
+// dispatcher runs, each in a transaction of its own followed by a nudge, as the API writes them
+// (every 10 ms, the events due by then): the bench's steady state, where steps are small and
+// many, rather than one backlog drained in large steps. The writer's own transactions are not
+// counted in transactions per delivery; its CPU is (it is this process's), as in the server.
+//
 // PostgreSQL: BENCH_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/postgres) makes and
 // drops a database of its own. DRAIN_SQL: statements (`;`-separated) run after the migrations,
 // for trying schema variants (an index dropped, a fillfactor).
@@ -20,8 +26,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 if (process.argv[2] === '--receiver') {
-  // Answers 200 to everything; tells the parent how many it received when asked.
+  // Answers 200 to everything; tells the parent how many it received, and on how many
+  // connections, when asked.
   let received = 0;
+  let connections = 0;
   const server = createServer((req, res) => {
     req.resume();
     req.on('end', () => {
@@ -29,9 +37,12 @@ if (process.argv[2] === '--receiver') {
       res.end('ok');
     });
   });
+  server.on('connection', () => {
+    connections += 1;
+  });
   server.keepAliveTimeout = 30_000;
   server.listen(0, '127.0.0.1', () => process.send?.({ port: (server.address() as { port: number }).port }));
-  process.on('message', () => process.send?.({ received }));
+  process.on('message', () => process.send?.({ received, connections }));
 } else {
   await drain();
 }
@@ -52,14 +63,17 @@ async function drain() {
   });
   execFileSync('taskset', ['-pc', '1', String(receiver.pid)], { stdio: 'ignore' });
   const ask = () =>
-    new Promise<{ port?: number; received?: number }>((r) => {
-      receiver.once('message', (m) => r(m as { port?: number; received?: number }));
+    new Promise<{ port?: number; received?: number; connections?: number }>((r) => {
+      receiver.once('message', (m) => r(m as { port?: number; received?: number; connections?: number }));
     });
   const { port } = await ask();
+  let connections = 0;
   const received = async () => {
     const answer = ask();
     receiver.send('count');
-    return (await answer).received ?? 0;
+    const got = await answer;
+    connections = got.connections ?? 0;
+    return got.received ?? 0;
   };
 
   const dataDir = mkdtempSync(join(tmpdir(), 'svc-drain-'));
@@ -100,24 +114,38 @@ async function drain() {
     totals: { subtotal: 1200, total: 1200 },
     currency: 'usd',
   };
-  for (let first = 0; first < events; first += 50) {
-    await db.transaction(async (tx: unknown) => {
-      const s = commerceStores(tx).webhooks;
-      for (let n = first; n < Math.min(events, first + 50); n++) {
-        await s.insertEvent({
-          id: `evt_${n}`,
-          account_id: 'acct_1',
-          env: 'sandbox',
-          type: 'checkout.updated',
-          data,
-          created_at: at,
-        });
-        await s.insertDeliveries(
+  /** The store methods an event's writer calls (the tree's own types are not imported here). */
+  interface EventWriter {
+    insertEvent(e: Record<string, unknown>): Promise<void>;
+    insertDeliveries(
+      rows: { id: string; event_id: string; endpoint_id: string }[],
+      at: string,
+    ): Promise<void>;
+  }
+  const writeEvent = (s: EventWriter, n: number, created: string) =>
+    s
+      .insertEvent({
+        id: `evt_${n}`,
+        account_id: 'acct_1',
+        env: 'sandbox',
+        type: 'checkout.updated',
+        data,
+        created_at: created,
+      })
+      .then(() =>
+        s.insertDeliveries(
           endpoints.map((w) => ({ id: `dlv_${n}_${w}`, event_id: `evt_${n}`, endpoint_id: w })),
-          at,
-        );
-      }
-    });
+          created,
+        ),
+      );
+  const pace = Number(process.env.DRAIN_PACE ?? 0);
+  if (!pace) {
+    for (let first = 0; first < events; first += 50) {
+      await db.transaction(async (tx: unknown) => {
+        const s = commerceStores(tx).webhooks;
+        for (let n = first; n < Math.min(events, first + 50); n++) await writeEvent(s, n, at);
+      });
+    }
   }
   const total = events * ENDPOINTS;
 
@@ -162,6 +190,20 @@ async function drain() {
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   dispatcher.start();
+  let writerTransactions = 0;
+  if (pace) {
+    // As the API: one transaction per event, then a nudge once it has committed.
+    for (let n = 0; n < events; ) {
+      const due = Math.min(events, Math.floor(((performance.now() - started) / 1000) * pace));
+      for (; n < due; n++) {
+        const created = new Date().toISOString();
+        writerTransactions += 1;
+        await db.transaction((tx: unknown) => writeEvent(commerceStores(tx).webhooks, n, created));
+        dispatcher.nudge();
+      }
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
   for (let i = 0; (await received()) < total; i++) {
     await new Promise((r) => setTimeout(r, 20));
     if (i % 10 === 0) await sample();
@@ -180,7 +222,9 @@ async function drain() {
       per_second: Math.round(total / (wall / 1000)),
       dispatcher_cpu_us: Math.round((cpu.user + cpu.system) / total),
       postgres_cpu_us: pgName ? Math.round((pgTicks * tick) / total) : null,
-      transactions_per_delivery: Number((transactions / total).toFixed(3)),
+      transactions_per_delivery: Number(((transactions - writerTransactions) / total).toFixed(3)),
+      connections_opened: connections,
+      ...(pace ? { paced_events_per_second: pace } : {}),
     }),
   );
   receiver.kill();

@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   createDispatcher,
   type Dispatcher,
@@ -170,6 +170,31 @@ describe('a slow webhook endpoint delays only itself', () => {
     // Another instance finds the endpoint full: the attempts in flight are counted in the database.
     expect((await dispatcherOn(c, { owner: 'instance-b' }).runDue()).attempted).toBe(0);
     expect(hanging.held).toHaveLength(16);
+  });
+
+  it('gives the attempts one claim starts a single deadline between them, which still ends every one', async () => {
+    c = await startCommerce({ webhookAllowPrivate: true });
+    const hanging = await startHangingReceiver();
+    cleanups.push(hanging.close);
+    const made = await as(c.svc, c.sandboxKey)('POST', '/v1/webhook_endpoints', { url: hanging.url });
+    expect(made.status).toBe(201);
+    const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'one-deadline' });
+    for (let i = 0; i < PER_ENDPOINT_CONCURRENCY; i++)
+      await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/one-deadline-${i}` });
+    // Counted from here: only the dispatcher below runs (no background loop in this service).
+    const timers = vi.spyOn(AbortSignal, 'timeout');
+    cleanups.push(async () => timers.mockRestore());
+    const summary = await dispatcherOn(c, { timeoutMs: 300 }).runDue();
+    // One claim took all 16 and started them together: one timer for the batch, not one each
+    // (a timer each was a share of every delivery's CPU). The endpoint never answers, so only
+    // that deadline ended each of them: every attempt failed, and every request was let go.
+    expect(summary).toEqual({ attempted: 16, succeeded: 0, failed: 16 });
+    expect(timers).toHaveBeenCalledTimes(1);
+    // The receiver sees each connection close a moment after the attempt gave up on it.
+    await until(() => hanging.released() === 16);
+    const attempts = (await deliveriesOf(c, made.body.id)).map((d) => d.attempts[0]);
+    expect(attempts).toHaveLength(16);
+    expect(attempts.every((a) => a?.response_status === null)).toBe(true);
   });
 
   it("writes an outcome that ends during a claim with the next step's claim, not in a transaction of its own", async () => {

@@ -7,6 +7,7 @@ import {
   checkPublicUrl,
   isBlockedAddress,
   publicFetch,
+  publicStatus,
 } from '../../src/platform/net/public-url.js';
 
 describe('isBlockedAddress', () => {
@@ -172,5 +173,103 @@ describe('publicFetch', () => {
     await expect(
       publicFetch(`http://127.0.0.1:${port}/`, { allowPrivate: false, timeoutMs: 2000 }),
     ).rejects.toThrow(/private/);
+  });
+});
+
+/**
+ * `publicStatus` (webhook deliveries) goes through undici's bare dispatch with a handler of its
+ * own; these hold it to what `publicFetch` promises, over real HTTP. A request that ought to end
+ * and does not fails by the test's own timeout, so no figure here is a timing.
+ */
+describe('publicStatus', () => {
+  let server: Server;
+  let port: number;
+  /** Requests the server has let go (their connection closed), by path. */
+  const closed: string[] = [];
+
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      res.on('close', () => closed.push(req.url ?? ''));
+      if (req.url === '/redirect') {
+        res.writeHead(307, { location: 'http://127.0.0.1/elsewhere' }).end();
+      } else if (req.url === '/endless') {
+        // A body that never ends: only the byte cap can stop reading it.
+        res.writeHead(200, { 'content-type': 'application/octet-stream' });
+        const chunk = Buffer.alloc(16 * 1024);
+        const more = () => {
+          while (!res.destroyed && res.write(chunk));
+          if (!res.destroyed) res.once('drain', more);
+        };
+        more();
+      } else if (req.url === '/trickle') {
+        // Headers at once, then a byte now and then, forever: only a deadline on the whole
+        // exchange (not on each read) ends it.
+        res.writeHead(200, { 'content-type': 'text/plain' });
+        const timer = setInterval(() => res.write('.'), 50);
+        res.on('close', () => clearInterval(timer));
+      } else if (req.url === '/hang') {
+        req.resume();
+      } else {
+        req.resume();
+        req.on('end', () => res.writeHead(202).end('ok'));
+      }
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    port = (server.address() as AddressInfo).port;
+  });
+  afterAll(
+    () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  );
+
+  const post = (path: string, more: Partial<Parameters<typeof publicStatus>[1]> = {}) =>
+    publicStatus(`http://127.0.0.1:${port}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"id":"evt_1"}',
+      allowPrivate: true,
+      timeoutMs: 60_000,
+      ...more,
+    });
+
+  it('answers the status, and a 3xx as it is, without following it', async () => {
+    expect(await post('/ok')).toBe(202);
+    expect(await post('/redirect')).toBe(307);
+  });
+
+  it('keeps the status of an answer whose body passes maxBytes, and cuts it off there', async () => {
+    expect(await post('/endless', { maxBytes: 1024 })).toBe(200);
+  });
+
+  it('ends an answer that trickles in at the deadline, keeping its status', async () => {
+    expect(await post('/trickle', { timeoutMs: 300 })).toBe(200);
+  });
+
+  it('ends every request under a shared signal when it aborts, and lets their connections go', async () => {
+    // Each request's own timeout is a minute: only the shared signal can end them within the test.
+    const signal = AbortSignal.timeout(200);
+    const sent = [post('/hang', { signal }), post('/hang', { signal }), post('/hang', { signal })];
+    for (const r of sent) await expect(r).rejects.toMatchObject({ name: 'TimeoutError' });
+    await new Promise<void>((resolve) => {
+      const check = () =>
+        closed.filter((p) => p === '/hang').length === 3 ? resolve() : setTimeout(check, 5);
+      check();
+    });
+  });
+
+  it('refuses a name that resolves to a private address, at connect time', async () => {
+    const rebinding: typeof import('node:dns').lookup = ((_host: string, _opts: unknown, cb: any) =>
+      cb(null, [{ address: '127.0.0.1', family: 4 }])) as any;
+    await expect(
+      publicStatus(`http://rebind.example.com:${port}/ok`, {
+        method: 'POST',
+        allowPrivate: false,
+        timeoutMs: 2000,
+        lookup: rebinding,
+      }),
+    ).rejects.toThrow(/private or reserved/);
   });
 });

@@ -12,6 +12,7 @@ import { onceAcrossInstances } from './migrations/011-once-across-instances.js';
 import { deliveryClaimIndexes } from './migrations/012-delivery-claim-indexes.js';
 import { idempotencyOwner } from './migrations/013-idempotency-owner.js';
 import { eventSubjects } from './migrations/014-event-subjects.js';
+import { dropDeliveriesDue } from './migrations/015-drop-deliveries-due.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -67,4 +68,5 @@ export const commerceMigrations: Migration[] = [
   deliveryClaimIndexes,
   idempotencyOwner,
   eventSubjects,
+  dropDeliveriesDue,
 ];

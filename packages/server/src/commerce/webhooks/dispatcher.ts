@@ -6,7 +6,7 @@ import type { Logger } from '../../platform/logger.js';
 import { commerceStores } from '../db/stores.js';
 import type { AttemptRecord, DeliveryStatus, DueDelivery } from '../db/webhooks-store.js';
 import { nextAttemptAt } from './schedule.js';
-import { type SendOptions, sendSigned } from './sender.js';
+import { type SendOptions, sendDeadline, sendSigned } from './sender.js';
 
 export interface DispatcherOptions extends SendOptions {
   db: SqlDatabase;
@@ -154,7 +154,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
           b.free();
           b.done(recorded[i] ?? false);
         }
-        for (const d of due) launch(d);
+        launchAll(due);
       } catch (err) {
         for (const b of batch) {
           b.free();
@@ -199,10 +199,10 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     });
   }
 
-  async function attempt(d: DueDelivery, free: () => void): Promise<boolean> {
+  async function attempt(d: DueDelivery, free: () => void, deadline: Promise<AbortSignal>): Promise<boolean> {
     const body = eventBody(d);
     const started = opts.clock.now();
-    const outcome = await sendSigned(d.url, d.secret, body, started, opts);
+    const outcome = await sendSigned(d.url, d.secret, body, started, opts, deadline);
     const number = d.attempts + 1;
     const retryAt = outcome.ok ? null : nextAttemptAt(opts.clock.now(), number, opts.random);
     const recorded = await record(
@@ -236,8 +236,15 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     return outcome.ok;
   }
 
+  /** Starts the attempts a claim returned, under one deadline (they start together). */
+  function launchAll(due: DueDelivery[]): Promise<boolean>[] {
+    if (due.length === 0) return [];
+    const deadline = sendDeadline(opts);
+    return due.map((d) => launch(d, deadline));
+  }
+
   /** Starts one attempt in a slot; the slot is given back, and refilled, when it ends. */
-  function launch(d: DueDelivery): Promise<boolean> {
+  function launch(d: DueDelivery, deadline: Promise<AbortSignal>): Promise<boolean> {
     held += 1;
     let freed = false;
     const free = () => {
@@ -245,7 +252,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       freed = true;
       held -= 1;
     };
-    const run = attempt(d, free)
+    const run = attempt(d, free, deadline)
       .catch((err) => {
         // The attempt could not be recorded; its lease runs out and it is tried again.
         opts.logger.error({ err, delivery: d.id }, 'webhook delivery could not be recorded');
@@ -270,7 +277,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       const limit = concurrency - held;
       if (limit <= 0) return [];
       const due = await opts.db.transaction((tx) => claim(tx, limit, ids));
-      return due.map(launch);
+      return launchAll(due);
     });
   }
 

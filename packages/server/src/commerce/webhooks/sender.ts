@@ -1,6 +1,7 @@
 import type { lookup as dnsLookup } from 'node:dns';
+import { setMaxListeners } from 'node:events';
 import { signPayload } from '@svc/webhooks';
-import { publicStatus } from '../../platform/net/public-url.js';
+import { outboundReady, publicStatus } from '../../platform/net/public-url.js';
 
 export const DELIVERY_TIMEOUT_MS = 10_000;
 export const SIGNATURE_HEADER = 'Service-Signature';
@@ -17,6 +18,21 @@ export interface SendOutcome {
   error: string | null;
 }
 
+/**
+ * One deadline for the attempts a dispatcher step starts together (they start in the same tick):
+ * one timer for the batch instead of one per attempt, which was a share of every delivery's CPU.
+ * Each attempt still ends no later than `timeoutMs` after it started; the timer starts once the
+ * HTTP client is loaded, so the first batch after start does not spend its time on the import.
+ * Every attempt in flight listens to it, up to the dispatcher's slots, so the listener warning is
+ * off for this signal.
+ */
+export async function sendDeadline(opts: Pick<SendOptions, 'timeoutMs'>): Promise<AbortSignal> {
+  await outboundReady();
+  const signal = AbortSignal.timeout(opts.timeoutMs ?? DELIVERY_TIMEOUT_MS);
+  setMaxListeners(0, signal);
+  return signal;
+}
+
 function describe(err: unknown, timeoutMs: number): string {
   if (err instanceof Error && (err.name === 'TimeoutError' || err.name === 'AbortError')) {
     return `No response within ${timeoutMs / 1000} s.`;
@@ -29,7 +45,8 @@ function describe(err: unknown, timeoutMs: number): string {
 
 /**
  * One attempt: signed now (a fresh timestamp every attempt), DNS checked and pinned by the
- * SSRF guard, and only a 2xx counts. A 3xx is a failure and is never followed.
+ * SSRF guard, and only a 2xx counts. A 3xx is a failure and is never followed. `batchDeadline`:
+ * the batch's (`sendDeadline`); without one, the attempt gets a timeout of its own.
  */
 export async function sendSigned(
   url: string,
@@ -37,9 +54,11 @@ export async function sendSigned(
   body: string,
   now: Date,
   opts: SendOptions,
+  batchDeadline?: Promise<AbortSignal>,
 ): Promise<SendOutcome> {
   const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   try {
+    const deadline = await batchDeadline;
     const status = await publicStatus(url, {
       method: 'POST',
       headers: {
@@ -51,6 +70,7 @@ export async function sendSigned(
       allowPrivate: opts.allowPrivate,
       requireHttps: true,
       timeoutMs,
+      ...(deadline ? { signal: deadline } : {}),
       maxBytes: 64 * 1024,
       ...(opts.lookup ? { lookup: opts.lookup } : {}),
     });
