@@ -1,19 +1,13 @@
+import { databaseTimeAgo } from '../../../platform/db/database-clock.js';
 import type { Dialect, SqlExecutor } from '../../../platform/db/sql.js';
-
-/**
- * The database's own time `secondsAgo` seconds ago, as an ISO string (the form heartbeats are
- * kept in). Heartbeats are stamped and judged by this one clock, never by an instance's: with
- * each instance's wall clock, one running 60 s behind (or a revoking process 60 s ahead) looked
- * silent, was not waited for, and served a revoked key from its cache after the revoke returned.
- */
-const dbTimeAgo = (dialect: Dialect) =>
-  dialect === 'postgres'
-    ? `to_char((clock_timestamp() - make_interval(secs => ?)) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
-    : `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ? || ' seconds')`;
 
 /**
  * The key epoch (migration 21) and each instance's acknowledgement of it. The epoch itself is
  * moved only by the triggers on `api_keys`, in the transaction of the change.
+ *
+ * Heartbeats are stamped and judged by the database's clock, never by an instance's: with each
+ * instance's wall clock, one running 60 s behind (or a revoking process 60 s ahead) looked
+ * silent, was not waited for, and served a revoked key from its cache after the revoke returned.
  */
 export function keyEpochStore(db: SqlExecutor) {
   return {
@@ -30,7 +24,7 @@ export function keyEpochStore(db: SqlExecutor) {
      */
     async acknowledge(instance: string, epoch: number, dialect: Dialect, secondsAgo = 0): Promise<void> {
       await db.run(
-        `INSERT INTO key_epoch_instances (instance, seen_epoch, heartbeat_at) VALUES (?, ?, ${dbTimeAgo(dialect)})
+        `INSERT INTO key_epoch_instances (instance, seen_epoch, heartbeat_at) VALUES (?, ?, ${databaseTimeAgo(dialect)})
          ON CONFLICT (instance) DO UPDATE SET seen_epoch = excluded.seen_epoch, heartbeat_at = excluded.heartbeat_at`,
         [instance, epoch, secondsAgo],
       );
@@ -38,7 +32,7 @@ export function keyEpochStore(db: SqlExecutor) {
     /** Instances that said they were alive within `liveMs` (database time) and have not seen `epoch`. */
     async lagging(epoch: number, liveMs: number, dialect: Dialect): Promise<string[]> {
       const rows = await db.all<{ instance: string }>(
-        `SELECT instance FROM key_epoch_instances WHERE seen_epoch < ? AND heartbeat_at >= ${dbTimeAgo(dialect)} ORDER BY instance`,
+        `SELECT instance FROM key_epoch_instances WHERE seen_epoch < ? AND heartbeat_at >= ${databaseTimeAgo(dialect)} ORDER BY instance`,
         [epoch, liveMs / 1000],
       );
       return rows.map((r) => r.instance);
@@ -49,7 +43,7 @@ export function keyEpochStore(db: SqlExecutor) {
     },
     /** Rows of instances silent for `silentMs` (crashed ones): housekeeping, not correctness. */
     async purge(silentMs: number, dialect: Dialect): Promise<void> {
-      await db.run(`DELETE FROM key_epoch_instances WHERE heartbeat_at < ${dbTimeAgo(dialect)}`, [
+      await db.run(`DELETE FROM key_epoch_instances WHERE heartbeat_at < ${databaseTimeAgo(dialect)}`, [
         silentMs / 1000,
       ]);
     },
