@@ -51,16 +51,25 @@ async function receiverProcess() {
       res.end('ok');
     });
   });
+  // Connections the dispatcher opened to the receiver in the round: each is a connect, an HTTP
+  // parser and a socket on both sides, so a round that opens many pays for them.
+  let connections = 0;
+  server.on('connection', () => {
+    connections += 1;
+  });
   server.keepAliveTimeout = 30_000;
   server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
   process.on('message', (m) => {
     if (m.secrets) secrets = new Map(m.secrets);
     if (m.reset) {
       arrivals = [];
+      connections = 0;
       lag.reset();
       lag.enable();
     }
-    const report = m.report ? { arrivals, lagP99: lag.percentile(99) / 1e6, lagMax: lag.max / 1e6 } : {};
+    const report = m.report
+      ? { arrivals, connections, lagP99: lag.percentile(99) / 1e6, lagMax: lag.max / 1e6 }
+      : {};
     process.send({ id: m.id, count: arrivals.length, bad, ...report });
   });
 }
@@ -383,7 +392,7 @@ async function run({ dead }) {
         p50: at(50),
         p99: at(99),
         cpuUs: (cpu * 1000) / got,
-        note: `${got}/${expected} delivered, ${Math.round((made * perCheckout) / SECONDS)}/s offered${deadReceiver ? `, dead endpoint holding ${deadReceiver.held()}` : ''}${pgCost}`,
+        note: `${got}/${expected} delivered over ${report.connections} connections, ${Math.round((made * perCheckout) / SECONDS)}/s offered${deadReceiver ? `, dead endpoint holding ${deadReceiver.held()}` : ''}${pgCost}`,
       };
     }
   } finally {

@@ -272,6 +272,32 @@ describe('a slow webhook endpoint delays only itself', () => {
     expect(transactions).toBe(3);
   });
 
+  it('sends 200 deliveries to one endpoint over at most 16 connections, reused', async () => {
+    c = await startCommerce({ webhookAllowPrivate: true });
+    const receiver = await startReceiver();
+    cleanups.push(receiver.close);
+    let connections = 0;
+    receiver.server.on('connection', () => {
+      connections += 1;
+    });
+    const endpoint = (await as(c.svc, c.sandboxKey)('POST', '/v1/webhook_endpoints', { url: receiver.url }))
+      .body.id as string;
+    const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'reuse' });
+    // The listing stops at 200: enough checkouts that the endpoint has at least that many queued.
+    for (let i = 0; (await deliveriesOf(c!, endpoint)).length < 200; i++)
+      await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/reuse-${i}` });
+    // The background loop, as the server runs it: each step sends as the attempts before it end.
+    const dispatcher = dispatcherOn(c);
+    dispatcher.start();
+    cleanups.push(() => dispatcher.stop());
+    await until(() => receiver.received.length >= 200);
+    await dispatcher.stop();
+    // An unbounded pool opened a connection whenever the ones that had just answered were not yet
+    // free again: more connections than attempts in flight.
+    expect(connections).toBeGreaterThan(0);
+    expect(connections).toBeLessThanOrEqual(PER_ENDPOINT_CONCURRENCY);
+  });
+
   it('two dispatch loops on one database never send the same delivery twice', async () => {
     c = await startCommerce({ webhookAllowPrivate: true });
     const healthy = await startReceiver();

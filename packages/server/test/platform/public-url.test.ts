@@ -1,9 +1,11 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/platform/errors.js';
 import {
   BodyTooLargeError,
+  CONNECTIONS_PER_ENDPOINT,
   checkPublicUrl,
   isBlockedAddress,
   publicFetch,
@@ -186,10 +188,18 @@ describe('publicStatus', () => {
   let port: number;
   /** Requests the server has let go (their connection closed), by path. */
   const closed: string[] = [];
+  /** Connections the server has accepted, by the path of the first request on each. */
+  const connectedFor: string[] = [];
+  /** Requests the server has received, by path. */
+  const arrived: string[] = [];
 
   beforeAll(async () => {
     server = createServer((req, res) => {
       res.on('close', () => closed.push(req.url ?? ''));
+      const socket = req.socket as typeof req.socket & { counted?: boolean };
+      arrived.push(req.url ?? '');
+      if (!socket.counted) connectedFor.push(req.url ?? '');
+      socket.counted = true;
       if (req.url === '/redirect') {
         res.writeHead(307, { location: 'http://127.0.0.1/elsewhere' }).end();
       } else if (req.url === '/endless') {
@@ -258,6 +268,44 @@ describe('publicStatus', () => {
         closed.filter((p) => p === '/hang').length === 3 ? resolve() : setTimeout(check, 5);
       check();
     });
+  });
+
+  it('reuses at most CONNECTIONS_PER_ENDPOINT connections for 200 requests to one endpoint', async () => {
+    // 16 in flight, the next sent as each answer arrives (as the dispatcher sends): an unbounded
+    // pool opened a new connection whenever the one that had just answered was not yet free.
+    let sent = 0;
+    const sender = async () => {
+      while (sent < 200) {
+        sent += 1;
+        expect(await post('/reuse')).toBe(202);
+      }
+    };
+    await Promise.all(Array.from({ length: CONNECTIONS_PER_ENDPOINT }, sender));
+    const opened = connectedFor.filter((p) => p === '/reuse').length;
+    expect(CONNECTIONS_PER_ENDPOINT).toBe(16);
+    expect(opened).toBeGreaterThan(0);
+    expect(opened).toBeLessThanOrEqual(CONNECTIONS_PER_ENDPOINT);
+  });
+
+  it('lets another endpoint on the same host through while one endpoint holds all its connections', async () => {
+    const signal = AbortSignal.timeout(1_000);
+    setMaxListeners(0, signal);
+    const before = arrived.filter((p) => p === '/hang').length;
+    const hanging = Array.from({ length: CONNECTIONS_PER_ENDPOINT }, () =>
+      post('/hang', { signal }).catch((err: Error) => err.name),
+    );
+    // Every connection of '/hang' is taken; '/other' answers at once all the same.
+    await new Promise<void>((resolve) => {
+      const check = () =>
+        arrived.filter((p) => p === '/hang').length >= before + CONNECTIONS_PER_ENDPOINT
+          ? resolve()
+          : setTimeout(check, 5);
+      check();
+    });
+    expect(signal.aborted).toBe(false);
+    expect(await post('/other')).toBe(202);
+    expect(signal.aborted).toBe(false);
+    expect(await Promise.all(hanging)).toEqual(Array(CONNECTIONS_PER_ENDPOINT).fill('TimeoutError'));
   });
 
   it('refuses a name that resolves to a private address, at connect time', async () => {

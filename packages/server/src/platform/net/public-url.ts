@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import type { Agent } from 'undici';
+import type { Agent, Pool } from 'undici';
 import { AppError } from '../errors.js';
 import { isBlockedAddress, judgeAddress, parseIp } from './blocked-addresses.js';
 
@@ -150,6 +150,58 @@ function agentFor(
 }
 
 /**
+ * Connections kept to one endpoint (origin and path) for `publicStatus`: the dispatcher's
+ * in-flight limit per endpoint, so each attempt in flight has a connection and no more are made.
+ * An unbounded pool (the Agent's default) opened a connection for nearly every request of a burst:
+ * a connection that has just answered is not handed out again until the next turn of the event
+ * loop, so a step that sends as others finish found none free and opened more (480 connections
+ * for 240 in flight). Per endpoint rather than per origin so that a path that hangs holds only its
+ * own connections, never those of another endpoint on the same host.
+ */
+export const CONNECTIONS_PER_ENDPOINT = 16;
+
+const endpointPools = new Map<string, Pool>();
+
+function endpointPool(
+  { Pool }: typeof import('undici'),
+  url: URL,
+  allowPrivate: boolean,
+  lookup: Lookup | undefined,
+): Pool {
+  // The guarded lookup runs on every new connection, so each is checked and pinned as before.
+  const make = () =>
+    new Pool(url.origin, {
+      connections: CONNECTIONS_PER_ENDPOINT,
+      connect: { lookup: guardedLookup(allowPrivate, lookup) },
+      keepAliveTimeout: 4_000,
+      // A receiver's `Keep-Alive: timeout=` is followed only up to here (undici's own cap is 10
+      // min): a receiver, anyone's URL, cannot make an instance hold its idle sockets longer.
+      keepAliveMaxTimeout: 30_000,
+    });
+  if (lookup) return make();
+  const key = `${allowPrivate} ${url.origin}${url.pathname}`;
+  const known = endpointPools.get(key);
+  if (known) return known;
+  const made = make();
+  // Forgotten once it holds no connection (idle ones close after the keep-alive), as undici's Agent
+  // does with its pools, so endpoints that are gone or quiet keep nothing.
+  let open = 0;
+  const forgetIfUnused = () => {
+    if (open > 0 || endpointPools.get(key) !== made) return;
+    endpointPools.delete(key);
+    made.close().catch(() => undefined);
+  };
+  made.on('connect', () => (open += 1));
+  made.on('disconnect', () => {
+    open -= 1;
+    forgetIfUnused();
+  });
+  made.on('connectionError', forgetIfUnused);
+  endpointPools.set(key, made);
+  return made;
+}
+
+/**
  * fetch for URLs that users give us (webhook endpoints, media from-url). Checks the URL,
  * resolves DNS at request time, refuses private addresses, pins the connection to the checked
  * address, and never follows redirects: a 3xx comes back as it is.
@@ -192,7 +244,8 @@ export async function publicFetch(rawUrl: string, init: PublicFetchInit): Promis
  * `signal` (optional) ends the request when it aborts, so attempts started together can share one
  * deadline (one timer) instead of a timer each; without it the request gets `timeoutMs` of its own.
  * Either way the deadline covers the whole exchange, not each read, so an endpoint trickling its
- * answer cannot hold a slot past it.
+ * answer cannot hold a slot past it. Requests to one endpoint share at most
+ * `CONNECTIONS_PER_ENDPOINT` kept-alive connections.
  */
 export async function publicStatus(
   rawUrl: string,
@@ -218,7 +271,7 @@ export async function publicStatus(
       if (status !== 0) resolve(status);
       else reject(err);
     };
-    agentFor(undici, init.allowPrivate, init.lookup).dispatch(
+    endpointPool(undici, url, init.allowPrivate, init.lookup).dispatch(
       {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
