@@ -36,4 +36,23 @@ describe('content idempotency keys', () => {
     const good = await api(svc.url, 'POST', '/v1/brands', { body: { name: 'X' }, headers });
     expect(good.status).toBe(201);
   });
+
+  it('refuses the same key for the same POST with another query (the next page), and replays the same query', async () => {
+    const brand = await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Paged' } });
+    const path = `/v1/brands/${brand.body.id}/outcomes`;
+    const headers = { 'idempotency-key': 'outcomes-page-1' };
+    const first = await api(svc.url, 'POST', `${path}?limit=1`, { headers });
+    expect(first.status).toBe(200);
+    // A client walking pages with one key would otherwise be answered page 1 again and stop short.
+    const next = await api(svc.url, 'POST', `${path}?limit=2`, { headers });
+    expect(next.status).toBe(400);
+    expect(next.body.error).toMatchObject({ code: 'INVALID_REQUEST', param: 'Idempotency-Key' });
+    const again = await api(svc.url, 'POST', `${path}?limit=1`, { headers });
+    expect(again.status).toBe(200);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    // A request without a query keeps the fingerprint it always had: no query part at all.
+    const bare = { 'idempotency-key': 'outcomes-bare' };
+    expect((await api(svc.url, 'POST', path, { headers: bare })).status).toBe(200);
+    expect((await api(svc.url, 'POST', `${path}?limit=20`, { headers: bare })).status).toBe(400);
+  });
 });

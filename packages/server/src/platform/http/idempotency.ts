@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import { sha256Hex } from '../api-key-hash.js';
 import type { Clock } from '../clock.js';
 import { AppError } from '../errors.js';
@@ -172,6 +173,16 @@ async function decide(
   return { kind: 'busy' };
 }
 
+/**
+ * `\n?` and the parsed query with sorted keys, or '' when the request has none. Parsed, so the
+ * same parameters in another order are the same request.
+ */
+function queryOf(req: Request): string {
+  const query: unknown = req.query;
+  if (!query || typeof query !== 'object' || Object.keys(query).length === 0) return '';
+  return `\n?${canonicalJson(query)}`;
+}
+
 export function idempotency<AuthMap extends Record<string, unknown>>(
   opts: IdempotencyOptions<AuthMap>,
 ): RouteWrapper<AuthMap> {
@@ -195,8 +206,13 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
     const path = input.req.originalUrl.split('?')[0] ?? input.req.path;
     // canonicalJson recurses: a body nested thousands deep would overflow the stack (a 500).
     checkJsonDepth(input.body);
+    // The query joins the fingerprint when there is one: a paged POST (`…/outcomes?after=…`)
+    // reusing its key for the next page must be refused, not answered with the first page again,
+    // or a client walking pages would silently stop short. Requests without a query keep the
+    // fingerprint they always had, so a retry across an upgrade still replays.
+    const query = queryOf(input.req);
     const fingerprint = sha256Hex(
-      `${route.method.toUpperCase()} ${path}\n${who.principal}\n${canonicalJson(input.body)}`,
+      `${route.method.toUpperCase()} ${path}\n${who.principal}\n${canonicalJson(input.body)}${query}`,
     );
     const now = opts.clock.now();
     const claim: IdempotencyRecord = {
@@ -217,7 +233,7 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
       throw new AppError(
         400,
         'INVALID_REQUEST',
-        `Keys for idempotent requests can only be used with the same method, path, user and body as the first request. This ${IDEMPOTENCY_HEADER} was first used for a different request.`,
+        `Keys for idempotent requests can only be used with the same method, path, query, user and body as the first request. This ${IDEMPOTENCY_HEADER} was first used for a different request.`,
         { param: IDEMPOTENCY_HEADER },
       );
     }
