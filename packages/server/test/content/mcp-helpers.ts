@@ -1,6 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Config } from '../../src/config.js';
+import type { ContentContext } from '../../src/content/context.js';
+import type { Logger } from '../../src/platform/logger.js';
+import { twoInstances } from '../helpers/race.js';
 import { api, type TestService } from '../helpers/start.js';
 
 export const LABEL = '(sandbox · simulated)';
@@ -82,3 +86,21 @@ export async function rawMcp(
   }
   return { status: res.status, headers: res.headers, body: body as any, raw };
 }
+
+/** `tools/call list_agents` as a raw POST: the cheapest tool call a read key may make. */
+export const listAgentsCall = (svc: TestService, key: string) =>
+  rawMcp(svc, {
+    key,
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
+  });
+
+/** The content service's context behind a test server: its key cache and stores. */
+export const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: ContentContext }).ctx;
+
+/**
+ * Two content instances on one database and one clock, for what a key must do on every instance
+ * (a revoke, an epoch move, a lease). `config` is both instances'; `logger` is the first one's.
+ * `close()` closes the second first: closing the first removes the shared data directory.
+ */
+export const startTwoInstances = (config: Partial<Config>, opts: { logger?: Logger } = {}) =>
+  twoInstances('content', { config, ...opts });

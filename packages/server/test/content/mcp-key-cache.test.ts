@@ -4,27 +4,18 @@
 // returned, the very next call with it fails on every instance, whichever path made it unusable,
 // and whatever state the other instance's lease is in.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ContentContext } from '../../src/content/context.js';
 import { pidSpaceHere } from '../../src/platform/instance.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { runCliAsync } from '../helpers/cli.js';
 import { countReads } from '../helpers/count-reads.js';
-import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
-import { makeKey, rawMcp } from './mcp-helpers.js';
-
-const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: ContentContext }).ctx;
-
-const listAgents = (svc: TestService, key: string) =>
-  rawMcp(svc, {
-    key,
-    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
-  });
+import { api, type TestService } from '../helpers/start.js';
+import { ctxOf, listAgentsCall, makeKey, startTwoInstances } from './mcp-helpers.js';
 
 /** A few calls that succeed, with a fresh lease first: the key is in the instance's cache after. */
 async function warm(svc: TestService, key: string) {
   await ctxOf(svc).keyCache.renew();
   for (let i = 0; i < 3; i++) {
-    const res = await listAgents(svc, key);
+    const res = await listAgentsCall(svc, key);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.result.isError).toBeUndefined();
   }
@@ -32,7 +23,7 @@ async function warm(svc: TestService, key: string) {
 
 /** The documented refusal of an unusable key (docs/content/mcp.md): 401, a challenge, a JSON-RPC body. */
 async function expectRefused(svc: TestService, key: string) {
-  const res = await listAgents(svc, key);
+  const res = await listAgentsCall(svc, key);
   expect(res.status, JSON.stringify(res.body)).toBe(401);
   expect(res.headers.get('www-authenticate')).toBe(
     'Bearer realm="svc", error="invalid_token", error_description="unknown or revoked key"',
@@ -50,6 +41,7 @@ async function keyLookups(svc: TestService, fn: () => Promise<unknown>) {
 describe('MCP key cache across instances', () => {
   let a: TestService;
   let b: TestService;
+  let close: (() => Promise<void>) | undefined;
   const warnings: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
@@ -57,18 +49,10 @@ describe('MCP key cache across instances', () => {
       level: 'warn',
       destination: { write: (line: string) => void warnings.push(JSON.parse(line)) },
     });
-    a = await startTestService('content', { config: { seed: 'none' }, logger });
-    b = await startTestService('content', {
-      dataDir: a.dataDir,
-      clock: a.clock,
-      config: { seed: 'none', ...sameDatabase(a) },
-    });
+    // The logger is the first instance's: the warnings the tests read are a's.
+    ({ a, b, close } = await startTwoInstances({ seed: 'none' }, { logger }));
   });
-  afterAll(async () => {
-    // The second instance first: it was handed the first one's data directory and database.
-    await b?.close();
-    await a?.close();
-  });
+  afterAll(() => close?.());
   afterEach(() => {
     vi.restoreAllMocks();
     warnings.length = 0;
@@ -78,19 +62,19 @@ describe('MCP key cache across instances', () => {
     const { key } = await makeKey(a, ['read']);
     await warm(b, key);
     await ctxOf(b).keyCache.renew();
-    expect(await keyLookups(b, () => listAgents(b, key))).toBe(0);
+    expect(await keyLookups(b, () => listAgentsCall(b, key))).toBe(0);
     const renewals = ctxOf(b).keyCache.renewals;
     let lookups = 0;
     for (let i = 0; i < 10; i++) {
       await ctxOf(b).keyCache.renew();
-      lookups += await keyLookups(b, () => listAgents(b, key));
+      lookups += await keyLookups(b, () => listAgentsCall(b, key));
     }
     expect(lookups).toBe(0);
     expect(ctxOf(b).keyCache.renewals).toBeGreaterThan(renewals);
     // Only keys that exist are cached: a flood of made-up keys costs what it did.
     const made = `svc_${'x'.repeat(32)}`;
-    expect(await keyLookups(b, () => listAgents(b, made))).toBe(1);
-    expect(await keyLookups(b, () => listAgents(b, made))).toBe(1);
+    expect(await keyLookups(b, () => listAgentsCall(b, made))).toBe(1);
+    expect(await keyLookups(b, () => listAgentsCall(b, made))).toBe(1);
   });
 
   it('revoked through A (REST), the next call on B fails, and on A too', async () => {
@@ -128,7 +112,7 @@ describe('MCP key cache across instances', () => {
     await a.handle.db.run("UPDATE api_keys SET scopes = 'write' WHERE id = ?", [id]);
     expect(await ctxOf(a).stores.keyEpoch.read()).toBe(epoch + 1);
     await ctxOf(b).keyCache.renew();
-    const narrowed = await listAgents(b, key);
+    const narrowed = await listAgentsCall(b, key);
     expect(narrowed.status).toBe(200);
     expect(narrowed.body.result.content[0].text).toContain('Error INSUFFICIENT_SCOPE');
     // The last-used stamp is not a change that matters: it leaves the epoch alone.
@@ -149,8 +133,8 @@ describe('MCP key cache across instances', () => {
     vi.spyOn(ctxOf(b).stores.keyEpoch, 'read').mockRejectedValue(new Error('epoch read refused'));
     await ctxOf(b).keyCache.renew();
     expect(ctxOf(b).keyCache.trusted).toBe(false);
-    expect(await keyLookups(b, () => listAgents(b, key))).toBe(1);
-    expect(await keyLookups(b, () => listAgents(b, key))).toBe(1);
+    expect(await keyLookups(b, () => listAgentsCall(b, key))).toBe(1);
+    expect(await keyLookups(b, () => listAgentsCall(b, key))).toBe(1);
     // B cannot acknowledge the revoke; A waits out B's lease (logged), then returns.
     expect((await api(a.url, 'DELETE', `/v1/api-keys/${id}`)).status).toBe(200);
     await expectRefused(b, key);

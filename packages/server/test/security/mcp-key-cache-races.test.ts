@@ -4,34 +4,18 @@
 // or PostgreSQL). docs/security.md, "Ninth pass: outside attack on stop 30".
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
-import type { ContentContext } from '../../src/content/context.js';
-import { makeKey, rawMcp } from '../content/mcp-helpers.js';
-import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
-
-const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: ContentContext }).ctx;
-
-const listAgents = (svc: TestService, key: string) =>
-  rawMcp(svc, {
-    key,
-    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
-  });
+import { ctxOf, listAgentsCall, makeKey, startTwoInstances } from '../content/mcp-helpers.js';
+import { api, type TestService } from '../helpers/start.js';
 
 describe('MCP key cache: a call in flight while the key is revoked elsewhere', () => {
   let a: TestService;
   let b: TestService;
+  let close: (() => Promise<void>) | undefined;
 
   beforeAll(async () => {
-    a = await startTestService('content', { config: { seed: 'none' } });
-    b = await startTestService('content', {
-      dataDir: a.dataDir,
-      clock: a.clock,
-      config: { seed: 'none', ...sameDatabase(a) },
-    });
+    ({ a, b, close } = await startTwoInstances({ seed: 'none' }));
   });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  afterAll(() => close?.());
   afterEach(() => vi.restoreAllMocks());
 
   it('a lookup that read the key before the revoke committed does not put it in the cache after', async () => {
@@ -58,7 +42,7 @@ describe('MCP key cache: a call in flight while the key is revoked elsewhere', (
       await released;
       return row;
     });
-    const inFlight = listAgents(b, key);
+    const inFlight = listAgentsCall(b, key);
     await wasRead;
 
     // The revoke returns once B has dropped its cache and acknowledged the new epoch.
@@ -70,7 +54,7 @@ describe('MCP key cache: a call in flight while the key is revoked elsewhere', (
 
     // From here on, no instance may accept the key: not from a cache the late answer filled.
     for (const svc of [b, a]) {
-      const res = await listAgents(svc, key);
+      const res = await listAgentsCall(svc, key);
       expect(res.status, `${svc === a ? 'A' : 'B'} accepted the revoked key`).toBe(401);
     }
   });
