@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
 import type { SqlDatabase, SqlExecutor } from '../../src/platform/db/sql.js';
-import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
+import { databaseForFile } from '../helpers/file-database.js';
 
 /**
  * Two dispatchers (two instances) claiming due webhook deliveries from one database, with their
@@ -12,18 +11,12 @@ import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
  * it from taking them too (sending them twice at once) or from waiting on the first.
  */
 describe('claiming due webhook deliveries from two instances', () => {
-  const dir = tempDataDir('svc-claim-');
-  let opened: TestDatabase;
+  const opened = databaseForFile('commerce', commerceMigrations, 'svc-claim-');
   let one: SqlDatabase;
   let two: SqlDatabase;
   beforeAll(async () => {
-    opened = await openTestDatabase('commerce', commerceMigrations, dir);
     one = opened.db;
     two = await opened.another();
-  });
-  afterAll(async () => {
-    await opened.close();
-    removeTempDataDir(dir);
   });
 
   /** An endpoint of acct_1 with one pending delivery per number: `evt_<n>` delivered as `del_<n>`. */

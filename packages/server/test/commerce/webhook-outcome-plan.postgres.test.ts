@@ -1,10 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
 import type { AttemptOutcomeRecord } from '../../src/commerce/db/webhooks-store.js';
 import type { SqlExecutor, SqlParams } from '../../src/platform/db/sql.js';
-import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
+import { databaseForFile } from '../helpers/file-database.js';
 
 /**
  * The dispatcher writes a batch of outcomes in one statement on PostgreSQL (`recordAttempts`).
@@ -14,15 +13,7 @@ import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
  * `jsonb_to_recordset` and hashed it against a scan of the whole table).
  */
 describe('recording a batch of webhook outcomes on PostgreSQL', () => {
-  const dir = tempDataDir('svc-outcome-plan-');
-  let opened: TestDatabase;
-  beforeAll(async () => {
-    opened = await openTestDatabase('commerce', commerceMigrations, dir);
-  });
-  afterAll(async () => {
-    await opened.close();
-    removeTempDataDir(dir);
-  });
+  const opened = databaseForFile('commerce', commerceMigrations, 'svc-outcome-plan-');
 
   it('finds the batch’s deliveries by primary key, not by reading the whole table', async () => {
     const { db } = opened;
