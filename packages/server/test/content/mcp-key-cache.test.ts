@@ -111,7 +111,9 @@ describe('MCP key cache across instances', () => {
     // An operator narrows the key to 'write' in SQL: the trigger moves the epoch in that statement.
     await a.handle.db.run("UPDATE api_keys SET scopes = 'write' WHERE id = ?", [id]);
     expect(await ctxOf(a).stores.keyEpoch.read()).toBe(epoch + 1);
-    await ctxOf(b).keyCache.renew();
+    // fresh: a renewal already in flight (the background timer's) sent its read before the
+    // UPDATE, and joining it would leave b on the old epoch. So below, and after the spy.
+    await ctxOf(b).keyCache.renew({ fresh: true });
     const narrowed = await listAgentsCall(b, key);
     expect(narrowed.status).toBe(200);
     expect(narrowed.body.result.content[0].text).toContain('Error INSUFFICIENT_SCOPE');
@@ -123,7 +125,7 @@ describe('MCP key cache across instances', () => {
     expect(await ctxOf(a).stores.keyEpoch.read()).toBe(epoch + 1);
     await a.handle.db.run('DELETE FROM api_keys WHERE id = ?', [id]);
     expect(await ctxOf(a).stores.keyEpoch.read()).toBe(epoch + 2);
-    await ctxOf(b).keyCache.renew();
+    await ctxOf(b).keyCache.renew({ fresh: true });
     await expectRefused(b, key);
   });
 
@@ -131,7 +133,7 @@ describe('MCP key cache across instances', () => {
     const { key, id } = await makeKey(a, ['read']);
     await warm(b, key);
     vi.spyOn(ctxOf(b).stores.keyEpoch, 'read').mockRejectedValue(new Error('epoch read refused'));
-    await ctxOf(b).keyCache.renew();
+    await ctxOf(b).keyCache.renew({ fresh: true });
     expect(ctxOf(b).keyCache.trusted).toBe(false);
     expect(await keyLookups(b, () => listAgentsCall(b, key))).toBe(1);
     expect(await keyLookups(b, () => listAgentsCall(b, key))).toBe(1);
