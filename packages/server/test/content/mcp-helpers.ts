@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../../src/config.js';
 import type { ContentContext } from '../../src/content/context.js';
 import type { Logger } from '../../src/platform/logger.js';
@@ -99,8 +100,26 @@ export const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: Cont
 
 /**
  * Two content instances on one database and one clock, for what a key must do on every instance
- * (a revoke, an epoch move, a lease). `config` is both instances'; `logger` is the first one's.
- * `close()` closes the second first: closing the first removes the shared data directory.
+ * (a revoke, an epoch move, a lease): started before the calling file's tests, closed after them
+ * (the second first: closing the first removes the shared data directory). `config` is both
+ * instances'; `logger` is the first one's. Read `a` and `b` inside a test.
  */
-export const startTwoInstances = (config: Partial<Config>, opts: { logger?: Logger } = {}) =>
-  twoInstances('content', { config, ...opts });
+export function startTwoInstances(config: Partial<Config>, opts: { logger?: Logger } = {}) {
+  let pair: Awaited<ReturnType<typeof twoInstances>> | undefined;
+  beforeAll(async () => {
+    pair = await twoInstances('content', { config, ...opts });
+  });
+  afterAll(() => pair?.close());
+  const started = () => {
+    if (!pair) throw new Error('startTwoInstances: the instances start in beforeAll; use them in a test.');
+    return pair;
+  };
+  return {
+    get a(): TestService {
+      return started().a;
+    },
+    get b(): TestService {
+      return started().b;
+    },
+  };
+}

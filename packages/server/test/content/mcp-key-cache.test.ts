@@ -3,7 +3,7 @@
 // HTTP on two instances sharing one database: once the request that makes a key unusable has
 // returned, the very next call with it fails on every instance, whichever path made it unusable,
 // and whatever state the other instance's lease is in.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pidSpaceHere } from '../../src/platform/instance.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { runCliAsync } from '../helpers/cli.js';
@@ -39,26 +39,20 @@ async function keyLookups(svc: TestService, fn: () => Promise<unknown>) {
 }
 
 describe('MCP key cache across instances', () => {
-  let a: TestService;
-  let b: TestService;
-  let close: (() => Promise<void>) | undefined;
   const warnings: Record<string, unknown>[] = [];
-
-  beforeAll(async () => {
-    const logger = createLogger({
-      level: 'warn',
-      destination: { write: (line: string) => void warnings.push(JSON.parse(line)) },
-    });
-    // The logger is the first instance's: the warnings the tests read are a's.
-    ({ a, b, close } = await startTwoInstances({ seed: 'none' }, { logger }));
+  const logger = createLogger({
+    level: 'warn',
+    destination: { write: (line: string) => void warnings.push(JSON.parse(line)) },
   });
-  afterAll(() => close?.());
+  // The logger is the first instance's: the warnings the tests read are a's.
+  const two = startTwoInstances({ seed: 'none' }, { logger });
   afterEach(() => {
     vi.restoreAllMocks();
     warnings.length = 0;
   });
 
   it('a warm key is answered without reading the key table; a made-up one is still looked up', async () => {
+    const { a, b } = two;
     const { key } = await makeKey(a, ['read']);
     await warm(b, key);
     await ctxOf(b).keyCache.renew();
@@ -78,6 +72,7 @@ describe('MCP key cache across instances', () => {
   });
 
   it('revoked through A (REST), the next call on B fails, and on A too', async () => {
+    const { a, b } = two;
     const { key, id } = await makeKey(a, ['read']);
     await warm(a, key);
     await warm(b, key);
@@ -88,6 +83,7 @@ describe('MCP key cache across instances', () => {
   });
 
   it('revoked with `svc-server keys revoke` (another process), the next call fails on both', async () => {
+    const { a, b } = two;
     const { key, id } = await makeKey(a, ['read']);
     await warm(a, key);
     await warm(b, key);
@@ -105,6 +101,7 @@ describe('MCP key cache across instances', () => {
   });
 
   it("a key's row changed by hand (scopes, deleted) is not served from a cache once the epoch is read", async () => {
+    const { a, b } = two;
     const { key, id } = await makeKey(a, ['read']);
     await warm(b, key);
     const epoch = await ctxOf(a).stores.keyEpoch.read();
@@ -130,6 +127,7 @@ describe('MCP key cache across instances', () => {
   });
 
   it('an instance whose epoch read fails looks the key up on every call, and still refuses a revoked key at once', async () => {
+    const { a, b } = two;
     const { key, id } = await makeKey(a, ['read']);
     await warm(b, key);
     vi.spyOn(ctxOf(b).stores.keyEpoch, 'read').mockRejectedValue(new Error('epoch read refused'));
@@ -144,6 +142,7 @@ describe('MCP key cache across instances', () => {
   });
 
   it('an instance whose epoch read stalls is waited out by the revoke, and refuses the key when it resumes', async () => {
+    const { a, b } = two;
     const { key, id } = await makeKey(a, ['read']);
     await warm(b, key);
     // Every renewal from now on hangs until released, as an instance cut off from the database
@@ -173,6 +172,7 @@ describe('MCP key cache across instances', () => {
   });
 
   it('a registered instance that never answers is waited out; a dead process on this machine is not waited for', async () => {
+    const { a } = two;
     const { id: first } = await makeKey(a, ['read']);
     const { id: second } = await makeKey(a, ['read']);
     // Another machine's instance, alive by its heartbeat, that never acknowledges.

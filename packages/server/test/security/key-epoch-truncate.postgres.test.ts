@@ -2,21 +2,14 @@
 // key epoch like any DELETE, or every instance keeps serving the removed keys from its cache for
 // as long as it runs. On PostgreSQL, TRUNCATE fires no row trigger (SQLite has no TRUNCATE; its
 // DELETE without WHERE fires them). Two instances over real HTTP on one PostgreSQL database.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ctxOf, listAgentsCall, makeKey, startTwoInstances } from '../content/mcp-helpers.js';
-import type { TestService } from '../helpers/start.js';
 
 describe('key epoch: TRUNCATE api_keys by hand', () => {
-  let a: TestService;
-  let b: TestService;
-  let close: (() => Promise<void>) | undefined;
-
-  beforeAll(async () => {
-    ({ a, b, close } = await startTwoInstances({ seed: 'none' }));
-  });
-  afterAll(() => close?.());
+  const two = startTwoInstances({ seed: 'none' });
 
   it('moves the epoch, and no instance serves an emptied key from its cache after its next renewal', async () => {
+    const { a, b } = two;
     const { key } = await makeKey(a, ['read']);
     for (const svc of [a, b]) {
       await ctxOf(svc).keyCache.renew({ fresh: true });

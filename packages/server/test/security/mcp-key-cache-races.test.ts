@@ -2,23 +2,17 @@
 // returned, no instance on the database accepts the key", attacked where a call is in flight on
 // another instance while the revoke runs. Two instances over real HTTP on one database (SQLite file
 // or PostgreSQL). docs/security.md, "Ninth pass: outside attack on stop 30".
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
 import { ctxOf, listAgentsCall, makeKey, startTwoInstances } from '../content/mcp-helpers.js';
-import { api, type TestService } from '../helpers/start.js';
+import { api } from '../helpers/start.js';
 
 describe('MCP key cache: a call in flight while the key is revoked elsewhere', () => {
-  let a: TestService;
-  let b: TestService;
-  let close: (() => Promise<void>) | undefined;
-
-  beforeAll(async () => {
-    ({ a, b, close } = await startTwoInstances({ seed: 'none' }));
-  });
-  afterAll(() => close?.());
+  const two = startTwoInstances({ seed: 'none' });
   afterEach(() => vi.restoreAllMocks());
 
   it('a lookup that read the key before the revoke committed does not put it in the cache after', async () => {
+    const { a, b } = two;
     // A key never used: its first call also stamps last_used_at (a second write, a second put).
     const { key, id } = await makeKey(a, ['read']);
     await ctxOf(b).keyCache.renew({ fresh: true });
@@ -60,6 +54,7 @@ describe('MCP key cache: a call in flight while the key is revoked elsewhere', (
   });
 
   it("the background pass deletes a crashed instance's row once it has been silent an hour, and keeps live ones", async () => {
+    const { a, b } = two;
     const dialect = a.handle.db.dialect;
     // kill -9 leaves its row: the process never gets to remove it.
     await ctxOf(a).stores.keyEpoch.acknowledge('elsewhere#1/4242/inst_crashed', 0, dialect, 2 * 60 * 60);
