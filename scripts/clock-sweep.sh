@@ -6,7 +6,11 @@
 #   - files that start the built bin (`svc-server start`), whose sandbox clock is the real time
 #     plus the offset the test moves it by (three instances behind nginx, crash recovery, ...);
 #   - files that make a ManualClock from the real time (they talk to platform fakes that check
-#     token expiry against the real clock).
+#     token expiry against the real clock);
+#   - the examples' tests that run on the real time: a server on `systemClock` (commerce checkout,
+#     live UCP, the webhook receiver, which checks signature timestamps against its own clock), or
+#     the built bin the quick starts' harness starts. The examples on a ManualClock (the weekly
+#     plan, the MCP agent, live-local) are pinned like the server's tests and are left out.
 #
 # Usage: scripts/clock-sweep.sh [INSTANT...] [-- vitest arguments]
 #   INSTANT is a UTC date and time `date -d` reads; default: just before midnight UTC and 21:30
@@ -49,8 +53,9 @@ if [ ${#files[@]} -eq 0 ]; then
   other=postgres
   [ "$engine" = postgres ] && other=sqlite
   mapfile -t files < <(
-    grep -rlE "helpers/(cli|scale-out)\.js|dist/cli\.js|ManualClock\((new Date\(\)|Date\.now\(\))\)" \
-      packages/server/test --include='*.test.ts' | grep -v "\.$other\.test\.ts$" | sort
+    grep -rlE --exclude-dir=node_modules \
+      "helpers/(cli|scale-out)\.js|dist/cli\.js|ManualClock\((new Date\(\)|Date\.now\(\))\)|systemClock|from '\./harness\.js'" \
+      packages/server/test examples --include='*.test.ts' | grep -v "\.$other\.test\.ts$" | sort
   )
 fi
 

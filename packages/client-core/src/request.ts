@@ -58,6 +58,8 @@ export interface ListRequestOptions<K extends string> extends RequestOptions {
   /** Sent with every page; `after` here sets the starting cursor. */
   query?: QueryParams | undefined;
   requiresUserToken?: boolean | undefined;
+  /** GET unless the list does work as it reads (content's outcomes settle the page: a POST). */
+  method?: 'GET' | 'POST' | undefined;
 }
 
 /**
@@ -208,12 +210,16 @@ export class ClientCore {
 
   /** A list endpoint following `{ <key>: T[], has_more, next_after }`, paged with `after`. */
   list<T, K extends string>(options: ListRequestOptions<K>): PagePromise<T, ListPage<T, K>> {
-    const { key, query, ...rest } = options;
+    const { key, query, method = 'GET', ...rest } = options;
     return new PagePromise<T, ListPage<T, K>>(async (after) => {
       const result = await this.request<unknown>({
         ...rest,
-        method: 'GET',
+        method,
         query: { ...query, after: after ?? query?.after },
+        // A caller's Idempotency-Key is a POST list's first page's only: the servers fingerprint a
+        // key by method, path and body, not the query, so the next page under it would replay the
+        // first and end the list there. Later pages get the generated key every POST has.
+        ...(method === 'POST' && after !== undefined ? { idempotencyKey: undefined } : {}),
       }).withResponse();
       return withData(result, toListPage<T, K>(result.data, key));
     });

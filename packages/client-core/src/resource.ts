@@ -18,6 +18,8 @@ export abstract class APIResource {
 export interface ListOptions extends RequestOptions {
   /** Reject with MissingUserTokenError, sending nothing, when the client has no user token. */
   requiresUserToken?: boolean | undefined;
+  /** GET unless the list does work as it reads (content's outcomes settle the page: a POST). */
+  method?: 'GET' | 'POST' | undefined;
 }
 
 /**

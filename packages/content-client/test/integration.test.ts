@@ -14,7 +14,7 @@ import {
 } from '@svc/server';
 import { createTestEngineDatabase, type TestEngineDatabase } from '@svc/server/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ContentClient, NotFoundError } from '../src/index.js';
+import { ContentClient, NotFoundError, type PostOutcome } from '../src/index.js';
 import { makePng } from './png.js';
 
 let listening: Listening;
@@ -193,5 +193,61 @@ describe('a weekly plan, through the client alone', () => {
     const { data, requestId, response } = await client.mode.retrieve().withResponse();
     expect(data.mode).toBe('sandbox');
     expect(requestId).toBe(response.headers.get('service-request-id'));
+  });
+});
+
+describe('outcomes, paged like every list', () => {
+  it('for await settles and reads every page; await gives the first; pages() gives each', async () => {
+    const brand = await client.brands.create({ name: 'Outcomes paging' });
+    const { channel } = await client.channels.connect(brand.id, { platform: 'x' });
+    if (!channel) throw new Error('sandbox channels connect at once');
+    for (let i = 0; i < 5; i++) await client.posts.publish({ channel_id: channel.id, text: `Outcome ${i}` });
+    // Past the 72 h settling age: every outcome read below is settled.
+    await client.sandboxClock.advance({ days: 4 });
+    const newestFirst: string[] = [];
+    for await (const post of client.posts.list({ brand_id: brand.id })) newestFirst.push(post.id);
+    expect(newestFirst).toHaveLength(5);
+
+    // Three pages of at most two, one outcome per post, in the posts' order.
+    const outcomes: PostOutcome[] = [];
+    for await (const outcome of client.insights.outcomes(brand.id, { limit: 2 })) outcomes.push(outcome);
+    expect(outcomes.map((o) => o.post_id)).toEqual(newestFirst);
+    for (const o of outcomes) {
+      expect(o.settled).toBe(true);
+      expect(['outperforming', 'on_par', 'underperforming', 'too_early', 'not_enough_data']).toContain(
+        o.verdict,
+      );
+    }
+
+    const first = await client.insights.outcomes(brand.id, { limit: 2 });
+    expect(first.outcomes.map((o) => o.post_id)).toEqual(newestFirst.slice(0, 2));
+    expect(first.items).toEqual(first.outcomes);
+    expect(first.has_more).toBe(true);
+    expect(first.next_after).toEqual(expect.any(String));
+
+    const pages: { ids: string[]; has_more: boolean; next_after: string | null }[] = [];
+    for await (const page of client.insights.outcomes(brand.id, { limit: 2 }).pages())
+      pages.push({
+        ids: page.outcomes.map((o) => o.post_id),
+        has_more: page.has_more,
+        next_after: page.next_after,
+      });
+    expect(pages.map((p) => p.ids)).toEqual([
+      newestFirst.slice(0, 2),
+      newestFirst.slice(2, 4),
+      newestFirst.slice(4),
+    ]);
+    expect(pages.map((p) => p.has_more)).toEqual([true, true, false]);
+    expect(pages[2]?.next_after).toBeNull();
+
+    // A later page from a cursor, and the request id of the first page, as on any list.
+    const rest: string[] = [];
+    for await (const o of client.insights.outcomes(brand.id, { limit: 2, after: first.next_after as string }))
+      rest.push(o.post_id);
+    expect(rest).toEqual(newestFirst.slice(2));
+    const { data, requestId } = await client.insights.outcomes(brand.id).withResponse();
+    expect(data.outcomes.map((o) => o.post_id)).toEqual(newestFirst);
+    expect(data.has_more).toBe(false);
+    expect(requestId).toBeTruthy();
   });
 });

@@ -116,6 +116,33 @@ describe('lists page with limit + after, as async iterables', () => {
     expect(seen).toHaveLength(3);
   });
 
+  it("outcomes page as POSTs, lazily; a caller's idempotency key goes with the first page only", async () => {
+    server.use(
+      http.post(`${BASE}/brands/brd_1/outcomes`, ({ request }) => {
+        const after = new URL(request.url).searchParams.get('after');
+        return HttpResponse.json({
+          outcomes: [{ post_id: `pst_after_${after}` }],
+          has_more: after === null,
+          next_after: after === null ? 'o1' : null,
+        });
+      }),
+    );
+    const list = makeClient().client.insights.outcomes('brd_1', { limit: 1 }, { idempotencyKey: 'mine' });
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    expect(seen).toHaveLength(0);
+    const ids: string[] = [];
+    for await (const o of list) ids.push(o.post_id);
+    expect(ids).toEqual(['pst_after_null', 'pst_after_o1']);
+    expect(seen.map((r) => [r.method, new URL(r.url).search])).toEqual([
+      ['POST', '?limit=1'],
+      ['POST', '?limit=1&after=o1'],
+    ]);
+    // The server's replay keys on method, path and body: page two under 'mine' would be page one.
+    const [firstKey, secondKey] = seen.map((r) => r.headers.get('idempotency-key'));
+    expect(firstKey).toBe('mine');
+    expect(secondKey).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
   it('a body without the list key is a clear error, not an empty list', async () => {
     server.use(http.get(`${BASE}/api-keys`, () => HttpResponse.json({ keys: [] })));
     await expect(makeClient().client.apiKeys.list().firstPage()).rejects.toThrow(ContentApiError);

@@ -9,6 +9,7 @@ import {
 import type { ItemOf, JsonBody, JsonResponse, PageOf, QueryOf } from '../types.js';
 
 type SignalsBody = JsonResponse<'/v1/brands/{id}/signals', 'get'>;
+type OutcomesBody = JsonResponse<'/v1/brands/{id}/outcomes', 'post'>;
 export type OverviewParams = QueryOf<'/v1/insights/overview', 'get'>;
 export type DigestGenerateParams = JsonBody<'/v1/brands/{id}/digest', 'post'>;
 export type ConversationParams = QueryOf<'/v1/brands/{id}/conversation', 'get'>;
@@ -84,21 +85,25 @@ export class Insights extends APIResource {
   }
 
   /**
-   * One page (`limit`, default 20, at most 100) of the brand's published posts, newest first: each
-   * past 72 h is settled, and each comes with its verdict against the brand's median. Pass the
-   * page's `next_after` as `after` for the next one.
+   * The brand's published posts, newest first, each with its verdict against the brand's median;
+   * each past 72 h is settled as its page is read. Paged like every list (`limit`, default 20, at
+   * most 100; `after`): `for await` gives every outcome, fetching page after page; `await` gives
+   * the first page (`{ outcomes, items, has_more, next_after }`); `.pages()` gives each page.
+   * Lazy: nothing is sent (and nothing settled) until it is awaited or iterated. Each page is a
+   * POST; an `idempotencyKey` in `options` is the first page's.
    */
   outcomes(
     brandId: string,
     params: OutcomesParams = {},
     options?: RequestOptions,
-  ): APIPromise<JsonResponse<'/v1/brands/{id}/outcomes', 'post'>> {
-    return this._core.request({
-      method: 'POST',
-      path: encodePath`/brands/${brandId}/outcomes`,
-      query: params,
-      ...options,
-    });
+  ): PagePromise<ItemOf<OutcomesBody, 'outcomes'>, PageOf<OutcomesBody, 'outcomes'>> {
+    return pagedList<OutcomesBody, 'outcomes'>(
+      this._core,
+      encodePath`/brands/${brandId}/outcomes`,
+      'outcomes',
+      params,
+      { ...options, method: 'POST' },
+    );
   }
 
   /** Reply themes (questions, objections, praise, requests), largest first. */

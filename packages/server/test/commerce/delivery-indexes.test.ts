@@ -1,8 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import type { SqlDatabase } from '../../src/platform/db/sql.js';
-import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
+import { databaseForFile } from '../helpers/file-database.js';
 
 /** The indexes on `deliveries` (not the primary key's), by name, on either engine. */
 async function deliveryIndexes(db: SqlDatabase): Promise<string[]> {
@@ -26,15 +25,7 @@ async function deliveryIndexes(db: SqlDatabase): Promise<string[]> {
  * endpoint (migration 012); migration 015 drops it, after 004 made it, on both engines.
  */
 describe('the indexes on webhook deliveries', () => {
-  const dir = tempDataDir('svc-delivery-indexes-');
-  let opened: TestDatabase;
-  beforeAll(async () => {
-    opened = await openTestDatabase('commerce', commerceMigrations, dir);
-  });
-  afterAll(async () => {
-    await opened.close();
-    removeTempDataDir(dir);
-  });
+  const opened = databaseForFile('commerce', commerceMigrations, 'svc-delivery-indexes-');
 
   it('are the ones the claim, the outcome and the dashboard read, and no other', async () => {
     expect(await deliveryIndexes(opened.db)).toEqual([

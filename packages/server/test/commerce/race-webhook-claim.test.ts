@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
 import type { SqlDatabase, SqlExecutor } from '../../src/platform/db/sql.js';
-import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
+import { databaseForFile } from '../helpers/file-database.js';
+import { checkoutUpdated, sandboxEndpoint } from './webhook-rows.js';
 
 /**
  * Two dispatchers (two instances) claiming due webhook deliveries from one database, with their
@@ -12,40 +12,20 @@ import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
  * it from taking them too (sending them twice at once) or from waiting on the first.
  */
 describe('claiming due webhook deliveries from two instances', () => {
-  const dir = tempDataDir('svc-claim-');
-  let opened: TestDatabase;
+  const opened = databaseForFile('commerce', commerceMigrations, 'svc-claim-');
   let one: SqlDatabase;
   let two: SqlDatabase;
   beforeAll(async () => {
-    opened = await openTestDatabase('commerce', commerceMigrations, dir);
     one = opened.db;
     two = await opened.another();
-  });
-  afterAll(async () => {
-    await opened.close();
-    removeTempDataDir(dir);
   });
 
   /** An endpoint of acct_1 with one pending delivery per number: `evt_<n>` delivered as `del_<n>`. */
   async function endpointWithDeliveries(id: string, url: string, numbers: number[], at: string) {
     const s = commerceStores(one);
-    await s.webhooks.insertEndpoint({
-      id,
-      account_id: 'acct_1',
-      env: 'sandbox',
-      url,
-      secret: `whsec_${id}`,
-      created_at: at,
-    });
+    await s.webhooks.insertEndpoint(sandboxEndpoint(id, url, at));
     for (const n of numbers) {
-      await s.webhooks.insertEvent({
-        id: `evt_${n}`,
-        account_id: 'acct_1',
-        env: 'sandbox',
-        type: 'checkout.updated',
-        data: {},
-        created_at: at,
-      });
+      await s.webhooks.insertEvent(checkoutUpdated(`evt_${n}`, at));
       await s.webhooks.insertDelivery({ id: `del_${n}`, event_id: `evt_${n}`, endpoint_id: id, at });
     }
     return s;

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
 import type { AttemptOutcomeRecord } from '../../src/commerce/db/webhooks-store.js';
 import type { SqlExecutor, SqlParams } from '../../src/platform/db/sql.js';
-import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
+import { databaseForFile } from '../helpers/file-database.js';
+import { checkoutUpdated, sandboxEndpoint } from './webhook-rows.js';
 
 /**
  * The dispatcher writes a batch of outcomes in one statement on PostgreSQL (`recordAttempts`).
@@ -14,15 +14,7 @@ import { removeTempDataDir, tempDataDir } from '../helpers/start.js';
  * `jsonb_to_recordset` and hashed it against a scan of the whole table).
  */
 describe('recording a batch of webhook outcomes on PostgreSQL', () => {
-  const dir = tempDataDir('svc-outcome-plan-');
-  let opened: TestDatabase;
-  beforeAll(async () => {
-    opened = await openTestDatabase('commerce', commerceMigrations, dir);
-  });
-  afterAll(async () => {
-    await opened.close();
-    removeTempDataDir(dir);
-  });
+  const opened = databaseForFile('commerce', commerceMigrations, 'svc-outcome-plan-');
 
   it('finds the batch’s deliveries by primary key, not by reading the whole table', async () => {
     const { db } = opened;
@@ -31,24 +23,10 @@ describe('recording a batch of webhook outcomes on PostgreSQL', () => {
     await db.transaction(async (tx) => {
       const s = commerceStores(tx).webhooks;
       for (const id of endpoints)
-        await s.insertEndpoint({
-          id,
-          account_id: 'acct_1',
-          env: 'sandbox',
-          url: `https://hooks.example.com/${id}`,
-          secret: `whsec_${id}`,
-          created_at: at,
-        });
+        await s.insertEndpoint(sandboxEndpoint(id, `https://hooks.example.com/${id}`, at));
       // 4,000 deliveries: a table past the size where a scan of it is cheaper than a few lookups.
       for (let n = 0; n < 250; n++) {
-        await s.insertEvent({
-          id: `evt_${n}`,
-          account_id: 'acct_1',
-          env: 'sandbox',
-          type: 'checkout.updated',
-          data: {},
-          created_at: at,
-        });
+        await s.insertEvent(checkoutUpdated(`evt_${n}`, at));
         await s.insertDeliveries(
           endpoints.map((w) => ({ id: `dlv_${n}_${w}`, event_id: `evt_${n}`, endpoint_id: w })),
           at,

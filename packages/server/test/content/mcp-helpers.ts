@@ -1,6 +1,11 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll } from 'vitest';
+import type { Config } from '../../src/config.js';
+import type { ContentContext } from '../../src/content/context.js';
+import type { Logger } from '../../src/platform/logger.js';
+import { twoInstances } from '../helpers/race.js';
 import { api, type TestService } from '../helpers/start.js';
 
 export const LABEL = '(sandbox · simulated)';
@@ -81,4 +86,40 @@ export async function rawMcp(
     // SSE or empty bodies stay text.
   }
   return { status: res.status, headers: res.headers, body: body as any, raw };
+}
+
+/** `tools/call list_agents` as a raw POST: the cheapest tool call a read key may make. */
+export const listAgentsCall = (svc: TestService, key: string) =>
+  rawMcp(svc, {
+    key,
+    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
+  });
+
+/** The content service's context behind a test server: its key cache and stores. */
+export const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: ContentContext }).ctx;
+
+/**
+ * Two content instances on one database and one clock, for what a key must do on every instance
+ * (a revoke, an epoch move, a lease): started before the calling file's tests, closed after them
+ * (the second first: closing the first removes the shared data directory). `config` is both
+ * instances'; `logger` is the first one's. Read `a` and `b` inside a test.
+ */
+export function startTwoInstances(config: Partial<Config>, opts: { logger?: Logger } = {}) {
+  let pair: Awaited<ReturnType<typeof twoInstances>> | undefined;
+  beforeAll(async () => {
+    pair = await twoInstances('content', { config, ...opts });
+  });
+  afterAll(() => pair?.close());
+  const started = () => {
+    if (!pair) throw new Error('startTwoInstances: the instances start in beforeAll; use them in a test.');
+    return pair;
+  };
+  return {
+    get a(): TestService {
+      return started().a;
+    },
+    get b(): TestService {
+      return started().b;
+    },
+  };
 }

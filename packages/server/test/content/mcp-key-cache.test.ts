@@ -3,28 +3,19 @@
 // HTTP on two instances sharing one database: once the request that makes a key unusable has
 // returned, the very next call with it fails on every instance, whichever path made it unusable,
 // and whatever state the other instance's lease is in.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ContentContext } from '../../src/content/context.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { pidSpaceHere } from '../../src/platform/instance.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { runCliAsync } from '../helpers/cli.js';
 import { countReads } from '../helpers/count-reads.js';
-import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
-import { makeKey, rawMcp } from './mcp-helpers.js';
-
-const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: ContentContext }).ctx;
-
-const listAgents = (svc: TestService, key: string) =>
-  rawMcp(svc, {
-    key,
-    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
-  });
+import { api, type TestService } from '../helpers/start.js';
+import { ctxOf, listAgentsCall, makeKey, startTwoInstances } from './mcp-helpers.js';
 
 /** A few calls that succeed, with a fresh lease first: the key is in the instance's cache after. */
 async function warm(svc: TestService, key: string) {
   await ctxOf(svc).keyCache.renew();
   for (let i = 0; i < 3; i++) {
-    const res = await listAgents(svc, key);
+    const res = await listAgentsCall(svc, key);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.result.isError).toBeUndefined();
   }
@@ -32,7 +23,7 @@ async function warm(svc: TestService, key: string) {
 
 /** The documented refusal of an unusable key (docs/content/mcp.md): 401, a challenge, a JSON-RPC body. */
 async function expectRefused(svc: TestService, key: string) {
-  const res = await listAgents(svc, key);
+  const res = await listAgentsCall(svc, key);
   expect(res.status, JSON.stringify(res.body)).toBe(401);
   expect(res.headers.get('www-authenticate')).toBe(
     'Bearer realm="svc", error="invalid_token", error_description="unknown or revoked key"',
@@ -48,52 +39,40 @@ async function keyLookups(svc: TestService, fn: () => Promise<unknown>) {
 }
 
 describe('MCP key cache across instances', () => {
-  let a: TestService;
-  let b: TestService;
   const warnings: Record<string, unknown>[] = [];
-
-  beforeAll(async () => {
-    const logger = createLogger({
-      level: 'warn',
-      destination: { write: (line: string) => void warnings.push(JSON.parse(line)) },
-    });
-    a = await startTestService('content', { config: { seed: 'none' }, logger });
-    b = await startTestService('content', {
-      dataDir: a.dataDir,
-      clock: a.clock,
-      config: { seed: 'none', ...sameDatabase(a) },
-    });
+  const logger = createLogger({
+    level: 'warn',
+    destination: { write: (line: string) => void warnings.push(JSON.parse(line)) },
   });
-  afterAll(async () => {
-    // The second instance first: it was handed the first one's data directory and database.
-    await b?.close();
-    await a?.close();
-  });
+  // The logger is the first instance's: the warnings the tests read are a's.
+  const two = startTwoInstances({ seed: 'none' }, { logger });
   afterEach(() => {
     vi.restoreAllMocks();
     warnings.length = 0;
   });
 
   it('a warm key is answered without reading the key table; a made-up one is still looked up', async () => {
+    const { a, b } = two;
     const { key } = await makeKey(a, ['read']);
     await warm(b, key);
     await ctxOf(b).keyCache.renew();
-    expect(await keyLookups(b, () => listAgents(b, key))).toBe(0);
+    expect(await keyLookups(b, () => listAgentsCall(b, key))).toBe(0);
     const renewals = ctxOf(b).keyCache.renewals;
     let lookups = 0;
     for (let i = 0; i < 10; i++) {
       await ctxOf(b).keyCache.renew();
-      lookups += await keyLookups(b, () => listAgents(b, key));
+      lookups += await keyLookups(b, () => listAgentsCall(b, key));
     }
     expect(lookups).toBe(0);
     expect(ctxOf(b).keyCache.renewals).toBeGreaterThan(renewals);
     // Only keys that exist are cached: a flood of made-up keys costs what it did.
     const made = `svc_${'x'.repeat(32)}`;
-    expect(await keyLookups(b, () => listAgents(b, made))).toBe(1);
-    expect(await keyLookups(b, () => listAgents(b, made))).toBe(1);
+    expect(await keyLookups(b, () => listAgentsCall(b, made))).toBe(1);
+    expect(await keyLookups(b, () => listAgentsCall(b, made))).toBe(1);
   });
 
   it('revoked through A (REST), the next call on B fails, and on A too', async () => {
+    const { a, b } = two;
     const { key, id } = await makeKey(a, ['read']);
     await warm(a, key);
     await warm(b, key);
@@ -104,6 +83,7 @@ describe('MCP key cache across instances', () => {
   });
 
   it('revoked with `svc-server keys revoke` (another process), the next call fails on both', async () => {
+    const { a, b } = two;
     const { key, id } = await makeKey(a, ['read']);
     await warm(a, key);
     await warm(b, key);
@@ -121,14 +101,17 @@ describe('MCP key cache across instances', () => {
   });
 
   it("a key's row changed by hand (scopes, deleted) is not served from a cache once the epoch is read", async () => {
+    const { a, b } = two;
     const { key, id } = await makeKey(a, ['read']);
     await warm(b, key);
     const epoch = await ctxOf(a).stores.keyEpoch.read();
     // An operator narrows the key to 'write' in SQL: the trigger moves the epoch in that statement.
     await a.handle.db.run("UPDATE api_keys SET scopes = 'write' WHERE id = ?", [id]);
     expect(await ctxOf(a).stores.keyEpoch.read()).toBe(epoch + 1);
-    await ctxOf(b).keyCache.renew();
-    const narrowed = await listAgents(b, key);
+    // fresh: a renewal already in flight (the background timer's) sent its read before the
+    // UPDATE, and joining it would leave b on the old epoch. So below, and after the spy.
+    await ctxOf(b).keyCache.renew({ fresh: true });
+    const narrowed = await listAgentsCall(b, key);
     expect(narrowed.status).toBe(200);
     expect(narrowed.body.result.content[0].text).toContain('Error INSUFFICIENT_SCOPE');
     // The last-used stamp is not a change that matters: it leaves the epoch alone.
@@ -139,18 +122,19 @@ describe('MCP key cache across instances', () => {
     expect(await ctxOf(a).stores.keyEpoch.read()).toBe(epoch + 1);
     await a.handle.db.run('DELETE FROM api_keys WHERE id = ?', [id]);
     expect(await ctxOf(a).stores.keyEpoch.read()).toBe(epoch + 2);
-    await ctxOf(b).keyCache.renew();
+    await ctxOf(b).keyCache.renew({ fresh: true });
     await expectRefused(b, key);
   });
 
   it('an instance whose epoch read fails looks the key up on every call, and still refuses a revoked key at once', async () => {
+    const { a, b } = two;
     const { key, id } = await makeKey(a, ['read']);
     await warm(b, key);
     vi.spyOn(ctxOf(b).stores.keyEpoch, 'read').mockRejectedValue(new Error('epoch read refused'));
-    await ctxOf(b).keyCache.renew();
+    await ctxOf(b).keyCache.renew({ fresh: true });
     expect(ctxOf(b).keyCache.trusted).toBe(false);
-    expect(await keyLookups(b, () => listAgents(b, key))).toBe(1);
-    expect(await keyLookups(b, () => listAgents(b, key))).toBe(1);
+    expect(await keyLookups(b, () => listAgentsCall(b, key))).toBe(1);
+    expect(await keyLookups(b, () => listAgentsCall(b, key))).toBe(1);
     // B cannot acknowledge the revoke; A waits out B's lease (logged), then returns.
     expect((await api(a.url, 'DELETE', `/v1/api-keys/${id}`)).status).toBe(200);
     await expectRefused(b, key);
@@ -158,6 +142,7 @@ describe('MCP key cache across instances', () => {
   });
 
   it('an instance whose epoch read stalls is waited out by the revoke, and refuses the key when it resumes', async () => {
+    const { a, b } = two;
     const { key, id } = await makeKey(a, ['read']);
     await warm(b, key);
     // Every renewal from now on hangs until released, as an instance cut off from the database
@@ -187,6 +172,7 @@ describe('MCP key cache across instances', () => {
   });
 
   it('a registered instance that never answers is waited out; a dead process on this machine is not waited for', async () => {
+    const { a } = two;
     const { id: first } = await makeKey(a, ['read']);
     const { id: second } = await makeKey(a, ['read']);
     // Another machine's instance, alive by its heartbeat, that never acknowledges.

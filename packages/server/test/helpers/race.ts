@@ -1,7 +1,8 @@
 import type { Config } from '../../src/config.js';
 import type { ManualClock } from '../../src/platform/clock.js';
 import type { SqlDatabase, SqlExecutor, SqlParams, TransactionOptions } from '../../src/platform/db/sql.js';
-import { sameDatabase, startTestService } from './start.js';
+import type { Logger } from '../../src/platform/logger.js';
+import { sameDatabase, startTestService, type TestService } from './start.js';
 
 type Tx = <T>(fn: (tx: SqlExecutor) => Promise<T>, opts?: TransactionOptions) => Promise<T>;
 
@@ -104,18 +105,25 @@ export function settledValue<T>(r: PromiseSettledResult<T>): T {
 /**
  * Two instances of one service on one data directory and one clock: two database handles on the
  * same SQLite file, each with its own gate, or two pools on the same PostgreSQL database, as two
- * `svc-server start` processes would have.
+ * `svc-server start` processes would have. A `logger` is the first instance's; the second is silent.
  */
 export async function twoInstances(
   name: 'content' | 'commerce',
-  opts: { clock?: ManualClock; config?: Partial<Config> } = {},
+  opts: { clock?: ManualClock; config?: Partial<Config>; logger?: Logger } = {},
 ) {
   const a = await startTestService(name, opts);
-  const b = await startTestService(name, {
-    dataDir: a.dataDir,
-    clock: a.clock,
-    config: { ...opts.config, ...sameDatabase(a) },
-  });
+  let b: TestService;
+  try {
+    b = await startTestService(name, {
+      dataDir: a.dataDir,
+      clock: a.clock,
+      config: { ...opts.config, ...sameDatabase(a) },
+    });
+  } catch (err) {
+    // Nobody holds `a` yet to close it: its server, data directory and database would outlive the file.
+    await a.close();
+    throw err;
+  }
   return {
     a,
     b,

@@ -2,48 +2,25 @@
 // key epoch like any DELETE, or every instance keeps serving the removed keys from its cache for
 // as long as it runs. On PostgreSQL, TRUNCATE fires no row trigger (SQLite has no TRUNCATE; its
 // DELETE without WHERE fires them). Two instances over real HTTP on one PostgreSQL database.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ContentContext } from '../../src/content/context.js';
-import { makeKey, rawMcp } from '../content/mcp-helpers.js';
-import { sameDatabase, startTestService, type TestService } from '../helpers/start.js';
-
-const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: ContentContext }).ctx;
-
-const listAgents = (svc: TestService, key: string) =>
-  rawMcp(svc, {
-    key,
-    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
-  });
+import { describe, expect, it } from 'vitest';
+import { ctxOf, listAgentsCall, makeKey, startTwoInstances } from '../content/mcp-helpers.js';
 
 describe('key epoch: TRUNCATE api_keys by hand', () => {
-  let a: TestService;
-  let b: TestService;
-
-  beforeAll(async () => {
-    a = await startTestService('content', { config: { seed: 'none' } });
-    b = await startTestService('content', {
-      dataDir: a.dataDir,
-      clock: a.clock,
-      config: { seed: 'none', ...sameDatabase(a) },
-    });
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  const two = startTwoInstances({ seed: 'none' });
 
   it('moves the epoch, and no instance serves an emptied key from its cache after its next renewal', async () => {
+    const { a, b } = two;
     const { key } = await makeKey(a, ['read']);
     for (const svc of [a, b]) {
       await ctxOf(svc).keyCache.renew({ fresh: true });
-      expect((await listAgents(svc, key)).status).toBe(200);
+      expect((await listAgentsCall(svc, key)).status).toBe(200);
     }
     const epoch = await ctxOf(a).stores.keyEpoch.read();
     await a.handle.db.run('TRUNCATE api_keys');
     for (const svc of [a, b]) {
       // One renewal: what a hand edit is promised (docs/security.md, "What it assumes").
       await ctxOf(svc).keyCache.renew({ fresh: true });
-      expect((await listAgents(svc, key)).status, 'an emptied key was served from a cache').toBe(401);
+      expect((await listAgentsCall(svc, key)).status, 'an emptied key was served from a cache').toBe(401);
     }
     expect(await ctxOf(a).stores.keyEpoch.read()).toBeGreaterThan(epoch);
   });

@@ -2,39 +2,17 @@
 // returned, no instance on the database accepts the key", attacked where a call is in flight on
 // another instance while the revoke runs. Two instances over real HTTP on one database (SQLite file
 // or PostgreSQL). docs/security.md, "Ninth pass: outside attack on stop 30".
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
-import type { ContentContext } from '../../src/content/context.js';
-import { makeKey, rawMcp } from '../content/mcp-helpers.js';
-import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
-
-const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: ContentContext }).ctx;
-
-const listAgents = (svc: TestService, key: string) =>
-  rawMcp(svc, {
-    key,
-    body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
-  });
+import { ctxOf, listAgentsCall, makeKey, startTwoInstances } from '../content/mcp-helpers.js';
+import { api } from '../helpers/start.js';
 
 describe('MCP key cache: a call in flight while the key is revoked elsewhere', () => {
-  let a: TestService;
-  let b: TestService;
-
-  beforeAll(async () => {
-    a = await startTestService('content', { config: { seed: 'none' } });
-    b = await startTestService('content', {
-      dataDir: a.dataDir,
-      clock: a.clock,
-      config: { seed: 'none', ...sameDatabase(a) },
-    });
-  });
-  afterAll(async () => {
-    await b?.close();
-    await a?.close();
-  });
+  const two = startTwoInstances({ seed: 'none' });
   afterEach(() => vi.restoreAllMocks());
 
   it('a lookup that read the key before the revoke committed does not put it in the cache after', async () => {
+    const { a, b } = two;
     // A key never used: its first call also stamps last_used_at (a second write, a second put).
     const { key, id } = await makeKey(a, ['read']);
     await ctxOf(b).keyCache.renew({ fresh: true });
@@ -58,7 +36,7 @@ describe('MCP key cache: a call in flight while the key is revoked elsewhere', (
       await released;
       return row;
     });
-    const inFlight = listAgents(b, key);
+    const inFlight = listAgentsCall(b, key);
     await wasRead;
 
     // The revoke returns once B has dropped its cache and acknowledged the new epoch.
@@ -70,12 +48,13 @@ describe('MCP key cache: a call in flight while the key is revoked elsewhere', (
 
     // From here on, no instance may accept the key: not from a cache the late answer filled.
     for (const svc of [b, a]) {
-      const res = await listAgents(svc, key);
+      const res = await listAgentsCall(svc, key);
       expect(res.status, `${svc === a ? 'A' : 'B'} accepted the revoked key`).toBe(401);
     }
   });
 
   it("the background pass deletes a crashed instance's row once it has been silent an hour, and keeps live ones", async () => {
+    const { a, b } = two;
     const dialect = a.handle.db.dialect;
     // kill -9 leaves its row: the process never gets to remove it.
     await ctxOf(a).stores.keyEpoch.acknowledge('elsewhere#1/4242/inst_crashed', 0, dialect, 2 * 60 * 60);

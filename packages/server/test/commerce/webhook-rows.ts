@@ -1,0 +1,24 @@
+import type { EndpointRecord, EventRecord } from '../../src/commerce/db/webhooks-store.js';
+
+// Rows for the webhook store's tests below HTTP (claims, outcome batches): one account in
+// sandbox, so a test names only what it varies.
+
+/** acct_1's sandbox endpoint `id` at `url`, its secret made from its id. */
+export const sandboxEndpoint = (id: string, url: string, at: string): EndpointRecord => ({
+  id,
+  account_id: 'acct_1',
+  env: 'sandbox',
+  url,
+  secret: `whsec_${id}`,
+  created_at: at,
+});
+
+/** A `checkout.updated` event of acct_1 in sandbox, with no data. */
+export const checkoutUpdated = (id: string, at: string): EventRecord => ({
+  id,
+  account_id: 'acct_1',
+  env: 'sandbox',
+  type: 'checkout.updated',
+  data: {},
+  created_at: at,
+});
