@@ -226,6 +226,7 @@ describe('a slow webhook endpoint delays only itself', () => {
       get: db.get.bind(db),
       all: db.all.bind(db),
       run: db.run.bind(db),
+      expectWrites: () => db.expectWrites(),
       close: () => db.close(),
       async transaction(fn, opts) {
         transactions += 1;

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { SqliteDatabase } from '../../src/platform/db/sqlite.js';
 import { sameDatabase, startTestService, type TestService } from '../helpers/start.js';
 import { as, makeKey, PROTOCOL, sandboxUser, startReceiver } from './helpers.js';
 
@@ -42,6 +43,29 @@ describe('the dispatcher wakes for events', () => {
       await until(() => receiver.received.some((r) => r.event.data.id === made.id));
       expect(receiver.received.filter((r) => r.event.type === 'checkout.updated')).toHaveLength(n + 1);
     }
+  });
+
+  it('gets the database ready for its writes at its first delivery, not at start', async () => {
+    const svc = await commerce({ background: true, webhookPollMs: AN_HOUR });
+    // SQLite: whether WAL checkpoints have moved to their thread. PostgreSQL has nothing to get
+    // ready, and there the test checks only that delivering is unchanged.
+    const handedOff = () =>
+      svc.handle.db.dialect === 'sqlite' ? (svc.handle.db as SqliteDatabase).checkpoints?.handedOff() : true;
+    const receiver = await startReceiver();
+    cleanups.push(receiver.close);
+    const key = await makeKey(svc, 'sandbox');
+    expect((await as(svc, key)('POST', '/v1/webhook_endpoints', { url: receiver.url })).status).toBe(201);
+    // Started, with an endpoint, but nothing sent yet: a server that never delivers keeps no thread.
+    if (svc.handle.db.dialect === 'sqlite') expect(handedOff()).toBe(false);
+    const { call } = await sandboxUser(svc, key);
+    const made = (await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/ready-first` })).body;
+    await until(() => receiver.received.some((r) => r.event.data.id === made.id));
+    // Far fewer commits than the busy count (BUSY_AFTER) so far: the first delivery did it.
+    expect(handedOff()).toBe(true);
+    const again = (await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/ready-second` })).body;
+    await until(() => receiver.received.some((r) => r.event.data.id === again.id));
+    const sent = receiver.received.map((r) => r.event.id as string);
+    expect(new Set(sent).size).toBe(sent.length);
   });
 
   it("delivers another instance's events by polling, once each", async () => {

@@ -28,6 +28,7 @@ function faulty(db: SqlDatabase, fails: (sql: string) => boolean): SqlDatabase {
     all: outer.all,
     run: outer.run,
     transaction: (fn, opts) => db.transaction((tx) => fn(guard(tx)), opts),
+    expectWrites: () => db.expectWrites(),
     close: () => db.close(),
   };
 }

@@ -129,9 +129,33 @@ describe('WAL checkpoints of a busy SQLite database', () => {
     }
   });
 
+  it('start at once when told writes are coming, with no commit counted first', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-checkpoints-'));
+    const db = openSqliteDatabase(join(dir, '.data', 'db.sqlite'), TABLE);
+    try {
+      expect(db.checkpoints?.handedOff()).toBe(false);
+      db.expectWrites();
+      expect(db.checkpoints?.handedOff()).toBe(true);
+      expect(autocheckpoint(db)).toBe(0);
+      // Told again, or counted to busy afterwards: still the one thread.
+      db.expectWrites();
+      await writeTransactions(db, 0, BUSY_AFTER + 50);
+      await vi.waitFor(() => expect(db.checkpoints?.runs()).toBeGreaterThan(0), { timeout: 10_000 });
+      expect(await db.get('SELECT COUNT(*) AS c FROM t')).toEqual({ c: BUSY_AFTER + 50 });
+    } finally {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // Closed: checkpoints are the connection's own again, and a late hint starts nothing.
+    expect(db.checkpoints?.handedOff()).toBe(false);
+    db.expectWrites();
+    expect(db.checkpoints?.handedOff()).toBe(false);
+  });
+
   it('keeps none for an in-memory database', async () => {
     const db = openSqliteDatabase(':memory:', TABLE);
     expect(db.checkpoints).toBeNull();
+    db.expectWrites(); // nothing to start
     await db.close();
   });
 });

@@ -236,9 +236,20 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     return outcome.ok;
   }
 
+  /** Whether this dispatcher has told the database that its writes are coming (`expectWrites`). */
+  let writing = false;
+
   /** Starts the attempts a claim returned, under one deadline (they start together). */
   function launchAll(due: DueDelivery[]): Promise<boolean>[] {
     if (due.length === 0) return [];
+    // From the first delivery on, every attempt is a lease and an outcome written: the database
+    // gets ready for that now, not a second into the first burst (see SqlDatabase.expectWrites).
+    // Not at start: a server that never delivers keeps SQLite's checkpoints, and their thread's
+    // memory, to itself.
+    if (!writing) {
+      writing = true;
+      opts.db.expectWrites();
+    }
     const deadline = sendDeadline(opts);
     return due.map((d) => launch(d, deadline));
   }

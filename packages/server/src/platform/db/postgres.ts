@@ -155,6 +155,9 @@ export class PostgresDatabase implements SqlDatabase {
     return this.#direct.run(sql, params);
   }
 
+  /** Nothing to get ready: the server checkpoints on its own, and the pool connects as needed. */
+  expectWrites(): void {}
+
   async transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, opts: TransactionOptions = {}): Promise<T> {
     if (opts.isolation !== 'serializable') return this.#once(fn, 'BEGIN', true);
     for (let attempt = 1; ; attempt++) {

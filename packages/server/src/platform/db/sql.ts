@@ -42,6 +42,13 @@ export interface SqlDatabase extends SqlExecutor {
    * from other requests cannot slip into (or be rolled back with) it.
    */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>, opts?: TransactionOptions): Promise<T>;
+  /**
+   * A hint that a steady stream of write transactions starts now (the webhook dispatcher's first
+   * delivery), so the database gets ready for it before the load rather than during it. SQLite
+   * hands its WAL checkpoints to their thread at once (sqlite-checkpoints.ts); PostgreSQL has
+   * nothing to do. Safe to call any number of times.
+   */
+  expectWrites(): void;
   close(): Promise<void>;
 }
 

@@ -216,6 +216,10 @@ class GatedDatabase implements SqliteDatabase {
     }
   }
 
+  expectWrites(): void {
+    this.checkpoints?.startNow();
+  }
+
   async close(): Promise<void> {
     // A transaction still running finishes (or rolls back) before the handle goes.
     while (this.#gate) await this.#gate;
