@@ -40,7 +40,7 @@ import { workspaceRoutes } from './routes/workspace.js';
 import type { AdvanceResultView } from './schemas/workspace.js';
 import { seedDemoWorkspace } from './seed/demo.js';
 import { automationEventHandler, purgeOldRunCounts } from './services/automations.js';
-import { PURGE_SILENT_MS } from './services/key-cache.js';
+import { PURGE_SILENT_MS } from '../platform/key-cache.js';
 import { flushToolCalls } from './services/mcp-call-log.js';
 import { recoverInterruptedPublishes } from './services/posts.js';
 import { tick } from './services/sandbox.js';
