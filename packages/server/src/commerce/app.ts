@@ -35,6 +35,7 @@ import { sandboxRoutes } from './routes/sandbox.js';
 import { ucpProfileRoutes } from './routes/ucp-profile.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
 import type { ApiKeyRecord } from './db/api-keys-store.js';
+import type { CommerceKeyCache } from './services/api-keys.js';
 import { pollStoreHandOffs, recoverConfirming } from './services/checkouts.js';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 
@@ -65,6 +66,8 @@ export interface CommerceServiceHandle extends ServiceHandle {
    * checkout stuck in `confirming` since `olderThanMs` ago whose placement lease nobody holds.
    */
   recover(olderThanMs?: number): Promise<void>;
+  /** This instance's cache of API keys; tests renew its lease and count its renewals. */
+  keyCache: CommerceKeyCache;
 }
 
 export interface CommerceDeps extends ServiceDeps {
@@ -196,6 +199,7 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
       return openapi();
     },
     dispatcher,
+    keyCache: keys,
     recover: async (olderThanMs = 0) => {
       await recoverStuck(olderThanMs);
     },
