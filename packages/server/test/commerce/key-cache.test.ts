@@ -118,7 +118,10 @@ describe('commerce key cache across instances', () => {
     const { key, id } = await dashboardKey(a);
     await warm(b, key);
     const epoch = await keyEpochOf(a).read();
-    await a.handle.db.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', ['2020-01-01T00:00:00.000Z', id]);
+    await a.handle.db.run('UPDATE api_keys SET last_used_at = ? WHERE id = ?', [
+      '2020-01-01T00:00:00.000Z',
+      id,
+    ]);
     await dashboardKey(a, 'live');
     expect(await keyEpochOf(a).read()).toBe(epoch);
     await a.handle.db.run("UPDATE api_keys SET name = 'Renamed' WHERE id = ?", [id]);

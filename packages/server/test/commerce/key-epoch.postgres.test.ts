@@ -55,7 +55,8 @@ describe('commerce key cache across real processes: skewed wall clocks, a paused
   let b: BuiltServer;
 
   beforeAll(async () => {
-    if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (pnpm --filter @svc/server build).`);
+    if (!existsSync(cli))
+      throw new Error(`${cli} is missing: build first (pnpm --filter @svc/server build).`);
     if (!existsSync(FAKETIME)) throw new Error(`${FAKETIME} is missing: apt-get install faketime.`);
     a = await startBuilt('commerce', files.env());
     // B's wall clock runs 90 s behind the machine's (an unsynchronised host).

@@ -2,7 +2,12 @@ import { sha256Hex } from '../../platform/api-key-hash.js';
 import type { SqlDatabase, SqlExecutor } from '../../platform/db/sql.js';
 import { AppError } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
-import { awaitKeyEpochSeen, findCachedKey, type KeyCache, type RevokeWait } from '../../platform/key-cache.js';
+import {
+  awaitKeyEpochSeen,
+  findCachedKey,
+  type KeyCache,
+  type RevokeWait,
+} from '../../platform/key-cache.js';
 import type { ServiceDeps } from '../../platform/service.js';
 import { type ApiKeyRecord, apiKeysStore, type CommerceEnv } from '../db/api-keys-store.js';
 import { commerceStores } from '../db/stores.js';
