@@ -17,7 +17,12 @@ export async function startTwoCommerce(opts: { logger?: Logger } = {}) {
     clock: a.clock,
     config: { ...sameDatabase(a) },
   });
-  return { a, b, close: async () => (await b.close(), await a.close()) };
+  // The second instance first: it was handed the first one's data directory and database.
+  const close = async () => {
+    await b.close();
+    await a.close();
+  };
+  return { a, b, close };
 }
 
 export const handleOf = (svc: TestService) => svc.handle as CommerceServiceHandle;

@@ -1,5 +1,5 @@
-import { keyCache as platformKeyCache, type KeyCache as PlatformKeyCache } from '../../platform/key-cache.js';
 import type { Dialect } from '../../platform/db/sql.js';
+import { type KeyCache as PlatformKeyCache, keyCache as platformKeyCache } from '../../platform/key-cache.js';
 import type { Logger } from '../../platform/logger.js';
 import type { ContentStores } from '../db/stores/index.js';
 import type { ApiKeyView } from './api-keys.js';
