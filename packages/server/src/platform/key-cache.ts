@@ -87,14 +87,14 @@ export function keyCache<V extends CachedKey>(
 
 /**
  * Looks a key up by its hash, from the cache while its lease is fresh, and stamps its use (to the
- * minute). `find` answers only usable keys; only keys found are cached, so a made-up key still
- * costs a lookup (and finds nothing).
+ * minute). `store.findActiveByHash` answers only usable keys (a store itself, or a view of one);
+ * only keys found are cached, so a made-up key still costs a lookup (and finds nothing).
  */
 export async function findCachedKey<V extends CachedKey>(
   cache: KeyCache<V> | undefined,
   hash: string,
   store: {
-    find(hash: string): Promise<V | null | undefined>;
+    findActiveByHash(hash: string): Promise<V | null | undefined>;
     touch(id: string, at: string): Promise<void>;
   },
   now: Date,
@@ -105,7 +105,7 @@ export async function findCachedKey<V extends CachedKey>(
   const ticket = cache?.ticket() ?? 0;
   let found = cache?.get(hash);
   if (!found) {
-    found = (await store.find(hash)) ?? undefined;
+    found = (await store.findActiveByHash(hash)) ?? undefined;
     if (!found) return null;
     cache?.put(hash, found, ticket);
   }

@@ -109,12 +109,7 @@ export async function authenticateCommerceKey(
   }
   const keys = commerceStores(db).apiKeys;
   const record = KEY_SHAPE.test(key)
-    ? await findCachedKey(
-        deps.keyCache,
-        sha256Hex(key),
-        { find: (hash) => keys.findActiveByHash(hash), touch: (id, at) => keys.touch(id, at) },
-        deps.clock.now(),
-      )
+    ? await findCachedKey(deps.keyCache, sha256Hex(key), keys, deps.clock.now())
     : null;
   // A key answers only in the environment its prefix names. The row's `env` is what decides (and
   // a change of it moves the key epoch, so no cache keeps the old one); this refuses a row that an

@@ -112,7 +112,7 @@ export async function findContentApiKey(
     deps.keyCache,
     sha256Hex(key),
     {
-      find: async (hash) => {
+      findActiveByHash: async (hash) => {
         const row = await keys.findActiveByHash(hash);
         return row ? view(row) : null;
       },
