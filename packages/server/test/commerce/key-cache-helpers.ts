@@ -2,6 +2,7 @@ import { expect } from 'vitest';
 import type { CommerceServiceHandle } from '../../src/commerce/app.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
 import type { Logger } from '../../src/platform/logger.js';
+import { runCliAsync } from '../helpers/cli.js';
 import { countReads } from '../helpers/count-reads.js';
 import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
 import { as } from './helpers.js';
@@ -23,6 +24,15 @@ export async function startTwoCommerce(opts: { logger?: Logger } = {}) {
     await a.close();
   };
   return { a, b, close };
+}
+
+/** `svc-server keys revoke --json` in a process of its own, on `svc`'s database. */
+export function cliRevoke(svc: TestService, id: string) {
+  return runCliAsync(['keys', 'revoke', id, '--service', 'commerce', '--json'], {
+    ...process.env,
+    SERVICE_DATA_DIR: svc.dataDir,
+    ...(svc.config.databaseUrl ? { SERVICE_DATABASE_URL: svc.config.databaseUrl } : {}),
+  });
 }
 
 export const handleOf = (svc: TestService) => svc.handle as CommerceServiceHandle;

@@ -5,10 +5,10 @@
 // it unusable; and a cached key never answers in the other environment.
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/platform/logger.js';
-import { runCliAsync } from '../helpers/cli.js';
 import type { TestService } from '../helpers/start.js';
 import { as, PROTOCOL } from './helpers.js';
 import {
+  cliRevoke,
   dashboardKey,
   expectRefused,
   keyCacheOf,
@@ -76,11 +76,7 @@ describe('commerce key cache across instances', () => {
     const { key, id } = await dashboardKey(a);
     await warm(a, key);
     await warm(b, key);
-    const revoked = await runCliAsync(['keys', 'revoke', id, '--service', 'commerce', '--json'], {
-      ...process.env,
-      SERVICE_DATA_DIR: a.dataDir,
-      ...(a.config.databaseUrl ? { SERVICE_DATABASE_URL: a.config.databaseUrl } : {}),
-    });
+    const revoked = await cliRevoke(a, id);
     expect(revoked.status, revoked.stderr).toBe(0);
     expect(JSON.parse(revoked.stdout)).toMatchObject({ id, already_revoked: false });
     // Both instances acknowledged: nothing was waited out.
