@@ -283,6 +283,13 @@ async function keysList(args: string[]): Promise<void> {
   }
 }
 
+/** Where `keys revoke` names the instances it had to wait out (their caches' leases ran out). */
+const stderrWaits = {
+  warn: (fields: { instances: string[] }, message: string) => {
+    process.stderr.write(`${message}: ${fields.instances.join(', ')}\n`);
+  },
+};
+
 async function keysRevoke(args: string[]): Promise<void> {
   const { values, positionals } = parseArgs({
     args,
@@ -310,17 +317,11 @@ async function keysRevoke(args: string[]): Promise<void> {
               db,
               transaction: (fn) => db.transaction((tx) => fn(contentStores(tx))),
             },
-            {
-              ...deps,
-              logger: {
-                warn: (fields, message) => {
-                  process.stderr.write(`${message}: ${fields.instances.join(', ')}\n`);
-                },
-              },
-            },
+            { ...deps, logger: stderrWaits },
             id,
           )
-        : await revokeApiKey(db, deps, DEFAULT_ACCOUNT_ID, id).then((apiKey) => ({
+        : // The same wait as above, on the commerce key epoch (migration 16).
+          await revokeApiKey(db, { ...deps, logger: stderrWaits }, DEFAULT_ACCOUNT_ID, id).then((apiKey) => ({
             apiKey,
             revoked_at: apiKey.revoked_at ?? now.toISOString(),
             already_revoked: apiKey.revoked_at !== now.toISOString(),

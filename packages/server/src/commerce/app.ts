@@ -15,10 +15,13 @@ import {
   openApiRoute,
 } from '../platform/http/index.js';
 import { instanceName } from '../platform/instance.js';
+import { keyCache, PURGE_SILENT_MS } from '../platform/key-cache.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { type CommerceAuth, commerceAuthenticators } from './auth.js';
 import type { CommerceContext } from './context.js';
+import type { ApiKeyRecord } from './db/api-keys-store.js';
 import { commerceMigrations } from './db/migrations.js';
+import { commerceStores } from './db/stores.js';
 import { commerceOpenApiInfo } from './openapi-info.js';
 import { dashboardRouter } from './pages/dashboard-router.js';
 import { hostedRouter } from './pages/hosted-router.js';
@@ -32,6 +35,7 @@ import { orderRoutes } from './routes/orders.js';
 import { sandboxRoutes } from './routes/sandbox.js';
 import { ucpProfileRoutes } from './routes/ucp-profile.js';
 import { webhookEndpointRoutes } from './routes/webhook-endpoints.js';
+import type { CommerceKeyCache } from './services/api-keys.js';
 import { pollStoreHandOffs, recoverConfirming } from './services/checkouts.js';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 
@@ -62,6 +66,8 @@ export interface CommerceServiceHandle extends ServiceHandle {
    * checkout stuck in `confirming` since `olderThanMs` ago whose placement lease nobody holds.
    */
   recover(olderThanMs?: number): Promise<void>;
+  /** This instance's cache of API keys; tests renew its lease and count its renewals. */
+  keyCache: CommerceKeyCache;
 }
 
 export interface CommerceDeps extends ServiceDeps {
@@ -108,6 +114,14 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     lookup: deps.lookup,
     ...(deps.webhookPollMs ? { pollMs: deps.webhookPollMs } : {}),
   });
+  const keyEpoch = commerceStores(db).keyEpoch;
+  const keys = keyCache<ApiKeyRecord>(keyEpoch, {
+    instanceId,
+    dialect: db.dialect,
+    logger: deps.logger,
+    stopwatch: () => performance.now(),
+    what: 'commerce API keys',
+  });
   const ctx: CommerceContext = {
     config: deps.config,
     clock: deps.clock,
@@ -116,6 +130,7 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     db,
     eventsWritten: () => dispatcher.nudge(),
     instanceId,
+    keyCache: keys,
   };
 
   const routes = [
@@ -150,7 +165,7 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
   const apiRoutes = [...routes, openApiRoute(openapi, 'none'), ...dashboardRoutes(dashboard)];
   app.use(
     mountRoutes(guardRoutes(apiRoutes, 'local', guard), {
-      authenticators: commerceAuthenticators(db, deps),
+      authenticators: commerceAuthenticators(db, { ...deps, keyCache: keys }),
       wrap: idempotency<CommerceAuth>({
         storage: idempotencyStore,
         clock: deps.clock,
@@ -164,6 +179,9 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     }),
   );
   finishHttpApp(app, deps.logger);
+  // Keys are cached only while the key epoch's lease is fresh; every instance that authenticates
+  // requests renews its own, so it starts with the app, not with the background work.
+  keys.start();
 
   let purge: NodeJS.Timeout | null = null;
   let recover: NodeJS.Timeout | null = null;
@@ -181,6 +199,7 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
       return openapi();
     },
     dispatcher,
+    keyCache: keys,
     recover: async (olderThanMs = 0) => {
       await recoverStuck(olderThanMs);
     },
@@ -190,6 +209,9 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
         idempotencyStore
           .purge(deps.clock.now().toISOString())
           .catch((err) => deps.logger.error({ err }, 'idempotency purge failed'));
+        keyEpoch
+          .purge(PURGE_SILENT_MS, db.dialect)
+          .catch((err) => deps.logger.error({ err }, 'key epoch purge failed'));
       }, PURGE_EVERY_MS);
       purge.unref();
       // At start-up nothing of this process is placing yet; another instance's placements are
@@ -207,6 +229,13 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
       if (recover) clearInterval(recover);
       recover = null;
       await dispatcher.stop();
+      // A stopped instance is not waited for by revokes on the others.
+      await keys.stop();
+      await keyEpoch
+        .forget(instanceId)
+        .catch((err: unknown) =>
+          deps.logger.warn({ err }, 'could not remove this instance from key_epoch_instances'),
+        );
       await db.close();
     },
   };

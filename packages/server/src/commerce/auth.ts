@@ -4,7 +4,12 @@ import type { SqlDatabase } from '../platform/db/sql.js';
 import { AppError } from '../platform/errors.js';
 import { type Authenticators, requireLocalTrust } from '../platform/http/index.js';
 import type { ServiceDeps } from '../platform/service.js';
-import { authenticateCommerceKey, type CommerceKeyContext, DEFAULT_ACCOUNT_ID } from './services/api-keys.js';
+import {
+  authenticateCommerceKey,
+  type CommerceKeyCache,
+  type CommerceKeyContext,
+  DEFAULT_ACCOUNT_ID,
+} from './services/api-keys.js';
 import { authenticateUser, USER_TOKEN_HEADER, type UserGrant } from './services/users.js';
 
 export interface CommerceUserContext extends CommerceKeyContext, UserGrant {}
@@ -31,7 +36,10 @@ const sandboxOnly = () =>
     'Sandbox endpoints and sandbox stores answer sandbox keys only. Use an svc_test_ key.',
   );
 
-export function commerceAuthenticators(db: SqlDatabase, deps: ServiceDeps): Authenticators<CommerceAuth> {
+export function commerceAuthenticators(
+  db: SqlDatabase,
+  deps: ServiceDeps & { keyCache?: CommerceKeyCache },
+): Authenticators<CommerceAuth> {
   const key = (req: Request) => authenticateCommerceKey(db, deps, bearerToken(req.headers.authorization));
   // Copied into a fresh `{}`, not spread into a literal: V8 gave each spread copy a hidden class
   // of its own, which kept about 0.3 KB a request alive into the old generation

@@ -1,6 +1,7 @@
 import type { SqlDatabase } from '../platform/db/sql.js';
 import type { ServiceDeps } from '../platform/service.js';
 import type { CommerceEnv } from './db/api-keys-store.js';
+import type { CommerceKeyCache } from './services/api-keys.js';
 
 /** What every commerce service function gets: storage, time, ids, settings, and the outbox signal. */
 export interface CommerceContext extends ServiceDeps {
@@ -9,6 +10,11 @@ export interface CommerceContext extends ServiceDeps {
   eventsWritten(): void;
   /** This instance's name on the leases it takes in the shared database. */
   instanceId: string;
+  /**
+   * API keys found by hash, trusted while the key epoch's lease is fresh (platform/key-cache.ts);
+   * a revoke drops it and waits for the other instances' (services/api-keys.ts).
+   */
+  keyCache?: CommerceKeyCache;
 }
 
 /** An API key's account and environment: the unit of isolation. */

@@ -16,6 +16,7 @@ import {
   openApiRoute,
 } from '../platform/http/index.js';
 import type { AnyRoute } from '../platform/http/route.js';
+import { PURGE_SILENT_MS } from '../platform/key-cache.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { type ContentAuth, contentAuthenticators } from './auth.js';
 import { type ContentContext, createContentContext } from './context.js';
@@ -40,7 +41,6 @@ import { workspaceRoutes } from './routes/workspace.js';
 import type { AdvanceResultView } from './schemas/workspace.js';
 import { seedDemoWorkspace } from './seed/demo.js';
 import { automationEventHandler, purgeOldRunCounts } from './services/automations.js';
-import { PURGE_SILENT_MS } from './services/key-cache.js';
 import { flushToolCalls } from './services/mcp-call-log.js';
 import { recoverInterruptedPublishes } from './services/posts.js';
 import { tick } from './services/sandbox.js';

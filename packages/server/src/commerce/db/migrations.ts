@@ -13,6 +13,7 @@ import { deliveryClaimIndexes } from './migrations/012-delivery-claim-indexes.js
 import { idempotencyOwner } from './migrations/013-idempotency-owner.js';
 import { eventSubjects } from './migrations/014-event-subjects.js';
 import { dropDeliveriesDue } from './migrations/015-drop-deliveries-due.js';
+import { keyEpoch } from './migrations/016-key-epoch.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -69,4 +70,5 @@ export const commerceMigrations: Migration[] = [
   idempotencyOwner,
   eventSubjects,
   dropDeliveriesDue,
+  keyEpoch,
 ];

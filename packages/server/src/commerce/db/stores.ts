@@ -1,4 +1,5 @@
 import { idempotencyAnswers } from '../../platform/db/idempotency-store.js';
+import { keyEpochStore } from '../../platform/db/key-epoch-store.js';
 import { leasesStore } from '../../platform/db/leases-store.js';
 import type { SqlExecutor } from '../../platform/db/sql.js';
 import { getOrBuild } from '../../platform/get-or-build.js';
@@ -21,6 +22,7 @@ function buildStores(db: SqlExecutor) {
     checkouts: checkoutsStore(db),
     connections: connectionsStore(db),
     idempotency: idempotencyAnswers(db),
+    keyEpoch: keyEpochStore(db),
     leases: leasesStore(db),
     offers: offersStore(db),
     orders: ordersStore(db),

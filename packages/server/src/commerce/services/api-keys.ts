@@ -1,7 +1,13 @@
-import { lastUsedIsStale, sha256Hex } from '../../platform/api-key-hash.js';
+import { sha256Hex } from '../../platform/api-key-hash.js';
 import type { SqlDatabase, SqlExecutor } from '../../platform/db/sql.js';
 import { AppError } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
+import {
+  awaitKeyEpochSeen,
+  findCachedKey,
+  type KeyCache,
+  type RevokeWait,
+} from '../../platform/key-cache.js';
 import type { ServiceDeps } from '../../platform/service.js';
 import { type ApiKeyRecord, apiKeysStore, type CommerceEnv } from '../db/api-keys-store.js';
 import { commerceStores } from '../db/stores.js';
@@ -50,33 +56,45 @@ export async function createCommerceApiKey(
 export const listApiKeys = (db: SqlExecutor, accountId: string): Promise<ApiKeyRecord[]> =>
   apiKeysStore(db).listForAccount(accountId);
 
+/** Commerce keys found by hash, cached per instance under a lease on the key epoch (migration 16). */
+export type CommerceKeyCache = KeyCache<ApiKeyRecord>;
+
 /**
- * Revokes a key. Authentication looks the key up on every request, so the next request made
- * with it fails with 401 INVALID_API_KEY. Revoking a revoked key changes nothing.
+ * Revokes a key. Returns only once no instance on the database accepts it: the revoke moves the
+ * key epoch in its own transaction (a trigger, migration 16), and this waits until every running
+ * instance has dropped its cached keys for it (platform/key-cache.ts), so the next request made
+ * with the key fails with 401 INVALID_API_KEY wherever it lands. Revoking a revoked key changes
+ * nothing and waits for nothing.
  */
 export async function revokeApiKey(
   db: SqlDatabase,
-  deps: Pick<ServiceDeps, 'clock'>,
+  deps: Pick<ServiceDeps, 'clock'> & RevokeWait,
   accountId: string,
   id: string,
 ): Promise<ApiKeyRecord> {
-  return db.transaction(async (tx) => {
-    const store = apiKeysStore(tx);
-    const key = await store.get(accountId, id);
-    if (!key) throw new AppError(404, 'NOT_FOUND', `No API key with id '${id}'.`);
-    if (key.revoked_at) return key;
-    const at = deps.clock.now().toISOString();
-    await store.revoke(accountId, id, at);
-    return { ...key, revoked_at: at };
+  const at = deps.clock.now().toISOString();
+  const { key, epoch } = await db.transaction(async (tx) => {
+    const stores = commerceStores(tx);
+    const found = await stores.apiKeys.get(accountId, id);
+    if (!found) throw new AppError(404, 'NOT_FOUND', `No API key with id '${id}'.`);
+    if (found.revoked_at) return { key: found, epoch: null };
+    await stores.apiKeys.revoke(accountId, id, at);
+    return { key: { ...found, revoked_at: at }, epoch: await stores.keyEpoch.read() };
   });
+  if (epoch !== null)
+    await awaitKeyEpochSeen({ keyEpoch: commerceStores(db).keyEpoch, dialect: db.dialect }, deps, epoch, id);
+  return key;
 }
 
 const KEY_SHAPE = /^svc_(test|live)_[0-9A-Za-z]{32,}$/;
 
-/** Resolves a bearer key to its account and environment, or fails with 401. */
+/**
+ * Resolves a bearer key to its account and environment, or fails with 401. With a key cache (the
+ * app's), a key found before is answered without a SELECT while the epoch's lease is fresh.
+ */
 export async function authenticateCommerceKey(
   db: SqlExecutor,
-  deps: Pick<ServiceDeps, 'clock'>,
+  deps: Pick<ServiceDeps, 'clock'> & { keyCache?: CommerceKeyCache },
   key: string | null,
 ): Promise<CommerceKeyContext> {
   if (!key) {
@@ -90,13 +108,16 @@ export async function authenticateCommerceKey(
     );
   }
   const keys = commerceStores(db).apiKeys;
-  const record = KEY_SHAPE.test(key) ? await keys.findActiveByHash(sha256Hex(key)) : undefined;
-  if (!record) {
+  const record = KEY_SHAPE.test(key)
+    ? await findCachedKey(deps.keyCache, sha256Hex(key), keys, deps.clock.now())
+    : null;
+  // A key answers only in the environment its prefix names. The row's `env` is what decides (and
+  // a change of it moves the key epoch, so no cache keeps the old one); this refuses a row that an
+  // operator's SQL left disagreeing with the key, rather than let a svc_live_ key act in sandbox.
+  if (!record || !key.startsWith(keyPrefixFor(record.env))) {
     throw new AppError(401, 'INVALID_API_KEY', 'The API key is not valid or has been revoked.', {
       headers: { 'WWW-Authenticate': 'Bearer error="invalid_token"' },
     });
   }
-  const now = deps.clock.now();
-  if (lastUsedIsStale(record.last_used_at, now)) await keys.touch(record.id, now.toISOString());
   return { keyId: record.id, accountId: record.account_id, env: record.env, name: record.name };
 }

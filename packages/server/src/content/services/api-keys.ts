@@ -1,11 +1,12 @@
-import { lastUsedIsStale, sha256Hex } from '../../platform/api-key-hash.js';
+import { sha256Hex } from '../../platform/api-key-hash.js';
 import type { Dialect } from '../../platform/db/sql.js';
 import { notFound } from '../../platform/errors.js';
 import { randomBase62 } from '../../platform/ids.js';
+import { awaitKeyEpochSeen, findCachedKey, type RevokeWait } from '../../platform/key-cache.js';
 import type { ServiceDeps } from '../../platform/service.js';
 import type { ContentApiKeyRow, Scope } from '../db/api-keys-store.js';
 import type { ContentStores } from '../db/stores/index.js';
-import { awaitKeyEpochSeen, type KeyCache } from './key-cache.js';
+import type { KeyCache } from './key-cache.js';
 
 export const SCOPES = ['read', 'write'] as const satisfies readonly Scope[];
 
@@ -60,18 +61,13 @@ export interface KeyStores {
 }
 
 /** What a revoke waits with: this instance's key cache, if it serves MCP. */
-export type RevokeDeps = Pick<ServiceDeps, 'clock'> & {
-  keyCache?: KeyCache;
-  stopwatch?: () => number;
-  /** Hears instances that did not acknowledge the revoke in time (the app's logger, the CLI's stderr). */
-  logger?: { warn(fields: { instances: string[]; keyId: string }, message: string): void };
-};
+export type RevokeDeps = Pick<ServiceDeps, 'clock'> & RevokeWait & { keyCache?: KeyCache };
 
 /**
  * Revoking twice is harmless and says so (`already_revoked`); an id that never existed is a 404.
  * Returns only once no instance on the database accepts the key any more: the revoke moves the
  * key epoch in its own transaction (a trigger, migration 21), and every instance's key cache
- * drops itself on seeing it (services/key-cache.ts).
+ * drops itself on seeing it (platform/key-cache.ts).
  */
 export async function revokeContentApiKeyOnce(
   keys: KeyStores,
@@ -86,12 +82,7 @@ export async function revokeContentApiKeyOnce(
     (await tx.apiKeys.revoke(id, now)) ? tx.keyEpoch.read() : null,
   );
   if (epoch !== null) {
-    const waitedOut = await awaitKeyEpochSeen(keys, deps, epoch);
-    if (waitedOut.length)
-      deps.logger?.warn(
-        { instances: waitedOut, keyId: id },
-        'instances did not acknowledge a key revoke; waited until their key caches expired',
-      );
+    await awaitKeyEpochSeen({ keyEpoch: keys.stores.keyEpoch, dialect: keys.db.dialect }, deps, epoch, id);
   }
   const revokedAt = epoch !== null ? now : ((await store.find(id))?.revoked_at ?? now);
   return { apiKey: view(row), revoked_at: revokedAt, already_revoked: epoch === null };
@@ -116,24 +107,17 @@ export async function findContentApiKey(
   key: string,
 ): Promise<ApiKeyView | null> {
   if (!KEY_SHAPE.test(key)) return null;
-  const { keyCache } = deps;
-  const hash = sha256Hex(key);
-  // One ticket, taken before anything is read, for both puts below: a ticket taken after the
-  // lookup returned would postdate a drop of the cache that the lookup's answer predates (a revoke
-  // committed while it was in flight), and the touch's put would cache a revoked key for good.
-  const ticket = keyCache?.ticket() ?? 0;
-  let found = keyCache?.get(hash);
-  if (!found) {
-    const row = await stores.apiKeys.findActiveByHash(hash);
-    if (!row) return null;
-    found = view(row);
-    keyCache?.put(hash, found, ticket);
-  }
-  const now = deps.clock.now();
-  if (!lastUsedIsStale(found.last_used_at, now)) return found;
-  const at = now.toISOString();
-  await stores.apiKeys.touch(found.id, at);
-  const touched = { ...found, last_used_at: at };
-  keyCache?.put(hash, touched, ticket);
-  return touched;
+  const keys = stores.apiKeys;
+  return findCachedKey(
+    deps.keyCache,
+    sha256Hex(key),
+    {
+      findActiveByHash: async (hash) => {
+        const row = await keys.findActiveByHash(hash);
+        return row ? view(row) : null;
+      },
+      touch: (id, at) => keys.touch(id, at),
+    },
+    deps.clock.now(),
+  );
 }

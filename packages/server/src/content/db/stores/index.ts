@@ -1,3 +1,4 @@
+import { keyEpochStore } from '../../../platform/db/key-epoch-store.js';
 import type { SqlExecutor } from '../../../platform/db/sql.js';
 import { mediaStore } from '../../media/store.js';
 import { contentApiKeysStore } from '../api-keys-store.js';
@@ -11,7 +12,6 @@ import { channelsStore } from './channels-store.js';
 import { contentEventsStore } from './content-events-store.js';
 import { draftsStore } from './drafts-store.js';
 import { ideasStore } from './ideas-store.js';
-import { keyEpochStore } from './key-epoch-store.js';
 import { mediaReferencesStore } from './media-references-store.js';
 import { digestsStore, mcpCallsStore, metaStore, proposalsStore } from './misc-stores.js';
 import { postsStore } from './posts-store.js';

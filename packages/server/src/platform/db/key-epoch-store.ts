@@ -1,14 +1,18 @@
-import { databaseTimeAgo } from '../../../platform/db/database-clock.js';
-import type { Dialect, SqlExecutor } from '../../../platform/db/sql.js';
+import { databaseTimeAgo } from './database-clock.js';
+import type { Dialect, SqlExecutor } from './sql.js';
 
 /**
- * The key epoch (migration 21) and each instance's acknowledgement of it. The epoch itself is
- * moved only by the triggers on `api_keys`, in the transaction of the change.
+ * The key epoch (key-epoch-schema.ts: content migrations 21-22, commerce migration 16) and each
+ * instance's acknowledgement of it. Both services keep the same two tables in their own database
+ * (or schema); the epoch itself is moved only by the triggers on that service's `api_keys`, in the
+ * transaction of the change.
  *
  * Heartbeats are stamped and judged by the database's clock, never by an instance's: with each
  * instance's wall clock, one running 60 s behind (or a revoking process 60 s ahead) looked
  * silent, was not waited for, and served a revoked key from its cache after the revoke returned.
  */
+export type KeyEpochStore = ReturnType<typeof keyEpochStore>;
+
 export function keyEpochStore(db: SqlExecutor) {
   return {
     /** The epoch now; 0 before any key was changed. PostgreSQL returns BIGINT as text, hence Number. */
