@@ -128,18 +128,29 @@ function escapedAndRaw(json: string): Buffer {
   return out.subarray(0, at);
 }
 
-/** JSON.stringify, except that a `RawJson` result is spliced in as it is (bytes stay bytes). */
-export function serialize(reply: JsonRpcResponse): string | Buffer {
+/**
+ * The reply's JSON in the pieces it was made of: a `RawJson` result is spliced in as it is
+ * (bytes stay bytes) between the reply's head and its closing brace, not copied into one buffer.
+ * The router writes the pieces one after another (one `writev`), so a tool answer is never
+ * copied whole: joining them made an 8 KB buffer per `list_agents` call outside V8's buffer
+ * pool (an allocation with its external-memory accounting, then a copy).
+ */
+export function serializeParts(reply: JsonRpcResponse): (string | Buffer)[] {
   if ('result' in reply && reply.result instanceof RawJson) {
     const head = `{"jsonrpc":"2.0","id":${JSON.stringify(reply.id)},"result":`;
     const { json } = reply.result;
-    if (typeof json === 'string') return `${head}${json}}`;
-    return Buffer.concat([Buffer.from(head), ...(Buffer.isBuffer(json) ? [json] : json), CLOSE_BRACE]);
+    if (typeof json === 'string') return [`${head}${json}}`];
+    return [head, ...(Buffer.isBuffer(json) ? [json] : json), '}'];
   }
-  return JSON.stringify(reply);
+  return [JSON.stringify(reply)];
 }
 
-const CLOSE_BRACE = Buffer.from('}');
+/** JSON.stringify, except that a `RawJson` result is spliced in as it is: the pieces joined. */
+export function serialize(reply: JsonRpcResponse): string | Buffer {
+  const parts = serializeParts(reply);
+  if (parts.length === 1) return parts[0] as string;
+  return Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p) : p)));
+}
 
 /** `open`, the parts separated by commas, `close`: text while every part is text, else bytes. */
 export function joinJson(parts: (string | Buffer)[], open = '[', close = ']'): string | Buffer {

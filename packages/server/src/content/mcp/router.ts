@@ -15,6 +15,7 @@ import {
   RpcError,
   rpcError,
   serialize,
+  serializeParts,
 } from './jsonrpc.js';
 
 export const MCP_PATH = '/mcp';
@@ -77,13 +78,19 @@ function sendsJson(req: Request): boolean {
 
 function send(res: Response, format: 'json' | 'sse', replies: JsonRpcResponse[], batch: boolean) {
   if (format === 'json') {
-    const body = batch ? joinJson(replies.map(serialize)) : serialize(replies[0] as JsonRpcResponse);
+    const parts = batch ? [joinJson(replies.map(serialize))] : serializeParts(replies[0] as JsonRpcResponse);
+    let length = 0;
+    for (const part of parts) length += typeof part === 'string' ? Buffer.byteLength(part) : part.length;
     // node's own setHeader: express's res.set runs every Content-Type through mime-types. The
-    // headers are not written before `end`, so node still adds the Content-Length.
+    // length is declared, so the pieces go out as they are, not chunked: node corks the socket
+    // on the first write until the next tick, so the headers and every piece leave in one writev.
     res.statusCode = 200;
     res.setHeader('content-type', 'application/json; charset=utf-8');
     res.setHeader('cache-control', 'no-store');
-    res.end(body);
+    res.setHeader('content-length', length);
+    const last = parts.length - 1;
+    for (let i = 0; i < last; i++) res.write(parts[i] as string | Buffer);
+    res.end(parts[last]);
     return;
   }
   res.writeHead(200, {
