@@ -69,6 +69,29 @@ describe('a key that floods the MCP call log with large arguments', () => {
     expect(Number(stored?.n)).toBeLessThan(8 * (MAX_LOGGED_ARGS_CHARS + MAX_LOGGED_MESSAGE_CHARS + 200));
   });
 
+  it("a NUL in a tool name or an argument's name loses no entry of the batch it was written with", async () => {
+    // PostgreSQL refuses U+0000 in text: the raw tool name and the error message naming the
+    // argument made the batch's INSERT fail, and every call batched with it (another key's
+    // included) was lost from the audit log.
+    const other = await makeKey(svc, ['read']);
+    const hostile = await makeKey(svc, ['read']);
+    const answers = await Promise.all([
+      call(other.key, 'list_agents', {}),
+      call(hostile.key, 'list_agents', { 'k\u0000': 1 }),
+      call(hostile.key, 'no\u0000such_tool', {}),
+    ]);
+    for (const a of answers) expect(a.status).toBe(200);
+    const log = async (id: string) =>
+      (await api(svc.url, 'GET', `/v1/mcp-calls?key_id=${id}`)).body.mcp_calls as {
+        tool: string;
+        error_message: string | null;
+      }[];
+    expect((await log(other.id)).map((e) => e.tool)).toEqual(['list_agents']);
+    const own = await log(hostile.id);
+    expect(own.map((e) => e.tool).sort()).toEqual(['list_agents', 'no\uFFFDsuch_tool']);
+    for (const e of own) expect(`${e.tool}${e.error_message}`).not.toContain('\u0000');
+  });
+
   it('keeps small arguments as they were sent', async () => {
     const { key, id } = await makeKey(svc, ['read']);
     const args = { nested: { list: [1, 2, 3], text: 'y'.repeat(1_000) } };

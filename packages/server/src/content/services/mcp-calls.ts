@@ -25,10 +25,19 @@ function loggedArgs(args: Record<string, unknown>): Record<string, unknown> {
   return { truncated: true, chars: json.length, preview: json.slice(0, PREVIEW_CHARS) };
 }
 
+/**
+ * Text the caller chose (an unknown tool's name, a message quoting an argument's name) with U+0000
+ * replaced: PostgreSQL refuses it in text, and the failed INSERT took every entry of its batch,
+ * other keys' among them, out of the log. (`args` is stored as JSON, which escapes it.)
+ */
+const storable = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text);
+
 const loggedMessage = (message: string | null | undefined): string | null =>
-  message == null || message.length <= MAX_LOGGED_MESSAGE_CHARS
-    ? (message ?? null)
-    : `${message.slice(0, MAX_LOGGED_MESSAGE_CHARS - 1)}…`;
+  message == null
+    ? null
+    : storable(
+        message.length <= MAX_LOGGED_MESSAGE_CHARS ? message : `${message.slice(0, MAX_LOGGED_MESSAGE_CHARS - 1)}…`,
+      );
 
 /**
  * The MCP server calls this once per tool call, success or failure, so a person can see what
@@ -53,7 +62,7 @@ export function recordToolCall(
     // In time order: the log is an append-mostly table written in batches (see timeOrderedId).
     id: timeOrderedId(ctx.ids, 'mcpc', at),
     key_id: call.keyId,
-    tool: call.tool,
+    tool: storable(call.tool),
     args: loggedArgs(call.args),
     outcome: call.outcome,
     error_code: call.errorCode ?? null,
