@@ -3,8 +3,9 @@
 // with the arguments as sent. A key holder sending a body near the 1 MiB limit per call therefore
 // wrote about 1 MiB per call into the database, and up to MAX_PENDING (4,000) such entries
 // waited in memory: gigabytes, from a key the rate limit had already refused.
-import type { ContentContext } from '../../src/content/context.js';
+
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContentContext } from '../../src/content/context.js';
 import { MAX_LOGGED_ARGS_CHARS, MAX_LOGGED_MESSAGE_CHARS } from '../../src/content/services/mcp-calls.js';
 import { makeKey, rawMcp } from '../content/mcp-helpers.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';

@@ -77,7 +77,11 @@ describe('endpoints that differ only in their query string', () => {
     expect(seen.fast).toBe(20);
     // Outcomes are written by the dispatcher's next step: wait for them, still before any timeout.
     const succeeded = async () => {
-      const res = await api(c?.svc.url ?? '', 'GET', `/dashboard/api/deliveries?endpoint_id=${fast.body.id}&limit=200`);
+      const res = await api(
+        c?.svc.url ?? '',
+        'GET',
+        `/dashboard/api/deliveries?endpoint_id=${fast.body.id}&limit=200`,
+      );
       expect(res.status).toBe(200);
       return res.body.deliveries.filter((d: { status: string }) => d.status === 'succeeded').length;
     };

@@ -36,7 +36,9 @@ const loggedMessage = (message: string | null | undefined): string | null =>
   message == null
     ? null
     : storable(
-        message.length <= MAX_LOGGED_MESSAGE_CHARS ? message : `${message.slice(0, MAX_LOGGED_MESSAGE_CHARS - 1)}…`,
+        message.length <= MAX_LOGGED_MESSAGE_CHARS
+          ? message
+          : `${message.slice(0, MAX_LOGGED_MESSAGE_CHARS - 1)}…`,
       );
 
 /**
