@@ -35,7 +35,8 @@ const encodeCursor = (c: Cursor) => Buffer.from(JSON.stringify(c)).toString('bas
 function decodeCursor(after: string): Cursor {
   try {
     const c = JSON.parse(Buffer.from(after, 'base64url').toString('utf8')) as Cursor;
-    if (typeof c.n === 'string' && typeof c.i === 'string') return c;
+    // U+0000 is in no cursor this API returns, and PostgreSQL would refuse it (a 500, not a 400).
+    if (typeof c.n === 'string' && typeof c.i === 'string' && !`${c.n}${c.i}`.includes('\u0000')) return c;
   } catch {
     // fall through to the error below
   }

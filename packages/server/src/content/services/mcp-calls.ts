@@ -7,6 +7,41 @@ import { flushToolCalls, queueToolCall } from './mcp-call-log.js';
 import { redactSecrets } from './redact.js';
 
 /**
+ * What one entry of the log keeps at most. Every authenticated call is logged, refused ones
+ * included (a RATE_LIMITED refusal costs the caller nothing), so without a bound one key could
+ * have its whole request body (up to SERVICE_MAX_BODY_BYTES, 1 MiB by default) written to the
+ * database on every call, past its rate limit, and MAX_PENDING entries that size would wait in
+ * memory (services/mcp-call-log.ts). Larger arguments are kept as `{ truncated, chars, preview }`:
+ * their size and the start of their JSON, secrets already redacted.
+ */
+export const MAX_LOGGED_ARGS_CHARS = 8_192;
+export const MAX_LOGGED_MESSAGE_CHARS = 2_000;
+const PREVIEW_CHARS = 1_000;
+
+function loggedArgs(args: Record<string, unknown>): Record<string, unknown> {
+  const redacted = redactSecrets(args);
+  const json = JSON.stringify(redacted);
+  if (json.length <= MAX_LOGGED_ARGS_CHARS) return redacted;
+  return { truncated: true, chars: json.length, preview: json.slice(0, PREVIEW_CHARS) };
+}
+
+/**
+ * Text the caller chose (an unknown tool's name, a message quoting an argument's name) with U+0000
+ * replaced: PostgreSQL refuses it in text, and the failed INSERT took every entry of its batch,
+ * other keys' among them, out of the log. (`args` is stored as JSON, which escapes it.)
+ */
+const storable = (text: string) => (text.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text);
+
+const loggedMessage = (message: string | null | undefined): string | null =>
+  message == null
+    ? null
+    : storable(
+        message.length <= MAX_LOGGED_MESSAGE_CHARS
+          ? message
+          : `${message.slice(0, MAX_LOGGED_MESSAGE_CHARS - 1)}…`,
+      );
+
+/**
  * The MCP server calls this once per tool call, success or failure, so a person can see what
  * agents did with which key (GET /v1/mcp-calls). The entry is written with the next batch
  * (services/mcp-call-log.ts), not before the answer: nothing here waits, so a call does not pay
@@ -29,11 +64,11 @@ export function recordToolCall(
     // In time order: the log is an append-mostly table written in batches (see timeOrderedId).
     id: timeOrderedId(ctx.ids, 'mcpc', at),
     key_id: call.keyId,
-    tool: call.tool,
-    args: redactSecrets(call.args),
+    tool: storable(call.tool),
+    args: loggedArgs(call.args),
     outcome: call.outcome,
     error_code: call.errorCode ?? null,
-    error_message: call.errorMessage ?? null,
+    error_message: loggedMessage(call.errorMessage),
     duration_ms: call.durationMs ?? null,
     // Real time: an audit log says when the call happened, whatever the sandbox clock says.
     created_at: at.toISOString(),

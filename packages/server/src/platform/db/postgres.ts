@@ -44,10 +44,25 @@ function toParams(params: SqlParams | undefined): unknown[] {
     throw new Error(
       'Named SQL parameters (@name with an object) are not supported on PostgreSQL; write `?` placeholders and pass an array.',
     );
-  return (params as readonly SqlValue[]).map((v) =>
-    v instanceof Uint8Array && !Buffer.isBuffer(v) ? Buffer.from(v.buffer, v.byteOffset, v.byteLength) : v,
-  );
+  return (params as readonly SqlValue[]).map((v) => {
+    if (typeof v === 'string' && v.includes('\u0000')) throw nulText();
+    return v instanceof Uint8Array && !Buffer.isBuffer(v)
+      ? Buffer.from(v.buffer, v.byteOffset, v.byteLength)
+      : v;
+  });
 }
+
+/**
+ * PostgreSQL refuses U+0000 in text, and its error was a 500. The REST routes refuse it in their
+ * input (http/nul-text.ts); this is the backstop for text that arrives another way (MCP arguments,
+ * a value derived from input): a 400 that says why, before the statement is sent.
+ */
+const nulText = () =>
+  new AppError(
+    400,
+    'INVALID_REQUEST',
+    'A text value contains the character U+0000 (NUL), which cannot be stored. Remove it and send the request again.',
+  );
 
 /** The store-facing surface over `run`, which sends one statement (on the pool, or in a transaction). */
 function executor(run: <T>(sql: string, values: unknown[]) => Promise<pg.QueryResult<T & Row>>): SqlExecutor {

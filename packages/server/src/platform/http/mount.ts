@@ -4,6 +4,7 @@ import { AppError } from '../errors.js';
 import { ROUTER_OPTIONS } from './app.js';
 import { ErrorBody, sendError } from './errors-middleware.js';
 import { checkJsonDepth } from './json-depth.js';
+import { refuseNul } from './nul-text.js';
 import { type AnyRoute, type HandlerInput, type HttpMethod, Reply } from './route.js';
 import { emptyBody, validate, validator } from './validation.js';
 
@@ -224,10 +225,17 @@ function handle<AuthMap extends Record<string, unknown>>(
   const checkParams = route.params ? validator(route.params, 'params') : null;
   return async (req: Request, res: Response) => {
     const auth = await authenticate(req);
-    if (route.method !== 'get') checkJsonDepth(req.body);
+    if (route.method !== 'get') {
+      checkJsonDepth(req.body);
+      refuseNul(req.body, 'body');
+    }
+    // express parses the query on every read of `req.query`: read once.
+    const rawQuery = req.query;
+    refuseNul(rawQuery, 'query');
+    refuseNul(req.params, 'path');
     // A route without a query schema takes no query parameters at all. The query is checked
     // first: an unknown parameter is named even when a path parameter is wrong too.
-    const query = checkQuery(req.query);
+    const query = checkQuery(rawQuery);
     const params = checkParams ? checkParams(req.params) : undefined;
     const input = {
       params,

@@ -150,7 +150,7 @@ function agentFor(
 }
 
 /**
- * Connections kept to one endpoint (origin and path) for `publicStatus`: the dispatcher's
+ * Connections kept to one endpoint (origin, path and query) for `publicStatus`: the dispatcher's
  * in-flight limit per endpoint, so each attempt in flight has a connection and no more are made.
  * An unbounded pool (the Agent's default) opened a connection for nearly every request of a burst:
  * a connection that has just answered is not handed out again until the next turn of the event
@@ -179,7 +179,9 @@ function endpointPool(
       keepAliveMaxTimeout: 30_000,
     });
   if (lookup) return make();
-  const key = `${allowPrivate} ${url.origin}${url.pathname}`;
+  // The query is part of the endpoint: a receiver may route by it (`?merchant=`), so two
+  // endpoints that differ only there must not share connections either.
+  const key = `${allowPrivate} ${url.origin}${url.pathname}${url.search}`;
   const known = endpointPools.get(key);
   if (known) return known;
   const made = make();

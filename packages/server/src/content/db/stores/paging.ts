@@ -13,7 +13,8 @@ export function decodeCursor(after: string | undefined, length: number): Key | n
     if (
       Array.isArray(key) &&
       key.length === length &&
-      key.every((v) => typeof v === 'string' || typeof v === 'number')
+      // No key this list returns holds U+0000, which PostgreSQL would refuse (a 500, not a 400).
+      key.every((v) => (typeof v === 'string' && !v.includes('\u0000')) || typeof v === 'number')
     )
       return key as Key;
   } catch {
