@@ -24,9 +24,10 @@ describe('U+0000 in request text', () => {
   });
   afterAll(() => Promise.all([content?.close(), commerce?.close()]));
 
-  const refused = (res: { status: number; body: any; headers: Headers }, where: string) => {
+  const refused = (res: { status: number; body: any; headers: Headers }, where: string, param?: string) => {
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: 'INVALID_REQUEST', request_id: expect.any(String) });
+    if (param) expect(res.body.error.param).toBe(param);
     expect(res.body.error.message).toContain('U+0000');
     expect(res.body.error.message).toContain(where);
     expect(res.body.error.request_id).toBe(res.headers.get('service-request-id'));
@@ -39,19 +40,20 @@ describe('U+0000 in request text', () => {
   };
 
   it('content: in a body string, a body key, a query parameter, a path parameter and a cursor', async () => {
-    refused(await api(content.url, 'POST', '/v1/brands', { body: { name: 'a\u0000b' } }), "'name'");
+    refused(await api(content.url, 'POST', '/v1/brands', { body: { name: 'a\u0000b' } }), "'name'", 'name');
     refused(
       await api(content.url, 'PATCH', `/v1/brands/${brandId}`, {
         body: { memory: { knowledge: [{ title: 'ok', body: 'x\u0000' }] } },
       }),
       "'memory.knowledge.0.body'",
+      'memory.knowledge.0.body',
     );
     refused(
       await api(content.url, 'POST', '/v1/brands', { body: { 'na\u0000me': 'x' } }),
       'A name in the body',
     );
-    refused(await api(content.url, 'GET', '/v1/posts?brand_id=brd_a%00b'), "'brand_id'");
-    refused(await api(content.url, 'GET', '/v1/brands/brd_a%00b'), "'id'");
+    refused(await api(content.url, 'GET', '/v1/posts?brand_id=brd_a%00b'), "'brand_id'", 'brand_id');
+    refused(await api(content.url, 'GET', '/v1/brands/brd_a%00b'), "'id'", 'id');
     notACursor(
       await api(content.url, 'POST', `/v1/brands/${brandId}/outcomes?after=${cursor(['\u0000', 'x'])}`),
     );

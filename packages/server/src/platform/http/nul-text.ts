@@ -13,21 +13,23 @@ export function refuseNul(value: unknown, part: 'body' | 'query' | 'path'): void
   while (stack.length > 0) {
     const { value: v, path } = stack.pop() as { value: unknown; path: string };
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) throw nulIn(`'${path || part}' (in the ${part})`);
+      if (v.includes('\u0000')) throw nulIn(`'${path || part}' (in the ${part})`, path || part);
       continue;
     }
     if (v === null || typeof v !== 'object') continue;
     const entries = Array.isArray(v) ? v.map((item, i) => [String(i), item] as const) : Object.entries(v);
     for (const [key, child] of entries) {
-      if (key.includes('\u0000')) throw nulIn(`a name in the ${part}`);
+      if (key.includes('\u0000')) throw nulIn(`a name in the ${part}`, path || part);
       stack.push({ value: child, path: path ? `${path}.${key}` : key });
     }
   }
 }
 
-const nulIn = (where: string) =>
+/** `param` names the field as validation errors do (its dotted path); for a bad name, where it sits. */
+const nulIn = (where: string, param: string) =>
   new AppError(
     400,
     'INVALID_REQUEST',
     `${where.charAt(0).toUpperCase()}${where.slice(1)} contains the character U+0000 (NUL), which no field accepts. Remove it and send the request again.`,
+    { param },
   );
