@@ -1,7 +1,11 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContentContext } from '../../src/content/context.js';
-import { MAX_BATCH, MAX_PENDING, waitingToolCalls } from '../../src/content/services/mcp-call-log.js';
+import {
+  MAX_PENDING,
+  MAX_PENDING_PER_KEY,
+  waitingToolCalls,
+} from '../../src/content/services/mcp-call-log.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
 import { connect, makeKey, ok, rawMcp } from './mcp-helpers.js';
@@ -88,57 +92,119 @@ describe('the MCP call log, written in batches', () => {
     }
   });
 
-  it('holds at most MAX_PENDING entries while the database stalls; drops the rest, counts and logs them', async () => {
+  /** A service whose call-log INSERTs wait until `release()`, as behind a locked table or a failover. */
+  async function stalledLog() {
     const lines: { msg: string; dropped?: number; level: number }[] = [];
     const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
     const flooded = await startTestService('content', {
       logger,
       config: { seed: 'none', keyRateLimit: 1_000_000 },
     });
-    try {
-      const { key } = await makeKey(flooded, ['read']);
-      const { db } = (flooded.handle as unknown as { ctx: ContentContext }).ctx;
-      // The call log's INSERT waits, as behind a locked table or a failover; nothing else does.
-      let release!: () => void;
-      const stalled = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      const run = db.run.bind(db);
-      db.run = async (sql, params) => {
-        if (sql.trimStart().startsWith('INSERT INTO mcp_calls')) await stalled;
-        return run(sql, params);
-      };
-      const calls = MAX_PENDING + MAX_BATCH + 100;
-      const batch = Array.from({ length: 20 }, (_, i) => ({
-        jsonrpc: '2.0',
-        id: i,
-        method: 'tools/call',
-        params: { name: 'list_agents', arguments: {} },
-      }));
-      for (let sent = 0; sent < calls; sent += batch.length) {
+    const { db } = (flooded.handle as unknown as { ctx: ContentContext }).ctx;
+    let release!: () => void;
+    const stalled = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let hit!: () => void;
+    const stuck = new Promise<void>((resolve) => {
+      hit = resolve;
+    });
+    const run = db.run.bind(db);
+    db.run = async (sql, params) => {
+      if (sql.trimStart().startsWith('INSERT INTO mcp_calls')) {
+        hit();
+        await stalled;
+      }
+      return run(sql, params);
+    };
+    /** `calls` list_agents calls with `key`, 20 to a JSON-RPC batch; every one answered as usual. */
+    const send = async (key: string, calls: number) => {
+      for (let sent = 0; sent < calls; sent += 20) {
+        const batch = Array.from({ length: Math.min(20, calls - sent) }, (_, i) => ({
+          jsonrpc: '2.0',
+          id: i,
+          method: 'tools/call',
+          params: { name: 'list_agents', arguments: {} },
+        }));
         const res = await rawMcp(flooded, { key, body: batch });
         expect(res.status).toBe(200);
         // Every call is answered as usual, dropped entry or not.
         for (const reply of res.body) expect(reply.result.isError).toBeUndefined();
       }
-      // Bounded: what waits is the cap, plus the batch stuck in its write.
-      const waiting = waitingToolCalls(db);
-      expect(waiting).toBeGreaterThan(MAX_PENDING);
-      expect(waiting).toBeLessThanOrEqual(MAX_PENDING + MAX_BATCH);
-      expect(lines.some((l) => l.dropped)).toBe(false);
-
+    };
+    /** Rows written, by key id, once reading the log has written what waited. */
+    const writtenByKey = async () => {
       release();
-      // Reading the log writes what waited; every entry that was kept is there, none twice.
       const log = await api(flooded.url, 'GET', '/v1/mcp-calls?limit=1');
       expect(log.status).toBe(200);
-      const counted = await db.get<{ n: number | string }>('SELECT COUNT(*) AS n FROM mcp_calls');
-      expect(Number(counted?.n)).toBe(waiting);
+      const rows = await db.all<{ key_id: string; n: number | string }>(
+        'SELECT key_id, COUNT(*) AS n FROM mcp_calls GROUP BY key_id',
+      );
+      return new Map(rows.map((r) => [r.key_id, Number(r.n)]));
+    };
+    /**
+     * One call with `key`, then wait until its entry is in the stuck write (the flush timer takes
+     * it alone): what every later call queues is then exact, however fast the engine is.
+     */
+    const stallWith = async (key: string) => {
+      await send(key, 1);
+      await stuck;
+      expect(waitingToolCalls(db)).toBe(1);
+    };
+    /** Stops the stall (a failed assertion must not leave close() waiting on the stuck write). */
+    const close = () => {
+      release();
+      return flooded.close();
+    };
+    return { flooded, db, lines, send, stallWith, writtenByKey, close };
+  }
+
+  it('holds at most MAX_PENDING entries while the database stalls; drops the rest, counts and logs them', async () => {
+    const { flooded, db, lines, send, stallWith, writtenByKey, close } = await stalledLog();
+    try {
+      // Five keys, each past its share: each queues up to its share until the whole queue is
+      // full, and the last finds it full.
+      const keys = await Promise.all([0, 1, 2, 3, 4].map((i) => makeKey(flooded, ['read'], `flood ${i}`)));
+      await stallWith(keys[0]?.key as string);
+      const each = MAX_PENDING_PER_KEY + 100;
+      for (const { key } of keys) await send(key, each);
+      // Bounded: what waits is the cap, plus the one entry stuck in its write.
+      const waiting = waitingToolCalls(db);
+      expect(waiting).toBe(MAX_PENDING + 1);
+      expect(lines.some((l) => l.dropped)).toBe(false);
+      // Reading the log writes what waited; every entry that was kept is there, none twice.
+      const written = await writtenByKey();
+      expect(keys.map(({ id }) => written.get(id) ?? 0)).toEqual([
+        1 + MAX_PENDING_PER_KEY,
+        MAX_PENDING_PER_KEY,
+        MAX_PENDING_PER_KEY,
+        MAX_PENDING_PER_KEY,
+        0,
+      ]);
       expect(waitingToolCalls(db)).toBe(0);
       // The operator hears how many were dropped, once, not a line per entry.
       const drops = lines.filter((l) => l.dropped);
-      expect(drops.map((l) => l.dropped)).toEqual([calls - waiting]);
+      expect(drops.map((l) => l.dropped)).toEqual([5 * each - MAX_PENDING]);
     } finally {
-      await flooded.close();
+      await close();
+    }
+  });
+
+  it("one key's flood takes at most its share: another key's calls are still recorded", async () => {
+    const { flooded, db, lines, send, stallWith, writtenByKey, close } = await stalledLog();
+    try {
+      const flood = await makeKey(flooded, ['read'], 'flood');
+      const quiet = await makeKey(flooded, ['read'], 'quiet');
+      await stallWith(flood.key);
+      await send(flood.key, MAX_PENDING_PER_KEY + 100);
+      await send(quiet.key, 40);
+      expect(waitingToolCalls(db)).toBe(1 + MAX_PENDING_PER_KEY + 40);
+      const written = await writtenByKey();
+      expect(written.get(flood.id)).toBe(1 + MAX_PENDING_PER_KEY);
+      expect(written.get(quiet.id)).toBe(40);
+      expect(lines.filter((l) => l.dropped).map((l) => l.dropped)).toEqual([100]);
+    } finally {
+      await close();
     }
   });
 });

@@ -22,6 +22,13 @@ export const MAX_BATCH = 200;
  * Dropping the newest keeps what was queued first, in order.
  */
 export const MAX_PENDING = 20 * MAX_BATCH;
+/**
+ * The most of those one key may hold. Every call is logged, a rate-limited refusal included, so
+ * one key flooding while the database is slow would otherwise fill the whole queue, and every
+ * other key's calls would go unrecorded until it drained: the flood would erase the audit trail of
+ * the keys beside it. With a share, four keys at once are needed to fill it.
+ */
+export const MAX_PENDING_PER_KEY = MAX_PENDING / 4;
 
 class CallLogBatch {
   #pending: McpCallRow[] = [];
@@ -33,6 +40,8 @@ class CallLogBatch {
   #done = 0;
   #due = 0;
   #dropped = 0;
+  /** Pending entries by key (no key: the null row, counted like one more key). */
+  #perKey = new Map<string | null, number>();
   #waiters: { upTo: number; resolve: () => void }[] = [];
 
   constructor(
@@ -41,10 +50,12 @@ class CallLogBatch {
   ) {}
 
   add(row: McpCallRow) {
-    if (this.#pending.length >= MAX_PENDING) {
+    const held = this.#perKey.get(row.key_id) ?? 0;
+    if (this.#pending.length >= MAX_PENDING || held >= MAX_PENDING_PER_KEY) {
       this.#dropped += 1;
       return;
     }
+    this.#perKey.set(row.key_id, held + 1);
     this.#pending.push(row);
     this.#added += 1;
     if (this.#pending.length >= MAX_BATCH) this.#write();
@@ -89,6 +100,12 @@ class CallLogBatch {
   async #writeWhileDue() {
     while (this.#pending.length >= MAX_BATCH || this.#due > this.#done) {
       const rows = this.#pending.splice(0, MAX_BATCH);
+      // A key's share is of what waits in memory: the batch in its write is out of the queue.
+      for (const r of rows) {
+        const left = (this.#perKey.get(r.key_id) ?? 1) - 1;
+        if (left > 0) this.#perKey.set(r.key_id, left);
+        else this.#perKey.delete(r.key_id);
+      }
       try {
         await mcpCallsStore(this.db).insertMany(rows);
       } catch (err) {
@@ -101,7 +118,7 @@ class CallLogBatch {
       for (const w of settled) w.resolve();
       if (this.#dropped > 0) {
         this.logger.error(
-          { dropped: this.#dropped, cap: MAX_PENDING },
+          { dropped: this.#dropped, cap: MAX_PENDING, perKey: MAX_PENDING_PER_KEY },
           'MCP call log entries dropped: the database fell behind the calls',
         );
         this.#dropped = 0;
