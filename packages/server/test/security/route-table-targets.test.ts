@@ -1,6 +1,6 @@
 // Outside attack on the route table (platform/http/mount.ts): request targets a client library
 // would normalise away, sent raw over a socket, must be answered exactly as one plain express
-// router holding the same routes answers them, and none may reach a guarded route's handler
+// router holding the same routes (and the route table's NUL rule) answers them, and none may reach a guarded route's handler
 // without its guard.
 import { connect } from 'node:net';
 import type express from 'express';
@@ -14,6 +14,7 @@ import {
   routeKit,
 } from '../../src/platform/http/index.js';
 import { methodNotAllowed } from '../../src/platform/http/mount.js';
+import { refuseNul } from '../../src/platform/http/nul-text.js';
 import { silentLogger } from '../../src/platform/logger.js';
 import { type Listening, listen } from '../../src/platform/service.js';
 
@@ -139,6 +140,10 @@ describe('raw request targets: the route table answers as a plain express router
     const router = createRouter();
     for (const r of ROUTES)
       router[r.method](r.path, ...(r.guarded ? [guard] : []), (req, res) => {
+        // The route table's one rule of its own (nul-text.ts): U+0000 in the query or a path
+        // parameter is a 400, after the guards, before the handler.
+        refuseNul(req.query, 'query');
+        refuseNul(req.params, 'path');
         res.json(answer(`${r.method} ${r.path}`, req));
       });
     for (const path of new Set(ROUTES.map((r) => r.path)))
