@@ -305,7 +305,9 @@ describe('a checkout read over HTTP on PostgreSQL', () => {
       const before = { ...db.statements.counts };
       for (let i = 0; i < 20; i++) expect((await read()).body.id).toBe(made.body.id);
       expect(db.statements.counts.prepared - before.prepared).toBe(0);
-      expect(db.statements.counts.executed - before.executed).toBeGreaterThanOrEqual(20 * 3);
+      // Two statements a read: the user token and the row. The key comes from the key cache
+      // (platform/key-cache.ts, commerce migration 16) and costs no statement while it holds.
+      expect(db.statements.counts.executed - before.executed).toBeGreaterThanOrEqual(20 * 2);
       // A bad key is still refused on the next request: preparing keeps no answer, only the plan.
       expect((await as(c.svc, 'sk_test_nope')('GET', `/v1/checkouts/${made.body.id}`)).status).toBe(401);
     } finally {
