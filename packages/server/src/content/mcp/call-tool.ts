@@ -140,6 +140,23 @@ const lastAnswers = new WeakMap<CompiledTool, ResultMemo>();
 
 const memoOf = (tool: CompiledTool): ResultMemo => getOrBuild(lastAnswers, tool, resultMemo);
 
+/** The JSON of each frozen answer (a constant of the build, such as list_agents'), by mode label. */
+const frozenJson = new WeakMap<object, { label: string; json: string }>();
+
+/**
+ * The data's JSON with its mode label first. Serialised once: the same JSON is the second text
+ * block and the structuredContent. A deeply frozen answer (`deepFrozen`) cannot change, so its
+ * JSON is kept and the same string comes back, which also makes the memo's comparison of it a
+ * pointer check; the label is compared because an instance's mode is part of the text.
+ */
+export function dataJson(label: string, data: object): string {
+  const kept = frozenJson.get(data);
+  if (kept?.label === label) return kept.json;
+  const json = JSON.stringify({ mode_label: label, ...data });
+  if (Object.isFrozen(data)) frozenJson.set(data, { label, json });
+  return json;
+}
+
 /**
  * One `tools/call`: scope, validation, the service call, the result with its mode label, and
  * the call log entry. Every failure a model can fix is a tool error (`isError: true`), never a
@@ -167,12 +184,7 @@ export async function callTool(
       source: 'mcp',
       keyId: session.key.id,
     });
-    // Serialised once: the same JSON is the second text block and the structuredContent.
-    result = toolResultJson(
-      `${label} ${summary}`,
-      JSON.stringify({ mode_label: label, ...data }),
-      memoOf(tool),
-    );
+    result = toolResultJson(`${label} ${summary}`, dataJson(label, data), memoOf(tool));
   } catch (err) {
     if (err instanceof ToolFailure) failure = { code: err.code, message: err.message };
     else if (err instanceof AppError)

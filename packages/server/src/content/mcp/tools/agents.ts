@@ -4,7 +4,7 @@ import { AGENT_IDS } from '../../domain.js';
 import { Agent, AgentRun } from '../../schemas/agents.js';
 import { getAgentRun, listAgents, runAgent } from '../../services/agent-runs.js';
 import { sentence } from '../../text.js';
-import { defineTool, Id, plural } from '../tool.js';
+import { deepFrozen, defineTool, Id, plural } from '../tool.js';
 
 /** The run's output in a few words: counts of its lists, its short values. */
 function outline(output: Record<string, unknown> | null): string {
@@ -33,13 +33,29 @@ export const listAgentsTool = defineTool({
   input: z.strictObject({}),
   output: { agents: z.array(Agent) },
   async run() {
-    const agents = listAgents();
-    return {
-      summary: `${plural(agents.length, 'agent')}: ${agents.map((a) => `${a.id} (${a.inputs.map((i) => `${i.name}${i.required ? '' : '?'}`).join(', ')})`).join('; ')}.`,
-      data: { agents },
-    };
+    return builtInAgentsAnswer();
   },
 });
+
+let builtIn: { summary: string; data: { agents: ReturnType<typeof listAgents> } } | undefined;
+
+/**
+ * The built-in agents are constants of the build, so list_agents' answer is too: its summary and
+ * data are made once, not on every call. The data is deeply frozen, which is what lets callTool
+ * keep its JSON (`frozenJson`): nothing can change it after the first call. It is the same list
+ * as `GET /v1/agents` (test/content/mcp-list-agents-constant.test.ts compares them over HTTP).
+ */
+function builtInAgentsAnswer() {
+  if (!builtIn) {
+    // A copy: the views share their inputs and steps with the agents' definitions, which stay unfrozen.
+    const agents = structuredClone(listAgents());
+    builtIn = deepFrozen({
+      summary: `${plural(agents.length, 'agent')}: ${agents.map((a) => `${a.id} (${a.inputs.map((i) => `${i.name}${i.required ? '' : '?'}`).join(', ')})`).join('; ')}.`,
+      data: { agents },
+    });
+  }
+  return builtIn;
+}
 
 export const getAgentRunTool = defineTool({
   name: 'get_agent_run',
