@@ -287,17 +287,26 @@ export function wrk(target, seconds = DURATION) {
 /**
  * Measures every target in `targets` (name → wrk target, or a function returning a result for
  * work wrk cannot drive) in ROUNDS interleaved rounds after a short warm-up, and keeps each one's
- * best round: on a shared machine the best round is the one least disturbed by others.
+ * best round: on a shared machine the best round is the one least disturbed by others. Every
+ * round's figures are kept too, in order (`rounds`), for a case that pairs a target with its twin
+ * round by round (`pairedRow`). `opts.rounds` and `opts.seconds` override ROUNDS and DURATION;
+ * `opts.alternate` runs the targets in reverse order every other round, so neither of a pair is
+ * always the one measured second.
  */
-export async function interleaved(targets) {
+export async function interleaved(targets, opts = {}) {
+  const { rounds = ROUNDS, seconds = DURATION, alternate = false } = opts;
   const best = {};
-  for (const [, t] of Object.entries(targets)) if (typeof t !== 'function') wrk(t, 1);
-  for (let round = 0; round < ROUNDS; round++) {
-    for (const [name, t] of Object.entries(targets)) {
-      const r = typeof t === 'function' ? await t() : wrk(t);
+  const entries = Object.entries(targets);
+  for (const [, t] of entries) if (typeof t !== 'function') wrk(t, 1);
+  for (let round = 0; round < rounds; round++) {
+    const order = alternate && round % 2 === 1 ? [...entries].reverse() : entries;
+    for (const [name, t] of order) {
+      const r = typeof t === 'function' ? await t() : wrk(t, seconds);
+      const all = [...(best[name]?.rounds ?? []), r];
       if (!best[name] || r.rps > best[name].rps) best[name] = { ...r, cpuUs: best[name]?.cpuUs ?? r.cpuUs };
       // CPU per request: the lower of the rounds, on the same reasoning.
       if (r.cpuUs < best[name].cpuUs) best[name].cpuUs = r.cpuUs;
+      best[name].rounds = all;
     }
   }
   return best;
@@ -317,6 +326,31 @@ export function row(name, result, baseline, goal = '') {
       ? ` (${(baseline.cpuUs / result.cpuUs).toFixed(2)}×)`
       : '';
   return `| ${name} | ${Math.round(result.rps)} | ${fmt(result.p50)} | ${fmt(result.p99)} | ${fmt(result.cpuUs, 0)}${cpuRatio} | ${ratio} | ${goal} |`;
+}
+
+const median = (values) => {
+  const v = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (v.length === 0) return Number.NaN;
+  const mid = Math.floor(v.length / 2);
+  return v.length % 2 ? v[mid] : (v[mid - 1] + v[mid]) / 2;
+};
+
+/**
+ * A row for `result` against its twin `baseline` measured in the same rounds of `interleaved`:
+ * each round's ratio is taken within the round (the two ran seconds apart, under the same load),
+ * and the median of those is printed, with their range, beside the median req/s and CPU µs. On a
+ * machine whose load moves run to run, a ratio of two best rounds can pair a quiet round of one
+ * with a busy round of the other; paired rounds do not.
+ */
+export function pairedRow(name, result, baseline, goal = '') {
+  const pairs = result.rounds.map((r, i) => ({ r, b: baseline.rounds[i] }));
+  const ratios = pairs.map(({ r, b }) => r.rps / b.rps);
+  const cpuRatios = pairs.map(({ r, b }) => b.cpuUs / r.cpuUs);
+  const lo = Math.min(...ratios);
+  const hi = Math.max(...ratios);
+  const cpu = median(result.rounds.map((r) => r.cpuUs));
+  const cpuOf = median(baseline.rounds.map((r) => r.cpuUs));
+  return `| ${name}, median of ${pairs.length} paired rounds | ${Math.round(median(result.rounds.map((r) => r.rps)))} | ${fmt(median(result.rounds.map((r) => r.p50)))} | ${fmt(median(result.rounds.map((r) => r.p99)))} | ${fmt(cpu, 0)} against ${fmt(cpuOf, 0)} (${median(cpuRatios).toFixed(2)}×) | ${median(ratios).toFixed(2)}× (${lo.toFixed(2)}-${hi.toFixed(2)}) | ${goal} |`;
 }
 
 /** Runs `n` async calls with `concurrency` in flight; returns the wrk-shaped figures (CPU of `pid`). */
