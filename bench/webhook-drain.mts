@@ -224,6 +224,14 @@ async function drain() {
       postgres_cpu_us: pgName ? Math.round((pgTicks * tick) / total) : null,
       transactions_per_delivery: Number(((transactions - writerTransactions) / total).toFixed(3)),
       connections_opened: connections,
+      // PostgreSQL: statements parsed (prepared) and run, per delivery; a statement whose text
+      // varies with its batch is parsed again for every new size on every connection.
+      ...(db.statements
+        ? {
+            statements_prepared: db.statements.counts.prepared,
+            statements_run_per_delivery: Number((db.statements.counts.executed / total).toFixed(3)),
+          }
+        : {}),
       ...(pace ? { paced_events_per_second: pace } : {}),
     }),
   );

@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
-import type { AttemptOutcomeRecord } from '../../src/commerce/db/webhooks-store.js';
 import type { SqlExecutor, SqlParams } from '../../src/platform/db/sql.js';
 import { databaseForFile } from '../helpers/file-database.js';
-import { checkoutUpdated, sandboxEndpoint } from './webhook-rows.js';
+import { checkoutUpdated, firstAttemptOk, sandboxEndpoint } from './webhook-rows.js';
 
 /**
  * The dispatcher writes a batch of outcomes in one statement on PostgreSQL (`recordAttempts`).
@@ -43,17 +42,7 @@ describe('recording a batch of webhook outcomes on PostgreSQL', () => {
       }),
     );
     expect(claimed).toHaveLength(8);
-    const outcomes: AttemptOutcomeRecord[] = claimed.map((d) => ({
-      owner: 'owner-1',
-      delivery_id: d.id,
-      attempt: 1,
-      started_at: now,
-      status_code: 200,
-      error: null,
-      next_attempt_at: null,
-      status: 'succeeded',
-      at: now,
-    }));
+    const outcomes = claimed.map((d) => firstAttemptOk(d.id, now));
 
     // The statement as the store sends it, planned with its own parameters.
     const sent: { sql: string; params?: SqlParams }[] = [];

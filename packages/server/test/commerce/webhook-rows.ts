@@ -1,4 +1,8 @@
-import type { EndpointRecord, EventRecord } from '../../src/commerce/db/webhooks-store.js';
+import type {
+  AttemptOutcomeRecord,
+  EndpointRecord,
+  EventRecord,
+} from '../../src/commerce/db/webhooks-store.js';
 
 // Rows for the webhook store's tests below HTTP (claims, outcome batches): one account in
 // sandbox, so a test names only what it varies.
@@ -21,4 +25,22 @@ export const checkoutUpdated = (id: string, at: string): EventRecord => ({
   type: 'checkout.updated',
   data: {},
   created_at: at,
+});
+
+/** `owner-1`'s first attempt at delivery `id`, answered 200 at `at`; `o` changes what a test varies. */
+export const firstAttemptOk = (
+  id: string,
+  at: string,
+  o: Partial<AttemptOutcomeRecord> = {},
+): AttemptOutcomeRecord => ({
+  owner: 'owner-1',
+  delivery_id: id,
+  attempt: 1,
+  started_at: at,
+  status_code: 200,
+  error: null,
+  next_attempt_at: null,
+  status: 'succeeded',
+  at,
+  ...o,
 });

@@ -222,7 +222,9 @@ export function webhooksStore(db: SqlExecutor) {
    * endpoints' lock was taken, so its snapshot, counts included, sees every claim committed
    * before the lock. Each endpoint's oldest due rows, up to what its limit leaves, are locked
    * `SKIP LOCKED` in a LATERAL subquery and numbered; taking them by (number, endpoint) up to
-   * `limit` is `shareRoom`'s round robin. Rows locked but not taken are let go at commit.
+   * `limit` is `shareRoom`'s round robin. Rows locked but not taken are let go at commit. The
+   * endpoints go as one JSON array, so the text is the same whatever their number (one prepared
+   * statement, not one per count).
    */
   function leaseOnPostgres(r: LeaseRequest): Promise<DueDelivery[]> {
     return db.all(
@@ -230,7 +232,7 @@ export function webhooksStore(db: SqlExecutor) {
          SELECT w.id AS endpoint_id,
                 GREATEST(0, ? - (SELECT COUNT(*) FROM deliveries x
                                   WHERE x.endpoint_id = w.id AND x.status = 'pending' AND x.lease_until > ?)) AS n
-           FROM webhook_endpoints w WHERE w.id IN (${marks(r.endpointIds)})
+           FROM webhook_endpoints w WHERE w.id = ANY (ARRAY(SELECT jsonb_array_elements_text(?::jsonb)))
        ), candidates AS MATERIALIZED (
          SELECT c.id, c.endpoint_id,
                 row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.seq) AS turn
@@ -242,7 +244,17 @@ export function webhooksStore(db: SqlExecutor) {
          SELECT id FROM candidates ORDER BY turn, endpoint_id LIMIT ?
        ), taken AS (${LEASE_PICKED} RETURNING id, endpoint_id, event_id, attempts, next_attempt_at, seq)
        SELECT ${DUE_COLUMNS} FROM taken d ${DUE_JOINS} ORDER BY d.next_attempt_at, d.seq`,
-      [r.perEndpoint, r.now, ...r.endpointIds, r.now, r.now, ...r.onlyParams, r.limit, r.leaseUntil, r.owner],
+      [
+        r.perEndpoint,
+        r.now,
+        JSON.stringify(r.endpointIds),
+        r.now,
+        r.now,
+        ...r.onlyParams,
+        r.limit,
+        r.leaseUntil,
+        r.owner,
+      ],
     );
   }
 
@@ -405,11 +417,16 @@ export function webhooksStore(db: SqlExecutor) {
      * outcome's UPDATE and INSERT was most of what a delivery cost there. SQLite runs in-process,
      * so one statement each costs no round trip.
      *
-     * The ids are also given as an `IN` list, though the join on `o` already names them: the
-     * planner guesses 100 rows for any `jsonb_to_recordset`, so with the join alone it hashed the
-     * batch and scanned all of `deliveries` (every delivery ever made, finished ones included) for
-     * every batch: at 6,000 rows 9.8 ms of a batch of 8, against 1.0 ms by primary key, and growing
-     * with the table. An `IN` list of bound values is counted exactly, so it reads by primary key.
+     * The ids are also given as `d.id = ANY (ARRAY(…))`, though the join on `o` already names
+     * them: the planner guesses 100 rows for any `jsonb_to_recordset`, so with the join alone it
+     * hashed the batch and scanned all of `deliveries` (every delivery ever made, finished ones
+     * included) for every batch: at 6,000 rows 9.8 ms of a batch of 8, against 1.0 ms by primary
+     * key, and growing with the table. An array the planner cannot see into counts as 10
+     * elements, so it reads by primary key (the webhook-outcome-plan test; the generic plan, with
+     * `plan_cache_mode = force_generic_plan`, reads by primary key too).
+     * Not an `IN (?, ?, …)` list: its text changed with the batch's size, and each size was a
+     * statement of its own, parsed and planned afresh on every connection and taking a place in
+     * the connection's bounded statement cache (webhook-batch-statements test).
      */
     async recordAttempts(outcomes: readonly AttemptOutcomeRecord[], dialect: Dialect): Promise<boolean[]> {
       if (outcomes.length === 0) return [];
@@ -428,7 +445,7 @@ export function webhooksStore(db: SqlExecutor) {
                   lease_until = NULL, lease_owner = NULL, last_status = o.status_code, last_error = o.error,
                   updated_at = o.at
              FROM o
-            WHERE d.id IN (${marks(outcomes)})
+            WHERE d.id = ANY (ARRAY(SELECT delivery_id FROM o))
               AND d.id = o.delivery_id AND d.lease_owner = o.owner AND d.attempts = o.attempt - 1
            RETURNING d.id
          )
@@ -436,7 +453,7 @@ export function webhooksStore(db: SqlExecutor) {
          SELECT o.delivery_id, o.attempt, o.started_at, o.status_code, o.error, o.next_attempt_at
            FROM o JOIN moved ON moved.id = o.delivery_id
          RETURNING delivery_id`,
-        [JSON.stringify(outcomes), ...outcomes.map((o) => o.delivery_id)],
+        [JSON.stringify(outcomes)],
       );
       const done = new Set(written.map((w) => w.delivery_id));
       return outcomes.map((o) => done.has(o.delivery_id));
