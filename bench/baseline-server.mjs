@@ -1,9 +1,10 @@
 // The baselines: what the same request costs with nothing but the bare stack and the database
-// driver over the server's own data. `node bench/baseline-server.mjs <node|express> <dataDir>`
+// driver over the server's own data. `node bench/baseline-server.mjs <node|express>[-cached] <dataDir>`
 // reads the SQLite files with better-sqlite3; with `BASELINE_DATABASE_URL` set it reads the same
 // PostgreSQL database as svc (schemas `commerce` and `content`) with `pg`, one pool per schema of
 // svc's default size. The same lookups and the same JSON as svc; no validation, no error shape,
-// no logging.
+// no logging. The `-cached` flavours keep API keys the way svc does (see `cachedKeys`), so svc is
+// also compared with a bare server doing the same database work per request, not more.
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -11,7 +12,9 @@ import Database from 'better-sqlite3';
 import express from 'express';
 import pg from 'pg';
 
-const [flavour, dataDir] = process.argv.slice(2);
+const [flavourArg, dataDir] = process.argv.slice(2);
+const flavour = flavourArg.replace(/-cached$/, '');
+const cachingKeys = flavourArg.endsWith('-cached');
 const pgUrl = process.env.BASELINE_DATABASE_URL;
 const sha256 = (s) => createHash('sha256').update(s).digest('hex');
 const parse = (v) => (v == null ? null : JSON.parse(v));
@@ -22,6 +25,19 @@ const SQL = {
   checkout: 'SELECT * FROM checkouts WHERE id = ? AND account_id = ? AND env = ? AND user_id = ?',
   page: 'SELECT * FROM posts WHERE brand_id = ? ORDER BY sort_at DESC, id DESC LIMIT ?',
   latest: 'SELECT * FROM post_metrics WHERE post_id = ? ORDER BY age_h DESC LIMIT 1',
+  // The key cache's statements, as svc's stores write them (platform/db/key-epoch-store.ts,
+  // commerce/db/api-keys-store.ts); `{now}` is the database's clock, spelt per engine.
+  cachedKey:
+    'SELECT id, account_id, env, name, last_used_at FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL',
+  touch: 'UPDATE api_keys SET last_used_at = ? WHERE id = ?',
+  epoch: 'SELECT MAX(epoch) AS epoch FROM key_epoch',
+  acknowledge: `INSERT INTO key_epoch_instances (instance, seen_epoch, heartbeat_at) VALUES (?, ?, {now})
+    ON CONFLICT (instance) DO UPDATE SET seen_epoch = excluded.seen_epoch, heartbeat_at = excluded.heartbeat_at`,
+  forget: 'DELETE FROM key_epoch_instances WHERE instance = ?',
+};
+const NOW = {
+  sqlite: "strftime('%Y-%m-%dT%H:%M:%fZ', 'now')",
+  postgres: `to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
 };
 
 /**
@@ -40,8 +56,20 @@ function sqliteLookups() {
   const content = open('content.sqlite');
   const [key, user, checkout] = [SQL.key, SQL.user, SQL.checkout].map((s) => commerce.prepare(s));
   const [page, latest] = [SQL.page, SQL.latest].map((s) => content.prepare(s));
+  const [cachedKey, touch, epoch, acknowledge, forget] = [
+    SQL.cachedKey,
+    SQL.touch,
+    SQL.epoch,
+    SQL.acknowledge.replace('{now}', NOW.sqlite),
+    SQL.forget,
+  ].map((s) => commerce.prepare(s));
   return {
     key: (hash) => key.get(hash),
+    cachedKey: (hash) => cachedKey.get(hash),
+    touch: (...args) => touch.run(...args),
+    epoch: () => Number(epoch.get().epoch ?? 0),
+    acknowledge: (...args) => acknowledge.run(...args),
+    forget: (instance) => forget.run(instance),
     user: (hash) => user.get(hash),
     checkout: (...args) => checkout.get(...args),
     posts: (brandId, limit) => page.all(brandId, limit).map((p) => [p, latest.get(p.id)]),
@@ -71,6 +99,11 @@ function pgLookups() {
   );
   return {
     key: one(commerce, SQL.key),
+    cachedKey: one(commerce, SQL.cachedKey),
+    touch: one(commerce, SQL.touch),
+    epoch: async () => Number((await one(commerce, SQL.epoch)())?.epoch ?? 0),
+    acknowledge: one(commerce, SQL.acknowledge.replace('{now}', NOW.postgres)),
+    forget: one(commerce, SQL.forget),
     user: one(commerce, SQL.user),
     checkout: one(commerce, SQL.checkout),
     posts: async (brandId, limit) =>
@@ -78,7 +111,81 @@ function pgLookups() {
   };
 }
 
-const db = pgUrl ? pgLookups() : sqliteLookups();
+const lookups = pgUrl ? pgLookups() : sqliteLookups();
+
+/**
+ * svc's commerce key cache (platform/key-cache.ts over epoch-lease-cache.ts), cut to what it does
+ * to the database: a key found is kept by hash and answered with no statement while the lease is
+ * fresh; every 0.5 s the epoch is read (and the cache dropped and the new epoch acknowledged when
+ * it moved), which extends the lease to 2 s after the read was sent; the instance's row is
+ * rewritten every 5 s; a key's use is stamped once a minute. The same statements svc makes, at
+ * the same rates, so the only difference left per request is svc's own code.
+ */
+function cachedKeys(db) {
+  const instance = `bench-baseline-${process.pid}`;
+  const entries = new Map();
+  let epoch = -1;
+  let leaseUntil = 0;
+  let lastBeat = Number.NEGATIVE_INFINITY;
+  let renewing = false;
+  const renew = async () => {
+    if (renewing) return;
+    renewing = true;
+    try {
+      if (performance.now() - lastBeat >= 5_000) {
+        const sent = performance.now();
+        await db.acknowledge(instance, epoch);
+        lastBeat = sent;
+      }
+      const sent = performance.now();
+      const now = await db.epoch();
+      if (now !== epoch) {
+        leaseUntil = 0;
+        entries.clear();
+        epoch = now;
+        await db.acknowledge(instance, epoch);
+        lastBeat = sent;
+      }
+      leaseUntil = sent + 2_000;
+    } catch {
+      leaseUntil = 0;
+    } finally {
+      renewing = false;
+    }
+  };
+  void renew();
+  setInterval(renew, 500).unref();
+  /** Stamps the key's use when the last stamp is a minute old (lastUsedIsStale), and caches it. */
+  const stamped = (hash, k) => {
+    const now = new Date();
+    if (k.last_used_at !== null && now.getTime() - Date.parse(k.last_used_at) < 60_000) return k;
+    const at = now.toISOString();
+    const fresh = { ...k, last_used_at: at };
+    return chain(db.touch(at, k.id), [
+      () => {
+        entries.set(hash, fresh);
+        return fresh;
+      },
+    ]);
+  };
+  return {
+    ...db,
+    key: (hash) => {
+      const hit = performance.now() < leaseUntil ? entries.get(hash) : undefined;
+      if (hit) return stamped(hash, hit);
+      return chain(db.cachedKey(hash), [
+        (k) => {
+          if (!k) return k;
+          entries.set(hash, k);
+          return stamped(hash, k);
+        },
+      ]);
+    },
+    forgetSelf: () => db.forget(instance),
+  };
+}
+
+const db = cachingKeys ? cachedKeys(lookups) : lookups;
 
 /** Runs `steps` (each takes the previous step's result), awaiting only when a step returns a promise. */
 function chain(value, steps) {
@@ -201,6 +308,7 @@ if (flavour === 'express') {
 }
 server.on('listening', () => process.stdout.write(`baseline http://127.0.0.1:${server.address().port}\n`));
 process.on('SIGTERM', () => {
-  server.close(() => process.exit(0));
+  // The cached flavours' instance row goes with them, as svc's does on a clean stop.
+  server.close(() => Promise.resolve(db.forgetSelf?.()).finally(() => process.exit(0)));
   server.closeAllConnections?.();
 });

@@ -13,6 +13,8 @@ import {
 } from '../lib.mjs';
 
 const driver = () => (currentEngine() === 'postgres' ? 'pg' : 'better-sqlite3');
+/** Issue 20: ≥ 0.9× express on SQLite, ≥ 0.8× on PostgreSQL. */
+const goalVsExpress = () => (currentEngine() === 'postgres' ? '≥ 0.8×' : '≥ 0.9×');
 
 const PROTOCOL = 'https://protocol-shop.sandbox.test/products';
 const ADDRESS = {
@@ -56,19 +58,38 @@ export default async function commerceBench() {
   try {
     const key = await keyFor(server.env, ['--service', 'commerce', '--env', 'sandbox', '--name', 'bench']);
     const { headers, ids } = await userWithCheckouts(server.commerce, key, 1);
-    const [node, express] = [await startBaseline('node', server), await startBaseline('express', server)];
-    baselines.push(node, express);
+    // Two pairs of baselines. The issue's (`node`, `express`) SELECT the API key on every request;
+    // svc caches keys under the key epoch, so beside them run the same two stacks caching keys as
+    // svc does (`-cached`: the same statements per request as svc, the epoch read in the
+    // background). The goals are judged against the cached pair, the fair comparison.
+    const started = {};
+    for (const flavour of ['node', 'express', 'node-cached', 'express-cached']) {
+      started[flavour] = await startBaseline(flavour, server);
+      baselines.push(started[flavour]);
+    }
     const id = ids[0];
+    const target = (b) => ({ url: `${b.url}/checkouts/${id}`, headers, pid: b.pid });
     const r = await interleaved({
-      node: { url: `${node.url}/checkouts/${id}`, headers, pid: node.pid },
-      express: { url: `${express.url}/checkouts/${id}`, headers, pid: express.pid },
+      node: target(started.node),
+      express: target(started.express),
+      nodeCached: target(started['node-cached']),
+      expressCached: target(started['express-cached']),
       svc: { url: `${server.commerce}/v1/checkouts/${id}`, headers, pid: server.pid },
     });
     const rows = [
       row(`bare \`node:http\` + ${driver()}: key, user token, checkout row`, r.node),
       row('bare express 5: the same lookups, the same JSON', r.express, r.node),
-      row('svc `GET /v1/checkouts/{id}` vs express', r.svc, r.express, '≥ 0.9×'),
-      row('svc `GET /v1/checkouts/{id}` vs node:http', r.svc, r.node, '≥ 0.25×'),
+      row('bare `node:http`, keys cached as svc caches them: user token, row', r.nodeCached, r.node),
+      row('bare express 5, keys cached as svc caches them', r.expressCached, r.express),
+      row('svc `GET /v1/checkouts/{id}` vs express (key SELECTed every request)', r.svc, r.express),
+      row('svc `GET /v1/checkouts/{id}` vs node:http (key SELECTed every request)', r.svc, r.node),
+      row(
+        'svc `GET /v1/checkouts/{id}` vs express, keys cached in both',
+        r.svc,
+        r.expressCached,
+        goalVsExpress(),
+      ),
+      row('svc `GET /v1/checkouts/{id}` vs node:http, keys cached in both', r.svc, r.nodeCached, '≥ 0.25×'),
     ];
     // BENCH_CHECKOUT_ONLY=1: the GET rows alone, for profiling and A/B runs of the hot path.
     if (process.env.BENCH_CHECKOUT_ONLY === '1') return rows;
