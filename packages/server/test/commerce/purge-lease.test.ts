@@ -2,20 +2,16 @@
 // records) on every instance, every 10 minutes, without a lease: N instances ran the same DELETEs
 // N times a period on the shared database. Content already ran its purges under its pass lease.
 // Now one instance a period purges, under the lease `commerce:purge`, as content's media sweep.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PURGE_LEASE } from '../../src/commerce/app.js';
 import { PURGE_SILENT_MS } from '../../src/platform/key-cache.js';
 import type { TestService } from '../helpers/start.js';
-import { handleOf, keyEpochOf, startTwoCommerce } from './key-cache-helpers.js';
+import { handleOf, keyEpochOf, twoCommerce } from './key-cache-helpers.js';
 
 const PURGE_EVERY_MS = 10 * 60_000;
 
 describe('commerce: the heartbeat purge runs on one instance a period', () => {
-  let two: Awaited<ReturnType<typeof startTwoCommerce>>;
-  beforeAll(async () => {
-    two = await startTwoCommerce();
-  });
-  afterAll(() => two?.close());
+  const two = twoCommerce();
 
   /** A heartbeat row of an instance that went silent twice as long ago as the purge waits. */
   const silent = (svc: TestService, instance: string) =>
