@@ -1,3 +1,5 @@
+import { beforeAll } from 'vitest';
+import { twoInstancesForFile } from '../helpers/race.js';
 import { api, type TestService } from '../helpers/start.js';
 
 /** A brand with banned words, a product, and (by default) connected X and LinkedIn sandbox channels. */
@@ -59,4 +61,28 @@ export async function makeDraft(
 export async function count(svc: TestService, path: string, key: string) {
   const res = await api(svc.url, 'GET', path);
   return (res.body[key] as unknown[]).length;
+}
+
+/**
+ * Two content instances on one database (`twoInstancesForFile`) and a brand made on the first,
+ * for the calling file's race tests. Read `a`, `b` and `brand` inside a test.
+ */
+export function twoInstancesWithBrand() {
+  const two = twoInstancesForFile('content');
+  let brand: Awaited<ReturnType<typeof makeBrand>> | undefined;
+  beforeAll(async () => {
+    brand = await makeBrand(two.a);
+  });
+  return {
+    get a() {
+      return two.a;
+    },
+    get b() {
+      return two.b;
+    },
+    get brand() {
+      if (!brand) throw new Error('twoInstancesWithBrand: the brand is made in beforeAll; use it in a test.');
+      return brand;
+    },
+  };
 }
