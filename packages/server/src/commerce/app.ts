@@ -68,6 +68,11 @@ export interface CommerceServiceHandle extends ServiceHandle {
   recover(olderThanMs?: number): Promise<void>;
   /** This instance's cache of API keys; tests renew its lease and count its renewals. */
   keyCache: CommerceKeyCache;
+  /**
+   * The purges the background loop runs every 10 minutes (old idempotency records, heartbeat rows
+   * of instances silent for an hour), if no instance has run them this period: false when one did.
+   */
+  purge(): Promise<boolean>;
 }
 
 export interface CommerceDeps extends ServiceDeps {
@@ -83,6 +88,14 @@ export interface CommerceDeps extends ServiceDeps {
 }
 
 const PURGE_EVERY_MS = 10 * 60_000;
+/**
+ * Held for PURGE_EVERY_MS by the instance that purged and never given back, so one instance of a
+ * deployment purges a period and the next purge is due when the lease runs out (as content's
+ * media sweep). The purges are safe to overlap (each deletes only rows past a cutoff, and a
+ * heartbeat rewritten meanwhile no longer matches it), but every instance repeating the same
+ * DELETEs every period is load on the shared database for nothing.
+ */
+export const PURGE_LEASE = 'commerce:purge';
 const API_PREFIX = '/v1/';
 /** A confirm that has not finished after this long is taken as interrupted (its store call is long over). */
 const RECOVER_AFTER_MS = 60_000;
@@ -183,6 +196,20 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
   // requests renews its own, so it starts with the app, not with the background work.
   keys.start();
 
+  const leases = commerceStores(db).leases;
+  const purgeDue = async () => {
+    const now = deps.clock.now();
+    const until = new Date(now.getTime() + PURGE_EVERY_MS).toISOString();
+    if (!(await leases.take(PURGE_LEASE, instanceId, now.toISOString(), until))) return false;
+    // Each on its own: one failing does not keep the other from running this period.
+    await idempotencyStore
+      .purge(deps.clock.now().toISOString())
+      .catch((err) => deps.logger.error({ err }, 'idempotency purge failed'));
+    await keyEpoch
+      .purge(PURGE_SILENT_MS, db.dialect)
+      .catch((err) => deps.logger.error({ err }, 'key epoch purge failed'));
+    return true;
+  };
   let purge: NodeJS.Timeout | null = null;
   let recover: NodeJS.Timeout | null = null;
   const recoverStuck = (olderThanMs: number) =>
@@ -203,15 +230,11 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     recover: async (olderThanMs = 0) => {
       await recoverStuck(olderThanMs);
     },
+    purge: purgeDue,
     startBackground() {
       dispatcher.start();
       purge ??= setInterval(() => {
-        idempotencyStore
-          .purge(deps.clock.now().toISOString())
-          .catch((err) => deps.logger.error({ err }, 'idempotency purge failed'));
-        keyEpoch
-          .purge(PURGE_SILENT_MS, db.dialect)
-          .catch((err) => deps.logger.error({ err }, 'key epoch purge failed'));
+        purgeDue().catch((err) => deps.logger.error({ err }, 'could not take the purge lease'));
       }, PURGE_EVERY_MS);
       purge.unref();
       // At start-up nothing of this process is placing yet; another instance's placements are

@@ -4,27 +4,16 @@ import { commerceStores } from '../../src/commerce/db/stores.js';
 import type { Logger } from '../../src/platform/logger.js';
 import { runCliAsync } from '../helpers/cli.js';
 import { countReads } from '../helpers/count-reads.js';
-import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
+import { twoInstancesForFile } from '../helpers/race.js';
+import { api, type TestService } from '../helpers/start.js';
 import { as } from './helpers.js';
 
 /**
- * Two commerce instances on one database (one SQLite file, or one PostgreSQL schema), as several
- * `svc-server start` processes on it: what the commerce key-cache tests run against.
+ * Two commerce instances on one database (one SQLite file, or one PostgreSQL schema) and one
+ * clock, as several `svc-server start` processes on it, for the calling file's tests: what the
+ * commerce key-cache tests run against. Read `a` and `b` inside a test.
  */
-export async function startTwoCommerce(opts: { logger?: Logger } = {}) {
-  const a = await startTestService('commerce', opts.logger ? { logger: opts.logger } : {});
-  const b = await startTestService('commerce', {
-    dataDir: a.dataDir,
-    clock: a.clock,
-    config: { ...sameDatabase(a) },
-  });
-  // The second instance first: it was handed the first one's data directory and database.
-  const close = async () => {
-    await b.close();
-    await a.close();
-  };
-  return { a, b, close };
-}
+export const twoCommerce = (opts: { logger?: Logger } = {}) => twoInstancesForFile('commerce', opts);
 
 /** `svc-server keys revoke --json` in a process of its own, on `svc`'s database. */
 export function cliRevoke(svc: TestService, id: string) {

@@ -2,8 +2,9 @@
 // accepts the key", attacked where a request is in flight on another instance while the revoke
 // runs, and with many requests racing a revoke. Two instances over real HTTP on one database
 // (SQLite file or PostgreSQL).
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { commerceStores } from '../../src/commerce/db/stores.js';
+import { holdLookupAfterRead } from '../helpers/hold-lookup.js';
 import type { TestService } from '../helpers/start.js';
 import {
   dashboardKey,
@@ -11,22 +12,16 @@ import {
   keyCacheOf,
   merchants,
   revokeOnDashboard,
-  startTwoCommerce,
+  twoCommerce,
   warm,
 } from './key-cache-helpers.js';
 
 describe('commerce key cache: requests in flight while the key is revoked elsewhere', () => {
-  let a: TestService;
-  let b: TestService;
-  let close: () => Promise<unknown>;
-
-  beforeAll(async () => {
-    ({ a, b, close } = await startTwoCommerce());
-  });
-  afterAll(() => close?.());
+  const two = twoCommerce();
   afterEach(() => vi.restoreAllMocks());
 
   it('a lookup that read the key before the revoke committed does not put it in the cache after', async () => {
+    const { a, b } = two;
     // A key never used: its first request also stamps last_used_at (a second write, a second put).
     const { key, id } = await dashboardKey(a);
     await keyCacheOf(b).renew({ fresh: true });
@@ -34,24 +29,9 @@ describe('commerce key cache: requests in flight while the key is revoked elsewh
 
     // B's lookup reads the row while the key is live, and its answer is held until the revoke on
     // A has returned (a slow network, a busy pool): the answer predates the revoke.
-    const store = commerceStores(b.handle.db).apiKeys;
-    const findActiveByHash = store.findActiveByHash.bind(store);
-    let read = () => {};
-    const wasRead = new Promise<void>((resolve) => {
-      read = resolve;
-    });
-    let release = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    vi.spyOn(store, 'findActiveByHash').mockImplementation(async (hash) => {
-      const row = await findActiveByHash(hash);
-      read();
-      await released;
-      return row;
-    });
+    const { read, release } = holdLookupAfterRead(commerceStores(b.handle.db).apiKeys);
     const inFlight = merchants(b, key);
-    await wasRead;
+    await read;
 
     // The revoke returns once B has dropped its cache and acknowledged the new epoch.
     expect((await revokeOnDashboard(a, id)).status).toBe(200);
@@ -66,6 +46,7 @@ describe('commerce key cache: requests in flight while the key is revoked elsewh
   });
 
   it('requests racing a revoke on both instances: none that starts after the revoke returned is accepted', async () => {
+    const { a, b } = two;
     for (let round = 0; round < 3; round++) {
       const { key, id } = await dashboardKey(a);
       await warm(a, key);

@@ -3,9 +3,8 @@
 // two instances sharing one database (SQLite file or PostgreSQL): once the request that makes a key
 // unusable has returned, the very next request with it fails on every instance, whichever path made
 // it unusable; and a cached key never answers in the other environment.
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/platform/logger.js';
-import type { TestService } from '../helpers/start.js';
 import { as, PROTOCOL } from './helpers.js';
 import {
   cliRevoke,
@@ -16,31 +15,26 @@ import {
   keyLookups,
   merchants,
   revokeOnDashboard,
-  startTwoCommerce,
+  twoCommerce,
   warm,
 } from './key-cache-helpers.js';
 
 describe('commerce key cache across instances', () => {
-  let a: TestService;
-  let b: TestService;
-  let close: () => Promise<unknown>;
   const warnings: Record<string, unknown>[] = [];
   const waitedOut = () => warnings.filter((w) => String(w.msg).includes('did not acknowledge'));
-
-  beforeAll(async () => {
-    const logger = createLogger({
+  const two = twoCommerce({
+    logger: createLogger({
       level: 'warn',
       destination: { write: (line: string) => void warnings.push(JSON.parse(line)) },
-    });
-    ({ a, b, close } = await startTwoCommerce({ logger }));
+    }),
   });
-  afterAll(() => close?.());
   afterEach(() => {
     vi.restoreAllMocks();
     warnings.length = 0;
   });
 
   it('a warm key is answered without reading the key table; a made-up one is still looked up', async () => {
+    const { a, b } = two;
     const { key } = await dashboardKey(a);
     await warm(b, key);
     let lookups = 0;
@@ -58,6 +52,7 @@ describe('commerce key cache across instances', () => {
   });
 
   it('revoked through A (dashboard), the next request on B fails, and on A too', async () => {
+    const { a, b } = two;
     const { key, id } = await dashboardKey(a);
     await warm(a, key);
     await warm(b, key);
@@ -73,6 +68,7 @@ describe('commerce key cache across instances', () => {
   });
 
   it('revoked with `svc-server keys revoke` (another process), the next request fails on both', async () => {
+    const { a, b } = two;
     const { key, id } = await dashboardKey(a);
     await warm(a, key);
     await warm(b, key);
@@ -86,6 +82,7 @@ describe('commerce key cache across instances', () => {
   });
 
   it('a cached key answers only in its own environment, before and after its row is changed by hand', async () => {
+    const { a, b } = two;
     const sandbox = await dashboardKey(a, 'sandbox');
     const live = await dashboardKey(a, 'live');
     await warm(b, sandbox.key);
@@ -111,6 +108,7 @@ describe('commerce key cache across instances', () => {
   });
 
   it("a key's row changed by hand moves the epoch; the last-used stamp and new keys do not", async () => {
+    const { a, b } = two;
     const { key, id } = await dashboardKey(a);
     await warm(b, key);
     const epoch = await keyEpochOf(a).read();
@@ -130,6 +128,7 @@ describe('commerce key cache across instances', () => {
   });
 
   it('an instance whose epoch read fails looks the key up on every request, and still refuses a revoked key at once', async () => {
+    const { a, b } = two;
     const { key, id } = await dashboardKey(a);
     await warm(b, key);
     vi.spyOn(keyEpochOf(b), 'read').mockRejectedValue(new Error('epoch read refused'));
@@ -144,6 +143,7 @@ describe('commerce key cache across instances', () => {
   });
 
   it('a registered instance that never answers is waited out, and named in the log', async () => {
+    const { a } = two;
     const { id } = await dashboardKey(a);
     const silent = 'elsewhere#1/4242/inst_silent';
     await keyEpochOf(a).acknowledge(silent, 0, a.handle.db.dialect);

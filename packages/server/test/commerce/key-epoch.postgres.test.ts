@@ -2,11 +2,10 @@
 // it: an operator's TRUNCATE (PostgreSQL fires no row trigger for it; migration 16's statement
 // trigger moves the epoch), and real processes of the built server with wall clocks that disagree
 // (libfaketime; the monotonic clock is left alone) or paused with SIGSTOP while holding a lease.
-import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BuiltServer, killHard, startBuilt } from '../helpers/built-server.js';
-import { binFiles, cli, runCliAsync } from '../helpers/cli.js';
-import type { TestService } from '../helpers/start.js';
+import { describe, expect, it } from 'vitest';
+import type { BuiltServer } from '../helpers/built-server.js';
+import { runCliAsync } from '../helpers/cli.js';
+import { asService, skewed, skewedBuiltPair } from '../helpers/skewed-pair.js';
 import {
   dashboardKey,
   expectRefused,
@@ -14,28 +13,15 @@ import {
   keyEpochOf,
   merchants,
   revokeOnDashboard,
-  startTwoCommerce,
+  twoCommerce,
   warm,
 } from './key-cache-helpers.js';
 
-const FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
-const skewed = (offset: string) => ({
-  LD_PRELOAD: FAKETIME,
-  FAKETIME: offset,
-  FAKETIME_DONT_FAKE_MONOTONIC: '1',
-});
-const asService = (server: BuiltServer) => ({ url: server.url }) as TestService;
-
 describe('commerce key epoch: TRUNCATE api_keys by hand', () => {
-  let a: TestService;
-  let b: TestService;
-  let close: () => Promise<unknown>;
-  beforeAll(async () => {
-    ({ a, b, close } = await startTwoCommerce());
-  });
-  afterAll(() => close?.());
+  const two = twoCommerce();
 
   it('moves the epoch, and no instance serves an emptied key from its cache after its next renewal', async () => {
+    const { a, b } = two;
     const { key } = await dashboardKey(a);
     for (const svc of [a, b]) await warm(svc, key);
     const epoch = await keyEpochOf(a).read();
@@ -50,28 +36,15 @@ describe('commerce key epoch: TRUNCATE api_keys by hand', () => {
 });
 
 describe('commerce key cache across real processes: skewed wall clocks, a paused instance', () => {
-  const files = binFiles('.svc-commerce-key-epoch-');
-  let a: BuiltServer;
-  let b: BuiltServer;
-
-  beforeAll(async () => {
-    if (!existsSync(cli))
-      throw new Error(`${cli} is missing: build first (pnpm --filter @svc/server build).`);
-    if (!existsSync(FAKETIME)) throw new Error(`${FAKETIME} is missing: apt-get install faketime.`);
-    a = await startBuilt('commerce', files.env());
-    // B's wall clock runs 90 s behind the machine's (an unsynchronised host).
-    b = await startBuilt('commerce', files.env(skewed('-90s')));
-  });
-  afterAll(async () => {
-    for (const server of [a, b]) server?.child.kill('SIGCONT');
-    await Promise.all([a && killHard(a), b && killHard(b)]);
-  });
+  const pair = skewedBuiltPair('commerce', '.svc-commerce-key-epoch-');
+  const { files } = pair;
 
   const warmBuilt = async (server: BuiltServer, key: string) => {
     for (let i = 0; i < 2; i++) expect((await merchants(asService(server), key)).status).toBe(200);
   };
 
   it('a revoke on A waits for B, whose wall clock is 90 s behind, and B refuses the key next', async () => {
+    const { a, b } = pair;
     // Three rounds: where the revoke did not wait for B, B's own renewal (every 0.5 s) could still
     // land between the revoke and the request; it cannot in all three.
     for (let round = 0; round < 3; round++) {
@@ -83,6 +56,7 @@ describe('commerce key cache across real processes: skewed wall clocks, a paused
   });
 
   it('A paused (SIGSTOP) with the key cached: `keys revoke` from a clock 90 s ahead waits its lease out; A refuses the key on resuming', async () => {
+    const { a, b } = pair;
     const { key, id } = await dashboardKey(asService(a));
     await warmBuilt(a, key);
     await warmBuilt(b, key);

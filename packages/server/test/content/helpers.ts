@@ -1,4 +1,6 @@
-import { api, type TestService } from '../helpers/start.js';
+import { afterAll, beforeAll } from 'vitest';
+import { twoInstancesForFile } from '../helpers/race.js';
+import { api, startTestService, type TestService } from '../helpers/start.js';
 
 /** A brand with banned words, a product, and (by default) connected X and LinkedIn sandbox channels. */
 export async function makeBrand(
@@ -59,4 +61,54 @@ export async function makeDraft(
 export async function count(svc: TestService, path: string, key: string) {
   const res = await api(svc.url, 'GET', path);
   return (res.body[key] as unknown[]).length;
+}
+
+/**
+ * Two content instances on one database (`twoInstancesForFile`) and a brand made on the first,
+ * for the calling file's race tests. Read `a`, `b` and `brand` inside a test.
+ */
+export function twoInstancesWithBrand() {
+  const two = twoInstancesForFile('content');
+  let brand: Awaited<ReturnType<typeof makeBrand>> | undefined;
+  beforeAll(async () => {
+    brand = await makeBrand(two.a);
+  });
+  return {
+    get a() {
+      return two.a;
+    },
+    get b() {
+      return two.b;
+    },
+    get brand() {
+      if (!brand) throw new Error('twoInstancesWithBrand: the brand is made in beforeAll; use it in a test.');
+      return brand;
+    },
+  };
+}
+
+/**
+ * A content service and a brand made on it, for the calling `describe`'s tests: started before
+ * the first, closed after the last. Read `svc` and `brand` inside a test.
+ */
+export function serviceWithBrand() {
+  let svc: TestService | undefined;
+  let brand: Awaited<ReturnType<typeof makeBrand>> | undefined;
+  beforeAll(async () => {
+    svc = await startTestService('content');
+    brand = await makeBrand(svc);
+  });
+  afterAll(() => svc?.close());
+  const made = () => {
+    if (!svc || !brand) throw new Error('serviceWithBrand: made in beforeAll; use it inside a test.');
+    return { svc, brand };
+  };
+  return {
+    get svc() {
+      return made().svc;
+    },
+    get brand() {
+      return made().brand;
+    },
+  };
 }

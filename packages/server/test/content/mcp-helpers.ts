@@ -1,11 +1,10 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../../src/config.js';
 import type { ContentContext } from '../../src/content/context.js';
 import type { Logger } from '../../src/platform/logger.js';
-import { twoInstances } from '../helpers/race.js';
+import { twoInstancesForFile } from '../helpers/race.js';
 import { api, type TestService } from '../helpers/start.js';
 
 export const LABEL = '(sandbox · simulated)';
@@ -104,22 +103,5 @@ export const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: Cont
  * (the second first: closing the first removes the shared data directory). `config` is both
  * instances'; `logger` is the first one's. Read `a` and `b` inside a test.
  */
-export function startTwoInstances(config: Partial<Config>, opts: { logger?: Logger } = {}) {
-  let pair: Awaited<ReturnType<typeof twoInstances>> | undefined;
-  beforeAll(async () => {
-    pair = await twoInstances('content', { config, ...opts });
-  });
-  afterAll(() => pair?.close());
-  const started = () => {
-    if (!pair) throw new Error('startTwoInstances: the instances start in beforeAll; use them in a test.');
-    return pair;
-  };
-  return {
-    get a(): TestService {
-      return started().a;
-    },
-    get b(): TestService {
-      return started().b;
-    },
-  };
-}
+export const startTwoInstances = (config: Partial<Config>, opts: { logger?: Logger } = {}) =>
+  twoInstancesForFile('content', { config, ...opts });

@@ -1,22 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestService, type TestService } from '../helpers/start.js';
-import { makeBrand, makeDraft } from './helpers.js';
+import { makeBrand, makeDraft, serviceWithBrand } from './helpers.js';
 
 const HOUR = 3_600_000;
 
 describe('posts and the sandbox clock', () => {
-  let svc: TestService;
-  let brand: { id: string; channels: Record<string, string> };
-  beforeAll(async () => {
-    svc = await startTestService('content');
-    brand = await makeBrand(svc);
-  });
-  afterAll(() => svc.close());
+  const shared = serviceWithBrand();
   // The service runs on the sandbox clock (base clock + offset), which the tests advance.
   const future = (h: number) =>
-    new Date((svc.handle as any).ctx.clock.now().getTime() + h * HOUR).toISOString();
+    new Date((shared.svc.handle as any).ctx.clock.now().getTime() + h * HOUR).toISOString();
 
   it('publishes now in sandbox with a sandbox permalink', async () => {
+    const { svc, brand } = shared;
     const res = await api(svc.url, 'POST', '/v1/posts', {
       body: { channel_id: brand.channels.x, text: 'Hello from the sandbox, nothing leaves.' },
     });
@@ -31,6 +26,7 @@ describe('posts and the sandbox clock', () => {
   });
 
   it('schedules; the sandbox clock publishes it, grows snapshots and settles at 72 h', async () => {
+    const { svc, brand } = shared;
     const draftId = await makeDraft(
       svc,
       brand.id,
@@ -66,6 +62,7 @@ describe('posts and the sandbox clock', () => {
   });
 
   it('gives verdicts against the brand median once there are enough posts, and resolves outcomes', async () => {
+    const { svc, brand } = shared;
     for (let i = 0; i < 4; i++)
       await api(svc.url, 'POST', '/v1/posts', {
         body: { channel_id: brand.channels.x, text: `Post number ${i} about async work and notes.` },
@@ -88,6 +85,7 @@ describe('posts and the sandbox clock', () => {
   });
 
   it('edits and deletes only scheduled posts', async () => {
+    const { svc, brand } = shared;
     const post = await api(svc.url, 'POST', '/v1/posts', {
       body: { channel_id: brand.channels.x, text: 'Later.', scheduled_for: future(30) },
     });
@@ -122,6 +120,7 @@ describe('posts and the sandbox clock', () => {
   });
 
   it('publishes a scheduled post now, once, and refuses any other status', async () => {
+    const { svc, brand } = shared;
     const post = await api(svc.url, 'POST', '/v1/posts', {
       body: { channel_id: brand.channels.linkedin, text: 'Going out early.', scheduled_for: future(40) },
     });
@@ -146,6 +145,7 @@ describe('posts and the sandbox clock', () => {
   });
 
   it('validates post input, writing nothing', async () => {
+    const { svc, brand } = shared;
     const before = (await api(svc.url, 'GET', `/v1/posts?brand_id=${brand.id}&limit=100`)).body.posts.length;
     const cases: [unknown, number, string][] = [
       [{ text: 'no channel' }, 400, 'INVALID_REQUEST'],
@@ -179,6 +179,7 @@ describe('posts and the sandbox clock', () => {
   });
 
   it('refuses bad clock moves', async () => {
+    const { svc } = shared;
     expect((await api(svc.url, 'POST', '/v1/sandbox/clock/advance', { body: {} })).body.error.code).toBe(
       'INVALID_ADVANCE',
     );
@@ -196,15 +197,10 @@ describe('posts and the sandbox clock', () => {
 });
 
 describe('approvals and best times', () => {
-  let svc: TestService;
-  let brand: { id: string; channels: Record<string, string> };
-  beforeAll(async () => {
-    svc = await startTestService('content');
-    brand = await makeBrand(svc);
-  });
-  afterAll(() => svc.close());
+  const shared = serviceWithBrand();
 
   it('falls back to platform defaults with little history, within range', async () => {
+    const { svc, brand } = shared;
     const times = await api(svc.url, 'GET', `/v1/brands/${brand.id}/best-times`);
     expect(times.body.platforms.map((p: any) => p.platform).sort()).toEqual(['linkedin', 'x']);
     for (const p of times.body.platforms) {
@@ -225,6 +221,7 @@ describe('approvals and best times', () => {
   });
 
   it('proposes into the next free slot; a taken slot is not free; nothing is scheduled', async () => {
+    const { svc, brand } = shared;
     const d1 = await makeDraft(svc, brand.id);
     const d2 = await makeDraft(svc, brand.id);
     const a1 = await api(svc.url, 'POST', '/v1/approvals', { body: { draft_id: d1, reason: 'Timely' } });
@@ -253,6 +250,7 @@ describe('approvals and best times', () => {
   });
 
   it('approve schedules into the slot; reject records the reason; decided ones stay decided', async () => {
+    const { svc, brand } = shared;
     const d = await makeDraft(
       svc,
       brand.id,
@@ -281,6 +279,7 @@ describe('approvals and best times', () => {
   });
 
   it('lists pending first with counts', async () => {
+    const { svc, brand } = shared;
     const res = await api(svc.url, 'GET', `/v1/approvals?brand_id=${brand.id}`);
     const statuses = res.body.approvals.map((a: any) => a.status);
     const firstDecided = statuses.findIndex((s: string) => s !== 'pending');
@@ -300,6 +299,7 @@ describe('approvals and best times', () => {
   });
 
   it('bulk approves, edits and rejects, all or nothing', async () => {
+    const { svc, brand } = shared;
     const ids: string[] = [];
     for (let i = 0; i < 3; i++)
       ids.push(

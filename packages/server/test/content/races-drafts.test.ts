@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ContentContext } from '../../src/content/context.js';
-import { interleave, settledValue, twoInstances } from '../helpers/race.js';
+import { describe, expect, it } from 'vitest';
+import { interleave, settledValue } from '../helpers/race.js';
 import { api, type TestService } from '../helpers/start.js';
-import { makeBrand, makeIdea } from './helpers.js';
+import { makeIdea, twoInstancesWithBrand } from './helpers.js';
+import { ctxOf } from './mcp-helpers.js';
 
 /** Drafts under concurrent requests on two instances (two handles on one SQLite file). */
 describe('drafts under concurrent requests on two instances', () => {
-  let a: TestService;
-  let b: TestService;
-  let instances: Awaited<ReturnType<typeof twoInstances>>;
-  let brand: { id: string; channels: Record<string, string> };
-  const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: ContentContext }).ctx;
-  beforeAll(async () => {
-    instances = await twoInstances('content');
-    ({ a, b } = instances);
-    brand = await makeBrand(a);
-  });
-  afterAll(() => instances.close());
+  const pair = twoInstancesWithBrand();
 
   it('two drafts created for one idea and platform at once: one draft, and the other request gets 409 DRAFT_EXISTS, not a 500', async () => {
+    const { a, b, brand } = pair;
     const idea = await makeIdea(a, brand.id, 'One draft per platform');
     const create = (svc: TestService, text: string) =>
       api(svc.url, 'POST', '/v1/drafts', {
@@ -37,6 +28,7 @@ describe('drafts under concurrent requests on two instances', () => {
   });
 
   it('an edit and a regeneration of one draft at once: no version is lost or overwritten, the late one gets 409 DRAFT_CHANGED', async () => {
+    const { a, b, brand } = pair;
     const idea = await makeIdea(a, brand.id, 'Versions in order');
     const made = await api(a.url, 'POST', '/v1/drafts', {
       body: { brand_id: brand.id, idea_id: idea, platform: 'linkedin', text: 'Version one, by hand.' },

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ContentContext } from '../../src/content/context.js';
+import { describe, expect, it } from 'vitest';
 import { postsStore } from '../../src/content/db/stores/posts-store.js';
 import { publishPosts } from '../../src/content/services/posts.js';
-import { interleave, settledValue, twoInstances } from '../helpers/race.js';
+import { interleave, settledValue } from '../helpers/race.js';
 import { api, type TestService } from '../helpers/start.js';
-import { makeBrand, makeDraft } from './helpers.js';
+import { makeDraft, twoInstancesWithBrand } from './helpers.js';
+import { ctxOf } from './mcp-helpers.js';
 
 const HOUR = 3_600_000;
 
@@ -15,32 +15,26 @@ const HOUR = 3_600_000;
  * and asserts the invariant the database now holds.
  */
 describe('posts and approvals under concurrent requests on two instances', () => {
-  let a: TestService;
-  let b: TestService;
-  let instances: Awaited<ReturnType<typeof twoInstances>>;
-  let brand: { id: string; channels: Record<string, string> };
-  const ctxOf = (svc: TestService) => (svc.handle as unknown as { ctx: ContentContext }).ctx;
-  beforeAll(async () => {
-    instances = await twoInstances('content');
-    ({ a, b } = instances);
-    brand = await makeBrand(a);
-  });
-  afterAll(() => instances.close());
+  const pair = twoInstancesWithBrand();
 
   /** An hour on the hour, `hours` from now on the service's clock, plus `minutes`. */
   const hourFromNow = (hours: number, minutes = 0) => {
-    const now = ctxOf(a).clock.now().getTime();
+    const now = ctxOf(pair.a).clock.now().getTime();
     return new Date(Math.floor(now / HOUR) * HOUR + hours * HOUR + minutes * 60_000).toISOString();
   };
   const schedule = (svc: TestService, at: string, text: string) =>
-    api(svc.url, 'POST', '/v1/posts', { body: { channel_id: brand.channels.x, text, scheduled_for: at } });
+    api(svc.url, 'POST', '/v1/posts', {
+      body: { channel_id: pair.brand.channels.x, text, scheduled_for: at },
+    });
   const scheduledOnX = async () =>
-    (await api(a.url, 'GET', `/v1/posts?channel_id=${brand.channels.x}&status=scheduled`)).body.posts as {
+    (await api(pair.a.url, 'GET', `/v1/posts?channel_id=${pair.brand.channels.x}&status=scheduled`)).body
+      .posts as {
       id: string;
       scheduled_for: string;
     }[];
 
   it('deleting a post the publishing tick claimed meanwhile is refused: the post is never deleted while it goes out', async () => {
+    const { a, b } = pair;
     const post = await schedule(a, hourFromNow(5), 'Deleted or published? Only one of the two.');
     expect(post.status).toBe(201);
     const row = await postsStore(ctxOf(b).db).get(post.body.id);
@@ -61,6 +55,7 @@ describe('posts and approvals under concurrent requests on two instances', () =>
   });
 
   it('editing a post the publishing tick claimed meanwhile is refused: what went out is what the post says', async () => {
+    const { a, b } = pair;
     const post = await schedule(a, hourFromNow(6), 'The text that goes out.');
     const row = await postsStore(ctxOf(b).db).get(post.body.id);
     if (!row) throw new Error('post not stored');
@@ -77,6 +72,7 @@ describe('posts and approvals under concurrent requests on two instances', () =>
   });
 
   it('two posts scheduled into the same hour of a channel at once: one is scheduled, the other gets 409 SLOT_TAKEN', async () => {
+    const { a, b } = pair;
     const hour = hourFromNow(8);
     const race = interleave(ctxOf(a).db, ctxOf(b).db);
     const [first, second] = await race.run(
@@ -93,6 +89,7 @@ describe('posts and approvals under concurrent requests on two instances', () =>
   });
 
   it('a post moved into an hour another request takes at the same time: one post holds the hour', async () => {
+    const { a, b } = pair;
     const moving = await schedule(a, hourFromNow(10), 'I will move.');
     const target = hourFromNow(11);
     const race = interleave(ctxOf(a).db, ctxOf(b).db);
@@ -111,6 +108,7 @@ describe('posts and approvals under concurrent requests on two instances', () =>
   });
 
   it('two drafts proposed for the same hour of a channel at once: one pending approval holds it', async () => {
+    const { a, b, brand } = pair;
     const d1 = await makeDraft(a, brand.id, 'x', 'Proposal one for the hour.');
     const d2 = await makeDraft(a, brand.id, 'x', 'Proposal two for the hour.');
     const hour = hourFromNow(14);

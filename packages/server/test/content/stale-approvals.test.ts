@@ -1,28 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestService, type TestService } from '../helpers/start.js';
-import { makeBrand, makeDraft } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { api } from '../helpers/start.js';
+import { makeDraft, serviceWithBrand } from './helpers.js';
 
 const HOUR = 3_600_000;
 
 /** Approvals whose slot has passed: flagged in the queue, re-slotted when approved. */
 describe('approvals whose slot has passed', () => {
-  let svc: TestService;
-  let brand: { id: string; channels: Record<string, string> };
-  beforeAll(async () => {
-    svc = await startTestService('content');
-    brand = await makeBrand(svc);
-  });
-  afterAll(() => svc.close());
-  const now = () => (svc.handle as any).ctx.clock.now().getTime() as number;
+  const shared = serviceWithBrand();
+  const now = () => (shared.svc.handle as any).ctx.clock.now().getTime() as number;
 
   async function propose(text: string) {
-    const draftId = await makeDraft(svc, brand.id, 'linkedin', text);
-    const res = await api(svc.url, 'POST', '/v1/approvals', { body: { draft_id: draftId } });
+    const draftId = await makeDraft(shared.svc, shared.brand.id, 'linkedin', text);
+    const res = await api(shared.svc.url, 'POST', '/v1/approvals', { body: { draft_id: draftId } });
     expect(res.status).toBe(201);
     return res.body;
   }
 
   it('flags the approval in the queue once its slot passes, and approving moves it to the next free slot', async () => {
+    const { svc, brand } = shared;
     const proposed = await propose('What would you drop first: standups or status emails?');
     expect(proposed.slot_passed).toBe(false);
     const oldSlot = proposed.slot as string;
@@ -49,6 +44,7 @@ describe('approvals whose slot has passed', () => {
   });
 
   it('refuses an explicit slot in the past, and keeps an explicit future slot as given', async () => {
+    const { svc } = shared;
     const proposed = await propose('How many meetings did you cancel this week? We dropped four.');
     svc.clock.advance(Date.parse(proposed.slot) - now() + HOUR);
     const past = await api(svc.url, 'POST', `/v1/approvals/${proposed.id}/approve`, {
@@ -68,6 +64,7 @@ describe('approvals whose slot has passed', () => {
   });
 
   it('re-slots the same way in bulk, and a slot edited into the future clears the flag', async () => {
+    const { svc } = shared;
     const a = await propose('Which status meeting would you cut first?');
     const b = await propose('What does a good decision log look like? Ours has three lines.');
     svc.clock.advance(Math.max(Date.parse(a.slot), Date.parse(b.slot)) - now() + HOUR);

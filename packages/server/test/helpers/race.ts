@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import type { Config } from '../../src/config.js';
 import type { ManualClock } from '../../src/platform/clock.js';
 import type { SqlDatabase, SqlExecutor, SqlParams, TransactionOptions } from '../../src/platform/db/sql.js';
@@ -131,6 +132,33 @@ export async function twoInstances(
     async close() {
       await b.close();
       await a.close();
+    },
+  };
+}
+
+/**
+ * `twoInstances` for the calling file's tests: started before the first, closed after the last.
+ * Read `a` and `b` inside a test.
+ */
+export function twoInstancesForFile(
+  name: 'content' | 'commerce',
+  opts: Parameters<typeof twoInstances>[1] = {},
+) {
+  let pair: Awaited<ReturnType<typeof twoInstances>> | undefined;
+  beforeAll(async () => {
+    pair = await twoInstances(name, opts);
+  });
+  afterAll(() => pair?.close());
+  const started = () => {
+    if (!pair) throw new Error('twoInstancesForFile: the instances start in beforeAll; use them in a test.');
+    return pair;
+  };
+  return {
+    get a(): TestService {
+      return started().a;
+    },
+    get b(): TestService {
+      return started().b;
     },
   };
 }

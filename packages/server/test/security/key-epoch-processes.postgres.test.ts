@@ -4,22 +4,13 @@
 // - wall clocks that disagree (libfaketime on one process; its monotonic clock is left alone);
 // - an instance paused with SIGSTOP while it holds a lease.
 // docs/security.md, "Ninth pass: outside attack on stop 30".
-import { existsSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { makeKey, rawMcp } from '../content/mcp-helpers.js';
-import { type BuiltServer, killHard, startBuilt } from '../helpers/built-server.js';
-import { binFiles, cli, runCliAsync } from '../helpers/cli.js';
-import { api, type TestService } from '../helpers/start.js';
+import type { BuiltServer } from '../helpers/built-server.js';
+import { runCliAsync } from '../helpers/cli.js';
+import { asService, skewed, skewedBuiltPair } from '../helpers/skewed-pair.js';
+import { api } from '../helpers/start.js';
 
-const FAKETIME = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
-/** A process whose wall clock is `offset` (faketime's "-90s") away from the machine's. */
-const skewed = (offset: string) => ({
-  LD_PRELOAD: FAKETIME,
-  FAKETIME: offset,
-  FAKETIME_DONT_FAKE_MONOTONIC: '1',
-});
-
-const asService = (server: BuiltServer) => ({ url: server.url }) as TestService;
 const listAgents = (server: BuiltServer, key: string) =>
   rawMcp(asService(server), {
     key,
@@ -33,24 +24,11 @@ async function warm(server: BuiltServer, key: string) {
 
 describe('key cache across real processes: skewed wall clocks, a paused instance', () => {
   // A dot-folder in the data directory's path, as the house rules ask.
-  const files = binFiles('.svc-key-epoch-');
-  let a: BuiltServer;
-  let b: BuiltServer;
-
-  beforeAll(async () => {
-    if (!existsSync(cli))
-      throw new Error(`${cli} is missing: build first (pnpm --filter @svc/server build).`);
-    if (!existsSync(FAKETIME)) throw new Error(`${FAKETIME} is missing: apt-get install faketime.`);
-    a = await startBuilt('content', files.env());
-    // B's wall clock runs 90 s behind the machine's (an unsynchronised host).
-    b = await startBuilt('content', files.env(skewed('-90s')));
-  });
-  afterAll(async () => {
-    for (const server of [a, b]) server?.child.kill('SIGCONT');
-    await Promise.all([a && killHard(a), b && killHard(b)]);
-  });
+  const pair = skewedBuiltPair('content', '.svc-key-epoch-');
+  const { files } = pair;
 
   it('a revoke on A waits for B, whose wall clock is 90 s behind, and B refuses the key next', async () => {
+    const { a, b } = pair;
     // Three rounds: where the revoke does not wait for B, B's own renewal (every 0.5 s) may still
     // land between the revoke and the call; it cannot in all three.
     for (let round = 0; round < 3; round++) {
@@ -62,6 +40,7 @@ describe('key cache across real processes: skewed wall clocks, a paused instance
   });
 
   it('`svc-server keys revoke` from a machine whose clock is 90 s ahead still waits for both instances', async () => {
+    const { a, b } = pair;
     const { key, id } = await makeKey(asService(a), ['read']);
     await warm(a, key);
     await warm(b, key);
@@ -75,6 +54,7 @@ describe('key cache across real processes: skewed wall clocks, a paused instance
   });
 
   it('A paused (SIGSTOP) with the key cached: a revoke by the CLI waits its lease out, and A refuses the key on resuming', async () => {
+    const { a } = pair;
     const { key, id } = await makeKey(asService(a), ['read']);
     await warm(a, key);
     a.child.kill('SIGSTOP');

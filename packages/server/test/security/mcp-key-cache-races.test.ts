@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
 import { ctxOf, listAgentsCall, makeKey, startTwoInstances } from '../content/mcp-helpers.js';
+import { holdLookupAfterRead } from '../helpers/hold-lookup.js';
 import { api } from '../helpers/start.js';
 
 describe('MCP key cache: a call in flight while the key is revoked elsewhere', () => {
@@ -20,24 +21,9 @@ describe('MCP key cache: a call in flight while the key is revoked elsewhere', (
 
     // B's lookup reads the row while the key is live, and its answer is held until the revoke on
     // A has returned (a slow network, a busy pool): the answer predates the revoke.
-    const store = ctxOf(b).stores.apiKeys;
-    const findActiveByHash = store.findActiveByHash.bind(store);
-    let read = () => {};
-    const wasRead = new Promise<void>((resolve) => {
-      read = resolve;
-    });
-    let release = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    vi.spyOn(store, 'findActiveByHash').mockImplementation(async (hash) => {
-      const row = await findActiveByHash(hash);
-      read();
-      await released;
-      return row;
-    });
+    const { read, release } = holdLookupAfterRead(ctxOf(b).stores.apiKeys);
     const inFlight = listAgentsCall(b, key);
-    await wasRead;
+    await read;
 
     // The revoke returns once B has dropped its cache and acknowledged the new epoch.
     expect((await api(a.url, 'DELETE', `/v1/api-keys/${id}`)).status).toBe(200);

@@ -87,20 +87,34 @@ describe('U+0000 in request text', () => {
     expect(merchants.body.error).toMatchObject({ param: 'after' });
   });
 
-  it('MCP: a tool argument holding it is a tool error that is not INTERNAL_ERROR, on either engine', async () => {
-    const { key } = await makeKey(content, ['read']);
-    const res = await rawMcp(content, {
-      key,
-      body: {
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'list_posts', arguments: { brandId: 'brd_a\u0000b' } },
-      },
-    });
-    expect(res.status).toBe(200);
-    expect(res.body.result.isError).toBe(true);
-    // PostgreSQL: the database layer's 400 (INVALID_REQUEST); SQLite stores nothing and finds no brand.
-    expect(res.body.result.content[0].text).toMatch(/Error (INVALID_REQUEST: .*U\+0000|NOT_FOUND)/);
+  // SQLite stored nothing and found no brand (NOT_FOUND); PostgreSQL refused the statement
+  // (INVALID_REQUEST from the database layer, naming nothing). Now both refuse it up front, as
+  // REST does, naming the argument.
+  it('MCP: a tool argument holding it is INVALID_REQUEST naming the argument, on either engine', async () => {
+    const { key } = await makeKey(content, ['read', 'write']);
+    const call = async (name: string, args: Record<string, unknown>) => {
+      const res = await rawMcp(content, {
+        key,
+        body: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } },
+      });
+      expect(res.status).toBe(200);
+      expect(res.body.result.isError).toBe(true);
+      return res.body.result.content[0].text as string;
+    };
+    const refusedArgument = (text: string, where: string) => {
+      expect(text).toContain('Error INVALID_REQUEST: ');
+      expect(text).toContain(`${where} contains the character U+0000 (NUL)`);
+    };
+    refusedArgument(await call('list_posts', { brandId: 'brd_a\u0000b' }), "'brandId' (in the arguments)");
+    // Nested, as run_agent carries its ids, and before the arguments are validated.
+    refusedArgument(
+      await call('run_agent', { agentId: 'digest', inputs: { brandId: `${brandId}\u0000` } }),
+      "'inputs.brandId' (in the arguments)",
+    );
+    refusedArgument(await call('create_idea', { 'brand\u0000Id': brandId }), 'A name in the arguments');
+    // Nothing ran: no agent run was recorded, and the server still answers.
+    const runs = await api(content.url, 'GET', '/v1/agent-runs');
+    expect(runs.status).toBe(200);
+    expect(runs.body.agent_runs).toEqual([]);
   });
 });

@@ -3,6 +3,7 @@ import type { z } from 'zod';
 import type { Config } from '../../config.js';
 import { AppError } from '../../platform/errors.js';
 import { getOrBuild } from '../../platform/get-or-build.js';
+import { refuseNul } from '../../platform/http/nul-text.js';
 import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import type { ApiKeyView } from '../services/api-keys.js';
@@ -177,6 +178,9 @@ export async function callTool(
     if (!rate.ok) throw new ToolFailure('RATE_LIMITED', rateLimitMessage(rate, session.key.prefix));
     const denied = scopeFailure(tool, session.key, ctx.config);
     if (denied) throw denied;
+    // As REST refuses it before validation: SQLite would store it or find nothing (NOT_FOUND),
+    // PostgreSQL refuses the statement; both engines answer this INVALID_REQUEST instead.
+    refuseNul(rawArgs, 'arguments');
     const parsed = tool.spec.input.safeParse(rawArgs);
     if (!parsed.success) throw argumentsFailure(tool, parsed.error, rawArgs);
     const runCtx = await contextFor(ctx, tool);
