@@ -9,20 +9,54 @@ import { AppError } from '../errors.js';
  * bounded before this runs (json-depth.ts).
  */
 export function refuseNul(value: unknown, part: 'body' | 'query' | 'path'): void {
-  const stack: Array<{ value: unknown; path: string }> = [{ value, path: '' }];
+  if (typeof value === 'object' && value !== null && nulFreeText.has(value)) return;
+  if (typeof value === 'string') {
+    if (value.includes('\u0000')) throw nulIn(`'${part}' (in the ${part})`, part);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  // Only containers go on the stack, and a field's path is spelled out only for the error: a
+  // stack entry and a path string per value cost about 300 ms on an idle machine (seconds under
+  // load) for a 1 MiB body of 500,000 numbers, on the event loop.
+  const stack: Container[] = [{ value, parent: null, key: '' }];
   while (stack.length > 0) {
-    const { value: v, path } = stack.pop() as { value: unknown; path: string };
-    if (typeof v === 'string') {
-      if (v.includes('\u0000')) throw nulIn(`'${path || part}' (in the ${part})`, path || part);
-      continue;
-    }
-    if (v === null || typeof v !== 'object') continue;
-    const entries = Array.isArray(v) ? v.map((item, i) => [String(i), item] as const) : Object.entries(v);
-    for (const [key, child] of entries) {
-      if (key.includes('\u0000')) throw nulIn(`a name in the ${part}`, path || part);
-      stack.push({ value: child, path: path ? `${path}.${key}` : key });
+    const at = stack.pop() as Container;
+    const v = at.value;
+    const keys = Array.isArray(v) ? null : Object.keys(v);
+    const n = keys ? keys.length : (v as unknown[]).length;
+    for (let i = 0; i < n; i++) {
+      const key = keys ? (keys[i] as string) : i;
+      if (typeof key === 'string' && key.includes('\u0000'))
+        throw nulIn(`a name in the ${part}`, pathOf(at) || part);
+      const child: unknown = (v as Record<string | number, unknown>)[key];
+      if (typeof child === 'string') {
+        if (child.includes('\u0000')) {
+          const path = pathOf(at, key);
+          throw nulIn(`'${path}' (in the ${part})`, path);
+        }
+      } else if (child !== null && typeof child === 'object') stack.push({ value: child, parent: at, key });
     }
   }
+}
+
+/**
+ * Bodies parsed from JSON text with no `\u0000` escape in it (body.ts). JSON text cannot hold a
+ * raw U+0000 in a string or a name (`JSON.parse` refuses control characters there), so no string
+ * of such a body holds one, and there is nothing to walk.
+ */
+export const nulFreeText = new WeakSet<object>();
+
+interface Container {
+  value: object;
+  parent: Container | null;
+  key: string | number;
+}
+
+/** The dotted path of a container (and of one of its fields, when given), as validation errors name it. */
+function pathOf(at: Container, key?: string | number): string {
+  const parts: Array<string | number> = key === undefined ? [] : [key];
+  for (let c: Container | null = at; c?.parent; c = c.parent) parts.push(c.key);
+  return parts.reverse().join('.');
 }
 
 /** `param` names the field as validation errors do (its dotted path); for a bad name, where it sits. */
