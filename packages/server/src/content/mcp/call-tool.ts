@@ -63,10 +63,16 @@ function sentAt(args: unknown, path: readonly PropertyKey[]): unknown {
 const article = (word: string) => `${/^[aeiou]/.test(word) ? 'an' : 'a'} ${word}`;
 const kindOf = (v: unknown) => (v === null ? 'null' : article(Array.isArray(v) ? 'array' : typeof v));
 
+const MAX_NAMED_KEYS = 10;
+
 function describeIssue(issue: z.core.$ZodIssue, args: Record<string, unknown>): string {
   const field = issue.path.map(String).join('.');
-  if (issue.code === 'unrecognized_keys')
-    return `unknown argument${issue.keys.length === 1 ? '' : 's'} ${issue.keys.map((k) => `'${field ? `${field}.` : ''}${k}'`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys') {
+    // Named up to a few: 90,000 unknown names made a 900 KB error message, sent back and logged.
+    const named = issue.keys.slice(0, MAX_NAMED_KEYS).map((k) => `'${field ? `${field}.` : ''}${k}'`);
+    const more = issue.keys.length - named.length;
+    return `unknown argument${issue.keys.length === 1 ? '' : 's'} ${named.join(', ')}${more > 0 ? ` and ${more} more` : ''}`;
+  }
   if (issue.code === 'invalid_type') {
     const sent = sentAt(args, issue.path);
     // Missing and wrong are different mistakes: "required" for `7` sends a model looking for a typo.

@@ -4,7 +4,7 @@ import type { McpCallRow } from '../db/stores/misc-stores.js';
 import type { Page } from '../schemas/common.js';
 import type { McpCallView } from '../schemas/workspace.js';
 import { flushToolCalls, queueToolCall } from './mcp-call-log.js';
-import { redactSecrets } from './redact.js';
+import { redactSecretsUpTo } from './redact.js';
 
 /**
  * What one entry of the log keeps at most. Every authenticated call is logged, refused ones
@@ -18,11 +18,20 @@ export const MAX_LOGGED_ARGS_CHARS = 8_192;
 export const MAX_LOGGED_MESSAGE_CHARS = 2_000;
 const PREVIEW_CHARS = 1_000;
 
+/**
+ * More values than the largest arguments kept whole can hold (8,192 characters), so a walk this
+ * long always sees enough for the preview. Past it the redaction stops: its cost then depends on
+ * this bound, not on what the caller sent.
+ */
+const MAX_REDACTED_VALUES = 5_000;
+
 function loggedArgs(args: Record<string, unknown>): Record<string, unknown> {
-  const redacted = redactSecrets(args);
+  const { value: redacted, complete } = redactSecretsUpTo(args, MAX_REDACTED_VALUES);
   const json = JSON.stringify(redacted);
-  if (json.length <= MAX_LOGGED_ARGS_CHARS) return redacted;
-  return { truncated: true, chars: json.length, preview: json.slice(0, PREVIEW_CHARS) };
+  if (complete && json.length <= MAX_LOGGED_ARGS_CHARS) return redacted;
+  // Stopped short: the length of all of it, as sent (secrets are not in the preview either way).
+  const chars = complete ? json.length : JSON.stringify(args).length;
+  return { truncated: true, chars, preview: json.slice(0, PREVIEW_CHARS) };
 }
 
 /**

@@ -2,6 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../errors.js';
 import { fromFrameworkError } from './errors-middleware.js';
+import { depthCheckedText, textNestsDeeper, tooDeep } from './json-depth.js';
+import { nulFreeText } from './nul-text.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -110,8 +112,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 /**
  * The whole JSON body of a request, read strictly: the declared length and the bytes read are
  * both held to the limit, the bytes must be UTF-8 (invalid sequences are refused, never
- * replaced), and the top level must be an object or an array. An empty body reads as `{}`.
- * Failures are AppErrors in the documented codes.
+ * replaced), the top level must be an object or an array, and it may nest at most
+ * `MAX_JSON_DEPTH` levels, checked on the text before it is parsed (json-depth.ts says why). An
+ * empty body reads as `{}`. Failures are AppErrors in the documented codes.
  */
 export async function readJsonBody(req: Request, limitBytes: number): Promise<unknown> {
   const refused = refuseContentEncoding(req) ?? refuseDeclaredLength(req, limitBytes);
@@ -136,8 +139,10 @@ export async function readJsonBody(req: Request, limitBytes: number): Promise<un
   if (first !== '{' && first !== '[') {
     throw new AppError(400, 'INVALID_JSON', 'The request body must be a JSON object or array.');
   }
+  if (textNestsDeeper(text)) throw tooDeep();
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch (err) {
     throw new AppError(
       400,
@@ -145,6 +150,12 @@ export async function readJsonBody(req: Request, limitBytes: number): Promise<un
       `The request body is not valid JSON: ${err instanceof Error ? err.message : 'parse error'}.`,
     );
   }
+  // What the text already showed, so the route's walks (mount.ts) skip this body.
+  if (typeof body === 'object' && body !== null) {
+    depthCheckedText.add(body);
+    if (!text.includes('\\u0000')) nulFreeText.add(body);
+  }
+  return body;
 }
 
 /**
