@@ -302,12 +302,29 @@ describe('a checkout read over HTTP on PostgreSQL', () => {
       const read = () => call('GET', `/v1/checkouts/${made.body.id}`);
       // Every connection of the pool (3 in tests) may be the one a read gets.
       for (let i = 0; i < 10; i++) expect((await read()).status).toBe(200);
-      const before = { ...db.statements.counts };
-      for (let i = 0; i < 20; i++) expect((await read()).body.id).toBe(made.body.id);
-      expect(db.statements.counts.prepared - before.prepared).toBe(0);
+      // The read's own statements, told apart from the background work that shares the pool
+      // (the key cache's epoch reads and lease, the heartbeat, the dispatcher's polls): those may
+      // first run on a connection during the window, most often on a loaded machine, and the
+      // pool's counts alone then read as a read preparing again.
+      const readTables = /\b(checkouts|user_tokens)\b/;
+      const ran: Array<{ sql: string; prepared: boolean }> = [];
+      const run = db.statements.run.bind(db.statements);
+      db.statements.run = (client, sql, values, inTransaction) => {
+        const preparedBefore = db.statements.counts.prepared;
+        // run() counts a new preparation before its first await, so this reads this call's own.
+        const result = run(client, sql, values, inTransaction);
+        if (readTables.test(sql)) ran.push({ sql, prepared: db.statements.counts.prepared > preparedBefore });
+        return result;
+      };
+      try {
+        for (let i = 0; i < 20; i++) expect((await read()).body.id).toBe(made.body.id);
+      } finally {
+        db.statements.run = run;
+      }
+      expect(ran.filter((r) => r.prepared)).toEqual([]);
       // Two statements a read: the user token and the row. The key comes from the key cache
       // (platform/key-cache.ts, commerce migration 16) and costs no statement while it holds.
-      expect(db.statements.counts.executed - before.executed).toBeGreaterThanOrEqual(20 * 2);
+      expect(ran.length).toBeGreaterThanOrEqual(20 * 2);
       // A bad key is still refused on the next request: preparing keeps no answer, only the plan.
       expect((await as(c.svc, 'sk_test_nope')('GET', `/v1/checkouts/${made.body.id}`)).status).toBe(401);
     } finally {
