@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../errors.js';
 import { fromFrameworkError } from './errors-middleware.js';
-import { depthCheckedText, textNestsDeeper, tooDeep } from './json-depth.js';
+import { depthCheckedText, jsonTextOverLimits, tooDeep, tooManyValues } from './json-depth.js';
 import { nulFreeText } from './nul-text.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -113,7 +113,8 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * The whole JSON body of a request, read strictly: the declared length and the bytes read are
  * both held to the limit, the bytes must be UTF-8 (invalid sequences are refused, never
  * replaced), the top level must be an object or an array, and it may nest at most
- * `MAX_JSON_DEPTH` levels, checked on the text before it is parsed (json-depth.ts says why). An
+ * `MAX_JSON_DEPTH` levels and hold at most `MAX_JSON_VALUES` values, both checked on the text
+ * before it is parsed (json-depth.ts says why). An
  * empty body reads as `{}`. Failures are AppErrors in the documented codes.
  */
 export async function readJsonBody(req: Request, limitBytes: number): Promise<unknown> {
@@ -139,7 +140,9 @@ export async function readJsonBody(req: Request, limitBytes: number): Promise<un
   if (first !== '{' && first !== '[') {
     throw new AppError(400, 'INVALID_JSON', 'The request body must be a JSON object or array.');
   }
-  if (textNestsDeeper(text)) throw tooDeep();
+  const over = jsonTextOverLimits(text);
+  if (over === 'depth') throw tooDeep();
+  if (over === 'values') throw tooManyValues();
   let body: unknown;
   try {
     body = JSON.parse(text);

@@ -33,22 +33,39 @@ function depthExceeds(value: unknown, limit: number): boolean {
 }
 
 /**
- * Bodies parsed from text that `textNestsDeeper` passed (body.ts): `checkJsonDepth` has nothing
+ * Bodies parsed from text that `jsonTextOverLimits` passed (body.ts): `checkJsonDepth` has nothing
  * left to walk in them. A walk of a 1 MiB body of 350,000 empty objects still cost as much as
  * parsing it.
  */
 export const depthCheckedText = new WeakSet<object>();
 
 /**
- * Whether JSON text opens more than `limit` arrays or objects inside each other, read as JSON
- * would read it (brackets inside strings do not count), in one pass without recursion, before it
- * is parsed. V8's `JSON.parse` spends about 4 µs a level: a 1 MiB request body of 500,000 nested
- * arrays held the event loop for about 0.3 s idle, seconds under load, and bodies are parsed
- * before a route authenticates, so any client could. Store JSON is read the same way
- * (commerce/merchants/store-json.ts). Text that is not JSON can miscount; `JSON.parse` refuses it.
+ * How many values a JSON request body may hold, counted from its text as the commas between
+ * members and items plus the objects and arrays opened (outside strings): without the second, a
+ * body of thousands of 63-deep chains (`[[[…0]]]`) would hold half a million arrays in few commas.
+ * The largest body either API takes, a Brand Memory at its limits, counts under 2,500. Parsing
+ * cost grows with the count, not the bytes: a 1 MiB object of 90,000 members took 150-300 ms in
+ * `JSON.parse` alone (V8 keeps such an object as a dictionary), and as much again in validation
+ * and logging, on the event loop, before any key was looked at.
  */
-export function textNestsDeeper(text: string, limit: number = MAX_JSON_DEPTH): boolean {
+export const MAX_JSON_VALUES = 10_000;
+
+/**
+ * What JSON text would exceed, read as JSON would read it (brackets and commas inside strings do
+ * not count), in one pass without recursion, before it is parsed: `'depth'` when it opens more
+ * than `depthLimit` arrays or objects inside each other, `'values'` when its commas and opened
+ * arrays and objects number more than `valuesLimit` (see MAX_JSON_VALUES), else null. V8's `JSON.parse` spends about 4 µs a level: a 1 MiB request
+ * body of 500,000 nested arrays held the event loop for about 0.3 s idle, seconds under load, and
+ * bodies are parsed before a route authenticates, so any client could. Text that is not JSON can
+ * miscount; `JSON.parse` refuses it.
+ */
+export function jsonTextOverLimits(
+  text: string,
+  depthLimit: number = MAX_JSON_DEPTH,
+  valuesLimit: number = MAX_JSON_VALUES,
+): 'depth' | 'values' | null {
   let depth = 0;
+  let values = 0;
   let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -56,12 +73,22 @@ export function textNestsDeeper(text: string, limit: number = MAX_JSON_DEPTH): b
       if (c === 0x5c /* \ */) i++;
       else if (c === 0x22 /* " */) inString = false;
     } else if (c === 0x22) inString = true;
-    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
-      if (++depth > limit) return true;
+    else if (c === 0x2c /* , */) {
+      if (++values > valuesLimit) return 'values';
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > depthLimit) return 'depth';
+      if (++values > valuesLimit) return 'values';
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
   }
-  return false;
+  return null;
 }
+
+/**
+ * Whether JSON text nests deeper than `limit`, without a bound on its values: what a store sends
+ * (commerce/merchants/store-json.ts) may list thousands of products, and its size is capped apart.
+ */
+export const textNestsDeeper = (text: string, limit: number = MAX_JSON_DEPTH): boolean =>
+  jsonTextOverLimits(text, limit, Number.POSITIVE_INFINITY) === 'depth';
 
 /** Refuses a body nested deeper than `MAX_JSON_DEPTH` with 400 INVALID_REQUEST, before anything recurses into it. */
 export function checkJsonDepth(body: unknown): void {
@@ -74,4 +101,11 @@ export const tooDeep = () =>
     400,
     'INVALID_REQUEST',
     `The JSON body is nested more than ${MAX_JSON_DEPTH} levels deep; no request needs that many.`,
+  );
+
+export const tooManyValues = () =>
+  new AppError(
+    400,
+    'INVALID_REQUEST',
+    `The JSON body holds more than ${MAX_JSON_VALUES.toLocaleString('en-US')} values (counted as its commas and its objects and arrays); no request needs that many.`,
   );
