@@ -2,7 +2,7 @@
 // records) on every instance, every 10 minutes, without a lease: N instances ran the same DELETEs
 // N times a period on the shared database. Content already ran its purges under its pass lease.
 // Now one instance a period purges, under the lease `commerce:purge`, as content's media sweep.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { PURGE_LEASE } from '../../src/commerce/app.js';
 import { PURGE_SILENT_MS } from '../../src/platform/key-cache.js';
 import type { TestService } from '../helpers/start.js';
@@ -26,6 +26,12 @@ describe('commerce: the heartbeat purge runs on one instance a period', () => {
 
   it('both instances at once: one purges, the other does not until the period is over', async () => {
     const { a, b } = two;
+    // Each instance writes its first heartbeat as its key cache starts, which a loaded machine
+    // may not have done yet when the test begins (seen in CI): wait for both rows.
+    await vi.waitFor(async () => expect(await instances(a)).toHaveLength(2), {
+      timeout: 10_000,
+      interval: 50,
+    });
     const live = await instances(a);
     expect(live).toHaveLength(2);
     await silent(a, 'crashed-1');
