@@ -3,8 +3,8 @@
 // that names brand A and an object of brand B is refused and writes nothing. docs/security.md,
 // "Twelfth pass".
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { api, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand, makeDraft, makeIdea } from '../content/helpers.js';
+import { api, startTestService, type TestService } from '../helpers/start.js';
 
 describe('content: one brand’s ids in another brand’s request', () => {
   let svc: TestService;
