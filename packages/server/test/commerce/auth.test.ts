@@ -1,8 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiKeysStore } from '../../src/commerce/db/api-keys-store.js';
 import { sha256Hex } from '../../src/platform/api-key-hash.js';
 import { MINUTE } from '../../src/platform/clock.js';
-import { ADDRESS, as, BUYER, type Commerce, PROTOCOL, sandboxUser, startCommerce } from './helpers.js';
+import {
+  ADDRESS,
+  as,
+  BUYER,
+  type Commerce,
+  otherAccountKey,
+  PROTOCOL,
+  sandboxUser,
+  startCommerce,
+} from './helpers.js';
 
 describe('commerce auth and isolation', () => {
   let c: Commerce;
@@ -79,22 +87,7 @@ describe('commerce auth and isolation', () => {
     const offer = await as(c.svc, c.sandboxKey)('POST', '/v1/offers', { url: `${PROTOCOL}/alice-lamp` });
 
     // A second account with its own sandbox key.
-    const other = `svc_test_${'B'.repeat(32)}`;
-    const store = apiKeysStore(c.handle.db);
-    await store.ensureAccount({
-      id: 'acct_other',
-      name: 'Other',
-      created_at: c.svc.clock.now().toISOString(),
-    });
-    await store.insert({
-      id: 'key_other',
-      account_id: 'acct_other',
-      env: 'sandbox',
-      name: 'Other app',
-      prefix: other.slice(0, 12),
-      key_hash: sha256Hex(other),
-      created_at: c.svc.clock.now().toISOString(),
-    });
+    const other = await otherAccountKey(c);
     const stranger = await sandboxUser(c.svc, other, { client_user_id: 'alice' });
 
     const missing = await bob.call('GET', '/v1/checkouts/chk_doesnotexist');

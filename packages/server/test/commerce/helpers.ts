@@ -1,8 +1,10 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CommerceServiceHandle } from '../../src/commerce/app.js';
+import { apiKeysStore } from '../../src/commerce/db/api-keys-store.js';
 import { createCommerceApiKey } from '../../src/commerce/services/api-keys.js';
 import type { Config } from '../../src/config.js';
+import { sha256Hex } from '../../src/platform/api-key-hash.js';
 import { randomIds } from '../../src/platform/ids.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
@@ -20,6 +22,27 @@ export async function makeKey(svc: TestService, env: 'sandbox' | 'live', name = 
     { clock: svc.clock, ids: randomIds },
     { env, name },
   );
+  return key;
+}
+
+/**
+ * A sandbox key of a second account (`acct_<suffix>`): keys made by makeKey share the service's
+ * one account, so their users are the same people; this one's are strangers.
+ */
+export async function otherAccountKey(c: Commerce, suffix = 'other') {
+  const key = `svc_test_${sha256Hex(suffix).slice(0, 32)}`;
+  const store = apiKeysStore(c.handle.db);
+  const now = c.svc.clock.now().toISOString();
+  await store.ensureAccount({ id: `acct_${suffix}`, name: 'Other', created_at: now });
+  await store.insert({
+    id: `key_${suffix}`,
+    account_id: `acct_${suffix}`,
+    env: 'sandbox',
+    name: 'Other app',
+    prefix: key.slice(0, 12),
+    key_hash: sha256Hex(key),
+    created_at: now,
+  });
   return key;
 }
 

@@ -18,12 +18,13 @@ export const asService = (server: BuiltServer) => ({ url: server.url }) as TestS
 
 /**
  * Two processes of the built server (`service` in each) on one database, as on two machines: A on
- * the machine's clock, B's wall clock 90 s behind (an unsynchronised host). Started before the
+ * the machine's clock, B's wall clock `offset` away (90 s behind by default: an unsynchronised
+ * host; '+0s' for two processes of one machine, as a shared SQLite file has). Started before the
  * calling file's tests, on `binFiles(prefix)` (give the prefix a dot-folder's dot), and killed
  * after them, resumed first in case a test left one paused (SIGSTOP). Read `a` and `b` inside a
  * test; `files` starts other processes (a CLI) on the same database.
  */
-export function skewedBuiltPair(service: 'content' | 'commerce', prefix: string) {
+export function skewedBuiltPair(service: 'content' | 'commerce', prefix: string, offset = '-90s') {
   const files = binFiles(prefix);
   let a: BuiltServer | undefined;
   let b: BuiltServer | undefined;
@@ -32,7 +33,7 @@ export function skewedBuiltPair(service: 'content' | 'commerce', prefix: string)
       throw new Error(`${cli} is missing: build first (pnpm --filter @svc/server build).`);
     if (!existsSync(FAKETIME)) throw new Error(`${FAKETIME} is missing: apt-get install faketime.`);
     a = await startBuilt(service, files.env());
-    b = await startBuilt(service, files.env(skewed('-90s')));
+    b = await startBuilt(service, files.env(skewed(offset)));
   });
   afterAll(async () => {
     for (const server of [a, b]) server?.child.kill('SIGCONT');
