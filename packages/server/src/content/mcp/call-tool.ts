@@ -185,7 +185,8 @@ export async function callTool(
     const denied = scopeFailure(tool, session.key, ctx.config);
     if (denied) throw denied;
     // As REST refuses it before validation: SQLite would store it or find nothing (NOT_FOUND),
-    // PostgreSQL refuses the statement; both engines answer this INVALID_REQUEST instead.
+    // PostgreSQL refuses the statement; both engines answer this INVALID_REQUEST instead. Not
+    // walked when the request's text already showed it holds no NUL (text-checks.ts).
     refuseNul(rawArgs, 'arguments');
     const parsed = tool.spec.input.safeParse(rawArgs);
     if (!parsed.success) throw argumentsFailure(tool, parsed.error, rawArgs);
