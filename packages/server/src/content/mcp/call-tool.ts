@@ -4,6 +4,7 @@ import type { Config } from '../../config.js';
 import { AppError } from '../../platform/errors.js';
 import { getOrBuild } from '../../platform/get-or-build.js';
 import { refuseNul } from '../../platform/http/nul-text.js';
+import { checkedFromText } from '../../platform/http/text-checks.js';
 import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import type { ApiKeyView } from '../services/api-keys.js';
@@ -213,6 +214,7 @@ export async function callTool(
     keyId: session.key.id,
     tool: tool.spec.name,
     args: rawArgs,
+    sentChars: checkedFromText(rawArgs)?.textChars,
     outcome: failure ? 'error' : 'ok',
     errorCode: failure?.code ?? null,
     errorMessage: failure?.message ?? null,
