@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
+import { isDeepFrozen } from '../../platform/deep-frozen.js';
 import { AppError } from '../../platform/errors.js';
 import { getOrBuild } from '../../platform/get-or-build.js';
 import { refuseNul } from '../../platform/http/nul-text.js';
@@ -161,7 +162,7 @@ export function dataJson(label: string, data: object): string {
   const kept = frozenJson.get(data);
   if (kept?.label === label) return kept.json;
   const json = JSON.stringify({ mode_label: label, ...data });
-  if (Object.isFrozen(data)) frozenJson.set(data, { label, json });
+  if (isDeepFrozen(data)) frozenJson.set(data, { label, json });
   return json;
 }
 
