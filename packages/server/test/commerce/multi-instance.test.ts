@@ -1,12 +1,13 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CommerceServiceHandle } from '../../src/commerce/app.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
 import { PLACEMENT_LEASE_MS } from '../../src/commerce/services/checkouts.js';
 import { LEASE_MS, PER_ENDPOINT_CONCURRENCY } from '../../src/commerce/webhooks/dispatcher.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
+import { twoInstancesForEachTest } from '../helpers/race.js';
+import { api, type TestService } from '../helpers/start.js';
 import { ADDRESS, as, BUYER, makeKey, PROTOCOL, sandboxUser, startReceiver } from './helpers.js';
 
 /**
@@ -15,26 +16,12 @@ import { ADDRESS, as, BUYER, makeKey, PROTOCOL, sandboxUser, startReceiver } fro
  * giving back what it claimed: its claims come back to the other once their lease runs out.
  */
 describe('commerce: two instances on one database', () => {
-  let a: TestService;
-  let b: TestService;
   const clock = new ManualClock(new Date('2026-03-02T08:30:00.000Z'));
+  const instances = twoInstancesForEachTest('commerce', { clock, config: { webhookAllowPrivate: true } });
   const handle = (s: TestService) => s.handle as CommerceServiceHandle;
 
-  beforeEach(async () => {
-    a = await startTestService('commerce', { clock, config: { webhookAllowPrivate: true } });
-    b = await startTestService('commerce', {
-      clock,
-      dataDir: a.dataDir,
-      // On PostgreSQL, the first instance's database (on SQLite the shared data directory is it).
-      config: { webhookAllowPrivate: true, ...sameDatabase(a) },
-    });
-  });
-  afterEach(async () => {
-    await b.close();
-    await a.close();
-  });
-
   it("delivers each webhook once when both dispatchers run; a dead claimer's deliveries come back after the lease", async () => {
+    const { a, b } = instances;
     const receiver = await startReceiver();
     try {
       const key = await makeKey(a, 'sandbox');
@@ -100,6 +87,7 @@ describe('commerce: two instances on one database', () => {
   });
 
   it("holds each endpoint's limit of attempts in flight across both instances' claims", async () => {
+    const { a, b } = instances;
     const key = await makeKey(a, 'sandbox');
     const receiver = await startReceiver();
     try {
@@ -131,6 +119,7 @@ describe('commerce: two instances on one database', () => {
   });
 
   it('two running dispatchers never send more than the per-endpoint limit at once, each delivery once', async () => {
+    const { a, b } = instances;
     let open = 0;
     let most = 0;
     const seen: string[] = [];
@@ -171,6 +160,7 @@ describe('commerce: two instances on one database', () => {
   });
 
   it('a placement stuck on a dead instance is recovered once, by another, after its lease runs out', async () => {
+    const { a, b } = instances;
     const key = await makeKey(a, 'sandbox');
     const user = await sandboxUser(a, key);
     const made = await user.call('POST', '/v1/checkouts', {
@@ -207,6 +197,7 @@ describe('commerce: two instances on one database', () => {
   });
 
   it('a key revoked on one instance is refused by the other on its very next request', async () => {
+    const { a, b } = instances;
     const made = (
       await api(a.url, 'POST', '/dashboard/api/api_keys', { body: { env: 'sandbox', name: 'Shared' } })
     ).body;

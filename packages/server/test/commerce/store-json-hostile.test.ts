@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  jsonNestsDeeperThan,
-  parseStoreJson,
-  STORE_JSON_MAX_DEPTH,
-} from '../../src/commerce/merchants/store-json.js';
+import { parseStoreJson, STORE_JSON_MAX_DEPTH } from '../../src/commerce/merchants/store-json.js';
+import { textNestsDeeper } from '../../src/platform/http/json-depth.js';
 import { parseStoreProfile } from '../../src/commerce/merchants/ucp/discovery.js';
 
 const profile = (endpoint: string) => ({
@@ -44,11 +41,11 @@ describe('JSON from a store', () => {
 
   it('parses JSON up to the limit, and brackets inside strings do not count', () => {
     const atLimit = `${'['.repeat(STORE_JSON_MAX_DEPTH)}"[[[{{{\\"[["${']'.repeat(STORE_JSON_MAX_DEPTH)}`;
-    expect(jsonNestsDeeperThan(atLimit, STORE_JSON_MAX_DEPTH)).toBe(false);
+    expect(textNestsDeeper(atLimit, STORE_JSON_MAX_DEPTH)).toBe(false);
     let value = parseStoreJson(atLimit);
     for (let i = 0; i < STORE_JSON_MAX_DEPTH; i++) value = (value as unknown[])[0];
     expect(value).toBe('[[[{{{"[[');
-    expect(jsonNestsDeeperThan(`[${atLimit}]`, STORE_JSON_MAX_DEPTH)).toBe(true);
+    expect(textNestsDeeper(`[${atLimit}]`, STORE_JSON_MAX_DEPTH)).toBe(true);
   });
 
   it('reports text that is not JSON as JSON.parse does', () => {

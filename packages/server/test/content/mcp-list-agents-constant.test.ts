@@ -6,9 +6,10 @@ import { api, startTestService, type TestService } from '../helpers/start.js';
 import { LABEL, listAgentsCall, makeKey } from './mcp-helpers.js';
 
 /*
- * list_agents' answer is built once (the built-in agents are constants of the build) and its
- * JSON kept (issue 20). These tests tie it to `GET /v1/agents`, the REST list built on every
- * request, so a change to an agent that the constant missed shows up here.
+ * list_agents' answer and `GET /v1/agents` are one list, built once (the built-in agents are
+ * constants of the build) with its JSON kept (issue 20). These tests tie both to
+ * `GET /v1/agents/{id}`, which builds its agent from the definitions on every request, so a
+ * change to an agent that the kept list missed shows up here.
  */
 describe('list_agents built once', () => {
   let svc: TestService;
@@ -41,6 +42,20 @@ describe('list_agents built once', () => {
     for (let i = 0; i < 3; i++) expect((await listAgentsCall(svc, key)).raw).toBe(first.raw);
   });
 
+  it('GET /v1/agents lists what GET /v1/agents/{id} builds anew for each agent, every time', async () => {
+    const first = await fetch(`${svc.url}/v1/agents`);
+    expect(first.status).toBe(200);
+    const text = await first.text();
+    const { agents } = JSON.parse(text) as { agents: { id: string }[] };
+    const fresh = await Promise.all(agents.map((a) => api(svc.url, 'GET', `/v1/agents/${a.id}`)));
+    expect(fresh.map((r) => r.status)).toEqual(agents.map(() => 200));
+    expect(agents).toEqual(fresh.map((r) => r.body));
+    // The kept JSON is sent, the same bytes on every request, and still the list MCP gives.
+    for (let i = 0; i < 3; i++) expect(await (await fetch(`${svc.url}/v1/agents`)).text()).toBe(text);
+    const mcp = await listAgentsCall(svc, key);
+    expect(mcp.body.result.structuredContent.agents).toEqual(agents);
+  });
+
   it('cannot be changed in place: the kept answer is frozen all the way down', async () => {
     const run = (listAgentsTool.run as () => Promise<{ summary: string; data: any }>).bind(listAgentsTool);
     const a = await run();
@@ -56,6 +71,13 @@ describe('list_agents built once', () => {
 });
 
 describe("a frozen answer's JSON is kept, per mode label", () => {
+  it('keeps JSON only for data deepFrozen made: a shallow freeze leaves what is inside open', () => {
+    const shallow = Object.freeze({ items: [{ id: 'a' }] });
+    expect(dataJson('(live)', shallow)).toBe('{"mode_label":"(live)","items":[{"id":"a"}]}');
+    shallow.items.push({ id: 'b' });
+    expect(dataJson('(live)', shallow)).toBe('{"mode_label":"(live)","items":[{"id":"a"},{"id":"b"}]}');
+  });
+
   it('gives each label its own JSON, and JSON made anew for data that is not frozen', () => {
     const frozen = deepFrozen({ items: [{ id: 'a', text: 'one "two"' }] });
     const of = (label: string, data: object) => JSON.stringify({ mode_label: label, ...data });

@@ -2,9 +2,10 @@
 // costs a statement per block, not per call. Over real HTTP, on two instances sharing one
 // database and one key: the calls admitted across both never exceed the limit, a lone instance
 // admits exactly the limit, and the statements made are counted.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { leaseCap } from '../../src/content/services/rate-limits.js';
-import { sameDatabase, startTestService, type TestService } from '../helpers/start.js';
+import { twoInstancesForFile } from '../helpers/race.js';
+import type { TestService } from '../helpers/start.js';
 import { makeKey, rawMcp } from './mcp-helpers.js';
 
 const LIMIT = 100;
@@ -46,30 +47,19 @@ const sum = (rs: { ok: number; limited: number }[]) =>
   rs.reduce((a, r) => ({ ok: a.ok + r.ok, limited: a.limited + r.limited }), { ok: 0, limited: 0 });
 
 describe('per-key rate limit, reserved in blocks', () => {
-  let a: TestService;
-  let b: TestService;
+  const two = twoInstancesForFile('content', { config: { keyRateLimit: LIMIT } });
   let key: string;
 
   /** Moves both instances' clock to one second into the next minute: a fresh window. */
   const nextWindow = () =>
-    a.clock.set(new Date(Math.ceil(a.clock.now().getTime() / 60_000) * 60_000 + 1_000));
+    two.a.clock.set(new Date(Math.ceil(two.a.clock.now().getTime() / 60_000) * 60_000 + 1_000));
 
   beforeAll(async () => {
-    a = await startTestService('content', { config: { keyRateLimit: LIMIT } });
-    b = await startTestService('content', {
-      dataDir: a.dataDir,
-      clock: a.clock,
-      config: { keyRateLimit: LIMIT, ...sameDatabase(a) },
-    });
-    key = (await makeKey(a, ['read'])).key;
-  });
-  afterAll(async () => {
-    // The second instance first: it was handed the first one's data directory and database.
-    await b?.close();
-    await a?.close();
+    key = (await makeKey(two.a, ['read'])).key;
   });
 
   it('a lone instance admits exactly the limit, with a statement per block rather than per call', async () => {
+    const { a } = two;
     nextWindow();
     const calls = LIMIT + 2 * BATCH;
     const { result, statements } = await countingWindowStatements([a], async () => {
@@ -85,6 +75,7 @@ describe('per-key rate limit, reserved in blocks', () => {
   });
 
   it('two instances calling at once never admit more than the limit between them', async () => {
+    const { a, b } = two;
     nextWindow();
     const { result, statements } = await countingWindowStatements([a, b], async () =>
       sum(await Promise.all([a, b, a, b, a, b, a].map((svc) => batch(svc, key)))),

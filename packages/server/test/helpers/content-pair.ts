@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, expect } from 'vitest';
+import { expect } from 'vitest';
 import { ManualClock } from '../../src/platform/clock.js';
-import { twoInstances } from './race.js';
+import { twoInstancesForEachTest } from './race.js';
 import { api, type TestService } from './start.js';
 
 /**
@@ -11,25 +11,16 @@ import { api, type TestService } from './start.js';
  */
 export function contentPair(now = '2026-03-02T08:30:00.000Z') {
   const clock = new ManualClock(new Date(now));
-  let instances: Awaited<ReturnType<typeof twoInstances>> | undefined;
-  beforeEach(async () => {
-    instances = await twoInstances('content', { clock, config: { seed: 'none' } });
-  });
-  afterEach(() => instances?.close());
-  const started = () => {
-    if (!instances)
-      throw new Error('contentPair: the instances start in beforeEach; use them inside a test.');
-    return instances;
-  };
+  const instances = twoInstancesForEachTest('content', { clock, config: { seed: 'none' } });
   return {
     get a(): TestService {
-      return started().a;
+      return instances.a;
     },
     get b(): TestService {
-      return started().b;
+      return instances.b;
     },
     async publish(channelId: string, text: string) {
-      const res = await api(started().a.url, 'POST', '/v1/posts', { body: { channel_id: channelId, text } });
+      const res = await api(instances.a.url, 'POST', '/v1/posts', { body: { channel_id: channelId, text } });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       return res.body.id as string;
     },

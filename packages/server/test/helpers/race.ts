@@ -1,4 +1,4 @@
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import type { Config } from '../../src/config.js';
 import type { ManualClock } from '../../src/platform/clock.js';
 import type { SqlDatabase, SqlExecutor, SqlParams, TransactionOptions } from '../../src/platform/db/sql.js';
@@ -140,17 +140,51 @@ export async function twoInstances(
  * `twoInstances` for the calling file's tests: started before the first, closed after the last.
  * Read `a` and `b` inside a test.
  */
-export function twoInstancesForFile(
+export const twoInstancesForFile = (
   name: 'content' | 'commerce',
   opts: Parameters<typeof twoInstances>[1] = {},
+) =>
+  twoInstancesAround(
+    name,
+    opts,
+    beforeAll,
+    afterAll,
+    'twoInstancesForFile: the instances start in beforeAll',
+  );
+
+/**
+ * `twoInstances` made anew for each test of the calling file (started before it, closed after
+ * it), for tests that leave an instance as a crash would. Read `a` and `b` inside a test.
+ */
+export const twoInstancesForEachTest = (
+  name: 'content' | 'commerce',
+  opts: Parameters<typeof twoInstances>[1] = {},
+) =>
+  twoInstancesAround(
+    name,
+    opts,
+    beforeEach,
+    afterEach,
+    'twoInstancesForEachTest: the instances start in beforeEach',
+  );
+
+function twoInstancesAround(
+  name: 'content' | 'commerce',
+  opts: Parameters<typeof twoInstances>[1],
+  before: typeof beforeAll,
+  after: typeof afterAll,
+  early: string,
 ) {
   let pair: Awaited<ReturnType<typeof twoInstances>> | undefined;
-  beforeAll(async () => {
+  before(async () => {
     pair = await twoInstances(name, opts);
   });
-  afterAll(() => pair?.close());
+  after(async () => {
+    await pair?.close();
+    pair = undefined;
+  });
   const started = () => {
-    if (!pair) throw new Error('twoInstancesForFile: the instances start in beforeAll; use them in a test.');
+    if (!pair) throw new Error(`${early}; use them in a test.`);
     return pair;
   };
   return {

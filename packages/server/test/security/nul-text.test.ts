@@ -112,6 +112,23 @@ describe('U+0000 in request text', () => {
       "'inputs.brandId' (in the arguments)",
     );
     refusedArgument(await call('create_idea', { 'brand\u0000Id': brandId }), 'A name in the arguments');
+    // In a batch, the message holding it is refused and the clean one beside it answered: a body
+    // whose text holds a NUL is walked (text-checks.ts), message by message.
+    const batch = await rawMcp(content, {
+      key,
+      body: [
+        { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'list_agents', arguments: {} } },
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'list_posts', arguments: { brandId: 'brd_\u0000' } },
+        },
+      ],
+    });
+    expect(batch.status).toBe(200);
+    expect(batch.body.map((r: any) => r.result.isError ?? false)).toEqual([false, true]);
+    refusedArgument(batch.body[1].result.content[0].text, "'brandId' (in the arguments)");
     // Nothing ran: no agent run was recorded, and the server still answers.
     const runs = await api(content.url, 'GET', '/v1/agent-runs');
     expect(runs.status).toBe(200);

@@ -6,18 +6,16 @@ import { textNestsDeeper } from '../../platform/http/json-depth.js';
  */
 export const STORE_JSON_MAX_DEPTH = 64;
 
-/** The one-pass scan request bodies use too, under the name the store readers know. */
-export const jsonNestsDeeperThan = (text: string, limit: number) => textNestsDeeper(text, limit);
-
 /**
  * JSON.parse for what a store sends, refusing deep nesting before parsing. The threat: V8's
  * JSON.parse does not overflow on deep nesting, but it spends about 4 µs per level, so a
  * 3 MiB product page of `[[[[…]]]]` held the event loop both services share for 6 s, and a 1 MiB
  * UCP answer for 1.5 s; the scan costs a few milliseconds per megabyte. Throws a SyntaxError, as
- * JSON.parse does for text that is not JSON, so callers treat both alike.
+ * JSON.parse does for text that is not JSON, so callers treat both alike. The scan is the one
+ * request bodies use (json-depth.ts).
  */
 export function parseStoreJson(text: string): unknown {
-  if (jsonNestsDeeperThan(text, STORE_JSON_MAX_DEPTH)) {
+  if (textNestsDeeper(text, STORE_JSON_MAX_DEPTH)) {
     throw new SyntaxError(
       `The JSON nests more than ${STORE_JSON_MAX_DEPTH} levels deep; no store's answer needs that many.`,
     );

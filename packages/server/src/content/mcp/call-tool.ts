@@ -1,9 +1,11 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
+import { isDeepFrozen } from '../../platform/deep-frozen.js';
 import { AppError } from '../../platform/errors.js';
 import { getOrBuild } from '../../platform/get-or-build.js';
 import { refuseNul } from '../../platform/http/nul-text.js';
+import { checkedFromText } from '../../platform/http/text-checks.js';
 import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import type { ApiKeyView } from '../services/api-keys.js';
@@ -160,7 +162,7 @@ export function dataJson(label: string, data: object): string {
   const kept = frozenJson.get(data);
   if (kept?.label === label) return kept.json;
   const json = JSON.stringify({ mode_label: label, ...data });
-  if (Object.isFrozen(data)) frozenJson.set(data, { label, json });
+  if (isDeepFrozen(data)) frozenJson.set(data, { label, json });
   return json;
 }
 
@@ -185,7 +187,8 @@ export async function callTool(
     const denied = scopeFailure(tool, session.key, ctx.config);
     if (denied) throw denied;
     // As REST refuses it before validation: SQLite would store it or find nothing (NOT_FOUND),
-    // PostgreSQL refuses the statement; both engines answer this INVALID_REQUEST instead.
+    // PostgreSQL refuses the statement; both engines answer this INVALID_REQUEST instead. Not
+    // walked when the request's text already showed it holds no NUL (text-checks.ts).
     refuseNul(rawArgs, 'arguments');
     const parsed = tool.spec.input.safeParse(rawArgs);
     if (!parsed.success) throw argumentsFailure(tool, parsed.error, rawArgs);
@@ -212,6 +215,7 @@ export async function callTool(
     keyId: session.key.id,
     tool: tool.spec.name,
     args: rawArgs,
+    sentChars: checkedFromText(rawArgs)?.textChars,
     outcome: failure ? 'error' : 'ok',
     errorCode: failure?.code ?? null,
     errorMessage: failure?.message ?? null,

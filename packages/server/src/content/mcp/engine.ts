@@ -1,4 +1,5 @@
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { partOfCheckedText } from '../../platform/http/text-checks.js';
 import { VERSION } from '../../version.js';
 import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
@@ -119,6 +120,8 @@ export function createMcpEngine(ctx: ContentContext) {
         }
         if (args !== undefined && !isObject(args))
           return rpcError(id, RpcError.InvalidParams, 'params.arguments must be an object.');
+        // Parsed from the request's text: what that text showed (no NUL) holds for them too.
+        partOfCheckedText(request, args);
         return rpcResult(
           id,
           await callTool(ctx, label, tool, (args ?? {}) as Record<string, unknown>, session),

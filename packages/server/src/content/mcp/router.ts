@@ -3,6 +3,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../platform/errors.js';
 import { closeAfterResponse, readJsonBody } from '../../platform/http/body.js';
 import { foreignOriginRefusal } from '../../platform/http/local-only.js';
+import { partOfCheckedText } from '../../platform/http/text-checks.js';
 import type { ContentContext } from '../context.js';
 import { authenticate } from './auth.js';
 import type { McpSession } from './call-tool.js';
@@ -194,6 +195,8 @@ export function mcpRouter(
     }
     const replies: JsonRpcResponse[] = [];
     for (const raw of messages) {
+      // A batch's message is part of the body's text: it carries what that text showed.
+      if (batch) partOfCheckedText(body, raw);
       const incoming = classify(raw);
       if (typeof incoming === 'string') {
         const id = (raw as { id?: unknown } | null)?.id;

@@ -50,17 +50,6 @@ export const Id = (what: string) => z.string().trim().min(1).max(100).describe(w
 /** Lists whose spec has no `limit` return at most this many items and say whether more exist. */
 export const LIST_CAP = 50;
 
+/** For a tool answer that is a constant of the build: callTool keeps its JSON (platform/deep-frozen.ts). */
+export { deepFrozen } from '../../platform/deep-frozen.js';
 export { plural } from '../text.js';
-
-/**
- * `value` with every object and array in it frozen, for a tool answer that is a constant of the
- * build: callTool keeps a frozen answer's JSON, and a write to it throws (modules are strict)
- * instead of leaving that JSON stale.
- */
-export function deepFrozen<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFrozen(inner);
-  }
-  return value;
-}

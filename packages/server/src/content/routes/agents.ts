@@ -3,7 +3,7 @@ import type { ContentContext } from '../context.js';
 import { defineRoute } from '../route.js';
 import { Agent, AgentRun, AgentRunSummary, StartRunBody } from '../schemas/agents.js';
 import { AgentId, Id, IdParams, pageOf, pageQuery } from '../schemas/common.js';
-import { getAgent, getAgentRun, listAgentRuns, listAgents, runAgent } from '../services/agent-runs.js';
+import { builtInAgents, getAgent, getAgentRun, listAgentRuns, runAgent } from '../services/agent-runs.js';
 import { callerOf, listBody, NOT_FOUND } from './helpers.js';
 
 const tags = ['Agents'];
@@ -22,7 +22,8 @@ export function agentRoutes(ctx: ContentContext) {
       response: z.object({ agents: z.array(Agent) }),
       // The agents are built-in definitions: nothing is read, the sandbox time least of all.
       readsTime: false,
-      handler: () => ({ agents: listAgents() }),
+      // One answer made once, the one list_agents gives (services/agent-runs.ts).
+      handler: () => builtInAgents(),
     }),
     defineRoute({
       method: 'get',

@@ -1,3 +1,4 @@
+import { deepFrozen } from '../../platform/deep-frozen.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import { AGENTS } from '../agents/index.js';
 import type { AgentDef, RunScope } from '../agents/types.js';
@@ -18,6 +19,22 @@ const agentView = (a: AgentDef): AgentView => ({
 });
 
 export const listAgents = (): AgentView[] => AGENT_IDS.map((id) => agentView(AGENTS[id]));
+
+let builtIn: { agents: AgentView[] } | undefined;
+
+/**
+ * The built-in agents are constants of the build, and nothing about a brand, a person or a key
+ * changes how they are listed, so `GET /v1/agents` and MCP `list_agents` answer with one list,
+ * made on first use and deeply frozen: a write to it throws (its type cannot say so; zod's
+ * response types are mutable), and its JSON is made once (REST's
+ * `send`, MCP's `dataJson`). A copy, since the views share their inputs and steps with the
+ * definitions, which stay unfrozen. `GET /v1/agents/{id}` builds its agent anew on each request;
+ * test/content/mcp-list-agents-constant.test.ts ties the three together over HTTP.
+ */
+export function builtInAgents(): { agents: AgentView[] } {
+  builtIn ??= deepFrozen({ agents: structuredClone(listAgents()) });
+  return builtIn;
+}
 
 function requireAgent(id: string): AgentDef {
   const agent = (AGENTS as Record<string, AgentDef | undefined>)[id];

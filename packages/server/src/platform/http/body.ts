@@ -2,8 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import { AppError } from '../errors.js';
 import { fromFrameworkError } from './errors-middleware.js';
-import { depthCheckedText, jsonTextOverLimits, tooDeep, tooManyValues } from './json-depth.js';
-import { nulFreeText } from './nul-text.js';
+import { jsonTextOverLimits, tooDeep, tooManyValues } from './json-depth.js';
+import { markCheckedText } from './text-checks.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -154,10 +154,7 @@ export async function readJsonBody(req: Request, limitBytes: number): Promise<un
     );
   }
   // What the text already showed, so the route's walks (mount.ts) skip this body.
-  if (typeof body === 'object' && body !== null) {
-    depthCheckedText.add(body);
-    if (!text.includes('\\u0000')) nulFreeText.add(body);
-  }
+  markCheckedText(body, text);
   return body;
 }
 

@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js';
+import { checkedFromText } from './text-checks.js';
 
 /**
  * How deeply a JSON request body may nest. No route of either service needs more than a few
@@ -31,13 +32,6 @@ function depthExceeds(value: unknown, limit: number): boolean {
   }
   return false;
 }
-
-/**
- * Bodies parsed from text that `jsonTextOverLimits` passed (body.ts): `checkJsonDepth` has nothing
- * left to walk in them. A walk of a 1 MiB body of 350,000 empty objects still cost as much as
- * parsing it.
- */
-export const depthCheckedText = new WeakSet<object>();
 
 /**
  * How many values a JSON request body may hold, counted from its text as the commas between
@@ -92,7 +86,7 @@ export const textNestsDeeper = (text: string, limit: number = MAX_JSON_DEPTH): b
 
 /** Refuses a body nested deeper than `MAX_JSON_DEPTH` with 400 INVALID_REQUEST, before anything recurses into it. */
 export function checkJsonDepth(body: unknown): void {
-  if (typeof body === 'object' && body !== null && depthCheckedText.has(body)) return;
+  if (checkedFromText(body)?.depthBounded) return;
   if (depthExceeds(body, MAX_JSON_DEPTH)) throw tooDeep();
 }
 

@@ -1,5 +1,6 @@
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import { z } from 'zod';
+import { jsonOf } from '../deep-frozen.js';
 import { AppError } from '../errors.js';
 import { ROUTER_OPTIONS } from './app.js';
 import { ErrorBody, sendError } from './errors-middleware.js';
@@ -277,7 +278,8 @@ const SET_BY_EXPRESS = new Set(['content-type', 'content-length', 'transfer-enco
 function send(req: Request, res: Response, result: RouteResult): void {
   const names = Object.keys(result.headers);
   const plain = result.status !== 204 && result.status !== 205 && result.status !== 304;
-  const text = plain ? JSON.stringify(result.body) : undefined;
+  // A constant answer (`deepFrozen`, such as GET /v1/agents') is serialised once, not per request.
+  const text = plain ? jsonOf(result.body) : undefined;
   if (
     text === undefined ||
     req.headers['if-none-match'] !== undefined ||

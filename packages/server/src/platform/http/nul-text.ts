@@ -1,4 +1,5 @@
 import { AppError } from '../errors.js';
+import { checkedFromText } from './text-checks.js';
 
 /** Where the text was: a REST request's part, or an MCP tool call's arguments. */
 export type NulPart = 'body' | 'query' | 'path' | 'arguments';
@@ -9,10 +10,11 @@ export type NulPart = 'body' | 'query' | 'path' | 'arguments';
  * PostgreSQL cannot store it in text: there it failed the statement, so the request answered 500
  * (and was logged as a server fault) after whatever it had written before that statement. Refused
  * up front, it is a 400 that says where, on both engines, before anything runs. Walked without
- * recursion; the body's depth is bounded before this runs (json-depth.ts).
+ * recursion; the body's depth is bounded before this runs (json-depth.ts). A body whose text
+ * showed it holds none is not walked (text-checks.ts).
  */
 export function refuseNul(value: unknown, part: NulPart): void {
-  if (typeof value === 'object' && value !== null && nulFreeText.has(value)) return;
+  if (checkedFromText(value)?.nulFree) return;
   if (typeof value === 'string') {
     if (value.includes('\u0000')) throw nulIn(`'${part}' (in the ${part})`, part);
     return;
@@ -41,13 +43,6 @@ export function refuseNul(value: unknown, part: NulPart): void {
     }
   }
 }
-
-/**
- * Bodies parsed from JSON text with no `\u0000` escape in it (body.ts). JSON text cannot hold a
- * raw U+0000 in a string or a name (`JSON.parse` refuses control characters there), so no string
- * of such a body holds one, and there is nothing to walk.
- */
-export const nulFreeText = new WeakSet<object>();
 
 interface Container {
   value: object;

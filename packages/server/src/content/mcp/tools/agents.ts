@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { AppError } from '../../../platform/errors.js';
 import { AGENT_IDS } from '../../domain.js';
 import { Agent, AgentRun } from '../../schemas/agents.js';
-import { getAgentRun, listAgents, runAgent } from '../../services/agent-runs.js';
+import { builtInAgents, getAgentRun, runAgent } from '../../services/agent-runs.js';
 import { sentence } from '../../text.js';
 import { deepFrozen, defineTool, Id, plural } from '../tool.js';
 
@@ -37,24 +37,22 @@ export const listAgentsTool = defineTool({
   },
 });
 
-let builtIn: { summary: string; data: { agents: ReturnType<typeof listAgents> } } | undefined;
+let answer: { summary: string; data: ReturnType<typeof builtInAgents> } | undefined;
 
 /**
- * The built-in agents are constants of the build, so list_agents' answer is too: its summary and
- * data are made once, not on every call. The data is deeply frozen, which is what lets callTool
- * keep its JSON (`frozenJson`): nothing can change it after the first call. It is the same list
- * as `GET /v1/agents` (test/content/mcp-list-agents-constant.test.ts compares them over HTTP).
+ * The built-in agents are constants of the build, so list_agents' answer is too: its summary is
+ * made once, and its data is the deeply frozen list `GET /v1/agents` answers with
+ * (`builtInAgents`), which is what lets callTool keep its JSON (`frozenJson`).
  */
 function builtInAgentsAnswer() {
-  if (!builtIn) {
-    // A copy: the views share their inputs and steps with the agents' definitions, which stay unfrozen.
-    const agents = structuredClone(listAgents());
-    builtIn = deepFrozen({
-      summary: `${plural(agents.length, 'agent')}: ${agents.map((a) => `${a.id} (${a.inputs.map((i) => `${i.name}${i.required ? '' : '?'}`).join(', ')})`).join('; ')}.`,
-      data: { agents },
+  if (!answer) {
+    const data = builtInAgents();
+    answer = deepFrozen({
+      summary: `${plural(data.agents.length, 'agent')}: ${data.agents.map((a) => `${a.id} (${a.inputs.map((i) => `${i.name}${i.required ? '' : '?'}`).join(', ')})`).join('; ')}.`,
+      data,
     });
   }
-  return builtIn;
+  return answer;
 }
 
 export const getAgentRunTool = defineTool({
