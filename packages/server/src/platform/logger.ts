@@ -51,7 +51,12 @@ export function createLogger(
  */
 export function writesWithoutWaiting(fd: number): boolean {
   try {
-    const stat = fstatSync(fd);
+    // `bigint: true` on purpose: a plain fstatSync leaves its result in the buffer Node's own
+    // realpathSync reads back after a cache hit (lib/fs.js checks it for a FIFO or a socket). With
+    // stderr on a pipe or journald's socket, the next import of a symlinked package (pnpm's layout)
+    // then stopped resolving at the link, and starting on PostgreSQL failed with "Cannot find module
+    // 'pg-types'". The bigint variant fills a separate buffer.
+    const stat = fstatSync(fd, { bigint: true });
     return stat.isFile() || (stat.isCharacterDevice() && !isatty(fd));
   } catch {
     return false;
