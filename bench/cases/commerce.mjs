@@ -57,6 +57,8 @@ export default async function commerceBench() {
   const baselines = [];
   try {
     const key = await keyFor(server.env, ['--service', 'commerce', '--env', 'sandbox', '--name', 'bench']);
+    // BENCH_CONFIRM_ONLY=1: the keyed and unkeyed confirms alone, for A/B runs of the keyed confirm.
+    if (process.env.BENCH_CONFIRM_ONLY === '1') return await confirmRows(server, key);
     const { headers, ids } = await userWithCheckouts(server.commerce, key, 1);
     // Two pairs of baselines. The issue's (`node`, `express`) SELECT the API key on every request;
     // svc caches keys under the key epoch, so beside them run the same two stacks caching keys as
@@ -94,36 +96,41 @@ export default async function commerceBench() {
     // BENCH_CHECKOUT_ONLY=1: the GET rows alone, for profiling and A/B runs of the hot path.
     if (process.env.BENCH_CHECKOUT_ONLY === '1') return rows;
 
-    // Confirm: each request uses up one ready checkout, so these are closed loops of N confirms
-    // from this process (pinned to the load core), keyed and unkeyed alternately in two rounds.
-    const N = Number(process.env.BENCH_CONFIRMS ?? 300);
-    const confirms = await userWithCheckouts(server.commerce, key, 4 * N);
-    let next = 0;
-    const confirmRun = (keyed) => () =>
-      closedLoop(N, 16, server.pid, async () => {
-        const cid = confirms.ids[next++];
-        await call(server.commerce, 'POST', `/v1/checkouts/${cid}/confirm`, {
-          ...confirms.headers,
-          ...(keyed ? { 'idempotency-key': `bench-${cid}` } : {}),
-        });
-      });
-    const c = await interleaved({ unkeyed: confirmRun(false), keyed: confirmRun(true) });
-    rows.push(row(`\`POST …/confirm\` without a key (${N} confirms, 16 in flight)`, c.unkeyed));
-    rows.push(
-      row(
-        '`POST …/confirm` with an Idempotency-Key (cost = 1 ÷ this ratio)',
-        c.keyed,
-        c.unkeyed,
-        '≥ 0.87× (cost ≤ 1.15×)',
-      ),
-    );
-
+    rows.push(...(await confirmRows(server, key)));
     rows.push(...(await clientRows(server.commerce, key, headers, id)));
     return rows;
   } finally {
     for (const b of baselines) await b.stop();
     await server.stop();
   }
+}
+
+/**
+ * Confirm: each request uses up one ready checkout, so these are closed loops of N confirms from
+ * this process (pinned to the load core), keyed and unkeyed alternately in two rounds.
+ */
+async function confirmRows(server, key) {
+  const N = Number(process.env.BENCH_CONFIRMS ?? 300);
+  const confirms = await userWithCheckouts(server.commerce, key, 4 * N);
+  let next = 0;
+  const confirmRun = (keyed) => () =>
+    closedLoop(N, 16, server.pid, async () => {
+      const cid = confirms.ids[next++];
+      await call(server.commerce, 'POST', `/v1/checkouts/${cid}/confirm`, {
+        ...confirms.headers,
+        ...(keyed ? { 'idempotency-key': `bench-${cid}` } : {}),
+      });
+    });
+  const c = await interleaved({ unkeyed: confirmRun(false), keyed: confirmRun(true) });
+  return [
+    row(`\`POST …/confirm\` without a key (${N} confirms, 16 in flight)`, c.unkeyed),
+    row(
+      '`POST …/confirm` with an Idempotency-Key (cost = 1 ÷ this ratio)',
+      c.keyed,
+      c.unkeyed,
+      '≥ 0.87× (cost ≤ 1.15×)',
+    ),
+  ];
 }
 
 /**

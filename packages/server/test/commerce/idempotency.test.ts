@@ -121,7 +121,7 @@ describe('idempotency', () => {
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
   });
 
-  it('a keyed confirm writes its key outside the confirm only to claim it; the answer goes in with the confirm', async () => {
+  it('a keyed confirm writes its key only inside its own transactions: the claim with the first, the answer with the last', async () => {
     const { call } = await sandboxUser(c.svc, c.sandboxKey);
     const chk = (await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/mug`, ...ready })).body;
     expect(chk.status).toBe('ready_to_confirm');
@@ -140,10 +140,24 @@ describe('idempotency', () => {
     const writes = calls
       .filter(([sql, params]) => sql.includes('idempotency_keys') && JSON.stringify(params).includes(chk.id))
       .map(([sql]) => sql.trim().split(/\s/)[0]);
-    expect(writes).toEqual(['INSERT']);
+    expect(writes).toEqual([]);
     const replay = await call('POST', `/v1/checkouts/${chk.id}/confirm`, undefined, key);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
     expect(replay.body).toEqual(first.body);
+  });
+
+  it('a confirm whose key was used on another checkout is refused and leaves its checkout as it was', async () => {
+    const { call } = await sandboxUser(c.svc, c.sandboxKey);
+    const one = (await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/mug`, ...ready })).body;
+    const two = (await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/mug`, ...ready })).body;
+    const key = { 'idempotency-key': `moved-${one.id}` };
+    expect((await call('POST', `/v1/checkouts/${one.id}/confirm`, undefined, key)).status).toBe(200);
+    const other = await call('POST', `/v1/checkouts/${two.id}/confirm`, undefined, key);
+    expect(other.status).toBe(400);
+    expect(other.body.error).toMatchObject({ code: 'INVALID_REQUEST', param: 'Idempotency-Key' });
+    // The claim inside the second confirm's transaction found the key taken: it rolled back whole.
+    expect((await call('GET', `/v1/checkouts/${two.id}`)).body.status).toBe('ready_to_confirm');
+    expect((await call('POST', `/v1/checkouts/${two.id}/confirm`)).status).toBe(200);
   });
 
   it('answers 409 IDEMPOTENCY_KEY_IN_USE while a request holds the key, and frees a crashed one', async () => {

@@ -1,4 +1,4 @@
-import { idempotencyAnswers } from '../../platform/db/idempotency-store.js';
+import { idempotencyWrites } from '../../platform/db/idempotency-store.js';
 import { keyEpochStore } from '../../platform/db/key-epoch-store.js';
 import { leasesStore } from '../../platform/db/leases-store.js';
 import type { SqlExecutor } from '../../platform/db/sql.js';
@@ -21,7 +21,7 @@ function buildStores(db: SqlExecutor) {
     catalog: catalogStore(db),
     checkouts: checkoutsStore(db),
     connections: connectionsStore(db),
-    idempotency: idempotencyAnswers(db),
+    idempotency: idempotencyWrites(db),
     keyEpoch: keyEpochStore(db),
     leases: leasesStore(db),
     offers: offersStore(db),

@@ -81,6 +81,8 @@ export const checkoutRoutes = (ctx: CommerceContext) => [
     params: idParam,
     response: Checkout,
     errors: { ...stateErrors, 422: 'MAX_PER_ORDER_EXCEEDED, MAX_PER_DAY_EXCEEDED, RULES_CURRENCY_MISMATCH' },
+    // The key is claimed in the confirm's first transaction: a statement and a commit fewer.
+    claimsKeyInTransaction: true,
     handler: ({ auth, params, req }) =>
       confirmCheckout(ctx, actorOf(ctx, auth, req), params.id, idempotentRequestOf(req)),
   }),

@@ -474,6 +474,9 @@ export async function confirmCheckout(
       const step = await inTransaction(
         ctx,
         async (s) => {
+          // The key's claim commits with the move to `confirming` (or rolls back with it): a key
+          // that already has a record leaves here (KeyTaken) for the wrapper to decide.
+          await request?.claimIn(s.idempotency.insert);
           const before = await load(s, actor, id);
           if (before.status !== 'ready_to_confirm') {
             // The same key again after a crash lost the first answer: its outcome, not a 409.

@@ -38,12 +38,26 @@ const fromRow = (r: Row): IdempotencyRecord => ({
 });
 
 /**
- * Answers a key over any executor: the database, or the transaction that makes an operation final
- * (see `IdempotentRequest`), so the answer commits or rolls back with the operation. Only a record
- * still `in_flight` takes it: the first answer stored is the one every retry gets.
+ * A key's writes over any executor: the database, or the transaction of the operation itself (see
+ * `IdempotentRequest`), so they commit or roll back with the operation.
+ * - `insert` claims the key inside the operation's first transaction (`claimIn`): one statement
+ *   and one commit fewer than a claim of its own before the work.
+ * - `complete` answers it in the transaction that makes the operation final. Only a record still
+ *   `in_flight` takes it: the first answer stored is the one every retry gets.
  */
-export function idempotencyAnswers(db: SqlExecutor) {
+export function idempotencyWrites(db: SqlExecutor) {
   return {
+    // ON CONFLICT DO NOTHING: of claims racing on one key (any number of instances), exactly
+    // one inserts; the others wait for it to commit and change nothing.
+    async insert(r: IdempotencyRecord): Promise<boolean> {
+      const { changes } = await db.run(INSERT_CLAIM, [
+        r.scope,
+        r.key,
+        ...claimValues(r),
+        ...responseValues(r),
+      ]);
+      return changes > 0;
+    },
     async complete(scope: string, key: string, response: StoredResponse): Promise<void> {
       await db.run(
         `UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ?, response_headers = ?
@@ -70,8 +84,16 @@ const CLAIM_FIELDS = [
 ] as const satisfies readonly (readonly [string, (r: IdempotencyRecord) => string | null])[];
 const claimValues = (r: IdempotencyRecord) => CLAIM_FIELDS.map(([, value]) => value(r));
 
-const INSERT_CLAIM = `INSERT INTO idempotency_keys (scope, key, ${CLAIM_FIELDS.map(([c]) => c).join(', ')})
-  VALUES (?, ?, ${CLAIM_FIELDS.map(() => '?').join(', ')})
+/**
+ * A record inserted with its answer (`state = 'done'`): an error kept for a key whose claim rolled
+ * back with the transaction that raised it (see `claimIn`). A claim's are NULL.
+ */
+const responseValues = ({ response: r }: IdempotencyRecord) =>
+  r ? [r.status, toJson(r.body), toJson(r.headers)] : [null, null, null];
+
+const INSERT_CLAIM = `INSERT INTO idempotency_keys (scope, key, ${CLAIM_FIELDS.map(([c]) => c).join(', ')},
+    response_status, response_body, response_headers)
+  VALUES (?, ?, ${CLAIM_FIELDS.map(() => '?').join(', ')}, ?, ?, ?)
   ON CONFLICT (scope, key) DO NOTHING`;
 const REPLACE_CLAIM = `UPDATE idempotency_keys SET ${CLAIM_FIELDS.map(([c]) => `${c} = ?`).join(', ')},
     response_status = NULL, response_body = NULL, response_headers = NULL
@@ -89,12 +111,7 @@ export function idempotencyStorage(
       ]);
       return row && fromRow(row);
     },
-    // ON CONFLICT DO NOTHING: of claims racing on one key (any number of instances), exactly
-    // one inserts; the others wait for it to commit and change nothing.
-    async insert(r) {
-      const { changes } = await db.run(INSERT_CLAIM, [r.scope, r.key, ...claimValues(r)]);
-      return changes > 0;
-    },
+    insert: idempotencyWrites(db).insert,
     // Conditional on the record the caller decided on, so of two retries taking over one
     // abandoned key only the first lands (the second finds a new request id).
     async replace(previous, r) {
@@ -107,7 +124,7 @@ export function idempotencyStorage(
       ]);
       return changes > 0;
     },
-    complete: idempotencyAnswers(db).complete,
+    complete: idempotencyWrites(db).complete,
     async release(scope: string, key: string, requestId: string) {
       await db.run(
         "DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND state = 'in_flight' AND request_id = ?",

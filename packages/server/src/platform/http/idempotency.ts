@@ -41,7 +41,10 @@ export interface IdempotencyRecord {
  */
 export interface IdempotencyStorage {
   find(scope: string, key: string): Promise<IdempotencyRecord | undefined>;
-  /** Stores `record` unless the key already has one; true when this call stored it. */
+  /**
+   * Stores `record` unless the key already has one; true when this call stored it. A claim has no
+   * response; a record stored with one is stored answered (`done`).
+   */
   insert(record: IdempotencyRecord): Promise<boolean>;
   /**
    * Replaces `previous` (an expired or abandoned record) with `record`, only while the stored
@@ -65,7 +68,7 @@ export interface IdempotencyStorage {
  * between the operation's last commit and that write would leave the key `in_flight` over an
  * operation that happened, and a retry would run it again. A service that must not let that
  * happen writes the answer itself, in the transaction that makes the operation final (with the
- * storage's transactional writer, e.g. `idempotencyAnswers(tx).complete(scope, key, responseFor(body))`
+ * storage's transactional writer, e.g. `idempotencyWrites(tx).complete(scope, key, responseFor(body))`
  * in `platform/db/idempotency-store.ts`). It may also keep `scope` and `key`
  * with work that another process may finish (crash recovery), which then answers the key the same
  * way. Once that transaction has committed, the service calls `answered()` and the wrapper makes
@@ -83,6 +86,29 @@ export interface IdempotentRequest {
    * serialisation of the body saved on every keyed request of such a route.
    */
   answered(): void;
+  /**
+   * Claims the key in the caller's transaction, on a route that declares `claimsKeyInTransaction`:
+   * the wrapper then makes no claim of its own before the handler, and the operation's first
+   * transaction calls this before anything else, with the storage's insert on that transaction
+   * (`idempotencyWrites(tx).insert`). A fresh key (the usual case) so costs no statement and no
+   * commit of its own, and a crash or a rollback before that commit leaves no claim behind.
+   *
+   * When the key already has a record it throws `KeyTaken`: the transaction rolls back, and the
+   * wrapper decides as for any other route (replay, mismatch, busy, takeover), then runs the
+   * handler again holding the key; this call then does nothing. Elsewhere it does nothing.
+   */
+  claimIn(insert: IdempotencyStorage['insert']): Promise<void>;
+}
+
+/**
+ * The key already has a record (another request's, or an earlier one's with this key): thrown by
+ * `claimIn` inside the operation's transaction so it rolls back. The wrapper catches it; a
+ * handler must let it through.
+ */
+export class KeyTaken extends Error {
+  constructor() {
+    super('The Idempotency-Key already has a record; the wrapper decides this request.');
+  }
 }
 
 /**
@@ -113,6 +139,9 @@ export interface IdempotencyOptions<AuthMap extends Record<string, unknown>> {
 }
 
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
+
+/** What `runOnce` returns when the handler's own claim found the key taken. */
+const KEY_TAKEN = Symbol('key taken');
 
 /**
  * JSON with sorted object keys, so `{a,b}` and `{b,a}` are the same request. It recurses, so
@@ -227,6 +256,77 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
       createdAt: now.toISOString(),
       owner: opts.owner,
     };
+    const responseFor = (body: unknown): StoredResponse => ({
+      status: route.status ?? 200,
+      body,
+      headers: {},
+    });
+
+    /**
+     * Runs the handler once. `pending`: the claim the handler's transaction makes (`claimIn`), or
+     * null when the wrapper already holds the key. KEY_TAKEN: that claim found a record.
+     */
+    const runOnce = async (pending: IdempotencyRecord | null): Promise<RouteResult | typeof KEY_TAKEN> => {
+      let stored = false;
+      const request: IdempotentRequest = {
+        scope: who.scope,
+        key,
+        responseFor,
+        answered: () => {
+          stored = true;
+        },
+        claimIn: async (insert) => {
+          if (pending && !(await insert(pending))) throw new KeyTaken();
+        },
+      };
+      // Stores an answer the operation did not store itself. Without a pending claim the key is
+      // this request's, in flight. With one, the claim may have rolled back with the transaction
+      // that raised the error (or never been made): the answer is then inserted as the key's
+      // record, unless another request took the key meanwhile, whose record stays.
+      const store = async (response: StoredResponse) => {
+        if (!pending) return opts.storage.complete(who.scope, key, response);
+        if (await opts.storage.insert({ ...pending, state: 'done', response })) return;
+        const current = await opts.storage.find(who.scope, key);
+        if (current?.requestId === input.requestId) await opts.storage.complete(who.scope, key, response);
+      };
+      let result: RouteResult;
+      running.set(input.req, request);
+      try {
+        result = await run();
+      } catch (err) {
+        if (err instanceof KeyTaken) return KEY_TAKEN;
+        if (err instanceof AppError && keepsError(err)) {
+          await store({
+            status: err.status,
+            body: {
+              error: {
+                code: err.code,
+                message: err.message,
+                ...(err.param === undefined ? {} : { param: err.param }),
+                request_id: input.requestId,
+              },
+            },
+            headers: err.headers ?? {},
+          });
+        } else {
+          // Conditional on this request id: a claim that rolled back leaves nothing to free, and
+          // another request's claim is never freed.
+          await opts.storage.release(who.scope, key, input.requestId);
+        }
+        throw err;
+      } finally {
+        running.delete(input.req);
+      }
+      if (!stored) await store(result);
+      return result;
+    };
+
+    // A route that claims in its own transaction runs first with the claim left to it; only a key
+    // that already has a record goes through `decide`.
+    if (route.claimsKeyInTransaction) {
+      const first = await runOnce(claim);
+      if (first !== KEY_TAKEN) return first;
+    }
     const decision = await decide(opts.storage, claim, now.toISOString());
 
     if (decision.kind === 'mismatch') {
@@ -257,42 +357,9 @@ export function idempotency<AuthMap extends Record<string, unknown>>(
         },
       };
     }
-
-    let stored = false;
-    const request: IdempotentRequest = {
-      scope: who.scope,
-      key,
-      responseFor: (body) => ({ status: route.status ?? 200, body, headers: {} }),
-      answered: () => {
-        stored = true;
-      },
-    };
-    let result: RouteResult;
-    running.set(input.req, request);
-    try {
-      result = await run();
-    } catch (err) {
-      if (err instanceof AppError && keepsError(err)) {
-        await opts.storage.complete(who.scope, key, {
-          status: err.status,
-          body: {
-            error: {
-              code: err.code,
-              message: err.message,
-              ...(err.param === undefined ? {} : { param: err.param }),
-              request_id: input.requestId,
-            },
-          },
-          headers: err.headers ?? {},
-        });
-      } else {
-        await opts.storage.release(who.scope, key, input.requestId);
-      }
-      throw err;
-    } finally {
-      running.delete(input.req);
-    }
-    if (!stored) await opts.storage.complete(who.scope, key, result);
+    const result = await runOnce(null);
+    // Holding the key, the handler's `claimIn` does nothing: it cannot find the key taken.
+    if (result === KEY_TAKEN) throw new Error('claimIn reported a key this request holds as taken');
     return result;
   };
   // Only POSTs are keyed: any other request goes straight to its handler, without an async step

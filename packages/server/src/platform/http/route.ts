@@ -72,6 +72,11 @@ export interface RouteDef<
    * run on a clock that throws if read (`SandboxClock.unsynced`), so the claim cannot go stale.
    */
   readsTime?: false;
+  /**
+   * `true`: the handler claims its Idempotency-Key inside its own first transaction
+   * (`IdempotentRequest.claimIn`), so the commerce wrapper makes no claim of its own before it.
+   */
+  claimsKeyInTransaction?: true;
   handler: (
     input: HandlerInput<AuthMap[A], Out<P>, Out<Q>, Out<B>>,
   ) => Promise<In<R> | Reply<In<R>>> | In<R> | Reply<In<R>>;
