@@ -214,6 +214,17 @@ async function drain() {
   let pgTicks = 0;
   for (const [pid, t] of pgLast) pgTicks += t - (pgStart.get(pid) ?? 0);
   await dispatcher.stop();
+  // PostgreSQL: the deliveries' row updates (leases and outcomes), and how many were HOT (no
+  // index entry written). Each backend sends its counts within a second of going idle.
+  let updates: { n_tup_upd: number; n_tup_hot_upd: number } | undefined;
+  if (pgName) {
+    await new Promise((r) => setTimeout(r, 2500));
+    const row = await db.get(
+      "SELECT n_tup_upd, n_tup_hot_upd FROM pg_stat_user_tables WHERE relname = 'deliveries'",
+      [],
+    );
+    updates = { n_tup_upd: Number(row?.n_tup_upd), n_tup_hot_upd: Number(row?.n_tup_hot_upd) };
+  }
   const tick = 1e6 / Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
   console.log(
     JSON.stringify({
@@ -231,6 +242,9 @@ async function drain() {
             statements_prepared: db.statements.counts.prepared,
             statements_run_per_delivery: Number((db.statements.counts.executed / total).toFixed(3)),
           }
+        : {}),
+      ...(updates
+        ? { deliveries_updated: updates.n_tup_upd, deliveries_hot_updated: updates.n_tup_hot_upd }
         : {}),
       ...(pace ? { paced_events_per_second: pace } : {}),
     }),

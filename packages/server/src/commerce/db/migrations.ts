@@ -14,6 +14,7 @@ import { idempotencyOwner } from './migrations/013-idempotency-owner.js';
 import { eventSubjects } from './migrations/014-event-subjects.js';
 import { dropDeliveriesDue } from './migrations/015-drop-deliveries-due.js';
 import { keyEpoch } from './migrations/016-key-epoch.js';
+import { hotDeliveryLeases } from './migrations/017-hot-delivery-leases.js';
 
 export const commerceMigrations: Migration[] = [
   {
@@ -71,4 +72,5 @@ export const commerceMigrations: Migration[] = [
   eventSubjects,
   dropDeliveriesDue,
   keyEpoch,
+  hotDeliveryLeases,
 ];

@@ -82,8 +82,24 @@ export interface DueDelivery {
 const DUE =
   "d.status = 'pending' AND d.next_attempt_at <= ? AND (d.lease_until IS NULL OR d.lease_until <= ?)";
 
-/** An endpoint's attempts in flight (anyone's unexpired claims), as column `n` (binds `now`). */
-const IN_FLIGHT = `, (SELECT COUNT(*) FROM deliveries x
+/**
+ * PostgreSQL: an endpoint's attempts in flight (anyone's unexpired claims), counted up to its
+ * limit (binds the claim's `leaseUntil`, `now` and the limit). No index there holds the lease's
+ * columns, so that a lease is a HOT update (migration 017): the count walks
+ * `deliveries_pending_due`, where the claimed rows, the oldest due, come first, and stops once
+ * the limit is reached, so a dead endpoint's due backlog behind its full slots is not read. A
+ * claimed row was due at its claim, so its `next_attempt_at` is at most `leaseUntil` even from an
+ * instance whose clock runs up to a lease ahead; that bound keeps later retries out of the walk.
+ */
+const IN_FLIGHT_PG = `(SELECT COUNT(*) FROM (SELECT 1 FROM deliveries x
+     WHERE x.endpoint_id = w.id AND x.status = 'pending' AND x.next_attempt_at <= ?
+       AND x.lease_until > ? LIMIT ?) busy)`;
+
+/**
+ * SQLite: the same count as column `n` (binds `now`), from `deliveries_pending_leased`, which
+ * SQLite keeps (no HOT updates to gain; migration 017 says what dropping it cost).
+ */
+const IN_FLIGHT_SQLITE = `, (SELECT COUNT(*) FROM deliveries x
      WHERE x.endpoint_id = w.id AND x.status = 'pending' AND x.lease_until > ?) AS n`;
 
 const marks = (xs: readonly unknown[]) => xs.map(() => '?').join(', ');
@@ -230,8 +246,7 @@ export function webhooksStore(db: SqlExecutor) {
     return db.all(
       `WITH room AS (
          SELECT w.id AS endpoint_id,
-                GREATEST(0, ? - (SELECT COUNT(*) FROM deliveries x
-                                  WHERE x.endpoint_id = w.id AND x.status = 'pending' AND x.lease_until > ?)) AS n
+                GREATEST(0, ? - ${IN_FLIGHT_PG}) AS n
            FROM webhook_endpoints w WHERE w.id = ANY (ARRAY(SELECT jsonb_array_elements_text(?::jsonb)))
        ), candidates AS MATERIALIZED (
          SELECT c.id, c.endpoint_id,
@@ -246,7 +261,9 @@ export function webhooksStore(db: SqlExecutor) {
        SELECT ${DUE_COLUMNS} FROM taken d ${DUE_JOINS} ORDER BY d.next_attempt_at, d.seq`,
       [
         r.perEndpoint,
+        r.leaseUntil,
         r.now,
+        r.perEndpoint,
         JSON.stringify(r.endpointIds),
         r.now,
         r.now,
@@ -387,7 +404,7 @@ export function webhooksStore(db: SqlExecutor) {
       // in the same statement: one count per endpoint from its own index range (an IN list with
       // GROUP BY cost SQLite twenty times as much).
       const endpoints = await db.all<{ id: string; n?: number }>(
-        `SELECT w.id${pg ? '' : IN_FLIGHT} FROM webhook_endpoints w
+        `SELECT w.id${pg ? '' : IN_FLIGHT_SQLITE} FROM webhook_endpoints w
           WHERE w.removed_at IS NULL
             AND EXISTS (SELECT 1 FROM deliveries d
                          WHERE d.endpoint_id = w.id AND ${DUE}${only})
