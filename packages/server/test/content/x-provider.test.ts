@@ -189,7 +189,7 @@ describe('X provider: publishing', () => {
     expect(fake.violations).toEqual([]);
   });
 
-  it('uploads an image (initialize, append, finalize) and attaches it to the first post', async () => {
+  it('uploads an image in one request (POST /2/media/upload) and attaches it to the first post', async () => {
     const { accessToken } = await connect();
     const res = await x.publish({
       accessToken,
@@ -197,12 +197,7 @@ describe('X provider: publishing', () => {
       media: [{ mimeType: 'image/png', data: PNG }],
       username: 'fieldnote',
     });
-    const upload = fake.requests.filter((r) => r.includes('/media/'));
-    expect(upload.map((r) => r.replace(/\/\d{5,}\//, '/:id/'))).toEqual([
-      'POST /2/media/upload/initialize',
-      'POST /2/media/upload/:id/append',
-      'POST /2/media/upload/:id/finalize',
-    ]);
+    expect(fake.requests.filter((r) => r.includes('/media/'))).toEqual(['POST /2/media/upload']);
     const [first, second] = res.externalIds.map((id) => fake.tweets.get(id));
     expect(first?.mediaIds).toHaveLength(1);
     expect(fake.media.get(first?.mediaIds[0] as string)).toEqual({
@@ -211,8 +206,38 @@ describe('X provider: publishing', () => {
     });
     expect(second?.mediaIds).toEqual([]);
     // The upload was finished before any post went out.
-    const finalized = fake.requests.findIndex((r) => r.endsWith('/finalize'));
-    expect(finalized).toBeLessThan(fake.requests.indexOf('POST /2/tweets'));
+    expect(fake.requests.indexOf('POST /2/media/upload')).toBeLessThan(
+      fake.requests.indexOf('POST /2/tweets'),
+    );
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('uploads a GIF and an image over 5 MB chunked (initialize, append per MiB, finalize)', async () => {
+    const { accessToken } = await connect();
+    const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(64)]);
+    // Over the simple upload's 5 MB: the fake refuses it there as a violation.
+    const large = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024 + 1 - PNG.length)]);
+    const res = await x.publish({
+      accessToken,
+      parts: ['Two that do not fit the one request.'],
+      media: [
+        { mimeType: 'image/gif', data: gif },
+        { mimeType: 'image/png', data: large },
+      ],
+      username: 'fieldnote',
+    });
+    const upload = fake.requests.filter((r) => r.includes('/media/'));
+    const chunked = (appends: number) => [
+      'POST /2/media/upload/initialize',
+      ...Array<string>(appends).fill('POST /2/media/upload/:id/append'),
+      'POST /2/media/upload/:id/finalize',
+    ];
+    expect(upload.map((r) => r.replace(/\/\d{5,}\//, '/:id/'))).toEqual([...chunked(1), ...chunked(6)]);
+    const ids = fake.tweets.get(res.externalId)?.mediaIds ?? [];
+    expect(ids.map((id) => fake.media.get(id))).toEqual([
+      { mediaType: 'image/gif', bytes: gif.length },
+      { mediaType: 'image/png', bytes: large.length },
+    ]);
     expect(fake.violations).toEqual([]);
   });
 
@@ -406,6 +431,28 @@ describe('the X fake follows the published contract', () => {
     expect(fake.violations).toHaveLength(1);
     expect(fake.violations[0]).toMatch(/CreatePostsRequest/);
     expect(fake.tweets.size).toBe(0);
+  });
+
+  it('refuses and records a one-request upload that is not MediaUploadRequest or not a small image', async () => {
+    const { accessToken } = await connect();
+    const upload = (body: unknown) =>
+      fetch(`${fake.url}/2/media/upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${accessToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const image = PNG.toString('base64');
+    // additionalProperties: false: the chunked flow's media_type has no place here.
+    const typed = await upload({ media: image, media_category: 'tweet_image', media_type: 'image/png' });
+    expect(typed.status).toBe(400);
+    expect((await upload({ media_category: 'tweet_image' })).status).toBe(400);
+    expect((await upload({ media: 'not base64!', media_category: 'tweet_image' })).status).toBe(400);
+    const big = Buffer.concat([PNG, Buffer.alloc(5 * 1024 * 1024)]).toString('base64');
+    expect((await upload({ media: big, media_category: 'tweet_image' })).status).toBe(400);
+    expect(fake.violations).toHaveLength(4);
+    expect(fake.violations[0]).toMatch(/MediaUploadRequest/);
+    expect(fake.violations[3]).toMatch(/over the 5 MB/);
+    expect(fake.media.size).toBe(0);
   });
 
   it('refuses and records an undeclared query field and a reply to a post that does not exist', async () => {

@@ -62,7 +62,7 @@ export interface XFake {
   requests: string[];
   violations: string[];
   tweets: Map<string, XFakeTweet>;
-  /** Media whose upload reached finalize, with the bytes received. */
+  /** Media whose upload finished (the one request, or finalize), with the bytes received. */
   media: Map<string, { mediaType: string; bytes: number }>;
   /**
    * The next request to `route` (e.g. `POST /2/tweets`, `GET /2/tweets/:id`, or
@@ -102,6 +102,18 @@ function operation(path: string, method: string): Operation {
   const op = doc.paths[path]?.[method.toLowerCase()];
   if (!op) throw new Error(`x-api-v2 has no ${method} ${path}`);
   return op;
+}
+
+/** X's limit for an image (https://docs.x.com/x-api/media, "Media types & size restrictions"). */
+const SIMPLE_IMAGE_MAX_BYTES = 5 * 1024 * 1024;
+
+/** The image type from the file's own signature; GIF is not one the simple upload takes. */
+function imageType(b: Buffer): string | null {
+  if (b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
+    return 'image/png';
+  if (b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff) return 'image/jpeg';
+  if (b.toString('latin1', 0, 4) === 'RIFF' && b.toString('latin1', 8, 12) === 'WEBP') return 'image/webp';
+  return null;
 }
 
 const json = (status: number, body: unknown, schema: string, headers: Record<string, string> = {}) => ({
@@ -300,7 +312,7 @@ export async function startXFake(
     if (replyTo && !tweets.has(replyTo))
       return invalid(`in_reply_to_tweet_id ${replyTo} is no existing post`);
     const unknown = mediaIds.filter((m) => !media.has(m));
-    if (unknown.length) return invalid(`media_ids ${unknown.join(', ')} were never finalized`);
+    if (unknown.length) return invalid(`media_ids ${unknown.join(', ')} were never uploaded`);
     const id = nextId();
     tweets.set(id, {
       id,
@@ -423,6 +435,36 @@ export async function startXFake(
     );
   };
 
+  /**
+   * The one-request upload. The schema has checked the shape (no `media_type`: X reads the type
+   * from the bytes); what it cannot check is checked here, as X would: `media` is base64 of an
+   * image it knows, within the 5 MB an image may be (https://docs.x.com/x-api/media). A larger
+   * image or a GIF belongs to the chunked flow, so the adapter sending one here is a violation.
+   */
+  const uploadWhole = (body: Record<string, unknown>): Answer => {
+    const text = String(body.media);
+    if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) {
+      return invalid('media must be the file base64-encoded in a JSON body');
+    }
+    const bytes = Buffer.from(text, 'base64');
+    const mediaType = imageType(bytes);
+    if (body.media_category !== 'tweet_image' || !mediaType) {
+      return invalid(
+        `media_category ${String(body.media_category)} with bytes of ${mediaType ?? 'no image type'}`,
+      );
+    }
+    if (bytes.length > SIMPLE_IMAGE_MAX_BYTES) {
+      return invalid(`an image of ${bytes.length} bytes is over the 5 MB the simple upload takes`);
+    }
+    const id = nextId();
+    media.set(id, { mediaType, bytes: bytes.length });
+    return json(
+      200,
+      { data: { id, media_key: `3_${id}`, size: bytes.length, image: { image_type: mediaType } } },
+      'MediaUploadResponse',
+    );
+  };
+
   /** Routes: [method, pattern, document path, request schema, handler]. */
   type Handler = (body: Record<string, unknown>, id: string, query: URLSearchParams) => Answer;
   const routes: [string, RegExp, string, string | null, Handler][] = [
@@ -430,6 +472,7 @@ export async function startXFake(
     ['GET', /^\/2\/tweets\/([^/]+)$/, '/2/tweets/{id}', null, (_b, id, q) => getPost(id, q)],
     ['GET', /^\/2\/tweets\/search\/recent$/, '/2/tweets/search/recent', null, (_b, _id, q) => search(q)],
     ['GET', /^\/2\/users\/me$/, '/2/users/me', null, () => json(200, { data: user }, 'GetUsersMeResponse')],
+    ['POST', /^\/2\/media\/upload$/, '/2/media/upload', 'MediaUploadRequest', (b) => uploadWhole(b)],
     [
       'POST',
       /^\/2\/media\/upload\/initialize$/,
