@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseStoreJson, STORE_JSON_MAX_DEPTH } from '../../src/commerce/merchants/store-json.js';
-import { textNestsDeeper } from '../../src/platform/http/json-depth.js';
 import { parseStoreProfile } from '../../src/commerce/merchants/ucp/discovery.js';
+import { textNestsDeeper } from '../../src/platform/http/json-depth.js';
 
 const profile = (endpoint: string) => ({
   ucp: {
