@@ -5,7 +5,6 @@ import { isDeepFrozen } from '../../platform/deep-frozen.js';
 import { AppError } from '../../platform/errors.js';
 import { getOrBuild } from '../../platform/get-or-build.js';
 import { refuseNul } from '../../platform/http/nul-text.js';
-import { checkedFromText } from '../../platform/http/text-checks.js';
 import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import type { ApiKeyView } from '../services/api-keys.js';
@@ -215,7 +214,6 @@ export async function callTool(
     keyId: session.key.id,
     tool: tool.spec.name,
     args: rawArgs,
-    sentChars: checkedFromText(rawArgs)?.textChars,
     outcome: failure ? 'error' : 'ok',
     errorCode: failure?.code ?? null,
     errorMessage: failure?.message ?? null,

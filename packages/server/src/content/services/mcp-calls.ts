@@ -25,19 +25,12 @@ const PREVIEW_CHARS = 1_000;
  */
 const MAX_REDACTED_VALUES = 5_000;
 
-/**
- * `sentChars` is the length of the request text the arguments came in, when the caller knows it
- * (content/mcp/call-tool.ts): when the redaction stopped short, `chars` is that, as sent, rather
- * than a second `JSON.stringify` of all of the arguments (about 2 ms idle for a 1 MiB body of
- * 10,000 fields, 15-100 ms at load 15, on the event loop, on every such call, refused ones
- * included): the bound on the walk exists so that its cost does not follow what was sent. Secrets
- * are not in the preview either way.
- */
-function loggedArgs(args: Record<string, unknown>, sentChars: number | undefined): Record<string, unknown> {
+function loggedArgs(args: Record<string, unknown>): Record<string, unknown> {
   const { value: redacted, complete } = redactSecretsUpTo(args, MAX_REDACTED_VALUES);
   const json = JSON.stringify(redacted);
   if (complete && json.length <= MAX_LOGGED_ARGS_CHARS) return redacted;
-  const chars = complete ? json.length : (sentChars ?? JSON.stringify(args).length);
+  // Stopped short: the length of all of it, as sent (secrets are not in the preview either way).
+  const chars = complete ? json.length : JSON.stringify(args).length;
   return { truncated: true, chars, preview: json.slice(0, PREVIEW_CHARS) };
 }
 
@@ -69,8 +62,6 @@ export function recordToolCall(
     keyId: string | null;
     tool: string;
     args: Record<string, unknown>;
-    /** The length of the request text that carried `args`, when known (see loggedArgs). */
-    sentChars?: number | undefined;
     outcome: 'ok' | 'error';
     errorCode?: string | null;
     errorMessage?: string | null;
@@ -83,7 +74,7 @@ export function recordToolCall(
     id: timeOrderedId(ctx.ids, 'mcpc', at),
     key_id: call.keyId,
     tool: storable(call.tool),
-    args: loggedArgs(call.args, call.sentChars),
+    args: loggedArgs(call.args),
     outcome: call.outcome,
     error_code: call.errorCode ?? null,
     error_message: loggedMessage(call.errorMessage),
