@@ -7,8 +7,6 @@
  * - `nulFree`: the text holds no `\u0000` escape, and JSON text cannot hold a raw U+0000 in a
  *   string or a name (`JSON.parse` refuses control characters there), so `refuseNul` has nothing
  *   to find.
- * - `textChars`: the length of the text it was parsed from, so a log can report the size of what
- *   was sent without serialising it again (content/mcp/call-tool.ts).
  *
  * One WeakMap keyed by the parsed object, in one place: only the body reader sets a mark, a mark
  * goes with its body, and a value built in the process (no text) has none and is walked. A mark
@@ -17,7 +15,6 @@
 export interface TextChecks {
   readonly depthBounded: boolean;
   readonly nulFree: boolean;
-  readonly textChars: number;
 }
 
 const marks = new WeakMap<object, TextChecks>();
@@ -25,7 +22,7 @@ const marks = new WeakMap<object, TextChecks>();
 /** Records what `text`, which `body` was parsed from after `jsonTextOverLimits` passed it, showed. */
 export function markCheckedText(body: unknown, text: string): void {
   if (typeof body !== 'object' || body === null) return;
-  marks.set(body, { depthBounded: true, nulFree: !text.includes('\\u0000'), textChars: text.length });
+  marks.set(body, { depthBounded: true, nulFree: !text.includes('\\u0000') });
 }
 
 /** What the text of `value` showed, or undefined when it was not parsed from a checked body. */
@@ -34,8 +31,7 @@ export const checkedFromText = (value: unknown): TextChecks | undefined =>
 
 /**
  * Lets `part`, a value inside `whole` (a batch's message, a call's arguments), carry `whole`'s
- * mark: what held for all of the text holds for any part of it (no deeper, no NUL). `textChars`
- * stays the length of the whole text, the most that part can be.
+ * mark: what held for all of the text holds for any part of it (no deeper, no NUL).
  */
 export function partOfCheckedText(whole: unknown, part: unknown): void {
   const mark = checkedFromText(whole);
