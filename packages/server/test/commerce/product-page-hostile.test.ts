@@ -322,6 +322,36 @@ describe('a live offer for a hostile 3 MiB product page, over HTTP', () => {
     expect(readerWork.longestSlice).toBeLessThanOrEqual(Math.max(parse, 2 * SLICE_UNITS));
   });
 
+  it("reads a Shopify store's product JSON of 40,000 variants in slices too", async () => {
+    const variants = fill(
+      PAGE_MAX_BYTES - 200,
+      (i) =>
+        `${i ? ',' : ''}{"id":${1000 + i},"sku":"S${i}","title":"V${i}","price":${100 + i},"available":true}`,
+      '{"id":1,"title":"Coat","variants":[',
+      ']}',
+    );
+    const shopify = await startLocalStore({
+      '/products/coat': {
+        body: '<html><head><meta property="og:price:currency" content="USD"><title>Coat</title></head></html>',
+      },
+      '/products/coat.js': { type: 'application/javascript', body: variants },
+    });
+    try {
+      readerWork.yields = 0;
+      readerWork.longestSlice = 0;
+      const res = await as(c.svc, c.liveKey)('POST', '/v1/offers', {
+        url: `${shopify.origin}/products/coat?variant=31337`,
+      });
+      expect(res.status).toBe(201);
+      expect(res.body.price).toEqual({ amount: 30437, currency: 'USD' });
+      expect(res.body.variants).toHaveLength(JSON.parse(variants).variants.length);
+      expect(readerWork.yields).toBeGreaterThan(10);
+      expect(readerWork.longestSlice).toBeLessThanOrEqual(2 * SLICE_UNITS);
+    } finally {
+      await shopify.close();
+    }
+  });
+
   it('refuses a page over the cap with a clean 4xx', async () => {
     const big = await startLocalStore({
       '/p/big': { body: atCap(named('one meta key repeated')).repeat(2) },

@@ -8,7 +8,7 @@ import {
   fetchProductPage,
   type ProductPageResult,
   readProductSources,
-  readShopifyProductJson,
+  readShopifySteps,
   shopifyProductJsonUrl,
 } from '../product-page/index.js';
 import { findProductNodes } from '../product-page/json-ld.js';
@@ -117,7 +117,8 @@ async function readShopify(
       },
     };
   }
-  return { variantIds, result: agreeWithPage(readShopifyProductJson(json, pageUrl, { currency }), fromPage) };
+  const read = await readSliced(readShopifySteps(json, pageUrl, { currency }));
+  return { variantIds, result: agreeWithPage(read, fromPage) };
 }
 
 /**

@@ -9,5 +9,10 @@ export {
 } from './fetch-page.js';
 export { currencyDigits, parseAmount } from './money.js';
 export { readProductPage, readProductPageSliced, readProductSources } from './read-product-page.js';
-export { readShopifyProductJson, type ShopifyReadOptions, shopifyProductJsonUrl } from './shopify.js';
+export {
+  readShopifyProductJson,
+  readShopifySteps,
+  type ShopifyReadOptions,
+  shopifyProductJsonUrl,
+} from './shopify.js';
 export type { ProductPageOffer, ProductPageRefusal, ProductPageResult, ProductPageSource } from './types.js';
