@@ -1,18 +1,19 @@
 import { AppError } from '../../../platform/errors.js';
 import type { CommerceContext } from '../../context.js';
 import { storeError } from '../health.js';
-import { type PageSources, readPageSources } from '../product-page/html-sources.js';
+import { type PageSources, walkPageSources } from '../product-page/html-sources.js';
 import {
   type FetchPageDeps,
   type FetchPageResult,
   fetchProductPage,
   type ProductPageResult,
   readProductSources,
-  readShopifyProductJson,
+  readShopifySteps,
   shopifyProductJsonUrl,
 } from '../product-page/index.js';
 import { findProductNodes } from '../product-page/json-ld.js';
 import { formatMoney, normalizeCurrency, sameMoney } from '../product-page/money.js';
+import { readSliced } from '../product-page/work.js';
 import { storeFetchOptions } from '../store-fetch.js';
 import { parseStoreJson } from '../store-json.js';
 
@@ -64,8 +65,8 @@ const meta = (sources: PageSources, ...keys: string[]) => {
 
 const PRICE_TAGS = ['product:price:amount', 'og:price:amount', 'product:sale_price:amount'];
 
-function describesProduct(sources: PageSources): boolean {
-  if (findProductNodes(sources.jsonLd).length > 0) return true;
+async function describesProduct(sources: PageSources): Promise<boolean> {
+  if ((await readSliced(findProductNodes(sources.jsonLd))).length > 0) return true;
   if ((sources.meta.get('og:type') ?? []).some((t) => t.toLowerCase().includes('product'))) return true;
   return PRICE_TAGS.some((k) => sources.meta.has(k));
 }
@@ -116,7 +117,8 @@ async function readShopify(
       },
     };
   }
-  return { variantIds, result: agreeWithPage(readShopifyProductJson(json, pageUrl, { currency }), fromPage) };
+  const read = await readSliced(readShopifySteps(json, pageUrl, { currency }));
+  return { variantIds, result: agreeWithPage(read, fromPage) };
 }
 
 /**
@@ -144,14 +146,15 @@ export async function readStorePage(ctx: Pick<CommerceContext, 'config'>, url: s
   const deps: FetchPageDeps = storeFetchOptions(ctx.config);
   const page = await fetchProductPage(url, deps);
   if (!page.ok) throw fetchError(page);
-  // The page is walked once; the reader and the checks below share what it found.
-  const sources = readPageSources(page.body);
-  const fromPage = readProductSources(sources, page.url);
+  // The page is walked once; the reader and the checks below share what it found. Both in slices,
+  // so that a store's 3 MiB page does not hold the event loop (product-page/work.ts).
+  const sources = await readSliced(walkPageSources(page.body));
+  const fromPage = await readSliced(readProductSources(sources, page.url));
   const shopify = await readShopify(page.url, fromPage, sources, deps);
   const siteName = meta(sources, 'og:site_name', 'application-name');
   return {
     url: page.url,
-    isProductPage: shopify !== null || describesProduct(sources),
+    isProductPage: shopify !== null || (await describesProduct(sources)),
     siteName: siteName ? siteName.slice(0, 100) : null,
     result: shopify?.result ?? fromPage,
     shopifyVariantIds: shopify?.variantIds ?? null,

@@ -3,7 +3,7 @@ import type { Variant } from '../../schemas/resources.js';
 import { formatMoney, moneyKey } from './money.js';
 import type { ProductPageResult, ProductPageSource, ProductReading } from './types.js';
 import { groupOffers, selectorFromUrl, selectVariant, type VariantGroup } from './variant-selection.js';
-import { countWork } from './work.js';
+import { checkpoint, countWork, readAtOnce, type Steps } from './work.js';
 
 /** How many of the conflicting prices a refusal names; the rest are counted. */
 const PRICES_NAMED = 5;
@@ -46,8 +46,13 @@ const refusal = (
 
 /** Groups the offers into variants, chooses one from the URL, and refuses to guess a price. */
 export function buildOffer(input: BuildInput): ProductPageResult {
+  return readAtOnce(buildOfferSteps(input));
+}
+
+/** `buildOffer` in slices. */
+export function* buildOfferSteps(input: BuildInput): Steps<ProductPageResult> {
   const { product, pageUrl } = input;
-  const groups = groupOffers(product.offers);
+  const groups = yield* groupOffers(product.offers);
   const refOf = (g: VariantGroup) =>
     g.variantId ??
     g.sku ??
@@ -66,7 +71,7 @@ export function buildOffer(input: BuildInput): ProductPageResult {
       availability: 'unknown',
     });
   }
-  const selection = selectVariant(groups, selectorFromUrl(pageUrl));
+  const selection = yield* selectVariant(groups, selectorFromUrl(pageUrl));
   if (!selection.ok) return refusal('VARIANT_NOT_FOUND', selection.message);
   const selected = selection.group;
 
@@ -78,6 +83,7 @@ export function buildOffer(input: BuildInput): ProductPageResult {
     const seen = new Set(prices.map(moneyKey));
     for (const p of input.pagePrices) {
       countWork();
+      yield* checkpoint();
       if (seen.has(moneyKey(p))) continue;
       seen.add(moneyKey(p));
       prices.push(p);
@@ -94,14 +100,19 @@ export function buildOffer(input: BuildInput): ProductPageResult {
   if (!price) return refusal('NO_PRICE', 'The page states no price for the selected variant.');
 
   const title = product.title ?? input.fallbackTitle ?? selected.title;
-  const variants: Variant[] = groups.flatMap((g) => {
+  const variants: Variant[] = [];
+  for (const g of groups) {
     countWork();
+    yield* checkpoint();
     const only = g === selected ? price : g.prices.length === 1 ? g.prices[0] : undefined;
-    if (!only) return [];
-    return [
-      { item_ref: refOf(g), title: g.title ?? title ?? refOf(g), price: only, availability: g.availability },
-    ];
-  });
+    if (only)
+      variants.push({
+        item_ref: refOf(g),
+        title: g.title ?? title ?? refOf(g),
+        price: only,
+        availability: g.availability,
+      });
+  }
   return {
     ok: true,
     offer: {

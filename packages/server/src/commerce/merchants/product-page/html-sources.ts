@@ -1,5 +1,5 @@
 import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
-import { countWork } from './work.js';
+import { checkpoint, countWork, readAtOnce, type Steps } from './work.js';
 
 /** What the reader needs from a page's HTML: JSON-LD blocks, meta tags and the title. */
 export interface PageSources {
@@ -26,6 +26,18 @@ export const MAX_JSON_LD_BLOCKS = 100;
  * their own end tag closes, and the tokenizer knows them without the parser.
  */
 export function readPageSources(html: string): PageSources {
+  return readAtOnce(walkPageSources(html));
+}
+
+/**
+ * How many characters the tokenizer is given at a time. It takes a page in pieces and reports
+ * positions in the whole text (a tag, an attribute or an entity may straddle two pieces), so the
+ * callbacks below slice `html` as if it came at once.
+ */
+const CHUNK_CHARS = 8_192;
+
+/** `readPageSources` in slices: a checkpoint after every `CHUNK_CHARS` of the page. */
+export function* walkPageSources(html: string): Steps<PageSources> {
   const jsonLd: string[] = [];
   const meta = new Map<string, string[]>();
   let title: string | null = null;
@@ -118,7 +130,10 @@ export function readPageSources(html: string): PageSources {
     onprocessinginstruction: () => countWork(),
   };
   const tokenizer = new Tokenizer({ decodeEntities: true }, callbacks);
-  tokenizer.write(html);
+  for (let at = 0; at < html.length; at += CHUNK_CHARS) {
+    tokenizer.write(html.slice(at, at + CHUNK_CHARS));
+    yield* checkpoint();
+  }
   tokenizer.end();
   return { jsonLd, meta, title };
 }

@@ -8,6 +8,11 @@ export {
   PAGE_TIMEOUT_MS,
 } from './fetch-page.js';
 export { currencyDigits, parseAmount } from './money.js';
-export { readProductPage, readProductSources } from './read-product-page.js';
-export { readShopifyProductJson, type ShopifyReadOptions, shopifyProductJsonUrl } from './shopify.js';
+export { readProductPage, readProductPageSliced, readProductSources } from './read-product-page.js';
+export {
+  readShopifyProductJson,
+  readShopifySteps,
+  type ShopifyReadOptions,
+  shopifyProductJsonUrl,
+} from './shopify.js';
 export type { ProductPageOffer, ProductPageRefusal, ProductPageResult, ProductPageSource } from './types.js';

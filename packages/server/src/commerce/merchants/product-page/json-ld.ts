@@ -4,7 +4,7 @@ import { resolveImageUrl } from './html-sources.js';
 import { collectPrice, priceCollector } from './money.js';
 import type { OfferReading, ProductReading } from './types.js';
 import { variantIdFromUrl } from './variant-selection.js';
-import { countWork } from './work.js';
+import { checkpoint, countWork, makeRoom, type Steps } from './work.js';
 
 type Node = Record<string, unknown>;
 
@@ -70,17 +70,25 @@ function parseBlock(block: string): unknown {
   }
 }
 
+/** The Product nodes already found in a page's blocks (the same array of blocks, so the same page). */
+const foundIn = new WeakMap<string[], Node[]>();
+
 /**
  * Parses each JSON-LD block and returns the Product nodes in it (top level, arrays, `@graph`,
  * or nested such as `WebPage.mainEntity`). A block that is not JSON is skipped.
  */
-export function findProductNodes(blocks: string[]): Node[] {
+export function* findProductNodes(blocks: string[]): Steps<Node[]> {
+  // A long-tail page is read for its offer and then asked whether it describes a product: one
+  // parse of a 3 MiB block is the longest step the reader cannot cut, so it is not done twice.
+  const known = foundIn.get(blocks);
+  if (known) return known;
   const found: Node[] = [];
-  const visit = (value: unknown, depth: number) => {
+  function* visit(value: unknown, depth: number): Steps<void> {
     countWork();
+    yield* checkpoint();
     if (depth > MAX_DEPTH) return;
     if (Array.isArray(value)) {
-      for (const v of value) visit(v, depth + 1);
+      for (const v of value) yield* visit(v, depth + 1);
       return;
     }
     if (!isNode(value)) return;
@@ -89,30 +97,37 @@ export function findProductNodes(blocks: string[]): Node[] {
       found.push(value);
       return;
     }
-    for (const child of Object.values(value)) visit(child, depth + 1);
-  };
+    for (const child of Object.values(value)) yield* visit(child, depth + 1);
+  }
   for (const block of blocks) {
+    // JSON.parse cannot be cut: a large block is parsed in a slice of its own (3 MiB, the page
+    // cap, at most), and the walk of what it holds is cut as usual.
+    yield* makeRoom(block.length);
     countWork(block.length);
     const parsed = parseBlock(block);
-    if (parsed !== undefined) visit(parsed, 0);
+    yield* checkpoint();
+    if (parsed !== undefined) yield* visit(parsed, 0);
   }
+  foundIn.set(blocks, found);
   return found;
 }
 
 /** Price types that are not what the buyer pays now. */
 const NOT_THE_PRICE = /strikethrough|listprice|msrp|srp|minimumadvertised/i;
 
-function readOffer(
+function* readOffer(
   offer: Node,
   inherited: { currency: unknown; sku: string | null; title: string | null; url: unknown },
+  into: OfferReading[],
   depth = 0,
-): OfferReading[] {
+): Steps<void> {
+  yield* checkpoint();
   const currency = offer.priceCurrency ?? inherited.currency;
   if (hasType(offer, 'aggregateoffer') && list(offer.offers).some(isNode)) {
-    if (depth >= MAX_DEPTH) return [];
-    return list(offer.offers)
-      .filter(isNode)
-      .flatMap((o) => readOffer(o, { ...inherited, currency }, depth + 1));
+    if (depth >= MAX_DEPTH) return;
+    for (const o of list(offer.offers).filter(isNode))
+      yield* readOffer(o, { ...inherited, currency }, into, depth + 1);
+    return;
   }
   const collected = priceCollector();
   collectPrice(collected, offer.price, currency);
@@ -121,38 +136,41 @@ function readOffer(
     collectPrice(collected, offer.highPrice, currency);
   }
   for (const spec of list(offer.priceSpecification).filter(isNode)) {
+    yield* checkpoint();
     if (NOT_THE_PRICE.test(text(spec.priceType) ?? '')) continue;
     collectPrice(collected, spec.price, spec.priceCurrency ?? currency);
   }
-  return [
-    {
-      variantId: variantIdFromUrl(text(offer.url) ?? text(inherited.url)),
-      sku: text(offer.sku) ?? inherited.sku,
-      title: text(offer.name) ?? inherited.title,
-      prices: collected.prices,
-      priceError: collected.error,
-      availability: readAvailability(text(offer.availability)),
-    },
-  ];
+  into.push({
+    variantId: variantIdFromUrl(text(offer.url) ?? text(inherited.url)),
+    sku: text(offer.sku) ?? inherited.sku,
+    title: text(offer.name) ?? inherited.title,
+    prices: collected.prices,
+    priceError: collected.error,
+    availability: readAvailability(text(offer.availability)),
+  });
 }
 
-function offersOf(product: Node, title: string | null): OfferReading[] {
+/**
+ * A product's offers, pushed one by one onto `into`: `push(...list)` passes every element as an
+ * argument, and a page with a hundred thousand offers overflows the stack that way.
+ */
+function* offersOf(product: Node, title: string | null, into: OfferReading[]): Steps<void> {
   const inherited = { currency: undefined, sku: text(product.sku), title, url: product.url };
-  return list(product.offers)
-    .filter(isNode)
-    .flatMap((o) => readOffer(o, inherited));
+  for (const o of list(product.offers).filter(isNode)) yield* readOffer(o, inherited, into);
 }
 
 /** One schema.org Product (or ProductGroup with `hasVariant` products) as a reading. */
-export function readJsonLdProduct(node: Node, pageUrl: string): ProductReading {
+export function* readJsonLdProduct(node: Node, pageUrl: string): Steps<ProductReading> {
   const title = text(node.name);
-  const offers = offersOf(node, null);
-  // Pushed one by one: `push(...list)` passes every element as an argument, and a page with a
-  // hundred thousand offers overflows the stack that way.
+  const offers: OfferReading[] = [];
+  yield* offersOf(node, null, offers);
   for (const variant of list(node.hasVariant).filter(isNode))
-    for (const offer of offersOf(variant, text(variant.name))) offers.push(offer);
+    yield* offersOf(variant, text(variant.name), offers);
   let img = image(node.image, pageUrl);
-  for (const variant of list(node.hasVariant).filter(isNode)) img ??= image(variant.image, pageUrl);
+  for (const variant of list(node.hasVariant).filter(isNode)) {
+    yield* checkpoint();
+    img ??= image(variant.image, pageUrl);
+  }
   return {
     title,
     image: img,

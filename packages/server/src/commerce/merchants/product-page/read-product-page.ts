@@ -1,8 +1,9 @@
-import { buildOffer } from './build-offer.js';
-import { type PageSources, readPageSources } from './html-sources.js';
+import { buildOfferSteps } from './build-offer.js';
+import { type PageSources, walkPageSources } from './html-sources.js';
 import { findProductNodes, readJsonLdProduct } from './json-ld.js';
 import { readOpenGraph } from './open-graph.js';
-import type { ProductPageResult, ProductReading } from './types.js';
+import type { OfferReading, ProductPageResult, ProductReading } from './types.js';
+import { checkpoint, readAtOnce, readSliced, type Steps } from './work.js';
 
 const sameProduct = (a: ProductReading, b: ProductReading) =>
   (a.sku !== null && a.sku === b.sku) ||
@@ -17,29 +18,51 @@ const sameProduct = (a: ProductReading, b: ProductReading) =>
  * same product (same SKU, productID or name, as when a theme and an app both emit one) add their
  * offers, so their prices are checked against each other. Other products (related items) are
  * ignored.
+ *
+ * Synchronous, for tests and small pages; the server reads a store's page with
+ * `readProductPageSliced`, which gives the event loop a turn between slices of the same work.
  */
 export function readProductPage(html: string, pageUrl: string): ProductPageResult {
-  return readProductSources(readPageSources(html), pageUrl);
+  return readAtOnce(readPageSteps(html, pageUrl));
 }
 
-/** `readProductPage` on a page already walked, for a caller that needs its sources too. */
-export function readProductSources(sources: PageSources, pageUrl: string): ProductPageResult {
-  const og = readOpenGraph(sources.meta, pageUrl);
-  const products = findProductNodes(sources.jsonLd).map((node) => readJsonLdProduct(node, pageUrl));
+/** `readProductPage` in slices of bounded work, the event loop turning between them (work.ts). */
+export function readProductPageSliced(html: string, pageUrl: string): Promise<ProductPageResult> {
+  return readSliced(readPageSteps(html, pageUrl));
+}
+
+function* readPageSteps(html: string, pageUrl: string): Steps<ProductPageResult> {
+  return yield* readProductSources(yield* walkPageSources(html), pageUrl);
+}
+
+/**
+ * `readProductPage` on a page already walked, for a caller that needs its sources too; run it with
+ * `readSliced` (or `readAtOnce`).
+ */
+export function* readProductSources(sources: PageSources, pageUrl: string): Steps<ProductPageResult> {
+  const og = yield* readOpenGraph(sources.meta, pageUrl);
+  const products: ProductReading[] = [];
+  for (const node of yield* findProductNodes(sources.jsonLd))
+    products.push(yield* readJsonLdProduct(node, pageUrl));
   const main = products.find((p) => p.offers.length > 0) ?? products[0];
 
   if (!main) {
-    return buildOffer({
+    return yield* buildOfferSteps({
       product: og,
       pageUrl,
       source: 'open-graph',
       fallbackTitle: sources.title,
     });
   }
-  const offers = products.filter((p) => p === main || sameProduct(p, main)).flatMap((p) => p.offers);
+  const offers: OfferReading[] = [];
+  for (const p of products) {
+    if (p !== main && !sameProduct(p, main)) continue;
+    for (const offer of p.offers) offers.push(offer);
+    yield* checkpoint();
+  }
   if (offers.length === 0) {
     // A Product without offers: its name and image, Open Graph's price and availability.
-    return buildOffer({
+    return yield* buildOfferSteps({
       product: { ...main, offers: og.offers },
       pageUrl,
       source: 'open-graph',
@@ -49,7 +72,7 @@ export function readProductSources(sources: PageSources, pageUrl: string): Produ
   }
   const merged: ProductReading = { ...main, offers };
   const jsonLdHasPrice = merged.offers.some((o) => o.prices.length > 0 || o.priceError);
-  return buildOffer({
+  return yield* buildOfferSteps({
     product: merged,
     pageUrl,
     source: jsonLdHasPrice ? 'json-ld' : 'open-graph',

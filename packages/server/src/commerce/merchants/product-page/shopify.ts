@@ -1,7 +1,8 @@
-import { buildOffer } from './build-offer.js';
+import { buildOfferSteps } from './build-offer.js';
 import { resolveImageUrl } from './html-sources.js';
 import { currencyDigits, normalizeCurrency } from './money.js';
 import type { OfferReading, ProductPageResult } from './types.js';
+import { checkpoint, countWork, readAtOnce, type Steps } from './work.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -26,6 +27,15 @@ export function readShopifyProductJson(
   pageUrl: string,
   options: ShopifyReadOptions,
 ): ProductPageResult {
+  return readAtOnce(readShopifySteps(json, pageUrl, options));
+}
+
+/** `readShopifyProductJson` in slices (run it with `readSliced`, work.ts). */
+export function* readShopifySteps(
+  json: unknown,
+  pageUrl: string,
+  options: ShopifyReadOptions,
+): Steps<ProductPageResult> {
   const currency = normalizeCurrency(options.currency);
   if (!currency || currencyDigits(currency) === null) {
     return {
@@ -37,10 +47,14 @@ export function readShopifyProductJson(
   if (!isObject(json) || !Array.isArray(json.variants)) {
     return { ok: false, reason: 'NO_PRICE', message: 'The Shopify product JSON has no variants.' };
   }
-  const offers: OfferReading[] = json.variants.filter(isObject).map((v) => {
+  const offers: OfferReading[] = [];
+  for (const v of json.variants) {
+    countWork();
+    yield* checkpoint();
+    if (!isObject(v)) continue;
     const price = v.price;
     const readable = typeof price === 'number' && Number.isSafeInteger(price) && price >= 0;
-    return {
+    offers.push({
       variantId: id(v.id),
       sku: str(v.sku),
       title: str(v.title) ?? str(v.name),
@@ -50,11 +64,11 @@ export function readShopifyProductJson(
           ? null
           : `The variant price ${JSON.stringify(price)} is not an integer amount.`,
       availability: v.available === true ? 'in_stock' : v.available === false ? 'out_of_stock' : 'unknown',
-    };
-  });
+    });
+  }
   const featured = isObject(json.featured_image) ? json.featured_image.src : json.featured_image;
   const firstImage = Array.isArray(json.images) ? json.images[0] : undefined;
-  return buildOffer({
+  return yield* buildOfferSteps({
     product: {
       title: str(json.title),
       image: resolveImageUrl(str(featured) ?? str(firstImage), pageUrl),

@@ -1,6 +1,6 @@
 import { moneyKey } from './money.js';
 import type { OfferReading } from './types.js';
-import { countWork } from './work.js';
+import { checkpoint, countWork, type Steps } from './work.js';
 
 /** Shopify's `?variant=<id>` in an offer or page URL. */
 export function variantIdFromUrl(raw: string | null): string | null {
@@ -37,13 +37,14 @@ export type VariantGroup = OfferReading;
  * Groups offers that name the same variant (same variant id, else same SKU; offers naming
  * neither form one group). Every price any of them states is kept, so a conflict shows.
  */
-export function groupOffers(offers: OfferReading[]): VariantGroup[] {
+export function* groupOffers(offers: OfferReading[]): Steps<VariantGroup[]> {
   const groups: VariantGroup[] = [];
   // Found by key, not by a search of the groups: a page can list a hundred thousand offers. A
   // group's key never changes, since a merged offer names the same id (or the same SKU and no id).
   const byKey = new Map<string | null, { group: VariantGroup; seen: Set<string> }>();
   for (const offer of offers) {
     countWork(1 + offer.prices.length);
+    yield* checkpoint();
     const key = offer.variantId ?? offer.sku;
     const found = byKey.get(key);
     if (!found) {
@@ -75,19 +76,18 @@ export type Selection = { ok: true; group: VariantGroup } | { ok: false; message
  * The variant the URL names; without one, the first variant the page lists (the one a plain
  * product link shows).
  */
-export function selectVariant(groups: VariantGroup[], selector: VariantSelector): Selection {
+export function* selectVariant(groups: VariantGroup[], selector: VariantSelector): Steps<Selection> {
   const first = groups[0];
   if (!first) return { ok: false, message: 'The page lists no offers.' };
   if (!selector.variantId && !selector.sku) return { ok: true, group: first };
-  const isSelected = (g: VariantGroup) => {
+  const isSelected = (g: VariantGroup) =>
+    (selector.variantId !== null && (g.variantId === selector.variantId || g.sku === selector.variantId)) ||
+    (selector.sku !== null && (g.sku === selector.sku || g.variantId === selector.sku));
+  for (const group of groups) {
     countWork();
-    return (
-      (selector.variantId !== null && (g.variantId === selector.variantId || g.sku === selector.variantId)) ||
-      (selector.sku !== null && (g.sku === selector.sku || g.variantId === selector.sku))
-    );
-  };
-  const match = groups.find(isSelected);
-  if (match) return { ok: true, group: match };
+    if (isSelected(group)) return { ok: true, group };
+    yield* checkpoint();
+  }
   // One offer that names no variant id is the page's only offer: a `?variant=` (often just the
   // default variant's id in a shared link) cannot contradict it. A `?sku=` must match its SKU.
   if (groups.length === 1 && first.variantId === null && (selector.sku === null || first.sku === null))

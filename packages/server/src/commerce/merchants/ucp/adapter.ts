@@ -14,7 +14,7 @@ import {
   type StoreSession,
 } from '../adapter.js';
 import { storeError, withHealth } from '../health.js';
-import { fetchProductPage, readProductPage } from '../product-page/index.js';
+import { fetchProductPage, readProductPageSliced } from '../product-page/index.js';
 import { storeFetchOptions } from '../store-fetch.js';
 import { parseStoreJson } from '../store-json.js';
 import { messageLines, refusalOf, type StoreAnswer } from './answers.js';
@@ -526,7 +526,7 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
         }
         throw unavailable(merchant, fetched.message, fetched.reason === 'TIMEOUT' ? 'timeout' : 'failure');
       });
-      const read = readProductPage(page.body, url);
+      const read = await readProductPageSliced(page.body, url);
       if (!read.ok) throw new AppError(422, 'PRODUCT_NOT_FOUND', `${merchant.name}: ${read.message}`);
       return productOfPageOffer(read.offer);
     },
