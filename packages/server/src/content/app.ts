@@ -158,8 +158,10 @@ export async function createContentApp(
     },
     (err: unknown) => deps.logger.error({ err }, 'could not check for interrupted publishes'),
   );
+  // Set by close(): a wait for another instance's seed ends (this one's own seed is finished first).
+  let stopping = false;
   const ready = recovered.then(() =>
-    seedDemoWorkspace(ctx).then(
+    seedDemoWorkspace(ctx, { stopped: () => stopping }).then(
       () => undefined,
       (err: unknown) => deps.logger.error({ err }, 'demo seed failed; the workspace starts empty'),
     ),
@@ -278,6 +280,7 @@ export async function createContentApp(
     async close() {
       if (timer) clearInterval(timer);
       timer = null;
+      stopping = true;
       await ready;
       // A stopped instance is not waited for by revokes on the others.
       await ctx.keyCache.stop();

@@ -1,5 +1,7 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DAY, HOUR } from '../../platform/clock.js';
 import { APP_CALLER, type ContentContext } from '../context.js';
+import type { ContentStores } from '../db/stores/index.js';
 import type { MetricsRow, ReplyRow } from '../db/stores/posts-store.js';
 import { SETTLE_AGE_H, SNAPSHOT_AGES_H } from '../domain.js';
 import { simulatedModel } from '../model/simulated.js';
@@ -35,6 +37,19 @@ const DONE = 'demo_seeded';
 /** Set while a seed is being written: `{ started_at, brand_id }`. Gone once it is complete. */
 const PENDING = 'demo_seed_pending';
 
+/** Held by the one instance writing the demo; every other instance starting beside it waits. */
+export const SEED_LEASE = 'content:demo-seed';
+/**
+ * How long the seed lease lasts without a heartbeat: a seeder killed on another machine frees it
+ * after this (one killed on this machine, at once: see leases-store.ts). Long beside the
+ * heartbeat, so a host whose wall clock runs up to ~100 s behind still looks alive to the others.
+ */
+export const SEED_LEASE_MS = 2 * 60_000;
+/** The holder extends the lease this often, so a seed of any length (a slow disk, a loaded host) keeps it. */
+const SEED_HEARTBEAT_MS = 20_000;
+/** How often a waiting instance looks again for the finished demo or a free lease. */
+const SEED_POLL_MS = 100;
+
 /**
  * Seeds one demo brand on the first start of an empty sandbox workspace: Brand Memory, two
  * sandbox channels, 60 published posts over the last 8 weeks with metrics snapshots and
@@ -42,37 +57,103 @@ const PENDING = 'demo_seed_pending';
  * Content comes from a fixed-seed PRNG and the simulated model, so every fresh demo reads the
  * same, whatever SERVICE_MODEL says.
  *
+ * One seeder in the deployment. Two instances may start together on one fresh database; each
+ * would see an empty workspace and write a demo, or take the other's half-written one for a
+ * crash's leftovers and delete it. So the seed runs under a lease (SEED_LEASE) that its holder
+ * extends while it writes; the others poll until the demo is done (their requests wait, as on a
+ * single instance) or the lease is free again, because its holder failed or died.
+ *
  * All or nothing. The seed spans many services (each with its own transaction), so it is
  * bracketed by markers instead of one transaction: `demo_seed_pending` names the brand while
  * it is written, and `demo_seeded` is set, with the pending marker cleared, in one transaction
  * at the end. A failure deletes the half-written brand at once; a crash leaves the pending
- * marker, and the next start deletes what it names and seeds again before serving requests.
+ * marker, and the next instance to hold the lease (a waiting one, or the next start) deletes
+ * what it names and seeds again before serving requests.
+ *
+ * `stopped` ends a wait for another instance's seed (this one is shutting down); a seed this
+ * instance is writing is finished first.
  */
-export async function seedDemoWorkspace(ctx: ContentContext): Promise<boolean> {
+export async function seedDemoWorkspace(
+  ctx: ContentContext,
+  opts: { stopped?: () => boolean } = {},
+): Promise<boolean> {
   if (ctx.config.mode !== 'sandbox' || ctx.config.seed === 'none') return false;
+  const lease = seedLease(ctx);
+  for (;;) {
+    // A restart of a seeded workspace ends here at once, without the lease.
+    if (await ctx.stores.meta.get(DONE)) return false;
+    if (await lease.take()) break;
+    if (opts.stopped?.()) return false;
+    await sleep(SEED_POLL_MS);
+  }
+  const heartbeat = setInterval(() => {
+    lease.renew().catch((err: unknown) => ctx.logger.warn({ err }, 'could not extend the demo seed lease'));
+  }, SEED_HEARTBEAT_MS);
+  heartbeat.unref();
+  try {
+    return await seedHolding(ctx, lease);
+  } finally {
+    clearInterval(heartbeat);
+    await lease.release();
+  }
+}
+
+type SeedLease = ReturnType<typeof seedLease>;
+
+/** This instance's hold on SEED_LEASE, on the real clock (a sandbox clock advance must not expire it). */
+function seedLease(ctx: ContentContext) {
+  const leases = ctx.stores.leases;
+  const owner = `${ctx.instanceId}/seed`;
+  const until = () => new Date(ctx.clock.realNow().getTime() + SEED_LEASE_MS).toISOString();
+  return {
+    take: () => leases.take(SEED_LEASE, owner, ctx.clock.realNow().toISOString(), until()),
+    /** False once the lease ran out and another instance took it: this one must stop writing. */
+    renew: (tx: ContentStores = ctx.stores) => tx.leases.renew(SEED_LEASE, owner, until()),
+    release: () => leases.release(SEED_LEASE, owner),
+  };
+}
+
+/** What a seeder that lost its lease (paused past SEED_LEASE_MS) throws instead of writing on. */
+const leaseLost = () =>
+  new Error(
+    `the demo seed lease ran out while this instance was writing (paused for over ${SEED_LEASE_MS / 1000} s?); another instance seeds instead`,
+  );
+
+/** The seed proper, run only while this instance holds SEED_LEASE. */
+async function seedHolding(ctx: ContentContext, lease: SeedLease): Promise<boolean> {
   const meta = ctx.stores.meta;
+  // Whoever wrote a pending marker no longer holds the lease we hold now: it died mid-seed.
   await discardHalfSeed(ctx);
   if ((await meta.get(DONE)) || (await ctx.stores.brands.list(1)).items.length > 0) return false;
   const startedAt = ctx.clock.now().toISOString();
-  const mark = (brandId: string | null) =>
-    meta.set(PENDING, JSON.stringify({ started_at: startedAt, brand_id: brandId }));
+  let written: string | null = null;
+  const mark = async (brandId: string | null) => {
+    written = brandId;
+    // Naming our brand in the marker would otherwise overwrite the marker of whoever took over.
+    if (brandId && !(await lease.renew())) throw leaseLost();
+    await meta.set(PENDING, JSON.stringify({ started_at: startedAt, brand_id: brandId }));
+  };
   await mark(null);
   // The demo is fixture content: written by the deterministic simulated model in every setting.
   const seedCtx: ContentContext = { ...ctx, model: simulatedModel };
   try {
     await writeDemo(seedCtx, mark);
     await ctx.transaction(async (tx) => {
+      // In the same transaction as the markers, so a seeder that lost its lease cannot finish.
+      if (!(await lease.renew(tx))) throw leaseLost();
       await tx.meta.set(DONE, ctx.clock.now().toISOString());
       await tx.meta.delete(PENDING);
     });
     return true;
   } catch (err) {
-    await discardHalfSeed(ctx);
+    // Still ours: the markers are ours too. Lost: only our own brand is ours to delete.
+    if (await lease.renew().catch(() => false)) await discardHalfSeed(ctx);
+    else if (written) await ctx.stores.brands.remove(written);
     throw err;
   }
 }
 
-/** Deletes a seed that did not complete (its brand cascades to everything it owns). */
+/** Deletes a seed that did not complete (its brand cascades to everything it owns). Call it holding SEED_LEASE. */
 async function discardHalfSeed(ctx: ContentContext): Promise<void> {
   const meta = ctx.stores.meta;
   const pending = await meta.get(PENDING);

@@ -38,6 +38,18 @@ export function leasesStore(db: SqlExecutor) {
       ]);
       return took.changes > 0;
     },
+    /**
+     * Extends a lease its holder still holds (a heartbeat for work longer than a fixed lease):
+     * false when `owner` no longer holds it (it ran out and someone took it over).
+     */
+    async renew(name: string, owner: string, until: string): Promise<boolean> {
+      const r = await db.run('UPDATE leases SET until = ? WHERE name = ? AND owner = ?', [
+        until,
+        name,
+        owner,
+      ]);
+      return r.changes > 0;
+    },
     /** Gives the lease back early; only its holder can. */
     async release(name: string, owner: string): Promise<void> {
       await db.run('DELETE FROM leases WHERE name = ? AND owner = ?', [name, owner]);

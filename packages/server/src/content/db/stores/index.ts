@@ -1,4 +1,5 @@
 import { keyEpochStore } from '../../../platform/db/key-epoch-store.js';
+import { leasesStore } from '../../../platform/db/leases-store.js';
 import type { SqlExecutor } from '../../../platform/db/sql.js';
 import { mediaStore } from '../../media/store.js';
 import { contentApiKeysStore } from '../api-keys-store.js';
@@ -34,6 +35,7 @@ const STORES = {
   drafts: draftsStore,
   ideas: ideasStore,
   keyEpoch: keyEpochStore,
+  leases: leasesStore,
   mcpCalls: mcpCallsStore,
   media: mediaStore,
   mediaReferences: mediaReferencesStore,
