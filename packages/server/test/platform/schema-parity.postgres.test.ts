@@ -15,8 +15,18 @@ import { postgresBooleanColumns, postgresShape, shapeDiff, sqliteShape } from '.
  * partial), foreign keys with their ON DELETE, and the number of CHECKs per table.
  */
 const services = [
-  { schema: 'content', migrations: contentMigrations },
-  { schema: 'commerce', migrations: commerceMigrations },
+  { schema: 'content', migrations: contentMigrations, onPurpose: [] },
+  {
+    schema: 'commerce',
+    migrations: commerceMigrations,
+    // Differences a migration makes on purpose, each line exactly as the diff prints it, with
+    // the migration that says why. Anything else that differs still fails.
+    onPurpose: [
+      // Migration 017: dropped on PostgreSQL so a webhook lease is a HOT update; SQLite has no HOT
+      // updates and its in-flight count reads this index.
+      '- sqlite:   deliveries: index deliveries_pending_leased (endpoint_id, lease_until) partial',
+    ],
+  },
 ] as const;
 
 const created: TestPostgresDatabase[] = [];
@@ -83,12 +93,14 @@ function postgresSchema(schema: string, migrations: readonly Migration[]) {
 }
 
 describe('schema parity: SQLite and PostgreSQL after every migration', () => {
-  for (const { schema, migrations } of services) {
+  for (const { schema, migrations, onPurpose } of services) {
     it(`${schema}: both engines hold the same schema`, async () => {
       const sqlite = migratedSqlite(migrations);
       const diff = shapeDiff(sqliteShape(sqlite), (await postgresSchema(schema, migrations)).shape);
       sqlite.close();
-      expect(diff, `the ${schema} schemas differ:\n${diff.join('\n')}`).toEqual([]);
+      // Each difference made on purpose must still be there: a later migration that evens it
+      // out takes its line off the list.
+      expect(diff, `the ${schema} schemas differ:\n${diff.join('\n')}`).toEqual([...onPurpose]);
     });
   }
 
