@@ -1,6 +1,6 @@
 // One attempt of a request: the fetch and the body read, under the attempt's timeout and the
 // caller's signal. Every call pays for what is here, so it is written for a cheap call
-// (docs/benchmarks.md, issue 20's client passes).
+// (docs/benchmarks/history.md, issue 20's client passes).
 import { readCapped } from './body-cap.js';
 import { type Deadline, deadlineFor, type Timed } from './deadlines.js';
 import { APIUserAbortError, ApiError, ConnectionError, TimeoutError } from './errors.js';

@@ -1,6 +1,6 @@
 // The attempts' timeouts, shared: every attempt with the same timeout that starts within one
 // short window joins one deadline, one AbortController and one timer. A per-attempt controller
-// and timer were most of what a call cost over a bare fetch (docs/benchmarks.md, "Eighth pass:
+// and timer were most of what a call cost over a bare fetch (docs/benchmarks/history.md, "Eighth pass:
 // client retrieve"); shared, a busy client pays for them once per window instead of per call.
 //
 // The meaning of `timeoutMs` stays "per attempt", within the window: a deadline fires WINDOW_MS

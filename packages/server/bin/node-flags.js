@@ -3,12 +3,12 @@
 // so a relaunching parent holds only this file, not the services' code.
 //
 // Why a flag at all: a busy server's RSS is mostly V8's garbage headroom, not data (see
-// docs/benchmarks.md, "Scale: what the memory goes to"). The young generation is two semi-spaces
+// docs/benchmarks/history.md, "Scale: what the memory goes to"). The young generation is two semi-spaces
 // that grow with the allocation rate to 16 MB each on Node 20 and to 64 MB each on Node 24, so 16
 // busy connections took the server past 200 MB. Capping a semi-space at 16 MB keeps the young
 // generation at 32 MB: the sixth pass chose 8 MB, but once express's per-request garbage was gone
 // (seventh pass) 8 MB made PostgreSQL's first page of posts promote ~50 KB a request and peak at
-// 195-207 MB, where 16 MB gave 150-162 MB on PostgreSQL and 138 MB on SQLite (docs/benchmarks.md,
+// 195-207 MB, where 16 MB gave 150-162 MB on PostgreSQL and 138 MB on SQLite (docs/benchmarks/history.md,
 // "Issue 20, seventh pass: memory"). On Node 20 that is V8's own maximum; on Node 24, whose young
 // generation grows to 128 MB, it is the cap that matters. V8 reads the cap
 // once, when the heap is made: `v8.setFlagsFromString` at run time changes nothing (measured on

@@ -43,7 +43,7 @@ export function commerceAuthenticators(
   const key = (req: Request) => authenticateCommerceKey(db, deps, bearerToken(req.headers.authorization));
   // Copied into a fresh `{}`, not spread into a literal: V8 gave each spread copy a hidden class
   // of its own, which kept about 0.3 KB a request alive into the old generation
-  // (docs/benchmarks.md, "Issue 20, seventh pass: memory").
+  // (docs/benchmarks/history.md, "Issue 20, seventh pass: memory").
   const user = async (k: CommerceKeyContext, req: Request): Promise<CommerceUserContext> =>
     Object.assign({}, k, await authenticateUser({ db }, k, req.get(USER_TOKEN_HEADER)));
   const sandbox = (k: CommerceKeyContext) => {

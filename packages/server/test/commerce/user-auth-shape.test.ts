@@ -10,7 +10,7 @@ import { type Commerce, sandboxUser, startCommerce } from './helpers.js';
 /**
  * The caller every user-authorised commerce request carries (key and user token, merged) has one
  * V8 hidden class, request after request. Spread into a literal, each had its own, which kept its
- * share of every `GET /v1/checkouts/{id}` alive into the old generation (docs/benchmarks.md,
+ * share of every `GET /v1/checkouts/{id}` alive into the old generation (docs/benchmarks/history.md,
  * "Issue 20, seventh pass: memory"). Asserted on the hidden classes, never on memory or time.
  */
 describe('the user authenticator', () => {

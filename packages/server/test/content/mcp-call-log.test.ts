@@ -39,7 +39,7 @@ describe('the MCP call log, written in batches', () => {
   });
 
   it("gives ids in the calls' time order, so a batch appends to the primary key's index", async () => {
-    // A random id put each row of a batch on a random page of the index (docs/benchmarks.md).
+    // A random id put each row of a batch on a random page of the index (docs/benchmarks/history.md).
     const clock = new ManualClock();
     const timed = await startTestService('content', { clock, config: { seed: 'none' } });
     try {

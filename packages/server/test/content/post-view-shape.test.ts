@@ -6,7 +6,7 @@ import { whileWatched } from '../helpers/while-watched.js';
 /**
  * `GET /v1/posts/{id}` answers one object shape, request after request. Built as a spread copy of
  * the post's view, every answer had a V8 hidden class of its own, which kept ~1.7 KB a request
- * alive into the old generation (docs/benchmarks.md, "Issue 20, seventh pass: memory"). Asserted
+ * alive into the old generation (docs/benchmarks/history.md, "Issue 20, seventh pass: memory"). Asserted
  * on the hidden classes themselves (helpers/hidden-class.ts), never on memory or time.
  */
 

@@ -2,7 +2,7 @@ import v8 from 'node:v8';
 
 /**
  * V8's `%HaveSameMap`: whether two objects share a hidden class. Objects of one shape that do not
- * are kept alive into the old generation by V8 (docs/benchmarks.md, "Issue 20, seventh pass:
+ * are kept alive into the old generation by V8 (docs/benchmarks/history.md, "Issue 20, seventh pass:
  * memory"), so hot paths are held to one class per answer. Natives syntax is a process-wide
  * flag: on only while this one function is compiled.
  */

@@ -8,7 +8,7 @@ import { whileWatched } from '../helpers/while-watched.js';
  * Every request and response is made with its app's own prototypes (platform/http/own-prototypes),
  * so express's `Object.setPrototypeOf` in `app.handle` moves nothing. Moving them gave each
  * response its own V8 hidden class and promoted ~10 KB per request to the old generation: 70-90 MB
- * of a busy server's peak RSS (docs/benchmarks.md, seventh pass: memory). Counted, not timed:
+ * of a busy server's peak RSS (docs/benchmarks/history.md, seventh pass: memory). Counted, not timed:
  * the calls that give an object a prototype it did not have, over real HTTP to a real server.
  */
 async function prototypeMoves(during: () => Promise<void>): Promise<number> {

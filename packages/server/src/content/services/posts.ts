@@ -120,7 +120,7 @@ export async function getPost(ctx: ContentContext, id: string) {
   const outcome: OutcomeView = { post_id: post.id, ...o, settled: post.settled_at !== null };
   // Added to the view, not a spread copy of it: V8 gave every spread copy of the view its own
   // hidden class, which kept about 1.7 KB a request alive into the old generation
-  // (docs/benchmarks.md, "Issue 20, seventh pass: memory"). Same keys, same order.
+  // (docs/benchmarks/history.md, "Issue 20, seventh pass: memory"). Same keys, same order.
   return Object.assign(view(post, own.at(-1), outcome.verdict), {
     outcome,
     growth: own.map(metricsView),

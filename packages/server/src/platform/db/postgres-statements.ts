@@ -9,7 +9,7 @@ import { numberPlaceholders } from './placeholders.js';
  * `name` once per connection (Parse), then only binds and executes it; so PostgreSQL parses and
  * analyses each statement once per connection instead of on every call, and, once it settles on a
  * generic plan (after five executions, when that plan costs no more than the custom ones), stops
- * planning it too. On the hot paths planning cost more than executing (docs/benchmarks.md,
+ * planning it too. On the hot paths planning cost more than executing (docs/benchmarks/history.md,
  * "Eighth pass").
  */
 
@@ -184,7 +184,7 @@ export class PreparedStatements {
    * locks on whole pages or relations where the custom plan's index lookups lock only the rows it
    * read, and PostgreSQL then aborts concurrent transactions that never touched the same rows.
    * Measured: 16 concurrent confirms of one user's checkouts gave way 16 times (503 CONTENDED)
-   * with the statements prepared, and not once without (docs/benchmarks.md, eighth pass).
+   * with the statements prepared, and not once without (docs/benchmarks/history.md, eighth pass).
    */
   runOneOff(client: pg.ClientBase, sql: string, values: unknown[]) {
     return this.#unprepared(client, statementFor(sql).text, values);

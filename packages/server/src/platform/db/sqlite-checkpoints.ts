@@ -9,7 +9,7 @@ import type Database from 'better-sqlite3';
  * `synchronous = NORMAL` a checkpoint syncs the WAL and the database file to disk: better-sqlite3
  * being synchronous, that commit holds the event loop for as long as the disk takes. Under the
  * webhook dispatcher's writes that was 9-10 % of a drain's samples in `COMMIT` against 5 % without
- * checkpoints, in stalls of up to 166 ms each on this project's loaded machines (docs/benchmarks.md,
+ * checkpoints, in stalls of up to 166 ms each on this project's loaded machines (docs/benchmarks/history.md,
  * "seventh pass: the webhook dispatcher's tail"): every request and delivery in flight waits them out.
  *
  * So once a connection has committed `BUSY_AFTER` write transactions within a minute, a worker thread with a

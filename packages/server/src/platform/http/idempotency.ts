@@ -115,7 +115,7 @@ export class KeyTaken extends Error {
  * Each keyed request being handled, by its request object, while its handler runs. Not an
  * AsyncLocalStorage: on Node 20 the first `run()` of one turns on async hooks for every promise
  * of the process for good, which made every later request dearer, keyed or not (about 0.17 µs
- * an await; docs/benchmarks.md, "The keyed confirm on SQLite").
+ * an await; docs/benchmarks/history.md, "The keyed confirm on SQLite").
  */
 const running = new WeakMap<object, IdempotentRequest>();
 

@@ -20,7 +20,7 @@ const made = new WeakMap<Express, NodeMessageClasses>();
  * one, so each request leaves shape garbage behind and its objects are kept alive past two young
  * collections. That promoted about 10 KB per request to the old generation, which under 16 busy
  * connections grew to about four times the live heap before a full collection: 70-90 MB of the
- * server's peak RSS (docs/benchmarks.md, "Issue 20, seventh pass: memory"). Built with these
+ * server's peak RSS (docs/benchmarks/history.md, "Issue 20, seventh pass: memory"). Built with these
  * classes, a request already has the prototype express would give it, `setPrototypeOf` to the
  * same prototype changes nothing, and every response shares one hidden class.
  *
