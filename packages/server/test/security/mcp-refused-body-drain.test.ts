@@ -8,53 +8,10 @@
 // go on for the whole gigabyte. The REST routes refuse a declared length over the limit before
 // anything else and close the connection (body.ts), and /mcp does so once a key is valid (413).
 // Expected: a refusal before the body is read closes the connection (`Connection: close`).
-import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeKey } from '../content/mcp-helpers.js';
+import { sendHugeBody } from '../helpers/huge-body.js';
 import { startTestService, type TestService } from '../helpers/start.js';
-
-/** Far more than a loopback socket's buffers: the server has read it all only if it kept reading. */
-const SEND_BYTES = 64 * 1024 * 1024;
-
-/**
- * Declares a 1 GB body, sends the headers, then writes up to SEND_BYTES of it. 'closed' when the
- * server ends the connection before taking all of it; 'drained' when it read every byte.
- */
-function declareHugeBody(
-  url: string,
-  head: string,
-): Promise<{ outcome: 'closed' | 'drained'; status: string }> {
-  const { port, hostname } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = net.connect(Number(port), hostname);
-    let answer = '';
-    let settled = false;
-    const settle = (outcome: 'closed' | 'drained') => {
-      if (settled) return;
-      settled = true;
-      socket.destroy();
-      resolve({ outcome, status: answer.split('\r\n')[0] ?? '' });
-    };
-    socket.on('data', (d) => {
-      answer += d.toString('latin1');
-    });
-    socket.on('end', () => settle('closed'));
-    socket.on('close', () => settle('closed'));
-    socket.on('error', () => settle('closed'));
-    socket.write(`${head}Content-Length: 1000000000\r\n\r\n`);
-    const chunk = Buffer.alloc(1024 * 1024, 0x20);
-    let sent = 0;
-    const pump = () => {
-      while (!settled && sent < SEND_BYTES) {
-        sent += chunk.length;
-        if (!socket.write(chunk)) return void socket.once('drain', pump);
-      }
-      // Every byte was taken: the server kept reading after its answer.
-      if (!settled) socket.write('', () => settle('drained'));
-    };
-    pump();
-  });
-}
 
 describe('/mcp refusals before the body is read', () => {
   let content: TestService;
@@ -69,7 +26,7 @@ describe('/mcp refusals before the body is read', () => {
   const json = 'Content-Type: application/json\r\nAccept: application/json\r\n';
 
   it('401 (no valid key): the connection is closed, not drained', async () => {
-    const r = await declareHugeBody(
+    const r = await sendHugeBody(
       content.url,
       `POST /mcp HTTP/1.1\r\n${host()}${json}Authorization: Bearer svc_wrong\r\n`,
     );
@@ -78,13 +35,13 @@ describe('/mcp refusals before the body is read', () => {
   });
 
   it('405 (a GET with a body): the connection is closed, not drained', async () => {
-    const r = await declareHugeBody(content.url, `GET /mcp HTTP/1.1\r\n${host()}${json}`);
+    const r = await sendHugeBody(content.url, `GET /mcp HTTP/1.1\r\n${host()}${json}`);
     expect(r.status).toContain('405');
     expect(r.outcome).toBe('closed');
   });
 
   it('415 (not JSON), with a valid key: the connection is closed, not drained', async () => {
-    const r = await declareHugeBody(
+    const r = await sendHugeBody(
       content.url,
       `POST /mcp HTTP/1.1\r\n${host()}Content-Type: text/plain\r\nAccept: application/json\r\nAuthorization: Bearer ${key}\r\n`,
     );
@@ -93,12 +50,12 @@ describe('/mcp refusals before the body is read', () => {
   });
 
   it('the REST twin and a valid key already close (413 before reading)', async () => {
-    const rest = await declareHugeBody(
+    const rest = await sendHugeBody(
       content.url,
       `POST /v1/brands HTTP/1.1\r\n${host()}${json}Authorization: Bearer svc_wrong\r\n`,
     );
     expect(rest.outcome).toBe('closed');
-    const mcp = await declareHugeBody(
+    const mcp = await sendHugeBody(
       content.url,
       `POST /mcp HTTP/1.1\r\n${host()}${json}Authorization: Bearer ${key}\r\n`,
     );
