@@ -1,6 +1,7 @@
 import busboy from 'busboy';
 import type { Request, RequestHandler } from 'express';
 import { AppError, invalidRequest } from '../../platform/errors.js';
+import { bodyTooLarge, closeAfterResponse, refuseDeclaredLength } from '../../platform/http/body.js';
 import { newTempFile, removeQuietly, writeCapped } from './files.js';
 import type { MediaLimits } from './limits.js';
 
@@ -27,6 +28,9 @@ const notMultipart = () =>
     "Send the upload as multipart/form-data with the file in a field named 'file'.",
   );
 
+/** Room beside the largest file for the part headers, the boundaries and the small fields. */
+const ENVELOPE_BYTES = 1024 * 1024;
+
 /**
  * Streams one multipart upload to a temporary file (busboy: no buffering in memory, limits
  * on every part) and puts `{ file, alt, tags }` on `req.body` for the route's schema.
@@ -34,8 +38,18 @@ const notMultipart = () =>
  * moves it away first when it keeps it.
  */
 export function multipartUpload(opts: { root: string; limits: MediaLimits }): RequestHandler {
+  // The most a whole upload may hold. The per-part limits below count only what is inside a part:
+  // bytes before the first boundary (the preamble) or after the last are no part's, so a body of
+  // nothing but preamble was read for as long as the client sent it (a declared 1 GB, in full).
+  const bodyMaxBytes = opts.limits.videoMaxBytes + ENVELOPE_BYTES;
   return (req, res, next) => {
     if (!req.is('multipart/form-data')) return next(notMultipart());
+    // Declared too large: answered before a byte is read, and the connection closed, as JSON bodies are.
+    const declared = refuseDeclaredLength(req, bodyMaxBytes);
+    if (declared) {
+      closeAfterResponse(res);
+      return next(declared);
+    }
     let bb: busboy.Busboy;
     try {
       bb = busboy({
@@ -107,6 +121,18 @@ export function multipartUpload(opts: { root: string; limits: MediaLimits }): Re
       void finish();
     });
     bb.on('close', () => void finish());
+    // A chunked body declares no length: its bytes are counted as they come, and past the limit
+    // busboy is stopped (its open file part fails with it) and the connection closed after the 413.
+    let received = 0;
+    const countBytes = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received <= bodyMaxBytes) return;
+      req.off('data', countBytes);
+      fail(bodyTooLarge(bodyMaxBytes));
+      closeAfterResponse(res);
+      bb.destroy(new Error('upload body over its limit'));
+    };
+    req.on('data', countBytes);
     req.on('error', () => fail(new AppError(400, 'REQUEST_ABORTED', 'The client closed the request.')));
     req.on('aborted', () => fail(new AppError(400, 'REQUEST_ABORTED', 'The client closed the request.')));
     req.pipe(bb);

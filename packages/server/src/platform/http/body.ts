@@ -13,7 +13,8 @@ function hasBody(req: IncomingMessage): boolean {
   return length !== undefined && length !== '0';
 }
 
-const tooLarge = (limitBytes: number) =>
+/** 413 for a body over `limitBytes`, declared or counted. */
+export const bodyTooLarge = (limitBytes: number) =>
   new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${limitBytes} bytes.`);
 
 /**
@@ -37,7 +38,7 @@ export function refuseContentEncoding(req: IncomingMessage): AppError | null {
  */
 export function refuseDeclaredLength(req: IncomingMessage, limitBytes: number): AppError | null {
   const declared = Number(req.headers['content-length']);
-  return Number.isFinite(declared) && declared > limitBytes ? tooLarge(limitBytes) : null;
+  return Number.isFinite(declared) && declared > limitBytes ? bodyTooLarge(limitBytes) : null;
 }
 
 /** Answers this request and then closes the connection rather than draining an unwanted body. */
@@ -61,7 +62,7 @@ function readLimited(req: IncomingMessage, limitBytes: number): Promise<Buffer> 
       if (received > limitBytes) {
         cleanup();
         req.pause();
-        reject(tooLarge(limitBytes));
+        reject(bodyTooLarge(limitBytes));
         return;
       }
       chunks.push(chunk);

@@ -126,7 +126,7 @@ export function approvalsStore(db: SqlExecutor) {
         where.push('a.status = ?');
         params.push(filter.status);
       }
-      const a = afterClause(['a.pending_rank', 'a.created_at', 'a.id'], after);
+      const a = afterClause([{ integer: 'a.pending_rank' }, 'a.created_at', 'a.id'], after);
       const rows = (
         await db.all<Row>(
           `${SELECT} WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}

@@ -101,7 +101,7 @@ export function proposalsStore(db: SqlExecutor) {
         where.push('status = ?');
         params.push(filter.status);
       }
-      const a = afterClause(['pending_rank', 'created_at', 'id'], after);
+      const a = afterClause([{ integer: 'pending_rank' }, 'created_at', 'id'], after);
       const rows = (
         await db.all<ProposalRow>(
           `SELECT * FROM memory_proposals WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}

@@ -6,15 +6,32 @@ export type Key = (string | number)[];
 /** Cursors are opaque to clients: base64url of the sort key of the last row returned. */
 export const encodeCursor = (key: Key) => Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
 
-export function decodeCursor(after: string | undefined, length: number): Key | null {
+/**
+ * A column a list sorts by. Most are text (timestamps, ids); a rank is a whole number, marked
+ * `{ integer: 'pending_rank' }`. The cursor's value for it must then be one too. The threat: a
+ * client writes its own cursor, and PostgreSQL refuses to compare a BIGINT column with
+ * `"x"`, `1.5` or `1e999` (read as Infinity). The statement failed, so the list answered 500 and
+ * logged a server fault, where SQLite answered 200.
+ */
+export type SortColumn = string | { readonly integer: string };
+
+const nameOf = (c: SortColumn) => (typeof c === 'string' ? c : c.integer);
+
+/** Whether `v` is what a cursor this list returned holds for column `c`. */
+function fitsColumn(v: unknown, c: SortColumn): boolean {
+  if (typeof c !== 'string') return Number.isSafeInteger(v);
+  // No key this list returns holds U+0000, which PostgreSQL would refuse (a 500, not a 400).
+  return typeof v === 'string' && !v.includes('\u0000');
+}
+
+export function decodeCursor(after: string | undefined, columns: readonly SortColumn[]): Key | null {
   if (after === undefined) return null;
   try {
     const key = JSON.parse(Buffer.from(after, 'base64url').toString('utf8')) as unknown;
     if (
       Array.isArray(key) &&
-      key.length === length &&
-      // No key this list returns holds U+0000, which PostgreSQL would refuse (a 500, not a 400).
-      key.every((v) => (typeof v === 'string' && !v.includes('\u0000')) || typeof v === 'number')
+      key.length === columns.length &&
+      key.every((v, i) => fitsColumn(v, columns[i] as SortColumn))
     )
       return key as Key;
   } catch {
@@ -35,12 +52,13 @@ export function decodeCursor(after: string | undefined, length: number): Key | n
  * continues after the cursor and can use the (…, sort, id) indexes.
  */
 export function afterClause(
-  columns: string[],
+  columns: readonly SortColumn[],
   after: string | undefined,
 ): { sql: string; params: SqlValue[] } {
-  const key = decodeCursor(after, columns.length);
+  const key = decodeCursor(after, columns);
   if (!key) return { sql: '', params: [] };
-  return { sql: ` AND (${columns.join(', ')}) < (${columns.map(() => '?').join(', ')})`, params: key };
+  const names = columns.map(nameOf);
+  return { sql: ` AND (${names.join(', ')}) < (${names.map(() => '?').join(', ')})`, params: key };
 }
 
 export function toPage<T>(rows: T[], limit: number, keyOf: (row: T) => Key) {

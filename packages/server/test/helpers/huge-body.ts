@@ -1,0 +1,51 @@
+import net from 'node:net';
+
+/** Far more than a loopback socket's buffers: the server has read it all only if it kept reading. */
+const SEND_BYTES = 64 * 1024 * 1024;
+const CHUNK = Buffer.alloc(1024 * 1024, 0x20);
+
+/**
+ * Sends `head` (the request line and headers, each ending in CRLF), then a body of spaces: with
+ * `Content-Length: 1000000000` declared, or chunked (no length). It writes up to 64 MiB of it.
+ * 'closed' when the server ends the connection before taking all of that; 'drained' when it took
+ * every byte, i.e. it kept reading a body it had no use for. `status` is the answer's status line.
+ */
+export function sendHugeBody(
+  url: string,
+  head: string,
+  framing: 'declared' | 'chunked' = 'declared',
+): Promise<{ outcome: 'closed' | 'drained'; status: string }> {
+  const { port, hostname } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    let answer = '';
+    let settled = false;
+    const settle = (outcome: 'closed' | 'drained') => {
+      if (settled) return;
+      settled = true;
+      socket.destroy();
+      resolve({ outcome, status: answer.split('\r\n')[0] ?? '' });
+    };
+    socket.on('data', (d) => {
+      answer += d.toString('latin1');
+    });
+    socket.on('end', () => settle('closed'));
+    socket.on('close', () => settle('closed'));
+    socket.on('error', () => settle('closed'));
+    const length = framing === 'chunked' ? 'Transfer-Encoding: chunked' : 'Content-Length: 1000000000';
+    socket.write(`${head}${length}\r\n\r\n`);
+    const piece =
+      framing === 'chunked'
+        ? Buffer.concat([Buffer.from(`${CHUNK.length.toString(16)}\r\n`), CHUNK, Buffer.from('\r\n')])
+        : CHUNK;
+    let sent = 0;
+    const pump = () => {
+      while (!settled && sent < SEND_BYTES) {
+        sent += CHUNK.length;
+        if (!socket.write(piece)) return void socket.once('drain', pump);
+      }
+      if (!settled) socket.write('', () => settle('drained'));
+    };
+    pump();
+  });
+}
