@@ -105,6 +105,29 @@ const IN_FLIGHT_SQLITE = `, (SELECT COUNT(*) FROM deliveries x
 const marks = (xs: readonly unknown[]) => xs.map(() => '?').join(', ');
 
 /**
+ * PostgreSQL: the most endpoints one claim locks. Each lock is an entry in the server's shared
+ * lock table (about 64 per connection in all, by default), so a claim never takes one per
+ * endpoint of a large deployment. A claim hands out at most `MAX_CONCURRENCY` (256) attempts, one
+ * endpoint at a time, so more endpoints than that would not all get one anyway.
+ */
+export const CLAIM_ENDPOINTS = 256;
+
+/**
+ * PostgreSQL, step 1 (see `claimDue`): of the endpoints `withWork` lists (binds the limit after
+ * its own parameters), those this transaction could lock, each with a transaction-scoped advisory
+ * lock. Not a row lock (`FOR NO KEY UPDATE`): that wrote every endpoint's row (its `xmax`, a WAL
+ * record, a dirty page) on every claim, and shared it with the API's foreign-key `FOR KEY SHARE`
+ * on the same rows as a MultiXact. An advisory lock lives only in memory and ends with the
+ * transaction. `pg_try_` skips an endpoint another claimer holds instead of waiting; two ids with
+ * the same hash only make one of them wait for the next claim. The list is materialized first:
+ * in one WHERE, the planner may run the lock before the due check, locking idle endpoints too.
+ */
+const lockEndpoints = (withWork: string) =>
+  `WITH work AS MATERIALIZED (${withWork} LIMIT ?)
+   SELECT id FROM work WHERE pg_try_advisory_xact_lock(hashtextextended('svc webhook claim ' || id, 0))
+    ORDER BY id`;
+
+/**
  * How many each endpoint may take now: what its limit leaves beside the attempts in flight
  * (anyone's), handed out one at a time across endpoints so `limit` is shared fairly.
  */
@@ -370,10 +393,11 @@ export function webhooksStore(db: SqlExecutor) {
      * flight counted in the database (every instance's unexpired claims), `limit` in all, shared
      * round-robin across endpoints, oldest first. Run it inside a transaction:
      *
-     * 1. PostgreSQL: the endpoints with due work are locked (`FOR NO KEY UPDATE SKIP LOCKED`, which
-     *    leaves inserts of new deliveries alone), so two instances never count and claim for the
-     *    same endpoint at once; an endpoint another instance is claiming for is skipped until its
-     *    next pass. SQLite's writers are serial already (BEGIN IMMEDIATE).
+     * 1. PostgreSQL: the endpoints with due work are locked (`lockEndpoints`: an advisory lock per
+     *    endpoint until the transaction ends, up to `CLAIM_ENDPOINTS` of them), so two instances
+     *    never count and claim for the same endpoint at once; an endpoint another instance is
+     *    claiming for is skipped until its next pass. SQLite's writers are serial already
+     *    (BEGIN IMMEDIATE).
      * 2. Each endpoint's in-flight count is read after that lock, so it sees every claim committed
      *    before it: the per-endpoint limit holds across instances.
      * 3. One UPDATE takes the leases: the oldest due rows of each endpoint, locked with
@@ -403,13 +427,14 @@ export function webhooksStore(db: SqlExecutor) {
       // SQLite takes no lock here (its writers are serial already), so it reads step 2's counts
       // in the same statement: one count per endpoint from its own index range (an IN list with
       // GROUP BY cost SQLite twenty times as much).
-      const endpoints = await db.all<{ id: string; n?: number }>(
-        `SELECT w.id${pg ? '' : IN_FLIGHT_SQLITE} FROM webhook_endpoints w
+      const withWork = `SELECT w.id${pg ? '' : IN_FLIGHT_SQLITE} FROM webhook_endpoints w
           WHERE w.removed_at IS NULL
             AND EXISTS (SELECT 1 FROM deliveries d
                          WHERE d.endpoint_id = w.id AND ${DUE}${only})
-          ORDER BY w.id${pg ? ' FOR NO KEY UPDATE SKIP LOCKED' : ''}`,
-        [...(pg ? [] : [now]), now, now, ...onlyParams],
+          ORDER BY w.id`;
+      const endpoints = await db.all<{ id: string; n?: number }>(
+        pg ? lockEndpoints(withWork) : withWork,
+        [...(pg ? [] : [now]), now, now, ...onlyParams, ...(pg ? [CLAIM_ENDPOINTS] : [])],
       );
       if (endpoints.length === 0) return [];
       const claim: LeaseRequest = {
