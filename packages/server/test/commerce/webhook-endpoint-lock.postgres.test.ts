@@ -47,7 +47,9 @@ describe('the endpoint lock of a webhook claim on PostgreSQL', () => {
     // The API's inserts above left their foreign-key lock's mark (`xmax`) on the endpoint rows;
     // a claim must leave it as it is.
     const marks = () =>
-      db.all<{ id: string; xmax: string }>('SELECT id, xmax::text AS xmax FROM webhook_endpoints ORDER BY id');
+      db.all<{ id: string; xmax: string }>(
+        'SELECT id, xmax::text AS xmax FROM webhook_endpoints ORDER BY id',
+      );
     const before = await marks();
     const first = await claimDue(10);
     expect(first.claimed).toEqual(['dlv_we_1_0', 'dlv_we_1_1', 'dlv_we_2_0', 'dlv_we_2_1']);

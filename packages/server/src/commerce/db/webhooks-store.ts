@@ -432,10 +432,13 @@ export function webhooksStore(db: SqlExecutor) {
             AND EXISTS (SELECT 1 FROM deliveries d
                          WHERE d.endpoint_id = w.id AND ${DUE}${only})
           ORDER BY w.id`;
-      const endpoints = await db.all<{ id: string; n?: number }>(
-        pg ? lockEndpoints(withWork) : withWork,
-        [...(pg ? [] : [now]), now, now, ...onlyParams, ...(pg ? [CLAIM_ENDPOINTS] : [])],
-      );
+      const endpoints = await db.all<{ id: string; n?: number }>(pg ? lockEndpoints(withWork) : withWork, [
+        ...(pg ? [] : [now]),
+        now,
+        now,
+        ...onlyParams,
+        ...(pg ? [CLAIM_ENDPOINTS] : []),
+      ]);
       if (endpoints.length === 0) return [];
       const claim: LeaseRequest = {
         endpointIds: endpoints.map((e) => e.id),
