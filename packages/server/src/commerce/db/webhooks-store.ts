@@ -195,9 +195,10 @@ interface LeaseRequest {
 }
 
 /**
- * The lease on the rows of the CTE `picked` (a RETURNING follows). `picked` is materialized: a locking subquery written inside the WHERE may be run again for every row
- * PostgreSQL's plan tests against it, and with SKIP LOCKED each run picks different rows, so far
- * more than the limit would be claimed.
+ * SQLite: the lease on the rows of the CTE `picked` (a RETURNING follows). On both engines
+ * `picked` is materialized: a subquery with a LIMIT written inside the WHERE may be run again for
+ * every row the plan tests against it, and each run may pick different rows (on PostgreSQL, once
+ * rows changed meanwhile), so more than the limit would be claimed.
  */
 const LEASE_PICKED = `UPDATE deliveries SET lease_until = ?, lease_owner = ?
     WHERE id IN (SELECT id FROM picked)`;
@@ -259,11 +260,21 @@ export function webhooksStore(db: SqlExecutor) {
   /**
    * PostgreSQL, steps 2 and 3 in one statement (one round trip, one plan): it runs after the
    * endpoints' lock was taken, so its snapshot, counts included, sees every claim committed
-   * before the lock. Each endpoint's oldest due rows, up to what its limit leaves, are locked
-   * `SKIP LOCKED` in a LATERAL subquery and numbered; taking them by (number, endpoint) up to
-   * `limit` is `shareRoom`'s round robin. Rows locked but not taken are let go at commit. The
-   * endpoints go as one JSON array, so the text is the same whatever their number (one prepared
-   * statement, not one per count).
+   * before the lock. Each endpoint's oldest due rows, up to what its limit leaves, are read in a
+   * LATERAL subquery and numbered; taking them by (number, endpoint) up to `limit` is
+   * `shareRoom`'s round robin. The endpoints go as one JSON array, so the text is the same
+   * whatever their number (one prepared statement, not one per count).
+   *
+   * The rows are not locked before their lease (`FOR UPDATE SKIP LOCKED` did, until the twelfth
+   * pass): that was a WAL record and a write of the row's header for every delivery, and no other
+   * claimer can be taking them, since the endpoint's lock keeps every other claim away. What can
+   * still change a picked row meanwhile is an outcome written late (another instance whose lease
+   * ran out) or a removal canceling it; the UPDATE then waits for that write and, READ COMMITTED,
+   * checks the row again against its own WHERE, which is why the due-and-unleased condition is
+   * repeated there: the threat is a delivery already recorded, or canceled, leased and sent again.
+   * A late outcome whose writer is itself waiting on this claim's outcomes is a deadlock, which
+   * PostgreSQL ends by failing one step: its outcomes are written again after their lease, as
+   * after any failed step.
    */
   function leaseOnPostgres(r: LeaseRequest): Promise<DueDelivery[]> {
     return db.all(
@@ -277,10 +288,13 @@ export function webhooksStore(db: SqlExecutor) {
            FROM room CROSS JOIN LATERAL (
                   SELECT d.id, d.endpoint_id, d.next_attempt_at, d.seq FROM deliveries d
                    WHERE d.endpoint_id = room.endpoint_id AND ${DUE}${r.only}
-                   ORDER BY d.next_attempt_at, d.seq LIMIT room.n FOR UPDATE SKIP LOCKED) c
+                   ORDER BY d.next_attempt_at, d.seq LIMIT room.n) c
        ), picked AS MATERIALIZED (
          SELECT id FROM candidates ORDER BY turn, endpoint_id LIMIT ?
-       ), taken AS (${LEASE_PICKED} RETURNING id, endpoint_id, event_id, attempts, next_attempt_at, seq)
+       ), taken AS (
+         UPDATE deliveries d SET lease_until = ?, lease_owner = ?
+          WHERE d.id IN (SELECT id FROM picked) AND ${DUE}
+         RETURNING id, endpoint_id, event_id, attempts, next_attempt_at, seq)
        SELECT ${DUE_COLUMNS} FROM taken d ${DUE_JOINS} ORDER BY d.next_attempt_at, d.seq`,
       [
         r.perEndpoint,
@@ -294,6 +308,8 @@ export function webhooksStore(db: SqlExecutor) {
         r.limit,
         r.leaseUntil,
         r.owner,
+        r.now,
+        r.now,
       ],
     );
   }
@@ -400,13 +416,13 @@ export function webhooksStore(db: SqlExecutor) {
      *    (BEGIN IMMEDIATE).
      * 2. Each endpoint's in-flight count is read after that lock, so it sees every claim committed
      *    before it: the per-endpoint limit holds across instances.
-     * 3. One UPDATE takes the leases: the oldest due rows of each endpoint, locked with
-     *    `FOR UPDATE SKIP LOCKED` on PostgreSQL. Rows another claimer holds are skipped, not
-     *    waited for; a row another claimer changed since this statement began is checked again
-     *    against the due-and-unleased condition once locked (READ COMMITTED's re-check), so a
-     *    claim that just committed is never taken twice. SQLite runs the statement alone. The
-     *    UPDATE itself then finds the picked rows by primary key (repeating the condition there
-     *    made SQLite walk every pending delivery).
+     * 3. One UPDATE takes the leases: the oldest due rows of each endpoint. On PostgreSQL no
+     *    other claim can take them (step 1), and a row another write changed since this statement
+     *    began (a late outcome, a removal) is checked again against the due-and-unleased
+     *    condition in the UPDATE's WHERE (READ COMMITTED's re-check), so a delivery recorded or
+     *    canceled meanwhile is never leased. SQLite runs the statement alone; its UPDATE finds
+     *    the picked rows by primary key only (repeating the condition there made SQLite walk
+     *    every pending delivery).
      *
      * On PostgreSQL steps 2 and 3 are one statement (`leaseOnPostgres`), after step 1's: a claim
      * is two round trips inside its transaction, not three. On SQLite steps 1 and 2 are one
