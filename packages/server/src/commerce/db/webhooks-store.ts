@@ -105,6 +105,29 @@ const IN_FLIGHT_SQLITE = `, (SELECT COUNT(*) FROM deliveries x
 const marks = (xs: readonly unknown[]) => xs.map(() => '?').join(', ');
 
 /**
+ * PostgreSQL: the most endpoints one claim locks. Each lock is an entry in the server's shared
+ * lock table (about 64 per connection in all, by default), so a claim never takes one per
+ * endpoint of a large deployment. A claim hands out at most `MAX_CONCURRENCY` (256) attempts, one
+ * endpoint at a time, so more endpoints than that would not all get one anyway.
+ */
+export const CLAIM_ENDPOINTS = 256;
+
+/**
+ * PostgreSQL, step 1 (see `claimDue`): of the endpoints `withWork` lists (binds the limit after
+ * its own parameters), those this transaction could lock, each with a transaction-scoped advisory
+ * lock. Not a row lock (`FOR NO KEY UPDATE`): that wrote every endpoint's row (its `xmax`, a WAL
+ * record, a dirty page) on every claim, and shared it with the API's foreign-key `FOR KEY SHARE`
+ * on the same rows as a MultiXact. An advisory lock lives only in memory and ends with the
+ * transaction. `pg_try_` skips an endpoint another claimer holds instead of waiting; two ids with
+ * the same hash only make one of them wait for the next claim. The list is materialized first:
+ * in one WHERE, the planner may run the lock before the due check, locking idle endpoints too.
+ */
+const lockEndpoints = (withWork: string) =>
+  `WITH work AS MATERIALIZED (${withWork} LIMIT ?)
+   SELECT id FROM work WHERE pg_try_advisory_xact_lock(hashtextextended('svc webhook claim ' || id, 0))
+    ORDER BY id`;
+
+/**
  * How many each endpoint may take now: what its limit leaves beside the attempts in flight
  * (anyone's), handed out one at a time across endpoints so `limit` is shared fairly.
  */
@@ -172,9 +195,10 @@ interface LeaseRequest {
 }
 
 /**
- * The lease on the rows of the CTE `picked` (a RETURNING follows). `picked` is materialized: a locking subquery written inside the WHERE may be run again for every row
- * PostgreSQL's plan tests against it, and with SKIP LOCKED each run picks different rows, so far
- * more than the limit would be claimed.
+ * SQLite: the lease on the rows of the CTE `picked` (a RETURNING follows). On both engines
+ * `picked` is materialized: a subquery with a LIMIT written inside the WHERE may be run again for
+ * every row the plan tests against it, and each run may pick different rows (on PostgreSQL, once
+ * rows changed meanwhile), so more than the limit would be claimed.
  */
 const LEASE_PICKED = `UPDATE deliveries SET lease_until = ?, lease_owner = ?
     WHERE id IN (SELECT id FROM picked)`;
@@ -236,11 +260,21 @@ export function webhooksStore(db: SqlExecutor) {
   /**
    * PostgreSQL, steps 2 and 3 in one statement (one round trip, one plan): it runs after the
    * endpoints' lock was taken, so its snapshot, counts included, sees every claim committed
-   * before the lock. Each endpoint's oldest due rows, up to what its limit leaves, are locked
-   * `SKIP LOCKED` in a LATERAL subquery and numbered; taking them by (number, endpoint) up to
-   * `limit` is `shareRoom`'s round robin. Rows locked but not taken are let go at commit. The
-   * endpoints go as one JSON array, so the text is the same whatever their number (one prepared
-   * statement, not one per count).
+   * before the lock. Each endpoint's oldest due rows, up to what its limit leaves, are read in a
+   * LATERAL subquery and numbered; taking them by (number, endpoint) up to `limit` is
+   * `shareRoom`'s round robin. The endpoints go as one JSON array, so the text is the same
+   * whatever their number (one prepared statement, not one per count).
+   *
+   * The rows are not locked before their lease (`FOR UPDATE SKIP LOCKED` did, until the twelfth
+   * pass): that was a WAL record and a write of the row's header for every delivery, and no other
+   * claimer can be taking them, since the endpoint's lock keeps every other claim away. What can
+   * still change a picked row meanwhile is an outcome written late (another instance whose lease
+   * ran out) or a removal canceling it; the UPDATE then waits for that write and, READ COMMITTED,
+   * checks the row again against its own WHERE, which is why the due-and-unleased condition is
+   * repeated there: the threat is a delivery already recorded, or canceled, leased and sent again.
+   * A late outcome whose writer is itself waiting on this claim's outcomes is a deadlock, which
+   * PostgreSQL ends by failing one step: its outcomes are written again after their lease, as
+   * after any failed step.
    */
   function leaseOnPostgres(r: LeaseRequest): Promise<DueDelivery[]> {
     return db.all(
@@ -254,10 +288,13 @@ export function webhooksStore(db: SqlExecutor) {
            FROM room CROSS JOIN LATERAL (
                   SELECT d.id, d.endpoint_id, d.next_attempt_at, d.seq FROM deliveries d
                    WHERE d.endpoint_id = room.endpoint_id AND ${DUE}${r.only}
-                   ORDER BY d.next_attempt_at, d.seq LIMIT room.n FOR UPDATE SKIP LOCKED) c
+                   ORDER BY d.next_attempt_at, d.seq LIMIT room.n) c
        ), picked AS MATERIALIZED (
          SELECT id FROM candidates ORDER BY turn, endpoint_id LIMIT ?
-       ), taken AS (${LEASE_PICKED} RETURNING id, endpoint_id, event_id, attempts, next_attempt_at, seq)
+       ), taken AS (
+         UPDATE deliveries d SET lease_until = ?, lease_owner = ?
+          WHERE d.id IN (SELECT id FROM picked) AND ${DUE}
+         RETURNING id, endpoint_id, event_id, attempts, next_attempt_at, seq)
        SELECT ${DUE_COLUMNS} FROM taken d ${DUE_JOINS} ORDER BY d.next_attempt_at, d.seq`,
       [
         r.perEndpoint,
@@ -271,6 +308,8 @@ export function webhooksStore(db: SqlExecutor) {
         r.limit,
         r.leaseUntil,
         r.owner,
+        r.now,
+        r.now,
       ],
     );
   }
@@ -370,19 +409,20 @@ export function webhooksStore(db: SqlExecutor) {
      * flight counted in the database (every instance's unexpired claims), `limit` in all, shared
      * round-robin across endpoints, oldest first. Run it inside a transaction:
      *
-     * 1. PostgreSQL: the endpoints with due work are locked (`FOR NO KEY UPDATE SKIP LOCKED`, which
-     *    leaves inserts of new deliveries alone), so two instances never count and claim for the
-     *    same endpoint at once; an endpoint another instance is claiming for is skipped until its
-     *    next pass. SQLite's writers are serial already (BEGIN IMMEDIATE).
+     * 1. PostgreSQL: the endpoints with due work are locked (`lockEndpoints`: an advisory lock per
+     *    endpoint until the transaction ends, up to `CLAIM_ENDPOINTS` of them), so two instances
+     *    never count and claim for the same endpoint at once; an endpoint another instance is
+     *    claiming for is skipped until its next pass. SQLite's writers are serial already
+     *    (BEGIN IMMEDIATE).
      * 2. Each endpoint's in-flight count is read after that lock, so it sees every claim committed
      *    before it: the per-endpoint limit holds across instances.
-     * 3. One UPDATE takes the leases: the oldest due rows of each endpoint, locked with
-     *    `FOR UPDATE SKIP LOCKED` on PostgreSQL. Rows another claimer holds are skipped, not
-     *    waited for; a row another claimer changed since this statement began is checked again
-     *    against the due-and-unleased condition once locked (READ COMMITTED's re-check), so a
-     *    claim that just committed is never taken twice. SQLite runs the statement alone. The
-     *    UPDATE itself then finds the picked rows by primary key (repeating the condition there
-     *    made SQLite walk every pending delivery).
+     * 3. One UPDATE takes the leases: the oldest due rows of each endpoint. On PostgreSQL no
+     *    other claim can take them (step 1), and a row another write changed since this statement
+     *    began (a late outcome, a removal) is checked again against the due-and-unleased
+     *    condition in the UPDATE's WHERE (READ COMMITTED's re-check), so a delivery recorded or
+     *    canceled meanwhile is never leased. SQLite runs the statement alone; its UPDATE finds
+     *    the picked rows by primary key only (repeating the condition there made SQLite walk
+     *    every pending delivery).
      *
      * On PostgreSQL steps 2 and 3 are one statement (`leaseOnPostgres`), after step 1's: a claim
      * is two round trips inside its transaction, not three. On SQLite steps 1 and 2 are one
@@ -403,14 +443,18 @@ export function webhooksStore(db: SqlExecutor) {
       // SQLite takes no lock here (its writers are serial already), so it reads step 2's counts
       // in the same statement: one count per endpoint from its own index range (an IN list with
       // GROUP BY cost SQLite twenty times as much).
-      const endpoints = await db.all<{ id: string; n?: number }>(
-        `SELECT w.id${pg ? '' : IN_FLIGHT_SQLITE} FROM webhook_endpoints w
+      const withWork = `SELECT w.id${pg ? '' : IN_FLIGHT_SQLITE} FROM webhook_endpoints w
           WHERE w.removed_at IS NULL
             AND EXISTS (SELECT 1 FROM deliveries d
                          WHERE d.endpoint_id = w.id AND ${DUE}${only})
-          ORDER BY w.id${pg ? ' FOR NO KEY UPDATE SKIP LOCKED' : ''}`,
-        [...(pg ? [] : [now]), now, now, ...onlyParams],
-      );
+          ORDER BY w.id`;
+      const endpoints = await db.all<{ id: string; n?: number }>(pg ? lockEndpoints(withWork) : withWork, [
+        ...(pg ? [] : [now]),
+        now,
+        now,
+        ...onlyParams,
+        ...(pg ? [CLAIM_ENDPOINTS] : []),
+      ]);
       if (endpoints.length === 0) return [];
       const claim: LeaseRequest = {
         endpointIds: endpoints.map((e) => e.id),
