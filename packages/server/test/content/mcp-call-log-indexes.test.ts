@@ -56,7 +56,10 @@ describe('the MCP call log indexes (migration 023)', () => {
         duration_ms: 1,
         created_at: new Date(start + Math.floor(i / 2)).toISOString(),
       });
-    for (let i = 0; i < rows.length; i += 200) await mcpCallsStore(before).insertMany(rows.slice(i, i + 200));
+    for (let i = 0; i < rows.length; i += 200)
+      await mcpCallsStore(before).insertMany(
+        rows.slice(i, i + 200).map((r) => ({ ...r, args: JSON.stringify(r.args) })),
+      );
     await before.close();
     db = await open(23);
   }, 60_000);

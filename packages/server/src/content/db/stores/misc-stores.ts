@@ -149,6 +149,9 @@ export interface McpCallRow {
   created_at: string;
 }
 
+/** An entry on its way in: its arguments already redacted, bounded and serialised (services/mcp-calls.ts). */
+export type NewMcpCall = Omit<McpCallRow, 'args'> & { args: string };
+
 const MCP_OUTCOMES = ['ok', 'error'] as const;
 
 /**
@@ -198,7 +201,7 @@ export function mcpCallsPageSql(filter: McpCallsFilter, limit: number, after?: s
 export function mcpCallsStore(db: SqlExecutor) {
   return {
     /** Several entries in one statement: the call log's batches (services/mcp-call-log.ts). */
-    async insertMany(rows: McpCallRow[]) {
+    async insertMany(rows: NewMcpCall[]) {
       if (rows.length === 0) return;
       const params: SqlValue[] = [];
       for (const r of rows)
@@ -206,7 +209,7 @@ export function mcpCallsStore(db: SqlExecutor) {
           r.id,
           r.key_id,
           r.tool,
-          JSON.stringify(r.args),
+          r.args,
           r.outcome,
           r.error_code,
           r.error_message,
