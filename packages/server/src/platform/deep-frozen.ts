@@ -22,16 +22,35 @@ export function deepFrozen<T>(value: T): T {
 export const isDeepFrozen = (value: unknown): boolean =>
   typeof value === 'object' && value !== null && frozenDeep.has(value);
 
-const keptJson = new WeakMap<object, string>();
+/**
+ * The JSON kept for each frozen value, by form: `''` is `JSON.stringify(value)` (REST's body);
+ * another form is the caller's own wrapping of it, such as MCP's data under each mode label.
+ * One store for both, so a value's kept JSON has one rule: made once, never stale (it is frozen).
+ */
+const keptJson = new WeakMap<object, Map<string, string>>();
+
+/**
+ * `make()`, kept per form when `value` came out of `deepFrozen` (so the same string comes back,
+ * and a comparison of it is a pointer check), made anew on every call otherwise.
+ */
+export function keptJsonOf(value: unknown, form: string, make: () => string): string {
+  if (!isDeepFrozen(value)) return make();
+  const object = value as object;
+  let forms = keptJson.get(object);
+  if (!forms) {
+    forms = new Map();
+    keptJson.set(object, forms);
+  }
+  let json = forms.get(form);
+  if (json === undefined) {
+    json = make();
+    forms.set(form, json);
+  }
+  return json;
+}
 
 /** `JSON.stringify(value)`, made once for a value that came out of `deepFrozen`. */
 export function jsonOf(value: unknown): string | undefined {
   if (!isDeepFrozen(value)) return JSON.stringify(value);
-  const object = value as object;
-  let json = keptJson.get(object);
-  if (json === undefined) {
-    json = JSON.stringify(object);
-    keptJson.set(object, json);
-  }
-  return json;
+  return keptJsonOf(value, '', () => JSON.stringify(value));
 }

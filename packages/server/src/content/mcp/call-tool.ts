@@ -1,7 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { z } from 'zod';
 import type { Config } from '../../config.js';
-import { isDeepFrozen } from '../../platform/deep-frozen.js';
+import { keptJsonOf } from '../../platform/deep-frozen.js';
 import { AppError } from '../../platform/errors.js';
 import { getOrBuild } from '../../platform/get-or-build.js';
 import { refuseNul } from '../../platform/http/nul-text.js';
@@ -148,21 +148,15 @@ const lastAnswers = new WeakMap<CompiledTool, ResultMemo>();
 
 const memoOf = (tool: CompiledTool): ResultMemo => getOrBuild(lastAnswers, tool, resultMemo);
 
-/** The JSON of each frozen answer (a constant of the build, such as list_agents'), by mode label. */
-const frozenJson = new WeakMap<object, { label: string; json: string }>();
-
 /**
  * The data's JSON with its mode label first. Serialised once: the same JSON is the second text
  * block and the structuredContent. A deeply frozen answer (`deepFrozen`) cannot change, so its
- * JSON is kept and the same string comes back, which also makes the memo's comparison of it a
- * pointer check; the label is compared because an instance's mode is part of the text.
+ * JSON is kept per mode label (an instance's mode is part of the text) in the one store of kept
+ * JSON (`keptJsonOf`), and the same string comes back, which also makes the memo's comparison of
+ * it a pointer check.
  */
 export function dataJson(label: string, data: object): string {
-  const kept = frozenJson.get(data);
-  if (kept?.label === label) return kept.json;
-  const json = JSON.stringify({ mode_label: label, ...data });
-  if (isDeepFrozen(data)) frozenJson.set(data, { label, json });
-  return json;
+  return keptJsonOf(data, label, () => JSON.stringify({ mode_label: label, ...data }));
 }
 
 /**

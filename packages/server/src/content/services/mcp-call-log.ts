@@ -1,6 +1,6 @@
 import type { SqlDatabase } from '../../platform/db/sql.js';
 import type { Logger } from '../../platform/logger.js';
-import { type McpCallRow, mcpCallsStore } from '../db/stores/misc-stores.js';
+import { mcpCallsStore, type NewMcpCall } from '../db/stores/misc-stores.js';
 
 /**
  * The MCP call log is written in batches, off the answer's path: one INSERT per call cost a
@@ -31,7 +31,7 @@ export const MAX_PENDING = 20 * MAX_BATCH;
 export const MAX_PENDING_PER_KEY = MAX_PENDING / 4;
 
 class CallLogBatch {
-  #pending: McpCallRow[] = [];
+  #pending: NewMcpCall[] = [];
   #timer: NodeJS.Timeout | null = null;
   /** The write loop, while one runs: never two, so batches reach the database in order. */
   #writer: Promise<void> | null = null;
@@ -49,7 +49,7 @@ class CallLogBatch {
     private readonly logger: Logger,
   ) {}
 
-  add(row: McpCallRow) {
+  add(row: NewMcpCall) {
     const held = this.#perKey.get(row.key_id) ?? 0;
     if (this.#pending.length >= MAX_PENDING || held >= MAX_PENDING_PER_KEY) {
       this.#dropped += 1;
@@ -139,7 +139,7 @@ const batchOf = (db: SqlDatabase, logger: Logger) => {
 };
 
 /** Queues one entry of the call log for the next batch. */
-export const queueToolCall = (db: SqlDatabase, logger: Logger, row: McpCallRow) =>
+export const queueToolCall = (db: SqlDatabase, logger: Logger, row: NewMcpCall) =>
   batchOf(db, logger).add(row);
 
 /** Writes this instance's pending entries of the call log (before reading it, and at shutdown). */

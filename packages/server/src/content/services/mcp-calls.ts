@@ -1,6 +1,6 @@
 import { timeOrderedId } from '../../platform/ids.js';
 import type { ContentContext } from '../context.js';
-import type { McpCallRow } from '../db/stores/misc-stores.js';
+import type { McpCallRow, NewMcpCall } from '../db/stores/misc-stores.js';
 import type { Page } from '../schemas/common.js';
 import type { McpCallView } from '../schemas/workspace.js';
 import { flushToolCalls, queueToolCall } from './mcp-call-log.js';
@@ -25,13 +25,25 @@ const PREVIEW_CHARS = 1_000;
  */
 const MAX_REDACTED_VALUES = 5_000;
 
-function loggedArgs(args: Record<string, unknown>): Record<string, unknown> {
+/** Whether `args` holds nothing (a tool without arguments, the common small call). */
+function isEmpty(args: Record<string, unknown>): boolean {
+  for (const _ in args) return false;
+  return true;
+}
+
+/**
+ * The arguments as the log stores them: JSON text, secrets redacted, bounded. Made once here
+ * (the length check needs the text anyway) and written as it is by the batch.
+ */
+function loggedArgs(args: Record<string, unknown>): string {
+  // Nothing to redact or bound: skips a walk and a serialisation on every call of such a tool.
+  if (isEmpty(args)) return '{}';
   const { value: redacted, complete } = redactSecretsUpTo(args, MAX_REDACTED_VALUES);
   const json = JSON.stringify(redacted);
-  if (complete && json.length <= MAX_LOGGED_ARGS_CHARS) return redacted;
+  if (complete && json.length <= MAX_LOGGED_ARGS_CHARS) return json;
   // Stopped short: the length of all of it, as sent (secrets are not in the preview either way).
   const chars = complete ? json.length : JSON.stringify(args).length;
-  return { truncated: true, chars, preview: json.slice(0, PREVIEW_CHARS) };
+  return JSON.stringify({ truncated: true, chars, preview: json.slice(0, PREVIEW_CHARS) });
 }
 
 /**
@@ -69,7 +81,7 @@ export function recordToolCall(
   },
 ): void {
   const at = ctx.clock.realNow();
-  const row: McpCallRow = {
+  const row: NewMcpCall = {
     // In time order: the log is an append-mostly table written in batches (see timeOrderedId).
     id: timeOrderedId(ctx.ids, 'mcpc', at),
     key_id: call.keyId,

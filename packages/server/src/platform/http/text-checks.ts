@@ -19,10 +19,14 @@ export interface TextChecks {
 
 const marks = new WeakMap<object, TextChecks>();
 
+/** The two marks a body can get, shared rather than made for each request. */
+const NUL_FREE: TextChecks = Object.freeze({ depthBounded: true, nulFree: true });
+const MAY_HOLD_NUL: TextChecks = Object.freeze({ depthBounded: true, nulFree: false });
+
 /** Records what `text`, which `body` was parsed from after `jsonTextOverLimits` passed it, showed. */
 export function markCheckedText(body: unknown, text: string): void {
   if (typeof body !== 'object' || body === null) return;
-  marks.set(body, { depthBounded: true, nulFree: !text.includes('\\u0000') });
+  marks.set(body, text.includes('\\u0000') ? MAY_HOLD_NUL : NUL_FREE);
 }
 
 /** What the text of `value` showed, or undefined when it was not parsed from a checked body. */

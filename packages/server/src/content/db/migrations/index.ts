@@ -21,6 +21,7 @@ import { baselineHistogramsMigration } from './019-baseline-histograms.js';
 import { brandPublishedIndexMigration } from './020-brand-published-index.js';
 import { keyEpochMigration } from './021-key-epoch.js';
 import { keyEpochTruncateMigration } from './022-key-epoch-truncate.js';
+import { callLogAscendingIndexesMigration } from './023-call-log-ascending-indexes.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -49,4 +50,5 @@ export const contentMigrations: Migration[] = [
   brandPublishedIndexMigration,
   keyEpochMigration,
   keyEpochTruncateMigration,
+  callLogAscendingIndexesMigration,
 ];

@@ -149,6 +149,9 @@ export interface McpCallRow {
   created_at: string;
 }
 
+/** An entry on its way in: its arguments already redacted, bounded and serialised (services/mcp-calls.ts). */
+export type NewMcpCall = Omit<McpCallRow, 'args'> & { args: string };
+
 const MCP_OUTCOMES = ['ok', 'error'] as const;
 
 /**
@@ -167,10 +170,38 @@ const insertCallsSql = (n: number) => {
   return sql;
 };
 
+export interface McpCallsFilter {
+  keyId?: string | undefined;
+  tool?: string | undefined;
+}
+
+/**
+ * One page of `GET /v1/mcp-calls`, newest first. Both engines read it off `mcp_calls_created` or
+ * `mcp_calls_key` backwards (migration 023); test/content/mcp-call-log-indexes.test.ts checks the plans.
+ */
+export function mcpCallsPageSql(filter: McpCallsFilter, limit: number, after?: string) {
+  const where: string[] = [];
+  const params: SqlValue[] = [];
+  if (filter.keyId) {
+    where.push('key_id = ?');
+    params.push(filter.keyId);
+  }
+  if (filter.tool) {
+    where.push('tool = ?');
+    params.push(filter.tool);
+  }
+  const a = afterClause(['created_at', 'id'], after);
+  return {
+    sql: `SELECT * FROM mcp_calls WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
+         ORDER BY created_at DESC, id DESC LIMIT ?`,
+    params: [...params, ...a.params, limit + 1],
+  };
+}
+
 export function mcpCallsStore(db: SqlExecutor) {
   return {
     /** Several entries in one statement: the call log's batches (services/mcp-call-log.ts). */
-    async insertMany(rows: McpCallRow[]) {
+    async insertMany(rows: NewMcpCall[]) {
       if (rows.length === 0) return;
       const params: SqlValue[] = [];
       for (const r of rows)
@@ -178,7 +209,7 @@ export function mcpCallsStore(db: SqlExecutor) {
           r.id,
           r.key_id,
           r.tool,
-          JSON.stringify(r.args),
+          r.args,
           r.outcome,
           r.error_code,
           r.error_message,
@@ -187,25 +218,9 @@ export function mcpCallsStore(db: SqlExecutor) {
         );
       await db.run(insertCallsSql(rows.length), params);
     },
-    async list(filter: { keyId?: string; tool?: string }, limit: number, after?: string) {
-      const where: string[] = [];
-      const params: string[] = [];
-      if (filter.keyId) {
-        where.push('key_id = ?');
-        params.push(filter.keyId);
-      }
-      if (filter.tool) {
-        where.push('tool = ?');
-        params.push(filter.tool);
-      }
-      const a = afterClause(['created_at', 'id'], after);
-      const rows = (
-        await db.all<McpCallRow>(
-          `SELECT * FROM mcp_calls WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
-         ORDER BY created_at DESC, id DESC LIMIT ?`,
-          [...params, ...a.params, limit + 1],
-        )
-      ).map((r) => ({
+    async list(filter: McpCallsFilter, limit: number, after?: string) {
+      const page = mcpCallsPageSql(filter, limit, after);
+      const rows = (await db.all<McpCallRow>(page.sql, page.params)).map((r) => ({
         ...r,
         args: decodeJson<Record<string, unknown>>('object', 'mcp_calls', 'args', r.args),
         outcome: oneOf(MCP_OUTCOMES, 'mcp_calls', 'outcome', r.outcome),
