@@ -23,6 +23,10 @@ export const MCP_PATH = '/mcp';
 
 /** An HTTP-level refusal, with a JSON-RPC error body so MCP clients can show its message. */
 function refuse(res: Response, status: number, message: string, headers: Record<string, string> = {}) {
+  // Refused before the body is read (wrong key, method, type, origin): left open, Node would go
+  // on reading and throwing away whatever body the client declared, 250 MB in 3 s from a client
+  // with no key. A body that has fully arrived costs nothing to keep the connection for.
+  if (!res.req.complete) closeAfterResponse(res);
   res
     .status(status)
     .set(headers)
