@@ -6,9 +6,10 @@
 // (packages/server/test/commerce/product-page-hostile.test.ts). Run against the built server, so
 // `pnpm build` first (this script does not build, to let you measure an older dist).
 // BENCH_ITEM_REF=<ref> sends it as `item_ref` (a variant the page does not list: the refusal).
+// With BENCH_POSTGRES_URL set it runs on PostgreSQL beside SQLite (BENCH_ENGINES picks one).
 import { createServer } from 'node:http';
-import { cpus } from 'node:os';
-import { keyFor, startServer } from './lib.mjs';
+import { cpus, loadavg } from 'node:os';
+import { ENGINES, keyFor, startServer, useEngine } from './lib.mjs';
 
 /** Each shape fills `bytes` with one kind of hostile markup. */
 const SHAPES = {
@@ -60,51 +61,66 @@ const store = createServer((req, res) => {
 await new Promise((r) => store.listen(0, '127.0.0.1', r));
 const origin = `http://127.0.0.1:${store.address().port}`;
 
-const server = await startServer({ SERVICE_STORES_ALLOW_PRIVATE: '1' });
-try {
-  const key = await keyFor(server.env, ['--service', 'commerce', '--env', 'live', '--name', 'bench']);
-  console.log(
-    `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${new Date().toISOString()}`,
-  );
-  console.log('| page | size | offer answer | offer ms | longest /health gap ms |');
-  console.log('|---|---:|---|---:|---:|');
-  for (const shape of shapes) {
-    for (const kib of sizesKib) {
-      const path = `/p/${shape}-${kib}`;
-      pages.set(
-        path,
-        `<!doctype html><html><head><title>Mug</title>${SHAPES[shape](kib * 1024)}</head></html>`,
-      );
-      let done = false;
-      let longest = 0;
-      const probe = (async () => {
-        let last = performance.now();
-        while (!done) {
-          await fetch(`${server.commerce}/v1/health`).then((r) => r.arrayBuffer());
-          const now = performance.now();
-          longest = Math.max(longest, now - last);
-          last = now;
-          await new Promise((r) => setTimeout(r, 10));
-        }
-      })();
-      const started = performance.now();
-      const res = await fetch(`${server.commerce}/v1/offers`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ url: `${origin}${path}`, ...(itemRef ? { item_ref: itemRef } : {}) }),
-      });
-      const text = await res.text();
-      const body = JSON.parse(text);
-      const ms = performance.now() - started;
-      done = true;
-      await probe;
-      const answer = res.ok
-        ? `${res.status} ${body.price?.amount} ${body.price?.currency} (${text.length} bytes)`
-        : `${res.status} ${body.error?.code} (${text.length} bytes)`;
-      console.log(`| ${shape} | ${kib} KiB | ${answer} | ${Math.round(ms)} | ${Math.round(longest)} |`);
+console.log(
+  `node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${new Date().toISOString()}, load ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
+for (const engine of ENGINES) {
+  useEngine(engine);
+  await measure(engine);
+}
+store.close();
+console.log(
+  `load at the end ${loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
+
+async function measure(engine) {
+  const server = await startServer({ SERVICE_STORES_ALLOW_PRIVATE: '1' });
+  try {
+    const key = await keyFor(server.env, ['--service', 'commerce', '--env', 'live', '--name', 'bench']);
+    console.log(`\n${engine}\n`);
+    console.log('| page | size | offer answer | offer ms | longest /health gap ms |');
+    console.log('|---|---:|---|---:|---:|');
+    for (const shape of shapes) {
+      for (const kib of sizesKib) {
+        const path = `/p/${shape}-${kib}`;
+        pages.set(
+          path,
+          `<!doctype html><html><head><title>Mug</title>${SHAPES[shape](kib * 1024)}</head></html>`,
+        );
+        let done = false;
+        let longest = 0;
+        const probe = (async () => {
+          let last = performance.now();
+          while (!done) {
+            await fetch(`${server.commerce}/v1/health`).then((r) => r.arrayBuffer());
+            const now = performance.now();
+            longest = Math.max(longest, now - last);
+            last = now;
+            await new Promise((r) => setTimeout(r, 10));
+          }
+        })();
+        const started = performance.now();
+        const res = await fetch(`${server.commerce}/v1/offers`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ url: `${origin}${path}`, ...(itemRef ? { item_ref: itemRef } : {}) }),
+        });
+        const text = await res.text();
+        const body = JSON.parse(text);
+        const ms = performance.now() - started;
+        done = true;
+        await probe;
+        const answer = res.ok
+          ? `${res.status} ${body.price?.amount} ${body.price?.currency} (${text.length} bytes)`
+          : `${res.status} ${body.error?.code} (${text.length} bytes)`;
+        console.log(`| ${shape} | ${kib} KiB | ${answer} | ${Math.round(ms)} | ${Math.round(longest)} |`);
+      }
     }
+  } finally {
+    await server.stop();
   }
-} finally {
-  await server.stop();
-  store.close();
 }

@@ -1,10 +1,17 @@
+import { JSONParser, TokenType } from '@streamparser/json';
 import { textNestsDeeper } from '../../platform/http/json-depth.js';
+import { checkpoint, countSlowWork, countWork, makeRoom, type Steps } from './product-page/work.js';
 
 /**
  * How deeply a store's JSON may nest: product JSON-LD, Shopify's product JSON, UCP profiles and
  * answers all fit in a dozen levels. The same bound as request bodies (platform/http/json-depth.ts).
  */
 export const STORE_JSON_MAX_DEPTH = 64;
+
+const tooDeep = () =>
+  new SyntaxError(
+    `The JSON nests more than ${STORE_JSON_MAX_DEPTH} levels deep; no store's answer needs that many.`,
+  );
 
 /**
  * JSON.parse for what a store sends, refusing deep nesting before parsing. The threat: V8's
@@ -15,10 +22,66 @@ export const STORE_JSON_MAX_DEPTH = 64;
  * request bodies use (json-depth.ts).
  */
 export function parseStoreJson(text: string): unknown {
-  if (textNestsDeeper(text, STORE_JSON_MAX_DEPTH)) {
-    throw new SyntaxError(
-      `The JSON nests more than ${STORE_JSON_MAX_DEPTH} levels deep; no store's answer needs that many.`,
-    );
-  }
+  if (textNestsDeeper(text, STORE_JSON_MAX_DEPTH)) throw tooDeep();
   return JSON.parse(text);
+}
+
+/**
+ * Above this many characters, store JSON is parsed in slices. Below it one `JSON.parse` (and the
+ * depth scan) takes well under a millisecond, and a streaming parse would only cost more.
+ */
+export const WHOLE_PARSE_CHARS = 64 * 1024;
+
+/**
+ * Characters given to the streaming parser at a time. It takes about 5 times as long per
+ * character as `JSON.parse` (docs/benchmarks.md), and about 4 times as long as a step of the rest
+ * of the reader: each character counts once for the linear proof and 4 times towards a slice, so
+ * 4,096 characters fill one slice.
+ */
+const FEED_CHARS = 4_096;
+const SLICE_WEIGHT = 4;
+
+/**
+ * `parseStoreJson` in slices, for text of up to the store fetch cap (3 MiB). The threat: one
+ * `JSON.parse` of a 3 MiB JSON-LD block, Shopify product JSON or UCP answer held the event loop
+ * both services share for 100-190 ms on the loaded machine, and a store decides what it sends.
+ * Large text goes through a streaming parser (`@streamparser/json`) a few thousand characters at
+ * a time, with a checkpoint after each, so `readSliced` gives the loop a turn between them. The
+ * nesting bound is checked on every opened array and object as the tokens come, so a `[[[[…`
+ * block fails at its 65th bracket, not after a scan of the whole text. Same value as
+ * `JSON.parse` (`__proto__` stays a plain key, the last of duplicate keys wins) and the same
+ * failure: a SyntaxError.
+ */
+export function* parseStoreJsonSteps(text: string): Steps<unknown> {
+  if (text.length <= WHOLE_PARSE_CHARS) {
+    yield* makeRoom(text.length);
+    countWork(text.length);
+    return parseStoreJson(text);
+  }
+  const parser = new JSONParser({ paths: ['$'], keepStack: false });
+  let depth = 0;
+  let value: unknown;
+  let parsed = false;
+  parser.onToken = ({ token }) => {
+    if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
+      if (++depth > STORE_JSON_MAX_DEPTH) throw tooDeep();
+    } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) depth--;
+  };
+  parser.onValue = (info) => {
+    value = info.value;
+    parsed = true;
+  };
+  try {
+    for (let at = 0; at < text.length; at += FEED_CHARS) {
+      parser.write(text.slice(at, at + FEED_CHARS));
+      countSlowWork(Math.min(FEED_CHARS, text.length - at), SLICE_WEIGHT);
+      yield* checkpoint();
+    }
+    if (!parser.isEnded) parser.end();
+  } catch (err) {
+    if (err instanceof SyntaxError) throw err;
+    throw new SyntaxError(`The store's JSON is not valid: ${(err as Error).message}`);
+  }
+  if (!parsed) throw new SyntaxError('The store sent no JSON value.');
+  return value;
 }

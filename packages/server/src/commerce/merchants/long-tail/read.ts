@@ -15,7 +15,7 @@ import { findProductNodes } from '../product-page/json-ld.js';
 import { formatMoney, normalizeCurrency, sameMoney } from '../product-page/money.js';
 import { readSliced } from '../product-page/work.js';
 import { storeFetchOptions } from '../store-fetch.js';
-import { parseStoreJson } from '../store-json.js';
+import { parseStoreJsonSteps } from '../store-json.js';
 
 /** What a long-tail store's product link shows, read once. */
 export interface StorePage {
@@ -75,7 +75,7 @@ async function fetchJson(url: string, deps: FetchPageDeps): Promise<Record<strin
   const res = await fetchProductPage(url, deps);
   if (!res.ok) return null;
   try {
-    const json: unknown = parseStoreJson(res.body);
+    const json: unknown = await readSliced(parseStoreJsonSteps(res.body));
     return typeof json === 'object' && json !== null && !Array.isArray(json)
       ? (json as Record<string, unknown>)
       : null;

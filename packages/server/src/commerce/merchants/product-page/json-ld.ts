@@ -1,18 +1,20 @@
-import { parseStoreJson } from '../store-json.js';
+import { parseStoreJsonSteps } from '../store-json.js';
 import { readAvailability } from './availability.js';
 import { resolveImageUrl } from './html-sources.js';
 import { collectPrice, priceCollector } from './money.js';
 import type { OfferReading, ProductReading } from './types.js';
 import { variantIdFromUrl } from './variant-selection.js';
-import { checkpoint, countWork, makeRoom, type Steps } from './work.js';
+import { checkpoint, countWork, type Steps } from './work.js';
 
 type Node = Record<string, unknown>;
 
 const isNode = (v: unknown): v is Node => typeof v === 'object' && v !== null && !Array.isArray(v);
+/** A value that may be one item or a list of them, as a list, not yet walked (nothing counted). */
+const items = (v: unknown): unknown[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]);
 const list = (v: unknown): unknown[] => {
-  const items = v === undefined || v === null ? [] : Array.isArray(v) ? v : [v];
-  countWork(items.length + 1);
-  return items;
+  const all = items(v);
+  countWork(all.length + 1);
+  return all;
 };
 
 /**
@@ -57,13 +59,13 @@ function image(v: unknown, pageUrl: string): string | null {
  * JSON, or undefined. Pages often put raw line breaks or tabs inside JSON-LD strings (a product
  * description pasted as is), which JSON forbids; a second try reads control characters as spaces.
  */
-function parseBlock(block: string): unknown {
+function* parseBlock(block: string): Steps<unknown> {
   try {
-    return parseStoreJson(block);
+    return yield* parseStoreJsonSteps(block);
   } catch {
     try {
       // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
-      return parseStoreJson(block.replace(/[\u0000-\u001f]/g, ' '));
+      return yield* parseStoreJsonSteps(block.replace(/[\u0000-\u001f]/g, ' '));
     } catch {
       return undefined;
     }
@@ -100,12 +102,9 @@ export function* findProductNodes(blocks: string[]): Steps<Node[]> {
     for (const child of Object.values(value)) yield* visit(child, depth + 1);
   }
   for (const block of blocks) {
-    // JSON.parse cannot be cut: a large block is parsed in a slice of its own (3 MiB, the page
-    // cap, at most), and the walk of what it holds is cut as usual.
-    yield* makeRoom(block.length);
-    countWork(block.length);
-    const parsed = parseBlock(block);
-    yield* checkpoint();
+    // A large block is parsed in slices too (store-json.ts), and the walk of what it holds is cut
+    // as usual.
+    const parsed = yield* parseBlock(block);
     if (parsed !== undefined) yield* visit(parsed, 0);
   }
   foundIn.set(blocks, found);
@@ -125,8 +124,10 @@ function* readOffer(
   const currency = offer.priceCurrency ?? inherited.currency;
   if (hasType(offer, 'aggregateoffer') && list(offer.offers).some(isNode)) {
     if (depth >= MAX_DEPTH) return;
-    for (const o of list(offer.offers).filter(isNode))
-      yield* readOffer(o, { ...inherited, currency }, into, depth + 1);
+    for (const o of items(offer.offers)) {
+      countWork();
+      if (isNode(o)) yield* readOffer(o, { ...inherited, currency }, into, depth + 1);
+    }
     return;
   }
   const collected = priceCollector();
@@ -156,7 +157,13 @@ function* readOffer(
  */
 function* offersOf(product: Node, title: string | null, into: OfferReading[]): Steps<void> {
   const inherited = { currency: undefined, sku: text(product.sku), title, url: product.url };
-  for (const o of list(product.offers).filter(isNode)) yield* readOffer(o, inherited, into);
+  // One by one, each counted where it is read: a page may list 47,000 offers, and a filter over
+  // all of them first would be one step as long as the list.
+  for (const o of items(product.offers)) {
+    countWork();
+    if (isNode(o)) yield* readOffer(o, inherited, into);
+    else yield* checkpoint();
+  }
 }
 
 /** One schema.org Product (or ProductGroup with `hasVariant` products) as a reading. */
@@ -164,12 +171,16 @@ export function* readJsonLdProduct(node: Node, pageUrl: string): Steps<ProductRe
   const title = text(node.name);
   const offers: OfferReading[] = [];
   yield* offersOf(node, null, offers);
-  for (const variant of list(node.hasVariant).filter(isNode))
-    yield* offersOf(variant, text(variant.name), offers);
-  let img = image(node.image, pageUrl);
-  for (const variant of list(node.hasVariant).filter(isNode)) {
+  for (const variant of items(node.hasVariant)) {
+    countWork();
     yield* checkpoint();
-    img ??= image(variant.image, pageUrl);
+    if (isNode(variant)) yield* offersOf(variant, text(variant.name), offers);
+  }
+  let img = image(node.image, pageUrl);
+  for (const variant of items(node.hasVariant)) {
+    countWork();
+    yield* checkpoint();
+    if (isNode(variant)) img ??= image(variant.image, pageUrl);
   }
   return {
     title,

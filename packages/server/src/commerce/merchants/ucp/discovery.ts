@@ -4,7 +4,8 @@ import type { CommerceContext } from '../../context.js';
 import type { CommerceEnv } from '../../db/api-keys-store.js';
 import { commerceStores } from '../../db/stores.js';
 import type { Merchant } from '../../schemas/resources.js';
-import { parseStoreJson } from '../store-json.js';
+import { readSliced } from '../product-page/work.js';
+import { parseStoreJsonSteps } from '../store-json.js';
 import { ucpFetch } from './fetch.js';
 import { type PaymentHandlers, readPaymentHandlers } from './payment-handlers.js';
 import { CHECKOUT_CAPABILITY, SHOPPING_SERVICE, ucpAgentHeader } from './profile.js';
@@ -102,7 +103,8 @@ export async function storeProfile(
       timeoutMs: PROFILE_TIMEOUT_MS,
       maxBytes: PROFILE_MAX_BYTES,
     });
-    if (res.status === 200) profile = parseStoreProfile(parseStoreJson(await res.text()), origin);
+    if (res.status === 200)
+      profile = parseStoreProfile(await readSliced(parseStoreJsonSteps(await res.text())), origin);
     else await res.body?.cancel().catch(() => undefined);
   } catch (err) {
     // The SSRF guard's refusal is the answer (URL_NOT_ALLOWED), the same as any store request gets.
