@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import { commerceMigrations } from './commerce/db/migrations.js';
 import { contentMigrations } from './content/db/migrations/index.js';
 import { migratePostgres, quoteIdent } from './platform/db/migrate.js';
+import { loadPg } from './platform/db/postgres.js';
 import type { Migration } from './platform/db/sql.js';
 
 /**
@@ -57,7 +58,7 @@ export async function migrateToPostgres(opts: MigrateToPostgresOptions): Promise
   }
   const opened = present.map((s) => ({ source: s, db: openSource(opts.dataDir, s) }));
   // One connection for the copy, one for the migration runner (it takes its own from the pool).
-  const pool = new pg.Pool({ connectionString: opts.databaseUrl, max: 2 });
+  const pool = new (await loadPg()).Pool({ connectionString: opts.databaseUrl, max: 2 });
   let client: pg.PoolClient | undefined;
   try {
     for (const { source, db } of opened) checkSourceVersion(db, source);

@@ -54,8 +54,9 @@ export function writesWithoutWaiting(fd: number): boolean {
     // `bigint: true` on purpose: a plain fstatSync leaves its result in the buffer Node's own
     // realpathSync reads back after a cache hit (lib/fs.js checks it for a FIFO or a socket). With
     // stderr on a pipe or journald's socket, the next import of a symlinked package (pnpm's layout)
-    // then stopped resolving at the link, and starting on PostgreSQL failed with "Cannot find module
-    // 'pg-types'". The bigint variant fills a separate buffer.
+    // then stops resolving at the link and misses its dependencies. The bigint variant fills a
+    // separate buffer. The `pg` driver does not rely on this (db/pg-driver.ts); the other packages
+    // imported lazily (sharp, undici, @simplewebauthn) do.
     const stat = fstatSync(fd, { bigint: true });
     return stat.isFile() || (stat.isCharacterDevice() && !isatty(fd));
   } catch {

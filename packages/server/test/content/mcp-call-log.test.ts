@@ -38,30 +38,6 @@ describe('the MCP call log, written in batches', () => {
     expect(log.body.mcp_calls).toHaveLength(30);
   });
 
-  it("gives ids in the calls' time order, so a batch appends to the primary key's index", async () => {
-    // A random id put each row of a batch on a random page of the index (docs/benchmarks/history.md).
-    const clock = new ManualClock();
-    const timed = await startTestService('content', { clock, config: { seed: 'none' } });
-    try {
-      const { key } = await makeKey(timed, ['read']);
-      const client = await connect(timed, key);
-      for (let i = 0; i < 12; i++) {
-        await ok(client, i % 2 ? 'list_agents' : 'list_brands');
-        clock.advance(i % 3 ? 1 : 61_000);
-      }
-      await client.close();
-      const log = (await api(timed.url, 'GET', '/v1/mcp-calls?limit=100')).body.mcp_calls;
-      const ids: string[] = log.map((e: { id: string }) => e.id);
-      expect(ids).toHaveLength(12);
-      // Newest first by created_at: the ids, compared as text, fall in the same order.
-      expect([...ids].sort().reverse()).toEqual(ids);
-      for (const id of ids) expect(id).toMatch(/^mcpc_[0-9A-Za-z]{24}$/);
-      expect(new Set(ids).size).toBe(12);
-    } finally {
-      await timed.close();
-    }
-  });
-
   it('writes the pending batch when the instance shuts down, for the next one to read', async () => {
     const { key } = await makeKey(svc, ['read']);
     const client = await connect(svc, key);
@@ -93,12 +69,40 @@ describe('the MCP call log, written in batches', () => {
   });
 });
 
+/** Its own service with a manual clock: nothing started beside it for nothing. */
+describe('the MCP call log ids', () => {
+  it("gives ids in the calls' time order, so a batch appends to the primary key's index", async () => {
+    // A random id put each row of a batch on a random page of the index (docs/benchmarks.md).
+    const clock = new ManualClock();
+    const timed = await startTestService('content', { clock, config: { seed: 'none' } });
+    try {
+      const { key } = await makeKey(timed, ['read']);
+      const client = await connect(timed, key);
+      for (let i = 0; i < 12; i++) {
+        await ok(client, i % 2 ? 'list_agents' : 'list_brands');
+        clock.advance(i % 3 ? 1 : 61_000);
+      }
+      await client.close();
+      const log = (await api(timed.url, 'GET', '/v1/mcp-calls?limit=100')).body.mcp_calls;
+      const ids: string[] = log.map((e: { id: string }) => e.id);
+      expect(ids).toHaveLength(12);
+      // Newest first by created_at: the ids, compared as text, fall in the same order.
+      expect([...ids].sort().reverse()).toEqual(ids);
+      for (const id of ids) expect(id).toMatch(/^mcpc_[0-9A-Za-z]{24}$/);
+      expect(new Set(ids).size).toBe(12);
+    } finally {
+      await timed.close();
+    }
+  });
+});
+
 /**
  * The cap on what waits for the database. These tests start their own service with a stalled
  * log and make thousands of calls: no other service is started beside it (one started for
  * nothing cost each a database and a migration, under load a good part of its time).
  */
-describe('the MCP call log while the database stalls', () => {
+// Thousands of calls: on a loaded 2-core machine this took 12-17 s of the default 20 s.
+describe('the MCP call log while the database stalls', { timeout: 60_000 }, () => {
   /** A service whose call-log INSERTs wait until `release()`, as behind a locked table or a failover. */
   async function stalledLog() {
     const lines: { msg: string; dropped?: number; level: number }[] = [];

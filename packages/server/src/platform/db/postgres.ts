@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { AppError } from '../errors.js';
 import { quoteIdent } from './migrate.js';
+import { pgDriver } from './pg-driver.js';
 import { isStalePlan, PreparedStatements } from './postgres-statements.js';
 import type { Row, SqlDatabase, SqlExecutor, SqlParams, SqlValue, TransactionOptions } from './sql.js';
 
@@ -27,15 +28,13 @@ const typesOf = (driver: typeof pg): pg.CustomTypesConfig => ({
   }) as pg.CustomTypesConfig['getTypeParser'],
 });
 
-let driver: Promise<typeof pg> | null = null;
 /**
- * The `pg` driver, imported on the first PostgreSQL pool rather than with the server: a start on
- * SQLite never needs it, and loading it was about 50 ms of CPU of every start. One memoised
- * import, so pools opened at once (both services start together) share it.
+ * The `pg` driver, loaded on the first PostgreSQL pool rather than with the server: a start on
+ * SQLite never needs it, and loading it was about 50 ms of CPU of every start. Loaded once
+ * (pg-driver.ts says how, and why it is safe whatever stat ran before it).
  */
-export function loadPg(): Promise<typeof pg> {
-  driver ??= import('pg').then((m) => m.default);
-  return driver;
+export async function loadPg(): Promise<typeof pg> {
+  return pgDriver();
 }
 
 function toParams(params: SqlParams | undefined): unknown[] {
