@@ -15,8 +15,9 @@ import {
   openApiRoute,
 } from '../platform/http/index.js';
 import { instanceName } from '../platform/instance.js';
-import { keyCache, PURGE_SILENT_MS } from '../platform/key-cache.js';
+import { keyCache, SILENT_MS } from '../platform/key-cache.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
+import { silentInstanceSweep } from '../platform/silent-instances.js';
 import { type CommerceAuth, commerceAuthenticators } from './auth.js';
 import type { CommerceContext } from './context.js';
 import type { ApiKeyRecord } from './db/api-keys-store.js';
@@ -70,7 +71,8 @@ export interface CommerceServiceHandle extends ServiceHandle {
   keyCache: CommerceKeyCache;
   /**
    * The purges the background loop runs every 10 minutes (old idempotency records, heartbeat rows
-   * of instances silent for an hour), if no instance has run them this period: false when one did.
+   * of instances this instance has seen silent for SILENT_MS), if no instance has run them this
+   * period: false when one did.
    */
   purge(): Promise<boolean>;
 }
@@ -128,11 +130,12 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     ...(deps.webhookPollMs ? { pollMs: deps.webhookPollMs } : {}),
   });
   const keyEpoch = commerceStores(db).keyEpoch;
+  const stopwatch = () => performance.now();
   const keys = keyCache<ApiKeyRecord>(keyEpoch, {
     instanceId,
     dialect: db.dialect,
     logger: deps.logger,
-    stopwatch: () => performance.now(),
+    stopwatch,
     what: 'commerce API keys',
   });
   const ctx: CommerceContext = {
@@ -197,6 +200,7 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
   keys.start();
 
   const leases = commerceStores(db).leases;
+  const sweepSilentInstances = silentInstanceSweep(keyEpoch, { silentMs: SILENT_MS, monotonic: stopwatch });
   const purgeDue = async () => {
     const now = deps.clock.now();
     const until = new Date(now.getTime() + PURGE_EVERY_MS).toISOString();
@@ -205,9 +209,9 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     await idempotencyStore
       .purge(deps.clock.now().toISOString())
       .catch((err) => deps.logger.error({ err }, 'idempotency purge failed'));
-    await keyEpoch
-      .purge(PURGE_SILENT_MS, db.dialect)
-      .catch((err) => deps.logger.error({ err }, 'key epoch purge failed'));
+    await sweepSilentInstances().catch((err) =>
+      deps.logger.error({ err }, 'the sweep of silent instances failed'),
+    );
     return true;
   };
   let purge: NodeJS.Timeout | null = null;

@@ -16,8 +16,9 @@ import {
   openApiRoute,
 } from '../platform/http/index.js';
 import type { AnyRoute } from '../platform/http/route.js';
-import { PURGE_SILENT_MS } from '../platform/key-cache.js';
+import { SILENT_MS } from '../platform/key-cache.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
+import { silentInstanceSweep } from '../platform/silent-instances.js';
 import { type ContentAuth, contentAuthenticators } from './auth.js';
 import { type ContentContext, createContentContext } from './context.js';
 import { contentMigrations } from './db/migrations/index.js';
@@ -179,6 +180,10 @@ export async function createContentApp(
   };
   /** One background pass if no other instance is running one; false when one was. */
   const leases = leasesStore(db);
+  const sweepSilentInstances = silentInstanceSweep(ctx.stores.keyEpoch, {
+    silentMs: SILENT_MS,
+    monotonic: ctx.stopwatch,
+  });
   const backgroundPass = async () => {
     await ready;
     const real = deps.clock.now();
@@ -192,7 +197,7 @@ export async function createContentApp(
       await purgeHandledEvents(ctx);
       await purgeOldRunCounts(ctx);
       await idempotencyStore.purge(deps.clock.now().toISOString());
-      await ctx.stores.keyEpoch.purge(PURGE_SILENT_MS, db.dialect);
+      await sweepSilentInstances();
       const sweepUntil = new Date(real.getTime() + MEDIA_SWEEP_EVERY_MS).toISOString();
       if (await leases.take(MEDIA_SWEEP_LEASE, ctx.instanceId, real.toISOString(), sweepUntil)) {
         const removed = await ctx.media.sweepOrphans();

@@ -15,26 +15,22 @@ import type { Logger } from './logger.js';
  * - KEY_LEASE_MS: how long one read of the epoch vouches for the cache. It bounds a revoke's wait
  *   for an instance that does not answer (stalled, cut off from the database).
  * - RENEW_EVERY_MS: how often the epoch is read; it bounds a revoke's wait for a live instance.
- * - HEARTBEAT_EVERY_MS / LIVE_MS: an instance rewrites its row this often; a row silent for LIVE_MS
- *   is not waited for. Such an instance cannot hold a lease: one is granted only after a
- *   heartbeat written less than HEARTBEAT_EVERY_MS earlier. Both are judged by the database's
- *   clock, so the 55 s between them is only for a slow heartbeat write.
+ * - HEARTBEAT_EVERY_MS: an instance rewrites its row this often (and before a renewal that can
+ *   grant a lease, if its last heartbeat is older), so an instance that holds a lease has written
+ *   its row less than HEARTBEAT_EVERY_MS before.
+ * - SILENT_MS: a row whose heartbeat stamp has not changed for this long, on the monotonic clock of
+ *   the instance that sweeps, is deleted (silent-instances.ts). The 55 s above the heartbeat
+ *   period are for a slow heartbeat write.
  *
- * Heartbeats are stamped and compared by the database's clock (db/key-epoch-store.ts), not by
- * any process's: they are compared across processes (instances, `svc-server keys revoke`) that may
- * run on machines whose clocks disagree, and a clock one process was handed (a test's manual
- * clock) means nothing to another.
+ * No clock is compared across processes: a revoke waits for every row that has not seen its epoch,
+ * at most a lease plus a margin, whatever the rows' times say (twelfth pass: SQLite's database
+ * time is the writing process's wall clock, and a clock that jumped over 60 s made a live
+ * instance look silent, so the revoke returned without waiting for it).
  */
 export const KEY_LEASE_MS = 2_000;
 export const RENEW_EVERY_MS = 500;
 export const HEARTBEAT_EVERY_MS = 5_000;
-export const LIVE_MS = 60_000;
-/**
- * Rows silent this long are deleted by the background pass. A process that is killed never
- * removes its row, and every start is a new instance id, so without it the table grows by one
- * row per crash for ever (harmless to revokes, which skip silent rows, but unbounded).
- */
-export const PURGE_SILENT_MS = 60 * 60_000;
+export const SILENT_MS = 60_000;
 /** How often a revoke asks which instances have not yet seen it. */
 const ACK_POLL_MS = 20;
 /** Keys cached per instance; an account or a workspace has a handful. */
@@ -62,10 +58,12 @@ export function keyCache<V extends CachedKey>(
   },
 ): KeyCache<V> {
   let reported = Number.NEGATIVE_INFINITY;
+  // This instance's heartbeats, counted: the count makes every stamp of its row a new one.
+  let beats = 0;
   return new EpochLeaseCache<V>(
     {
       read: () => keyEpoch.read(),
-      acknowledge: (epoch) => keyEpoch.acknowledge(deps.instanceId, epoch, deps.dialect),
+      acknowledge: (epoch) => keyEpoch.acknowledge(deps.instanceId, epoch, deps.dialect, ++beats),
     },
     {
       leaseMs: KEY_LEASE_MS,
@@ -127,12 +125,12 @@ export interface RevokeWait {
 
 /**
  * After a change to key `keyId` that moved the key epoch to `epoch` has committed: drops this
- * instance's cache, acknowledges the epoch, and waits until every other live instance has too (or
- * until their leases have run out). Rows of processes on this machine that no longer exist are not
- * waited for. Instances waited out are reported to `deps.logger`, and returned.
+ * instance's cache, acknowledges the epoch, and waits until every other instance with a row has
+ * too (or until their leases have run out). Rows of processes on this machine that no longer exist
+ * are not waited for; rows of silent instances elsewhere are, until a sweep deletes them. Instances waited out are reported to `deps.logger`, and returned.
  */
 export async function awaitKeyEpochSeen(
-  keys: { keyEpoch: KeyEpochStore; dialect: Dialect },
+  keys: { keyEpoch: KeyEpochStore },
   deps: RevokeWait,
   epoch: number,
   keyId: string,
@@ -140,8 +138,7 @@ export async function awaitKeyEpochSeen(
   deps.keyCache?.invalidate();
   await deps.keyCache?.renew({ fresh: true });
   const waitedOut = await awaitAcknowledged({
-    lagging: async () =>
-      (await keys.keyEpoch.lagging(epoch, LIVE_MS, keys.dialect)).filter((instance) => !isGoneHere(instance)),
+    lagging: async () => (await keys.keyEpoch.lagging(epoch)).filter((instance) => !isGoneHere(instance)),
     leaseMs: KEY_LEASE_MS,
     pollMs: ACK_POLL_MS,
     ...(deps.stopwatch ? { monotonic: deps.stopwatch } : {}),

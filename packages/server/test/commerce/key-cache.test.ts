@@ -146,7 +146,7 @@ describe('commerce key cache across instances', () => {
     const { a } = two;
     const { id } = await dashboardKey(a);
     const silent = 'elsewhere#1/4242/inst_silent';
-    await keyEpochOf(a).acknowledge(silent, 0, a.handle.db.dialect);
+    await keyEpochOf(a).acknowledge(silent, 0, a.handle.db.dialect, 1);
     expect((await revokeOnDashboard(a, id)).status).toBe(200);
     expect(waitedOut()).toHaveLength(1);
     expect(waitedOut()[0]?.instances).toEqual([silent]);

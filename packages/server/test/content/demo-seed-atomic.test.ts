@@ -12,9 +12,16 @@ import { listen } from '../../src/platform/service.js';
 import { api } from '../helpers/start.js';
 
 /** A database whose writes fail when `fails(sql)` says so: a fault injected at one step of the seed. */
-function faulty(db: SqlDatabase, fails: (sql: string) => boolean): SqlDatabase {
+function faulty(
+  db: SqlDatabase,
+  fails: (sql: string) => boolean,
+  failsRead: (params: unknown[]) => boolean = () => false,
+): SqlDatabase {
   const guard = (x: SqlExecutor): SqlExecutor => ({
-    get: (sql, p) => x.get(sql, p),
+    get: async (sql, p) => {
+      if (failsRead(Array.isArray(p) ? p : [])) throw new Error(`injected failure on: ${sql.slice(0, 40)}`);
+      return x.get(sql, p);
+    },
     all: (sql, p) => x.all(sql, p),
     run: (sql, p) => {
       if (fails(sql)) throw new Error(`injected failure on: ${sql.slice(0, 40)}`);
@@ -40,11 +47,16 @@ afterEach(() => {
 
 async function start(
   dataDir: string,
-  opts: { model?: 'real' | 'simulated'; fails?: (sql: string) => boolean } = {},
+  opts: {
+    model?: 'real' | 'simulated';
+    fails?: (sql: string) => boolean;
+    failsRead?: (params: unknown[]) => boolean;
+  } = {},
 ) {
   const config = testConfig({ dataDir, seed: 'demo', model: opts.model ?? 'simulated' });
   const plain = await openContentDatabase(config);
-  const db = opts.fails ? faulty(plain, opts.fails) : plain;
+  const db =
+    opts.fails || opts.failsRead ? faulty(plain, opts.fails ?? (() => false), opts.failsRead) : plain;
   const clock = new ManualClock();
   const handle = await createContentApp({ config, clock, ids: randomIds, logger: silentLogger(), db });
   await handle.ready;
@@ -99,6 +111,21 @@ describe('demo seed: all or nothing', () => {
         body: { brand_id: (await api(svc.url, 'GET', '/v1/brands')).body.brands[0].id, count: 1 },
       });
       expect(gen.body.error?.code).toBe('MODEL_NOT_CONFIGURED');
+    } finally {
+      await svc.stop();
+    }
+  });
+
+  it('asks again when the database fails while it looks for the seed, and serves the whole demo', async () => {
+    // Before the clocks pass, the first failed read ended the seed (logged): requests came in on
+    // an empty workspace while the database was back a moment later.
+    const dir = mkdtempSync(join(tmpdir(), 'svc-seed-'));
+    dirs.push(dir);
+    let failures = 3;
+    const svc = await start(dir, { failsRead: (params) => params.includes('demo_seeded') && failures-- > 0 });
+    try {
+      expect(failures, 'the injected failures were hit').toBeLessThan(0);
+      expect(await demoOf(svc.url)).toMatchObject(complete);
     } finally {
       await svc.stop();
     }

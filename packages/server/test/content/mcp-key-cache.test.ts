@@ -177,7 +177,7 @@ describe('MCP key cache across instances', () => {
     const { id: second } = await makeKey(a, ['read']);
     // Another machine's instance, alive by its heartbeat, that never acknowledges.
     const silent = 'elsewhere#1/4242/inst_silent';
-    await ctxOf(a).stores.keyEpoch.acknowledge(silent, 0, a.handle.db.dialect);
+    await ctxOf(a).stores.keyEpoch.acknowledge(silent, 0, a.handle.db.dialect, 1);
     expect((await api(a.url, 'DELETE', `/v1/api-keys/${first}`)).status).toBe(200);
     const waited = warnings.filter((w) => String(w.msg).includes('did not acknowledge'));
     expect(waited).toHaveLength(1);
@@ -189,6 +189,7 @@ describe('MCP key cache across instances', () => {
       `${pidSpaceHere()}/99999999/inst_gone`,
       0,
       a.handle.db.dialect,
+      1,
     );
     expect((await api(a.url, 'DELETE', `/v1/api-keys/${second}`)).status).toBe(200);
     expect(warnings.filter((w) => String(w.msg).includes('did not acknowledge'))).toEqual([]);

@@ -3,9 +3,8 @@
 // commerce/key-epoch.postgres). A key revoked on A must be refused by B on its very next request,
 // on content's MCP endpoint (content's REST API takes no keys: it trusts local requests) and on
 // commerce, whatever B had cached (its key cache, the MCP answer memo of list_agents).
-// One SQLite file is shared by processes of one machine, so both read one clock: SQLite's 'now' is
-// the process's own clock, and a B started 90 s behind (libfaketime) looks dead to A's revoke,
-// which then does not wait for it (docs/security.md, "Twelfth pass", read and left).
+// One SQLite file is shared by processes of one machine, so both read one clock. (A clock that
+// jumps is key-revoke-clock-jump.test.ts: since the clocks pass no clock judges liveness.)
 import { describe, expect, it } from 'vitest';
 import { dashboardKey, expectRefused, merchants, revokeOnDashboard } from '../commerce/key-cache-helpers.js';
 import { listAgentsCall, makeKey } from '../content/mcp-helpers.js';

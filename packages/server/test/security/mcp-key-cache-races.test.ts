@@ -4,8 +4,10 @@
 // or PostgreSQL). docs/security.md, "Ninth pass: outside attack on stop 30".
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
+import { SILENT_MS } from '../../src/platform/key-cache.js';
 import { ctxOf, listAgentsCall, makeKey, startTwoInstances } from '../content/mcp-helpers.js';
 import { holdLookupAfterRead } from '../helpers/hold-lookup.js';
+import { heartbeatStamps, heartbeatsSince, monotonicAhead } from '../helpers/monotonic.js';
 import { api } from '../helpers/start.js';
 
 describe('MCP key cache: a call in flight while the key is revoked elsewhere', () => {
@@ -39,18 +41,35 @@ describe('MCP key cache: a call in flight while the key is revoked elsewhere', (
     }
   });
 
-  it("the background pass deletes a crashed instance's row once it has been silent an hour, and keeps live ones", async () => {
+  it("the background pass deletes a crashed instance's row once it has kept its stamp a minute on the sweeper's monotonic clock, and keeps live ones", async () => {
     const { a, b } = two;
-    const dialect = a.handle.db.dialect;
+    const db = a.handle.db;
+    const keyEpoch = ctxOf(a).stores.keyEpoch;
+    const live = [ctxOf(a).instanceId, ctxOf(b).instanceId];
+    const instances = async () => [...(await heartbeatStamps(db)).keys()].sort();
+    const pass = () => (a.handle as ContentHandle).backgroundPass();
+    const monotonic = monotonicAhead();
+    /** Time passes on the monotonic clock; the live instances beat as they would. */
+    const after = async (ms: number) => {
+      const before = await heartbeatStamps(db);
+      monotonic.advance(ms);
+      await heartbeatsSince(db, before, live);
+    };
+    await vi.waitFor(async () => expect(await instances()).toEqual([...live].sort()), { timeout: 10_000 });
     // kill -9 leaves its row: the process never gets to remove it.
-    await ctxOf(a).stores.keyEpoch.acknowledge('elsewhere#1/4242/inst_crashed', 0, dialect, 2 * 60 * 60);
-    await ctxOf(a).stores.keyEpoch.acknowledge('elsewhere#1/4243/inst_recent', 0, dialect, 10 * 60);
-    expect(await (a.handle as ContentHandle).backgroundPass()).toBe(true);
-    const rows = await a.handle.db.all<{ instance: string }>('SELECT instance FROM key_epoch_instances');
-    const instances = rows.map((r) => r.instance);
-    expect(instances).not.toContain('elsewhere#1/4242/inst_crashed');
-    expect(instances).toContain('elsewhere#1/4243/inst_recent');
-    expect(instances).toContain(ctxOf(b).instanceId);
-    await ctxOf(a).stores.keyEpoch.forget('elsewhere#1/4243/inst_recent');
+    const crashed = 'elsewhere#1/4242/inst_crashed';
+    await keyEpoch.acknowledge(crashed, 0, db.dialect, 7);
+    expect(await pass()).toBe(true);
+    // Half a minute since A first saw that stamp: kept.
+    await after(SILENT_MS / 2);
+    expect(await pass()).toBe(true);
+    expect(await instances()).toContain(crashed);
+    // A minute since A first saw it: deleted. A row first seen now is kept, and so are the live ones.
+    await after(SILENT_MS / 2);
+    const recent = 'elsewhere#1/4243/inst_recent';
+    await keyEpoch.acknowledge(recent, 0, db.dialect, 1);
+    expect(await pass()).toBe(true);
+    expect(await instances()).toEqual([...live, recent].sort());
+    await keyEpoch.forget(recent);
   });
 });

@@ -81,8 +81,7 @@ export async function revokeApiKey(
     await stores.apiKeys.revoke(accountId, id, at);
     return { key: { ...found, revoked_at: at }, epoch: await stores.keyEpoch.read() };
   });
-  if (epoch !== null)
-    await awaitKeyEpochSeen({ keyEpoch: commerceStores(db).keyEpoch, dialect: db.dialect }, deps, epoch, id);
+  if (epoch !== null) await awaitKeyEpochSeen({ keyEpoch: commerceStores(db).keyEpoch }, deps, epoch, id);
   return key;
 }
 

@@ -49,6 +49,10 @@ export const SEED_LEASE_MS = 2 * 60_000;
 const SEED_HEARTBEAT_MS = 20_000;
 /** How often a waiting instance looks again for the finished demo or a free lease. */
 const SEED_POLL_MS = 100;
+/** The longest pause between two tries when the database fails (the pause doubles up to it). */
+const SEED_RETRY_MAX_MS = 5_000;
+/** How long the database may keep failing before the wait gives up (logged; the workspace starts empty). */
+const SEED_WAIT_FAILING_MS = 2 * 60_000;
 
 /**
  * Seeds one demo brand on the first start of an empty sandbox workspace: Brand Memory, two
@@ -79,12 +83,30 @@ export async function seedDemoWorkspace(
 ): Promise<boolean> {
   if (ctx.config.mode !== 'sandbox' || ctx.config.seed === 'none') return false;
   const lease = seedLease(ctx);
+  // A database that fails while this instance looks (a restart, a failover) is asked again, with
+  // a growing pause: giving up at once let requests in on an empty workspace while another
+  // instance was still writing the demo. Failing for SEED_WAIT_FAILING_MS (monotonic) ends it.
+  let failingSince: number | null = null;
+  let pause = SEED_POLL_MS;
   for (;;) {
-    // A restart of a seeded workspace ends here at once, without the lease.
-    if (await ctx.stores.meta.get(DONE)) return false;
-    if (await lease.take()) break;
+    try {
+      // A restart of a seeded workspace ends here at once, without the lease.
+      if (await ctx.stores.meta.get(DONE)) return false;
+      if (await lease.take()) break;
+      failingSince = null;
+      pause = SEED_POLL_MS;
+    } catch (err) {
+      failingSince ??= ctx.stopwatch();
+      if (ctx.stopwatch() - failingSince >= SEED_WAIT_FAILING_MS)
+        throw new Error(
+          `could not read the database for ${SEED_WAIT_FAILING_MS / 1000} s while looking for the demo seed; check SERVICE_DATABASE_URL and that the database is up, then restart`,
+          { cause: err },
+        );
+      ctx.logger.warn({ err }, `could not check on the demo seed; asking again in ${pause} ms`);
+      pause = Math.min(pause * 2, SEED_RETRY_MAX_MS);
+    }
     if (opts.stopped?.()) return false;
-    await sleep(SEED_POLL_MS);
+    await sleep(pause);
   }
   const heartbeat = setInterval(() => {
     lease.renew().catch((err: unknown) => ctx.logger.warn({ err }, 'could not extend the demo seed lease'));

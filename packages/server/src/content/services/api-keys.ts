@@ -82,7 +82,7 @@ export async function revokeContentApiKeyOnce(
     (await tx.apiKeys.revoke(id, now)) ? tx.keyEpoch.read() : null,
   );
   if (epoch !== null) {
-    await awaitKeyEpochSeen({ keyEpoch: keys.stores.keyEpoch, dialect: keys.db.dialect }, deps, epoch, id);
+    await awaitKeyEpochSeen({ keyEpoch: keys.stores.keyEpoch }, deps, epoch, id);
   }
   const revokedAt = epoch !== null ? now : ((await store.find(id))?.revoked_at ?? now);
   return { apiKey: view(row), revoked_at: revokedAt, already_revoked: epoch === null };

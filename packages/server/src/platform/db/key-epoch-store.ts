@@ -1,4 +1,4 @@
-import { databaseTimeAgo } from './database-clock.js';
+import { databaseNow } from './database-clock.js';
 import type { Dialect, SqlExecutor } from './sql.js';
 
 /**
@@ -7,11 +7,23 @@ import type { Dialect, SqlExecutor } from './sql.js';
  * (or schema); the epoch itself is moved only by the triggers on that service's `api_keys`, in the
  * transaction of the change.
  *
- * Heartbeats are stamped and judged by the database's clock, never by an instance's: with each
- * instance's wall clock, one running 60 s behind (or a revoking process 60 s ahead) looked
- * silent, was not waited for, and served a revoked key from its cache after the revoke returned.
+ * No clock judges whether an instance is alive. Each heartbeat writes a stamp that never repeats:
+ * the database's time (for an operator's eyes only) and the instance's own heartbeat count,
+ * `2026-11-27T15:30:00.123Z #42`. A revoke waits for every row that has not seen its epoch; a row
+ * is deleted (platform/silent-instances.ts) only once its stamp has stayed the same for a long
+ * time on the sweeping instance's monotonic clock. Judging by a time in the row failed twice: with
+ * each instance's wall clock (one 60 s behind looked silent, eighth pass), and with the database's
+ * (SQLite's is the writing process's wall clock, and PostgreSQL's can step): a clock that jumped
+ * over 60 s made a live instance look silent, the revoke did not wait for it, and it served the
+ * revoked key from its cache after the revoke had returned.
  */
 export type KeyEpochStore = ReturnType<typeof keyEpochStore>;
+
+/** One row as the sweep sees it: its stamp changes with every heartbeat. */
+export interface InstanceStamp {
+  instance: string;
+  stamp: string;
+}
 
 export function keyEpochStore(db: SqlExecutor) {
   return {
@@ -23,33 +35,44 @@ export function keyEpochStore(db: SqlExecutor) {
       return Number(row?.epoch ?? 0);
     },
     /**
-     * This instance has seen `epoch` (and cleared its cache for it) and is alive now, by the
-     * database's clock; `secondsAgo` backdates the stamp (tests: a row that went silent).
+     * This instance has seen `epoch` (and cleared its cache for it) and is alive: its `beat`-th
+     * heartbeat. `beat` must grow with every call of one instance, so that a stamp never repeats
+     * (a sweep that saw it long ago must not take a later heartbeat for the same one).
      */
-    async acknowledge(instance: string, epoch: number, dialect: Dialect, secondsAgo = 0): Promise<void> {
+    async acknowledge(instance: string, epoch: number, dialect: Dialect, beat: number): Promise<void> {
       await db.run(
-        `INSERT INTO key_epoch_instances (instance, seen_epoch, heartbeat_at) VALUES (?, ?, ${databaseTimeAgo(dialect)})
+        `INSERT INTO key_epoch_instances (instance, seen_epoch, heartbeat_at)
+           VALUES (?, ?, ${databaseNow(dialect)} || ' #' || ?)
          ON CONFLICT (instance) DO UPDATE SET seen_epoch = excluded.seen_epoch, heartbeat_at = excluded.heartbeat_at`,
-        [instance, epoch, secondsAgo],
+        [instance, epoch, String(beat)],
       );
     },
-    /** Instances that said they were alive within `liveMs` (database time) and have not seen `epoch`. */
-    async lagging(epoch: number, liveMs: number, dialect: Dialect): Promise<string[]> {
+    /** Instances whose row has not seen `epoch`: a revoke waits for each (at most a lease). */
+    async lagging(epoch: number): Promise<string[]> {
       const rows = await db.all<{ instance: string }>(
-        `SELECT instance FROM key_epoch_instances WHERE seen_epoch < ? AND heartbeat_at >= ${databaseTimeAgo(dialect)} ORDER BY instance`,
-        [epoch, liveMs / 1000],
+        'SELECT instance FROM key_epoch_instances WHERE seen_epoch < ? ORDER BY instance',
+        [epoch],
       );
       return rows.map((r) => r.instance);
     },
-    /** An instance that stops (its row would otherwise be waited for until it looks dead). */
+    /** Every row's current stamp, for the sweep of silent instances. */
+    async stamps(): Promise<InstanceStamp[]> {
+      return db.all<InstanceStamp>('SELECT instance, heartbeat_at AS stamp FROM key_epoch_instances');
+    },
+    /**
+     * Deletes an instance's row only if its stamp is still `stamp` (no heartbeat since): true when
+     * deleted. A heartbeat that lands after it writes the row again.
+     */
+    async forgetIfUnchanged(instance: string, stamp: string): Promise<boolean> {
+      const r = await db.run('DELETE FROM key_epoch_instances WHERE instance = ? AND heartbeat_at = ?', [
+        instance,
+        stamp,
+      ]);
+      return r.changes > 0;
+    },
+    /** An instance that stops (its row would otherwise be waited for until it is swept). */
     async forget(instance: string): Promise<void> {
       await db.run('DELETE FROM key_epoch_instances WHERE instance = ?', [instance]);
-    },
-    /** Rows of instances silent for `silentMs` (crashed ones): housekeeping, not correctness. */
-    async purge(silentMs: number, dialect: Dialect): Promise<void> {
-      await db.run(`DELETE FROM key_epoch_instances WHERE heartbeat_at < ${databaseTimeAgo(dialect)}`, [
-        silentMs / 1000,
-      ]);
     },
   };
 }
