@@ -150,6 +150,8 @@ export async function startXFake(
      * fake last answered is a violation: X asks clients to wait that long.
      */
     now?: () => number;
+    /** What `check_after_secs` says in each state (CHECK_AFTER_SECS by default): a slow X. */
+    checkAfterSecs?: { pending: number; in_progress: number };
   } = {},
 ): Promise<XFake> {
   const clientId = opts.clientId ?? 'fake-client-id';
@@ -164,6 +166,7 @@ export async function startXFake(
   >();
   /** Per processing upload: whether its bytes carry the failure mark, and when it may be checked. */
   const processing = new Map<string, { fails: boolean; checkAt: number }>();
+  const checkAfterSecs = opts.checkAfterSecs ?? CHECK_AFTER_SECS;
   const codes = new Map<string, { challenge: string; redirectUri: string; scopes: string[] }>();
   const access = new Map<string, { scopes: string[]; expired: boolean }>();
   const refresh = new Map<string, string[]>();
@@ -484,10 +487,10 @@ export async function startXFake(
     };
     if (processes) {
       const fails = Buffer.concat(up.segments).includes(FAIL_PROCESSING_MARK);
-      processing.set(id, { fails, checkAt: checkAfter(CHECK_AFTER_SECS.pending) });
+      processing.set(id, { fails, checkAt: checkAfter(checkAfterSecs.pending) });
       data.processing_info = {
         state: 'pending',
-        check_after_secs: CHECK_AFTER_SECS.pending,
+        check_after_secs: checkAfterSecs.pending,
         progress_percent: 0,
       };
     }
@@ -521,8 +524,8 @@ export async function startXFake(
       progress_percent: { pending: 0, in_progress: 50, succeeded: 100, failed: 50 }[m.state],
     };
     if (m.state === 'in_progress') {
-      info.check_after_secs = CHECK_AFTER_SECS.in_progress;
-      if (p) p.checkAt = checkAfter(CHECK_AFTER_SECS.in_progress);
+      info.check_after_secs = checkAfterSecs.in_progress;
+      if (p) p.checkAt = checkAfter(checkAfterSecs.in_progress);
     }
     return json(
       200,
