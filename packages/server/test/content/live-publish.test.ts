@@ -508,7 +508,7 @@ const mediaCalls = () =>
     .map((r) => r.replace(/\/\d{5,}\//, '/:id/'));
 
 describe('live publishing a GIF to X', () => {
-  it('uploads it as tweet_gif, waits for X’s processing on the service clock, then posts it once', async () => {
+  it('calls to X for a GIF post: uploaded as tweet_gif, X’s processing awaited on the service clock, then one post', async () => {
     await startWithChannel();
     const gif = await gifAsset();
     const started = svc.clock.now().getTime();
