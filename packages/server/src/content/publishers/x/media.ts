@@ -121,7 +121,8 @@ async function uploadChunked(
     });
   }
   const done = await call<Uploaded>({ method: 'POST', path: `/2/media/upload/${id}/finalize`, token });
-  await awaitProcessing(call, token, id, done?.data?.processing_info, processing);
+  const what = category === 'tweet_gif' ? 'the GIF' : 'the image';
+  await awaitProcessing(call, token, { id, what }, done?.data?.processing_info, processing);
   return validId(done?.data?.id ?? id);
 }
 
@@ -141,7 +142,7 @@ async function uploadChunked(
 async function awaitProcessing(
   call: XHttp,
   token: string,
-  id: string,
+  { id, what }: { id: string; what: string },
   first: ProcessingInfo | undefined,
   processing: ProcessingWait,
 ): Promise<void> {
@@ -150,11 +151,12 @@ async function awaitProcessing(
   let waitedMs = 0;
   while (info?.state && info.state !== 'succeeded') {
     if (info.state === 'failed') {
-      const why = info.error?.message ? `: ${info.error.message}` : '';
+      const message = info.error?.message;
+      const why = typeof message === 'string' && message ? `: ${message}` : '';
       throw new ProviderError(
         'x',
         'rejected',
-        `X could not process the GIF (media ${id})${why}. Nothing was posted. Attach another GIF (X takes animated GIFs up to 15 MB) or a still image, then post again.`,
+        `X could not process ${what} (media ${id})${why}. Nothing was posted. Attach another GIF (X takes animated GIFs up to 15 MB) or a still image, then post again.`,
       );
     }
     if (info.state !== 'pending' && info.state !== 'in_progress') {
@@ -164,13 +166,15 @@ async function awaitProcessing(
         `X answered an unknown processing state '${info.state}' for media ${id}.`,
       );
     }
-    const pauseMs = Math.max(MIN_CHECK_MS, (info.check_after_secs ?? 0) * 1000);
+    // Not a number (or none) is the shortest pause: NaN would slip past the bound below.
+    const askedMs = Number(info.check_after_secs) * 1000;
+    const pauseMs = Number.isFinite(askedMs) ? Math.max(MIN_CHECK_MS, askedMs) : MIN_CHECK_MS;
     if (waitedMs + pauseMs > maxMs) {
       const progress = typeof info.progress_percent === 'number' ? `, ${info.progress_percent}% done` : '';
       throw new ProviderError(
         'x',
         'unavailable',
-        `X was still processing the GIF (media ${id}${progress}) after ${waitedMs / 1000} s, and svc waits at most ${maxMs / 1000} s. Nothing was posted; the post will be tried again later.`,
+        `X was still processing ${what} (media ${id}${progress}) after ${waitedMs / 1000} s, and svc waits at most ${maxMs / 1000} s. Nothing was posted; the post will be tried again later.`,
       );
     }
     await processing.wait(pauseMs);
