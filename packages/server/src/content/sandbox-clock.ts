@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../platform/clock.js';
 import type { SqlDatabase, SqlExecutor } from '../platform/db/sql.js';
 import {
@@ -57,6 +58,14 @@ export class SandboxClock implements Clock {
    */
   realNow(): Date {
     return this.#base.now();
+  }
+
+  /**
+   * Waits `ms` of the base clock's time (a ManualClock in tests moves at once). A wait on an outside
+   * party is real time, so the sandbox offset plays no part.
+   */
+  wait(ms: number): Promise<void> {
+    return this.#base.wait ? this.#base.wait(ms) : sleep(ms);
   }
 
   /** The base clock itself, for code that takes a `Clock` and must run on real time. */

@@ -1,9 +1,17 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+
 /** Time is injected so tests can move it without sleeping and domain code stays deterministic. */
 export interface Clock {
   now(): Date;
+  /**
+   * Resolves once `ms` of this clock's time have passed: how code that must wait on an outside
+   * party (X processing a GIF) waits without a timer the tests cannot move. Optional so that an
+   * embedder's own clock still fits; without it, waits use a real timer.
+   */
+  wait?(ms: number): Promise<void>;
 }
 
-export const systemClock: Clock = { now: () => new Date() };
+export const systemClock: Clock = { now: () => new Date(), wait: (ms) => sleep(ms) };
 
 /** A clock that only moves when told to. Used by tests and by the content service's sandbox clock. */
 export class ManualClock implements Clock {
@@ -21,6 +29,12 @@ export class ManualClock implements Clock {
     if (!Number.isFinite(ms) || ms < 0) throw new RangeError('A clock only moves forward.');
     this.#ms += ms;
     return this.now();
+  }
+
+  /** Moves the clock by `ms`, then resolves on the next turn of the loop: a wait that takes no real time. */
+  wait(ms: number): Promise<void> {
+    this.advance(ms);
+    return new Promise((resolve) => setImmediate(resolve));
   }
 
   set(to: Date | string | number): Date {

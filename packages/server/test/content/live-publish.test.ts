@@ -1,13 +1,16 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
 import { type PostRow, postsStore } from '../../src/content/db/stores/posts-store.js';
+import { assetDir, mediaRoot } from '../../src/content/media/files.js';
 import { createXProvider } from '../../src/content/publishers/x/index.js';
 import { accessTokenFor, secretBox } from '../../src/content/services/channel-credentials.js';
 import { publishPosts } from '../../src/content/services/posts.js';
 import { tick } from '../../src/content/services/sandbox.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import type { XFake } from '../fakes/x-fake.js';
+import { FAIL_PROCESSING_MARK, type XFake } from '../fakes/x-fake.js';
 import { connectLive, startLive, X_CLIENT_SECRET } from '../helpers/live.js';
 import { api, type TestService } from '../helpers/start.js';
 
@@ -27,10 +30,11 @@ const pass = (s: TestService = svc) => tick(ctxOf(s));
 const tweetsPosted = () => fake.requests.filter((r) => r === 'POST /2/tweets').length;
 
 /** A live server with a connected X channel; `timeoutMs` short for the tests where X never answers. */
-async function startWithChannel(timeoutMs?: number) {
+async function startWithChannel(timeoutMs?: number, x?: NonNullable<Parameters<typeof startLive>[0]>['x']) {
   const stack = await startLive({
     clock: new ManualClock(),
     config: timeoutMs ? { platformTimeoutMs: timeoutMs } : {},
+    ...(x ? { x } : {}),
   });
   svc = stack.svc;
   fake = stack.x;
@@ -462,6 +466,109 @@ describe('live metrics', () => {
     const reads = fake.requests.filter((r) => r.startsWith('GET /2/tweets/')).length;
     await pass();
     expect(fake.requests.filter((r) => r.startsWith('GET /2/tweets/')).length).toBe(reads);
+    expect(fake.violations).toEqual([]);
+  });
+});
+
+/**
+ * A GIF in the media library. The library re-encodes every upload to a still JPEG or PNG, so no
+ * upload keeps a GIF yet; this one is an uploaded image whose files are then replaced by a GIF,
+ * which is what the live publisher reads when it publishes.
+ */
+async function gifAsset(extra: Buffer = Buffer.alloc(0)): Promise<{ id: string; bytes: number }> {
+  const id = await uploadImage();
+  const ctx = ctxOf(svc);
+  const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(64), extra]);
+  await writeFile(join(assetDir(mediaRoot(ctx.config), id), 'anim.gif'), gif);
+  const rec = await ctx.stores.media.get(id);
+  const file = { file: 'anim.gif', mime: 'image/gif', width: 1, height: 1, bytes: gif.length };
+  const variants = Object.fromEntries(Object.keys(rec?.variants ?? {}).map((v) => [v, file]));
+  await ctx.stores.media.update(id, {
+    variants: { ...variants, original: file },
+    updated_at: svc.clock.now().toISOString(),
+  });
+  return { id, bytes: gif.length };
+}
+
+/** A draft on X with the asset attached, published now. */
+async function publishNowWith(assetId: string, text: string) {
+  const draft = await api(svc.url, 'POST', '/v1/drafts', {
+    body: { brand_id: brandId, platform: 'x', text },
+  });
+  const attached = await api(svc.url, 'POST', `/v1/drafts/${draft.body.id}/media`, {
+    body: { asset_id: assetId },
+  });
+  expect(attached.status).toBe(200);
+  return api(svc.url, 'POST', '/v1/posts', { body: { draft_id: draft.body.id } });
+}
+
+const mediaCalls = () =>
+  fake.requests
+    .filter((r) => r.includes('/media/') || r === 'POST /2/tweets')
+    .map((r) => r.replace(/\/\d{5,}\//, '/:id/'));
+
+describe('live publishing a GIF to X', () => {
+  it('calls to X for a GIF post: uploaded as tweet_gif, X’s processing awaited on the service clock, then one post', async () => {
+    await startWithChannel();
+    const gif = await gifAsset();
+    const started = svc.clock.now().getTime();
+    const res = await publishNowWith(gif.id, 'It moves.');
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ status: 'published', notice: null, retry_at: null });
+    // X's minimum for a GIF post: the chunked upload, a status check per state X moves through, the post.
+    expect(mediaCalls()).toEqual([
+      'POST /2/media/upload/initialize',
+      'POST /2/media/upload/:id/append',
+      'POST /2/media/upload/:id/finalize',
+      'GET /2/media/upload',
+      'GET /2/media/upload',
+      'POST /2/tweets',
+    ]);
+    // The waits were X's check_after_secs (1 s pending, 2 s in progress), on the injected clock.
+    expect(svc.clock.now().getTime() - started).toBe(3_000);
+    const [tweet] = [...fake.tweets.values()];
+    expect(fake.tweets.size).toBe(1);
+    expect(fake.media.get(tweet?.mediaIds[0] as string)).toEqual({
+      mediaType: 'image/gif',
+      bytes: gif.bytes,
+      category: 'tweet_gif',
+      state: 'succeeded',
+    });
+    // The fake refuses a post with media still processing, and a status check before check_after_secs.
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('a GIF X fails to process fails the post with the reason, and nothing is posted', async () => {
+    await startWithChannel();
+    const gif = await gifAsset(Buffer.from(FAIL_PROCESSING_MARK));
+    const res = await publishNowWith(gif.id, 'Broken.');
+    expect(res.status).toBe(201);
+    expect(res.body.status).toBe('failed');
+    expect(res.body.failure).toMatch(
+      /^PLATFORM_REJECTED: X could not process the GIF \(media \d+\)\. Nothing was posted\. Attach another GIF/,
+    );
+    expect(tweetsPosted()).toBe(0);
+    expect(fake.tweets.size).toBe(0);
+    const after = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
+    expect(after.body).toMatchObject({ status: 'failed', permalink: null });
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('a GIF X is still processing after the longest wait keeps the post scheduled for a retry, unposted', async () => {
+    // X asks for 2 minutes after in_progress: past the 60 s svc waits in all.
+    await startWithChannel(undefined, { checkAfterSecs: { pending: 1, in_progress: 120 } });
+    const gif = await gifAsset();
+    const started = svc.clock.now().getTime();
+    const res = await publishNowWith(gif.id, 'Slow.');
+    expect(res.body).toMatchObject({
+      status: 'scheduled',
+      retry_at: new Date(svc.clock.now().getTime() + 60_000).toISOString(),
+    });
+    expect(res.body.notice).toMatch(
+      /PLATFORM_UNAVAILABLE.*X was still processing the GIF .*svc waits at most 60 s/,
+    );
+    expect(svc.clock.now().getTime() - started).toBe(1_000);
+    expect(tweetsPosted()).toBe(0);
     expect(fake.violations).toEqual([]);
   });
 });

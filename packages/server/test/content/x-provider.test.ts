@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codeChallengeS256, createPkcePair } from '../../src/content/publishers/pkce.js';
 import { type PlatformProvider, ProviderError } from '../../src/content/publishers/provider.js';
 import { createXProvider, X_SCOPES } from '../../src/content/publishers/x/index.js';
-import { startXFake, type XFake } from '../fakes/x-fake.js';
+import { FAIL_PROCESSING_MARK, startXFake, type XFake } from '../fakes/x-fake.js';
 
 const REDIRECT = 'http://127.0.0.1:4000/oauth/x/callback';
 // A 1×1 PNG.
@@ -16,15 +16,25 @@ let x: PlatformProvider;
 /** The same app with a short timeout, for the tests where X gives no answer. */
 let hasty: PlatformProvider;
 const NOW = new Date('2026-11-23T12:00:00Z');
+/** The provider's waits (ms), on a clock that moves only by them: no test sleeps. */
+let waits: number[];
+let waitedMs: number;
+const wait = async (ms: number) => {
+  waits.push(ms);
+  waitedMs += ms;
+};
 
 beforeEach(async () => {
-  fake = await startXFake({ clientSecret: 'shh' });
+  waits = [];
+  waitedMs = 0;
+  fake = await startXFake({ clientSecret: 'shh', now: () => NOW.getTime() + waitedMs });
   x = createXProvider({
     apiUrl: fake.url,
     authUrl: fake.authUrl,
     clientId: fake.clientId,
     clientSecret: 'shh',
     now: () => NOW,
+    wait,
   });
   hasty = createXProvider({
     apiUrl: fake.url,
@@ -203,6 +213,8 @@ describe('X provider: publishing', () => {
     expect(fake.media.get(first?.mediaIds[0] as string)).toEqual({
       mediaType: 'image/png',
       bytes: PNG.length,
+      category: 'tweet_image',
+      state: 'succeeded',
     });
     expect(second?.mediaIds).toEqual([]);
     // The upload was finished before any post went out.
@@ -232,13 +244,115 @@ describe('X provider: publishing', () => {
       ...Array<string>(appends).fill('POST /2/media/upload/:id/append'),
       'POST /2/media/upload/:id/finalize',
     ];
-    expect(upload.map((r) => r.replace(/\/\d{5,}\//, '/:id/'))).toEqual([...chunked(1), ...chunked(6)]);
+    const status = ['GET /2/media/upload', 'GET /2/media/upload'];
+    expect(upload.map((r) => r.replace(/\/\d{5,}\//, '/:id/'))).toEqual([
+      ...chunked(1),
+      ...status,
+      ...chunked(6),
+    ]);
     const ids = fake.tweets.get(res.externalId)?.mediaIds ?? [];
     expect(ids.map((id) => fake.media.get(id))).toEqual([
-      { mediaType: 'image/gif', bytes: gif.length },
-      { mediaType: 'image/png', bytes: large.length },
+      { mediaType: 'image/gif', bytes: gif.length, category: 'tweet_gif', state: 'succeeded' },
+      { mediaType: 'image/png', bytes: large.length, category: 'tweet_image', state: 'succeeded' },
     ]);
     expect(fake.violations).toEqual([]);
+  });
+
+  it('a GIF goes as tweet_gif and is posted only once STATUS says succeeded, after X’s check_after_secs', async () => {
+    const { accessToken } = await connect();
+    const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(64)]);
+    const res = await x.publish({
+      accessToken,
+      parts: ['It moves.'],
+      media: [{ mimeType: 'image/gif', data: gif }],
+      username: 'fieldnote',
+    });
+    const calls = fake.requests.map((r) => r.replace(/\/\d{5,}\//, '/:id/'));
+    expect(calls.slice(-6)).toEqual([
+      'POST /2/media/upload/initialize',
+      'POST /2/media/upload/:id/append',
+      'POST /2/media/upload/:id/finalize',
+      'GET /2/media/upload', // in_progress
+      'GET /2/media/upload', // succeeded
+      'POST /2/tweets',
+    ]);
+    // Each pause is what X asked for: 1 s after finalize (pending), 2 s after in_progress.
+    expect(waits).toEqual([1000, 2000]);
+    const [id] = fake.tweets.get(res.externalId)?.mediaIds ?? [];
+    expect(fake.media.get(id as string)).toEqual({
+      mediaType: 'image/gif',
+      bytes: gif.length,
+      category: 'tweet_gif',
+      state: 'succeeded',
+    });
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('a GIF X fails to process is a clear refusal, and nothing is posted', async () => {
+    const { accessToken } = await connect();
+    const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.from(FAIL_PROCESSING_MARK)]);
+    const err = await rejection(
+      x.publish({
+        accessToken,
+        parts: ['Broken.'],
+        media: [{ mimeType: 'image/gif', data: gif }],
+        username: 'u',
+      }),
+    );
+    expect(err.kind).toBe('rejected');
+    expect(err.message).toMatch(
+      /^X could not process the GIF \(media \d+\)\. Nothing was posted\. Attach another GIF/,
+    );
+    expect(fake.requests.filter((r) => r === 'GET /2/media/upload')).toHaveLength(2);
+    expect(fake.requests).not.toContain('POST /2/tweets');
+    expect(fake.tweets.size).toBe(0);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('gives up on a GIF still processing after the longest wait: retryable, nothing posted', async () => {
+    const { accessToken } = await connect();
+    const patient = createXProvider({
+      apiUrl: fake.url,
+      clientId: fake.clientId,
+      clientSecret: 'shh',
+      now: () => NOW,
+      wait,
+      processingWaitMs: 2500,
+    });
+    const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(64)]);
+    const err = await rejection(
+      patient.publish({
+        accessToken,
+        parts: ['Slow.'],
+        media: [{ mimeType: 'image/gif', data: gif }],
+        username: 'u',
+      }),
+    );
+    // 1 s waited; the next pause (2 s) would pass 2.5 s, so it stops without waiting it.
+    expect(waits).toEqual([1000]);
+    expect(err.kind).toBe('unavailable');
+    expect(err.message).toMatch(
+      /^X was still processing the GIF \(media \d+, 50% done\) after 1 s, and svc waits at most 2\.5 s\. Nothing was posted/,
+    );
+    expect(fake.requests).not.toContain('POST /2/tweets');
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('refuses a GIF over X’s 15 MB before any call', async () => {
+    const { accessToken } = await connect();
+    const before = fake.requests.length;
+    const gif = Buffer.concat([Buffer.from('GIF89a'), Buffer.alloc(15 * 1024 * 1024)]);
+    const err = await rejection(
+      x.publish({
+        accessToken,
+        parts: ['Huge.'],
+        media: [{ mimeType: 'image/gif', data: gif }],
+        username: 'u',
+      }),
+    );
+    expect(err.kind).toBe('invalid');
+    expect(err.message).toBe(`The GIF has ${gif.length} bytes; X takes GIFs up to 15 MB.`);
+    expect(fake.requests.length).toBe(before);
   });
 
   it('refuses what X would refuse before calling it: 281 characters, 5 images, a PDF', async () => {

@@ -52,6 +52,18 @@ export interface XFakeTweet {
   };
 }
 
+export interface XFakeMedia {
+  mediaType: string;
+  bytes: number;
+  category: string;
+  state: 'pending' | 'in_progress' | 'succeeded' | 'failed';
+}
+
+/** Bytes that make a GIF's processing fail, as X fails a file it cannot convert. */
+export const FAIL_PROCESSING_MARK = 'x-fake:fail-processing';
+/** `check_after_secs` the fake answers after finalize, and after each status check. */
+export const CHECK_AFTER_SECS = { pending: 1, in_progress: 2 } as const;
+
 export interface XFake {
   url: string;
   /** Where the provider's authUrl points: answers with a redirect carrying code and state (the person said yes). */
@@ -62,8 +74,12 @@ export interface XFake {
   requests: string[];
   violations: string[];
   tweets: Map<string, XFakeTweet>;
-  /** Media whose upload finished (the one request, or finalize), with the bytes received. */
-  media: Map<string, { mediaType: string; bytes: number }>;
+  /**
+   * Media whose upload finished (the one request, or finalize), with the bytes received, its
+   * category and where X's processing is (`succeeded` at once for images; a `tweet_gif` starts
+   * `pending` and moves on with each status check).
+   */
+  media: Map<string, XFakeMedia>;
   /**
    * The next request to `route` (e.g. `POST /2/tweets`, `GET /2/tweets/:id`, or
    * `POST /2/oauth2/token`, which takes only `hold`) behaves like this;
@@ -125,15 +141,32 @@ const json = (status: number, body: unknown, schema: string, headers: Record<str
 type Answer = ReturnType<typeof json> | { status: 302; location: string };
 
 export async function startXFake(
-  opts: { clientId?: string; clientSecret?: string; accessTokenSeconds?: number } = {},
+  opts: {
+    clientId?: string;
+    clientSecret?: string;
+    accessTokenSeconds?: number;
+    /**
+     * The service's clock (ms). With it, a status check sooner than the `check_after_secs` the
+     * fake last answered is a violation: X asks clients to wait that long.
+     */
+    now?: () => number;
+    /** What `check_after_secs` says in each state (CHECK_AFTER_SECS by default): a slow X. */
+    checkAfterSecs?: { pending: number; in_progress: number };
+  } = {},
 ): Promise<XFake> {
   const clientId = opts.clientId ?? 'fake-client-id';
   const user = { id: '2244994945', name: 'Fieldnote', username: 'fieldnote' };
   const requests: string[] = [];
   const violations: string[] = [];
   const tweets = new Map<string, XFakeTweet>();
-  const media = new Map<string, { mediaType: string; bytes: number }>();
-  const uploads = new Map<string, { mediaType: string; total: number; segments: Buffer[] }>();
+  const media = new Map<string, XFakeMedia>();
+  const uploads = new Map<
+    string,
+    { mediaType: string; category: string; total: number; segments: Buffer[] }
+  >();
+  /** Per processing upload: whether its bytes carry the failure mark, and when it may be checked. */
+  const processing = new Map<string, { fails: boolean; checkAt: number }>();
+  const checkAfterSecs = opts.checkAfterSecs ?? CHECK_AFTER_SECS;
   const codes = new Map<string, { challenge: string; redirectUri: string; scopes: string[] }>();
   const access = new Map<string, { scopes: string[]; expired: boolean }>();
   const refresh = new Map<string, string[]>();
@@ -313,6 +346,12 @@ export async function startXFake(
       return invalid(`in_reply_to_tweet_id ${replyTo} is no existing post`);
     const unknown = mediaIds.filter((m) => !media.has(m));
     if (unknown.length) return invalid(`media_ids ${unknown.join(', ')} were never uploaded`);
+    // X: "You can not use the media_id to create Tweet ... before the state field is set to succeeded".
+    const unready = mediaIds.filter((m) => media.get(m)?.state !== 'succeeded');
+    if (unready.length) {
+      const states = unready.map((m) => `${m} is ${media.get(m)?.state}`).join(', ');
+      return invalid(`media_ids not processed yet (${states}): poll STATUS until succeeded`);
+    }
     const id = nextId();
     tweets.set(id, {
       id,
@@ -399,7 +438,12 @@ export async function startXFake(
       return invalid('initialize needs media_type and total_bytes');
     }
     const id = nextId();
-    uploads.set(id, { mediaType: body.media_type, total: body.total_bytes, segments: [] });
+    uploads.set(id, {
+      mediaType: body.media_type,
+      category: String(body.media_category ?? 'tweet_image'),
+      total: body.total_bytes,
+      segments: [],
+    });
     return json(
       200,
       { data: { id, media_key: `3_${id}`, expires_after_secs: 86_400 } },
@@ -427,11 +471,66 @@ export async function startXFake(
     const bytes = up.segments.reduce((n, s) => n + s.length, 0);
     if (bytes !== up.total) return invalid(`finalize after ${bytes} of ${up.total} bytes`);
     uploads.delete(id);
-    media.set(id, { mediaType: up.mediaType, bytes });
+    // X processes GIFs and video after finalize; a still image is ready at once.
+    const processes = up.category === 'tweet_gif' || up.category === 'tweet_video';
+    media.set(id, {
+      mediaType: up.mediaType,
+      bytes,
+      category: up.category,
+      state: processes ? 'pending' : 'succeeded',
+    });
+    const data: Record<string, unknown> = {
+      id,
+      media_key: `3_${id}`,
+      size: bytes,
+      expires_after_secs: 86_400,
+    };
+    if (processes) {
+      const fails = Buffer.concat(up.segments).includes(FAIL_PROCESSING_MARK);
+      processing.set(id, { fails, checkAt: checkAfter(checkAfterSecs.pending) });
+      data.processing_info = {
+        state: 'pending',
+        check_after_secs: checkAfterSecs.pending,
+        progress_percent: 0,
+      };
+    }
+    return json(200, { data }, 'FinalizeMediaUploadResponse');
+  };
+
+  const checkAfter = (secs: number) => (opts.now ? opts.now() + secs * 1000 : 0);
+
+  /**
+   * GET /2/media/upload?command=STATUS&media_id=<id>. Each check moves a processing upload on:
+   * pending, in_progress, then succeeded (or failed for a file carrying FAIL_PROCESSING_MARK).
+   */
+  const status = (query: URLSearchParams): Answer => {
+    const id = query.get('media_id') ?? '';
+    try {
+      spec.check('MediaId', id, 'media_id');
+    } catch (err) {
+      return invalid((err as Error).message);
+    }
+    if (query.get('command') !== 'STATUS') return invalid('command=STATUS is the status check');
+    const m = media.get(id);
+    if (!m) return invalid(`status of media ${id}, which was never finalized`);
+    const p = processing.get(id);
+    if (p && opts.now && opts.now() < p.checkAt) {
+      return invalid(`status of media ${id} checked ${p.checkAt - opts.now()} ms before check_after_secs`);
+    }
+    if (m.state === 'pending') m.state = 'in_progress';
+    else if (m.state === 'in_progress') m.state = p?.fails ? 'failed' : 'succeeded';
+    const info: Record<string, unknown> = {
+      state: m.state,
+      progress_percent: { pending: 0, in_progress: 50, succeeded: 100, failed: 50 }[m.state],
+    };
+    if (m.state === 'in_progress') {
+      info.check_after_secs = checkAfterSecs.in_progress;
+      if (p) p.checkAt = checkAfter(checkAfterSecs.in_progress);
+    }
     return json(
       200,
-      { data: { id, media_key: `3_${id}`, size: bytes, expires_after_secs: 86_400 } },
-      'FinalizeMediaUploadResponse',
+      { data: { id, media_key: `3_${id}`, size: m.bytes, processing_info: info } },
+      'GetMediaUploadStatusResponse',
     );
   };
 
@@ -457,7 +556,7 @@ export async function startXFake(
       return invalid(`an image of ${bytes.length} bytes is over the 5 MB the simple upload takes`);
     }
     const id = nextId();
-    media.set(id, { mediaType, bytes: bytes.length });
+    media.set(id, { mediaType, bytes: bytes.length, category: 'tweet_image', state: 'succeeded' });
     return json(
       200,
       { data: { id, media_key: `3_${id}`, size: bytes.length, image: { image_type: mediaType } } },
@@ -473,6 +572,7 @@ export async function startXFake(
     ['GET', /^\/2\/tweets\/search\/recent$/, '/2/tweets/search/recent', null, (_b, _id, q) => search(q)],
     ['GET', /^\/2\/users\/me$/, '/2/users/me', null, () => json(200, { data: user }, 'GetUsersMeResponse')],
     ['POST', /^\/2\/media\/upload$/, '/2/media/upload', 'MediaUploadRequest', (b) => uploadWhole(b)],
+    ['GET', /^\/2\/media\/upload$/, '/2/media/upload', null, (_b, _id, q) => status(q)],
     [
       'POST',
       /^\/2\/media\/upload\/initialize$/,

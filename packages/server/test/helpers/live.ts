@@ -50,7 +50,13 @@ export async function startLive(
     background?: boolean;
   } = {},
 ): Promise<LiveStack> {
-  const x = await startXFake({ ...opts.x, clientSecret: X_CLIENT_SECRET });
+  const clock = opts.clock;
+  // On the service's clock, the fake can tell a status check made before check_after_secs.
+  const x = await startXFake({
+    ...(clock ? { now: () => clock.now().getTime() } : {}),
+    ...opts.x,
+    clientSecret: X_CLIENT_SECRET,
+  });
   const linkedin = await startLinkedInFake(opts.linkedin);
   const instagram = await startInstagramFake();
   const threads = await startThreadsFake();

@@ -92,6 +92,7 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
   const provider = (ctx: ContentContext, platform: PublishRequest['platform']): PlatformProvider =>
     providerFor(ctx.config, platform, {
       now: () => ctx.clock.now(),
+      wait: (ms) => ctx.clock.wait(ms),
       ...(ctx.config.platformTimeoutMs ? { timeoutMs: ctx.config.platformTimeoutMs } : {}),
     });
 

@@ -34,12 +34,18 @@ export const oauthNotConfigured = (platform: Platform) => {
 /**
  * The platform's provider, built from SERVICE_<P>_CLIENT_ID/SECRET/API_URL/AUTH_URL. Throws
  * 501 OAUTH_NOT_CONFIGURED, naming the variables, when the platform has no OAuth app.
- * `now` is the caller's clock, so token expiry times follow the service clock.
+ * `now` is the caller's clock, so token expiry times follow the service clock; `wait` is its wait
+ * (X polls a GIF's processing on it).
  */
 export function providerFor(
   config: Pick<Config, 'platforms' | 'mediaAllowPrivate'>,
   platform: Platform,
-  deps: { now?: () => Date; fetch?: typeof fetch; timeoutMs?: number } = {},
+  deps: {
+    now?: () => Date;
+    wait?: (ms: number) => Promise<void>;
+    fetch?: typeof fetch;
+    timeoutMs?: number;
+  } = {},
 ): PlatformProvider {
   const settings = config.platforms[platform];
   if (!settings.client) throw oauthNotConfigured(platform);

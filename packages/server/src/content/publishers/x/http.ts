@@ -1,7 +1,12 @@
 import { type ClientOptions, firstMessage, type ProviderCall, providerHttp, retryAfter } from '../http.js';
 
 /** X's defaults: `https://api.x.com` (SERVICE_X_API_URL), `https://x.com/i/oauth2/authorize` (SERVICE_X_AUTH_URL). */
-export type XClientOptions = ClientOptions;
+export interface XClientOptions extends ClientOptions {
+  /** How the provider waits between media status checks: the service clock's `wait` (tests move it). */
+  wait?: (ms: number) => Promise<void>;
+  /** The longest total wait for X to process a GIF before the publish gives up; 60 s by default. */
+  processingWaitMs?: number;
+}
 
 export type XCall = Omit<ProviderCall, 'method'> & { method: 'GET' | 'POST' };
 

@@ -1,8 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { MAX_PARTS, PLATFORM_LIMITS } from '../../domain.js';
 import type { Counts } from '../../services/metrics.js';
 import { type PlatformProvider, ProviderError, type ProviderPublishInput } from '../provider.js';
 import { type XClientOptions, xHttp } from './http.js';
-import { uploadImage, X_IMAGE_TYPES, X_MAX_IMAGES } from './media.js';
+import { type ProcessingWait, uploadImage, X_GIF_MAX_BYTES, X_IMAGE_TYPES, X_MAX_IMAGES } from './media.js';
 import { X_SCOPES, xOAuth } from './oauth.js';
 
 export type { XClientOptions } from './http.js';
@@ -47,12 +48,20 @@ function checkLimits(input: ProviderPublishInput) {
     if (!(X_IMAGE_TYPES as readonly string[]).includes(m.mimeType)) {
       throw invalid(`X does not take ${m.mimeType} images (only ${X_IMAGE_TYPES.join(', ')}).`);
     }
+    if (m.mimeType === 'image/gif' && m.data.byteLength > X_GIF_MAX_BYTES) {
+      throw invalid(`The GIF has ${m.data.byteLength} bytes; X takes GIFs up to 15 MB.`);
+    }
   }
 }
 
 export function createXProvider(opts: XClientOptions): PlatformProvider {
   const call = xHttp(opts);
   const oauth = xOAuth(opts, call);
+  // Without the service clock's wait (a provider built alone), a real timer.
+  const processing: ProcessingWait = {
+    wait: opts.wait ?? ((ms) => sleep(ms)),
+    ...(opts.processingWaitMs !== undefined ? { maxMs: opts.processingWaitMs } : {}),
+  };
 
   const getPost = async (token: string, id: string, fields?: string) => {
     if (!/^[0-9]{1,19}$/.test(id)) throw new ProviderError('x', 'invalid', `${id} is no X post id.`);
@@ -84,7 +93,7 @@ export function createXProvider(opts: XClientOptions): PlatformProvider {
       // Everything that can fail safely (media, the handle) happens before the first post goes out.
       const mediaIds: string[] = [];
       if (ids.length === 0)
-        for (const m of input.media ?? []) mediaIds.push(await uploadImage(call, token, m));
+        for (const m of input.media ?? []) mediaIds.push(await uploadImage(call, token, m, processing));
       let username = input.username;
       if (!username) {
         const me = await call<{ data?: { username?: string } }>({

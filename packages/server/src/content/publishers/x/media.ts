@@ -4,6 +4,8 @@ import type { XHttp } from './http.js';
 /** Image types X takes as `tweet_image` (InitializeMediaUploadRequest's media_type enum). */
 export const X_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 export const X_MAX_IMAGES = 4;
+/** "GIF: 15 MB" (https://docs.x.com/x-api/media, "Media types & size restrictions"). */
+export const X_GIF_MAX_BYTES = 15 * 1024 * 1024;
 /** Bytes per APPEND segment (before base64); X takes up to 1,000 segments. */
 const SEGMENT_BYTES = 1024 * 1024;
 
@@ -22,19 +24,50 @@ const SIMPLE_UPLOAD_MAX_BYTES = 5 * 1024 * 1024;
  */
 const SIMPLE_UPLOAD_TYPES: readonly string[] = ['image/jpeg', 'image/png', 'image/webp'];
 
+/**
+ * The longest total wait for X to process a GIF, by default. X's GIFs usually take seconds; a
+ * publish now waits in its request, so the bound is what a person would still wait for.
+ */
+const PROCESSING_WAIT_MS = 60_000;
+/** The shortest pause between status checks, whatever `check_after_secs` says (0 or missing). */
+const MIN_CHECK_MS = 1_000;
+
 interface Data<T> {
   data?: T;
 }
-type Uploaded = Data<{ id?: string; processing_info?: { state?: string } }>;
+/**
+ * `processing_info` as the X API v2 document has it (`state`, `check_after_secs`,
+ * `progress_percent`). `error` is not in the document's schema, but X's STATUS page shows it on a
+ * failed upload, so its message is used when it comes.
+ */
+interface ProcessingInfo {
+  state?: string;
+  check_after_secs?: number;
+  progress_percent?: number;
+  error?: { message?: string; name?: string };
+}
+type Uploaded = Data<{ id?: string; processing_info?: ProcessingInfo }>;
+
+/** How an upload waits for X's processing: the service clock's wait, and the bound on it. */
+export interface ProcessingWait {
+  wait: (ms: number) => Promise<void>;
+  maxMs?: number;
+}
 
 /**
  * Uploads one image and returns the media id to put in `media.media_ids`: in one request when
  * the image fits the simple upload (the usual case: one call instead of three), chunked when not.
+ * A GIF is chunked as `tweet_gif` and the id comes back only once X has processed it.
  */
-export async function uploadImage(call: XHttp, token: string, media: ProviderMedia): Promise<string> {
+export async function uploadImage(
+  call: XHttp,
+  token: string,
+  media: ProviderMedia,
+  processing: ProcessingWait,
+): Promise<string> {
   const fits =
     SIMPLE_UPLOAD_TYPES.includes(media.mimeType) && media.data.byteLength <= SIMPLE_UPLOAD_MAX_BYTES;
-  return fits ? uploadWhole(call, token, media) : uploadChunked(call, token, media);
+  return fits ? uploadWhole(call, token, media) : uploadChunked(call, token, media, processing);
 }
 
 /**
@@ -52,19 +85,29 @@ async function uploadWhole(call: XHttp, token: string, media: ProviderMedia): Pr
     token,
     json: { media: Buffer.from(media.data).toString('base64'), media_category: 'tweet_image' },
   });
-  return mediaIdOf(done, undefined);
+  return mediaIdOf(done);
 }
 
 /**
  * The v2 chunked upload: POST /2/media/upload/initialize, then /2/media/upload/{id}/append for
  * each segment (JSON, the chunk base64 in `media`), then /2/media/upload/{id}/finalize (no body).
+ *
+ * A GIF goes as `tweet_gif`: X plays a GIF as animated only in that category. X processes it after
+ * finalize, which then answers with `processing_info`; the id may be posted only once a status
+ * check says `succeeded` (awaitProcessing).
  */
-async function uploadChunked(call: XHttp, token: string, media: ProviderMedia): Promise<string> {
+async function uploadChunked(
+  call: XHttp,
+  token: string,
+  media: ProviderMedia,
+  processing: ProcessingWait,
+): Promise<string> {
+  const category = media.mimeType === 'image/gif' ? 'tweet_gif' : 'tweet_image';
   const init = await call<Data<{ id?: string }>>({
     method: 'POST',
     path: '/2/media/upload/initialize',
     token,
-    json: { media_type: media.mimeType, total_bytes: media.data.byteLength, media_category: 'tweet_image' },
+    json: { media_type: media.mimeType, total_bytes: media.data.byteLength, media_category: category },
   });
   const id = validId(init?.data?.id);
   const segments = Math.max(1, Math.ceil(media.data.byteLength / SEGMENT_BYTES));
@@ -78,7 +121,71 @@ async function uploadChunked(call: XHttp, token: string, media: ProviderMedia): 
     });
   }
   const done = await call<Uploaded>({ method: 'POST', path: `/2/media/upload/${id}/finalize`, token });
-  return mediaIdOf(done, id);
+  const what = category === 'tweet_gif' ? 'the GIF' : 'the image';
+  await awaitProcessing(call, token, { id, what }, done?.data?.processing_info, processing);
+  return validId(done?.data?.id ?? id);
+}
+
+/**
+ * Polls GET /2/media/upload?command=STATUS&media_id=<id> (getMediaUploadStatus in the X API v2
+ * document; https://docs.x.com/x-api/media/media-upload-status) until X has processed the upload.
+ * X's STATUS page: the state goes "pending" -> "in_progress" -> "failed" | "succeeded", and "You
+ * can not use the media_id to create Tweet or other entities before the state field is set to
+ * succeeded" (https://developer.x.com/en/docs/media/upload-media/api-reference/get-media-upload-status).
+ * FINALIZE answers without `processing_info` when the media is ready at once
+ * (https://developer.x.com/en/docs/twitter-api/v1/media/upload-media/api-reference/post-media-upload-finalize).
+ *
+ * Each pause is X's `check_after_secs` (at least 1 s, so a 0 never makes a busy loop), on the
+ * injected wait. The pauses together stay under `maxMs`: a post never waits on X without bound.
+ * Nothing is posted until `succeeded`, so giving up or a failure leaves nothing half-published.
+ */
+async function awaitProcessing(
+  call: XHttp,
+  token: string,
+  { id, what }: { id: string; what: string },
+  first: ProcessingInfo | undefined,
+  processing: ProcessingWait,
+): Promise<void> {
+  const maxMs = processing.maxMs ?? PROCESSING_WAIT_MS;
+  let info = first;
+  let waitedMs = 0;
+  while (info?.state && info.state !== 'succeeded') {
+    if (info.state === 'failed') {
+      const message = info.error?.message;
+      const why = typeof message === 'string' && message ? `: ${message}` : '';
+      throw new ProviderError(
+        'x',
+        'rejected',
+        `X could not process ${what} (media ${id})${why}. Nothing was posted. Attach another GIF (X takes animated GIFs up to 15 MB) or a still image, then post again.`,
+      );
+    }
+    if (info.state !== 'pending' && info.state !== 'in_progress') {
+      throw new ProviderError(
+        'x',
+        'rejected',
+        `X answered an unknown processing state '${info.state}' for media ${id}.`,
+      );
+    }
+    // Not a number (or none) is the shortest pause: NaN would slip past the bound below.
+    const askedMs = Number(info.check_after_secs) * 1000;
+    const pauseMs = Number.isFinite(askedMs) ? Math.max(MIN_CHECK_MS, askedMs) : MIN_CHECK_MS;
+    if (waitedMs + pauseMs > maxMs) {
+      const progress = typeof info.progress_percent === 'number' ? `, ${info.progress_percent}% done` : '';
+      throw new ProviderError(
+        'x',
+        'unavailable',
+        `X was still processing ${what} (media ${id}${progress}) after ${waitedMs / 1000} s, and svc waits at most ${maxMs / 1000} s. Nothing was posted; the post will be tried again later.`,
+      );
+    }
+    await processing.wait(pauseMs);
+    waitedMs += pauseMs;
+    const status = await call<Uploaded>({
+      method: 'GET',
+      path: `/2/media/upload?command=STATUS&media_id=${id}`,
+      token,
+    });
+    info = status?.data?.processing_info;
+  }
 }
 
 /** The id goes into a later request's body and a path: only X's numeric ids pass. */
@@ -89,12 +196,11 @@ function validId(id: string | undefined): string {
   return id;
 }
 
-/** The id of a finished upload; `fallback` is the chunked upload's own id (finalize may omit it). */
-function mediaIdOf(done: Uploaded | undefined, fallback: string | undefined): string {
+/** The id of a one-request upload: a still image is ready once uploaded. */
+function mediaIdOf(done: Uploaded | undefined): string {
   const state = done?.data?.processing_info?.state;
   if (state && state !== 'succeeded') {
-    // Images are ready once uploaded; processing is for video, which this provider does not send.
     throw new ProviderError('x', 'rejected', `X did not accept the image (processing ${state}).`);
   }
-  return validId(done?.data?.id ?? fallback);
+  return validId(done?.data?.id);
 }
