@@ -102,12 +102,14 @@ describe('a slow webhook endpoint delays only itself', { timeout: 60_000 }, () =
     const slow = (await app('POST', '/v1/webhook_endpoints', { url: hanging.url })).body.id as string;
     const fast = (await app('POST', '/v1/webhook_endpoints', { url: healthy.url })).body.id as string;
     const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'isolation' });
-    for (let i = 0; i < 30; i++) {
+    // More events than the hanging endpoint's slots, so some of its deliveries must wait.
+    const events = PER_ENDPOINT_CONCURRENCY + 14;
+    for (let i = 0; i < events; i++) {
       expect((await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/iso-${i}` })).status).toBe(201);
     }
     const slowQueue = await deliveriesOf(c, slow);
     const fastQueue = await deliveriesOf(c, fast);
-    expect(fastQueue.length).toBeGreaterThanOrEqual(30);
+    expect(fastQueue.length).toBeGreaterThanOrEqual(events);
     expect(slowQueue.map((d) => d.event_id)).toEqual(fastQueue.map((d) => d.event_id));
 
     const dispatcher = dispatcherOn(c, {
@@ -152,7 +154,7 @@ describe('a slow webhook endpoint delays only itself', { timeout: 60_000 }, () =
     ).toBe(true);
   });
 
-  it('lets one endpoint have 16 attempts in flight at once, and no more for any instance', async () => {
+  it('lets one endpoint have PER_ENDPOINT_CONCURRENCY attempts in flight at once, and no more for any instance', async () => {
     c = await startCommerce({ webhookAllowPrivate: true });
     const hanging = await startHangingReceiver();
     cleanups.push(hanging.close);
@@ -160,18 +162,18 @@ describe('a slow webhook endpoint delays only itself', { timeout: 60_000 }, () =
       (await as(c.svc, c.sandboxKey)('POST', '/v1/webhook_endpoints', { url: hanging.url })).status,
     ).toBe(201);
     const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'sixteen' });
-    for (let i = 0; i < 20; i++)
+    for (let i = 0; i < PER_ENDPOINT_CONCURRENCY + 4; i++)
       await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/sixteen-${i}` });
-    // The timeout ends the test (and fails it) on a dispatcher that stops short of 16 in flight.
+    // The timeout ends the test (and fails it) on a dispatcher that stops short of the limit.
     const dispatcher = dispatcherOn(c, { owner: 'instance-a', timeoutMs: 3_000 });
     dispatcher.start();
     cleanups.push(() => dispatcher.stop());
-    await until(() => hanging.held.length >= 16 || hanging.released() > 0);
+    await until(() => hanging.held.length >= PER_ENDPOINT_CONCURRENCY || hanging.released() > 0);
     expect(hanging.released()).toBe(0);
-    expect(hanging.held).toHaveLength(16);
+    expect(hanging.held).toHaveLength(PER_ENDPOINT_CONCURRENCY);
     // Another instance finds the endpoint full: the attempts in flight are counted in the database.
     expect((await dispatcherOn(c, { owner: 'instance-b' }).runDue()).attempted).toBe(0);
-    expect(hanging.held).toHaveLength(16);
+    expect(hanging.held).toHaveLength(PER_ENDPOINT_CONCURRENCY);
   });
 
   it('gives the attempts one claim starts a single deadline between them, which still ends every one', async () => {
@@ -187,15 +189,19 @@ describe('a slow webhook endpoint delays only itself', { timeout: 60_000 }, () =
     const timers = vi.spyOn(AbortSignal, 'timeout');
     cleanups.push(async () => timers.mockRestore());
     const summary = await dispatcherOn(c, { timeoutMs: 300 }).runDue();
-    // One claim took all 16 and started them together: one timer for the batch, not one each
+    // One claim took them all and started them together: one timer for the batch, not one each
     // (a timer each was a share of every delivery's CPU). The endpoint never answers, so only
     // that deadline ended each of them: every attempt failed, and every request was let go.
-    expect(summary).toEqual({ attempted: 16, succeeded: 0, failed: 16 });
+    expect(summary).toEqual({
+      attempted: PER_ENDPOINT_CONCURRENCY,
+      succeeded: 0,
+      failed: PER_ENDPOINT_CONCURRENCY,
+    });
     expect(timers).toHaveBeenCalledTimes(1);
     // The receiver sees each connection close a moment after the attempt gave up on it.
-    await until(() => hanging.released() === 16);
+    await until(() => hanging.released() === PER_ENDPOINT_CONCURRENCY);
     const attempts = (await deliveriesOf(c, made.body.id)).map((d) => d.attempts[0]);
-    expect(attempts).toHaveLength(16);
+    expect(attempts).toHaveLength(PER_ENDPOINT_CONCURRENCY);
     expect(attempts.every((a) => a?.response_status === null)).toBe(true);
   });
 
@@ -275,7 +281,7 @@ describe('a slow webhook endpoint delays only itself', { timeout: 60_000 }, () =
     expect(transactions).toBe(3);
   });
 
-  it('sends 200 deliveries to one endpoint over at most 16 connections, reused', async () => {
+  it('sends 200 deliveries to one endpoint over at most PER_ENDPOINT_CONCURRENCY connections, reused', async () => {
     c = await startCommerce({ webhookAllowPrivate: true });
     const receiver = await startReceiver();
     cleanups.push(receiver.close);

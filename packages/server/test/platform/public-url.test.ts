@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PER_ENDPOINT_CONCURRENCY } from '../../src/commerce/webhooks/dispatcher.js';
 import { AppError } from '../../src/platform/errors.js';
 import {
   BodyTooLargeError,
@@ -271,7 +272,8 @@ describe('publicStatus', () => {
   });
 
   it('reuses at most CONNECTIONS_PER_ENDPOINT connections for 200 requests to one endpoint', async () => {
-    // 16 in flight, the next sent as each answer arrives (as the dispatcher sends): an unbounded
+    // As many in flight as the pool's connections, the next sent as each answer arrives (as the
+    // dispatcher sends, one connection per attempt in flight): an unbounded
     // pool opened a new connection whenever the one that had just answered was not yet free.
     let sent = 0;
     const sender = async () => {
@@ -282,7 +284,7 @@ describe('publicStatus', () => {
     };
     await Promise.all(Array.from({ length: CONNECTIONS_PER_ENDPOINT }, sender));
     const opened = connectedFor.filter((p) => p === '/reuse').length;
-    expect(CONNECTIONS_PER_ENDPOINT).toBe(16);
+    expect(CONNECTIONS_PER_ENDPOINT).toBe(PER_ENDPOINT_CONCURRENCY);
     expect(opened).toBeGreaterThan(0);
     expect(opened).toBeLessThanOrEqual(CONNECTIONS_PER_ENDPOINT);
   });

@@ -53,9 +53,13 @@ export const LEASE_MS = 60_000;
  * holds at most this many of the dispatcher's slots and delays only its own deliveries. It also
  * caps a healthy endpoint's rate at this many attempts per claim-send-record cycle: at 4, an
  * endpoint taking 160 events a second left no room to catch up after any pause (a GC, a disk
- * sync, a busy core), and its queue, not the sending, was the first attempts' tail.
+ * sync, a busy core), and its queue, not the sending, was the first attempts' tail. At 16 the
+ * same happened on PostgreSQL with both cores busy: a cycle (the step that records and claims,
+ * the send, the next step) took 100-150 ms, so 15 endpoints of 16 slots carried at most about
+ * 1,700 deliveries a second, and first attempts queued 0.5-1.4 s for a slot. At 32, with the same
+ * load offered, the queue was gone (p50 517 → 179 ms; docs/benchmarks.md).
  */
-export const PER_ENDPOINT_CONCURRENCY = 16;
+export const PER_ENDPOINT_CONCURRENCY = 32;
 /**
  * Attempts in flight across all endpoints: 16 endpoints hanging at once (an environment's
  * most) still leave none starved for long.

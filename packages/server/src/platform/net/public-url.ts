@@ -158,7 +158,7 @@ function agentFor(
  * for 240 in flight). Per endpoint rather than per origin so that a path that hangs holds only its
  * own connections, never those of another endpoint on the same host.
  */
-export const CONNECTIONS_PER_ENDPOINT = 16;
+export const CONNECTIONS_PER_ENDPOINT = 32;
 
 const endpointPools = new Map<string, Pool>();
 
