@@ -31,6 +31,9 @@ const undo: Record<number, string> = {
        DROP TABLE key_epoch_instances; DROP TABLE key_epoch;`,
   // PostgreSQL only (a TRUNCATE trigger); nothing to undo on SQLite.
   22: '',
+  23: `DROP INDEX mcp_calls_created; DROP INDEX mcp_calls_key;
+       CREATE INDEX mcp_calls_created ON mcp_calls (created_at DESC, id DESC);
+       CREATE INDEX mcp_calls_key ON mcp_calls (key_id, created_at DESC, id DESC);`,
 };
 
 /** Takes a migrated content database back to the schema before migration `before`. */
