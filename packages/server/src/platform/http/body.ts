@@ -3,6 +3,7 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import { AppError } from '../errors.js';
 import { fromFrameworkError } from './errors-middleware.js';
 import { jsonTextOverLimits, tooDeep, tooManyValues } from './json-depth.js';
+import { lingerBeforeClosing } from './lingering-close.js';
 import { markCheckedText } from './text-checks.js';
 
 const METHODS_WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -41,9 +42,13 @@ export function refuseDeclaredLength(req: IncomingMessage, limitBytes: number): 
   return Number.isFinite(declared) && declared > limitBytes ? bodyTooLarge(limitBytes) : null;
 }
 
-/** Answers this request and then closes the connection rather than draining an unwanted body. */
+/**
+ * Answers this request and then closes the connection rather than draining an unwanted body, after
+ * a short linger so the client reads the answer rather than a reset (lingering-close.ts).
+ */
 export function closeAfterResponse(res: Response): void {
   res.set('Connection', 'close');
+  if (res.socket) lingerBeforeClosing(res.socket);
 }
 
 /** Reads the body, at most `limitBytes` of it. Over the limit it stops reading at once. */
