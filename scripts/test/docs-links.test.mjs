@@ -48,13 +48,14 @@ function anchorsOf(file) {
   return anchors;
 }
 
-/** Each `[text](target)` and `[label]: target` in a file's prose, with its line number. */
+/** Each `[text](target)`, `[label]: target` and HTML `href`/`src` in a file's prose, with its line. */
 function linksOf(file) {
   const text = prose(readFileSync(join(root, file), 'utf8'));
   const links = [];
   const patterns = [
     /\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g,
     /^ {0,3}\[[^\]]+\]:\s*<?(\S+?)>?(?:\s|$)/gm,
+    /<(?:a|img)\s[^>]*?(?:href|src)="([^"]+)"/g,
   ];
   for (const pattern of patterns) {
     for (const match of text.matchAll(pattern)) {
@@ -80,9 +81,13 @@ function brokenReason(file, target) {
 }
 
 describe('links in the markdown', () => {
-  it('finds the markdown it checks', () => {
+  it('finds the markdown it checks, and the links in it of each kind', () => {
     expect(markdownFiles).toContain('docs/troubleshooting.md');
     expect(markdownFiles).toContain('README.md');
+    const targets = (file) => linksOf(file).map((l) => l.target);
+    expect(targets('docs/troubleshooting.md')).toContain('operations.md#memory');
+    expect(targets('docs/troubleshooting.md')).toContain('#more-memory-than-documented');
+    expect(targets('docs/content/app.md')).toContain('../screenshots/approvals-390.png');
   });
 
   it('makes GitHub anchors from headings with code, links and repeats', () => {
