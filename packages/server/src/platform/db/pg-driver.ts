@@ -14,10 +14,11 @@ let driver: typeof pg | undefined;
  * a package in pnpm's symlinked layout is loaded from its link's path, where its own dependencies
  * are not found: starting on PostgreSQL failed with "Cannot find module 'pg-types'". Any code may
  * make that stat before the first pool opens: our logger (which uses the bigint variant to stay
- * out of it), pino, a dependency's tty check. So a plain stat of a regular file (node itself)
- * (see refillStatBuffer) overwrites the buffer right before the load, and `require` then loads pg and all it requires
- * with nothing in between. pgpass, which pg requires only when the server asks for a password the
- * URL does not hold (long after start), is loaded now for the same reason.
+ * out of it), pino, a dependency's tty check. So a plain stat of a regular file (this module's
+ * own, see refillStatBuffer) overwrites the buffer right before the load, and `require` then
+ * loads pg and all it requires with nothing in between. pgpass, which pg requires only when the
+ * server asks for a password the URL does not hold (long after start), is loaded now for the
+ * same reason.
  */
 export function pgDriver(): typeof pg {
   if (driver) return driver;
