@@ -1,7 +1,7 @@
-// FAILS on main: reported to the lead. Both fixes belong in commerce/db/webhooks-store.ts (the
-// dispatcher helper's file), so neither is made here.
+// Outside review of the thirteenth pass found three claim defects with many endpoints due; all
+// three failed here on the old code and are fixed in commerce/db/webhooks-store.ts.
 //
-// 1. (PostgreSQL) Outside review of the thirteenth pass: on PostgreSQL a claim first lists the endpoints with due
+// 1. (PostgreSQL) A claim first lists the endpoints with due
 // work, `ORDER BY id LIMIT CLAIM_ENDPOINTS`, and only then asks how much room each has. An
 // endpoint whose attempts in flight already fill its limit (a receiver that hangs until the
 // timeout) still has due work, so it keeps its place in that list while getting nothing from the
@@ -20,6 +20,10 @@
 // says is MAX_CONCURRENCY: it was, before PER_ENDPOINT_CONCURRENCY doubled. With 512 endpoints due
 // a claim now sends to half of them (expected 512, got 256): the comment is stale and the
 // dispatcher's room is half used. CLAIM_ENDPOINTS could be MAX_CONCURRENCY itself.
+//
+// Fixed: PostgreSQL's list leaves out endpoints already at their limit, and locks at most the
+// claim's own limit of endpoints (CLAIM_ENDPOINTS is now a ceiling of 512); SQLite leases in parts
+// of at most 250 endpoints.
 //
 // Below HTTP: the store's own claim with the dispatcher's limits, on both engines.
 import { describe, expect, it } from 'vitest';

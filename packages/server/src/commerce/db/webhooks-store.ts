@@ -105,12 +105,20 @@ const IN_FLIGHT_SQLITE = `, (SELECT COUNT(*) FROM deliveries x
 const marks = (xs: readonly unknown[]) => xs.map(() => '?').join(', ');
 
 /**
- * PostgreSQL: the most endpoints one claim locks. Each lock is an entry in the server's shared
- * lock table (about 64 per connection in all, by default), so a claim never takes one per
- * endpoint of a large deployment. A claim hands out at most `MAX_CONCURRENCY` (256) attempts, one
- * endpoint at a time, so more endpoints than that would not all get one anyway.
+ * PostgreSQL: the most endpoints one claim locks, whatever its `limit`. Each lock is an entry in
+ * the server's shared lock table (64 per connection by default, shared by all: 6,400 on a default
+ * server), so a claim never takes one per endpoint of a large deployment. A claim locks at most
+ * `limit` endpoints (more would not all get an attempt), and the dispatcher's limit
+ * (`MAX_CONCURRENCY`, 512) fits under this one.
  */
-export const CLAIM_ENDPOINTS = 256;
+export const CLAIM_ENDPOINTS = 512;
+
+/**
+ * SQLite refuses a compound SELECT of more than 500 terms (SQLITE_MAX_COMPOUND_SELECT), and the
+ * lease statement has one per endpoint that gets room: a claim with more endpoints than that is
+ * leased in parts of at most this many. In-process, a part costs no round trip.
+ */
+const SQLITE_LEASE_PART = 250;
 
 /**
  * PostgreSQL, step 1 (see `claimDue`): of the endpoints `withWork` lists (binds the limit after
@@ -321,27 +329,34 @@ export function webhooksStore(db: SqlExecutor) {
    */
   async function leaseOnSqlite(r: LeaseRequest, busy: ReadonlyMap<string, number>): Promise<DueDelivery[]> {
     const room = shareRoom(r.endpointIds, busy, r.perEndpoint, r.limit);
-    if (room.length === 0) return [];
-    const parts = room.map(
-      (_, i) =>
-        `SELECT id FROM (SELECT d.id FROM deliveries d
-           WHERE d.endpoint_id = ? AND ${DUE}${r.only}
-           ORDER BY d.next_attempt_at, d.seq LIMIT ?) e${i}`,
-    );
-    const taken = await db.all<{ id: string }>(
-      `WITH picked AS MATERIALIZED (${parts.join(' UNION ALL ')}) ${LEASE_PICKED} RETURNING id`,
-      [
-        ...room.flatMap(([endpointId, n]) => [endpointId, r.now, r.now, ...r.onlyParams, n]),
-        r.leaseUntil,
-        r.owner,
-      ],
-    );
+    const taken: { id: string }[] = [];
+    for (let at = 0; at < room.length; at += SQLITE_LEASE_PART) {
+      taken.push(...(await leasePartOnSqlite(r, room.slice(at, at + SQLITE_LEASE_PART))));
+    }
     if (taken.length === 0) return [];
     return db.all(
       `SELECT ${DUE_COLUMNS} FROM deliveries d ${DUE_JOINS}
         WHERE d.id IN (${marks(taken)})
         ORDER BY d.next_attempt_at, d.seq`,
       taken.map((t) => t.id),
+    );
+  }
+
+  /** SQLite: the leases of one part of a claim's endpoints, `[endpoint, how many]` each. */
+  function leasePartOnSqlite(r: LeaseRequest, room: readonly (readonly [string, number])[]) {
+    const parts = room.map(
+      (_, i) =>
+        `SELECT id FROM (SELECT d.id FROM deliveries d
+           WHERE d.endpoint_id = ? AND ${DUE}${r.only}
+           ORDER BY d.next_attempt_at, d.seq LIMIT ?) e${i}`,
+    );
+    return db.all<{ id: string }>(
+      `WITH picked AS MATERIALIZED (${parts.join(' UNION ALL ')}) ${LEASE_PICKED} RETURNING id`,
+      [
+        ...room.flatMap(([endpointId, n]) => [endpointId, r.now, r.now, ...r.onlyParams, n]),
+        r.leaseUntil,
+        r.owner,
+      ],
     );
   }
 
@@ -443,17 +458,22 @@ export function webhooksStore(db: SqlExecutor) {
       // SQLite takes no lock here (its writers are serial already), so it reads step 2's counts
       // in the same statement: one count per endpoint from its own index range (an IN list with
       // GROUP BY cost SQLite twenty times as much).
+      // PostgreSQL lists at most a limit of endpoints to lock, so it leaves out those whose
+      // attempts in flight already fill their limit (a receiver that hangs): listed, they would
+      // take the places of endpoints with room and get nothing, and enough of them sorting
+      // first would starve every endpoint after them, on every instance. The count is read
+      // again after the lock (step 2); this one only keeps full endpoints off the list.
       const withWork = `SELECT w.id${pg ? '' : IN_FLIGHT_SQLITE} FROM webhook_endpoints w
           WHERE w.removed_at IS NULL
             AND EXISTS (SELECT 1 FROM deliveries d
-                         WHERE d.endpoint_id = w.id AND ${DUE}${only})
+                         WHERE d.endpoint_id = w.id AND ${DUE}${only})${pg ? `\n            AND ${IN_FLIGHT_PG} < ?` : ''}
           ORDER BY w.id`;
       const endpoints = await db.all<{ id: string; n?: number }>(pg ? lockEndpoints(withWork) : withWork, [
         ...(pg ? [] : [now]),
         now,
         now,
         ...onlyParams,
-        ...(pg ? [CLAIM_ENDPOINTS] : []),
+        ...(pg ? [leaseUntil, now, opts.perEndpoint, opts.perEndpoint, Math.min(opts.limit, CLAIM_ENDPOINTS)] : []),
       ]);
       if (endpoints.length === 0) return [];
       const claim: LeaseRequest = {
