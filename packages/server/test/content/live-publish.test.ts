@@ -13,6 +13,7 @@ import { ManualClock } from '../../src/platform/clock.js';
 import { FAIL_PROCESSING_MARK, type XFake } from '../fakes/x-fake.js';
 import { connectLive, startLive, X_CLIENT_SECRET } from '../helpers/live.js';
 import { api, type TestService } from '../helpers/start.js';
+import { animatedGif } from './gif-fixtures.js';
 
 /**
  * The live publish pipeline against the X fake over loopback: a content server in live mode, a
@@ -535,6 +536,25 @@ describe('live publishing a GIF to X', () => {
       state: 'succeeded',
     });
     // The fake refuses a post with media still processing, and a status check before check_after_secs.
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('an animated GIF uploaded in the app posts to X animated: as tweet_gif, the GIF itself, not a still crop', async () => {
+    await startWithChannel();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(await animatedGif(4))], { type: 'image/gif' }), 'wave.gif');
+    const uploaded = await fetch(`${svc.url}/v1/brands/${brandId}/media`, { method: 'POST', body: form });
+    expect(uploaded.status).toBe(201);
+    const asset = (await uploaded.json()) as { id: string; variants: { original: { bytes: number } } };
+    const res = await publishNowWith(asset.id, 'It waves.');
+    expect(res.body).toMatchObject({ status: 'published', notice: null });
+    const [tweet] = [...fake.tweets.values()];
+    expect(fake.media.get(tweet?.mediaIds[0] as string)).toEqual({
+      mediaType: 'image/gif',
+      bytes: asset.variants.original.bytes,
+      category: 'tweet_gif',
+      state: 'succeeded',
+    });
     expect(fake.violations).toEqual([]);
   });
 

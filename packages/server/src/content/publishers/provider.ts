@@ -165,3 +165,10 @@ export class ProviderError extends Error {
     });
   }
 }
+
+/**
+ * Why a platform that takes no GIF refuses an animated one, before any call: posted as a still it
+ * would silently lose the animation, which is not what the person attached.
+ */
+export const gifRefused = (label: string, takes: string) =>
+  `${label} takes no animated GIF (${takes}). Attach one of the asset's crops (a still of its first frame), or post the GIF on X or LinkedIn.`;
