@@ -591,4 +591,29 @@ describe('live publishing a GIF to X', () => {
     expect(tweetsPosted()).toBe(0);
     expect(fake.violations).toEqual([]);
   });
+
+  it('the retry of a GIF X was still processing posts the same upload: one status check, no second upload', async () => {
+    await startWithChannel(undefined, { checkAfterSecs: { pending: 1, in_progress: 120 } });
+    const gif = await gifAsset();
+    const res = await publishNowWith(gif.id, 'Slow, then out.');
+    expect(res.body.status).toBe('scheduled');
+    const [firstId] = [...fake.media.keys()];
+    // The retry comes once X's check_after_secs (120 s) has passed.
+    svc.clock.advance(120_000);
+    const { published } = await pass();
+    expect(published).toEqual([res.body.id]);
+    expect(mediaCalls()).toEqual([
+      'POST /2/media/upload/initialize',
+      'POST /2/media/upload/:id/append',
+      'POST /2/media/upload/:id/finalize',
+      'GET /2/media/upload',
+      // The retry: X is asked how the same upload is going, and it is posted.
+      'GET /2/media/upload',
+      'POST /2/tweets',
+    ]);
+    const [tweet] = [...fake.tweets.values()];
+    expect(tweet?.mediaIds).toEqual([firstId]);
+    expect(fake.media.size).toBe(1);
+    expect(fake.violations).toEqual([]);
+  });
 });

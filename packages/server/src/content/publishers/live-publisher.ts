@@ -8,6 +8,7 @@ import { accessTokenFor, refreshAccessToken } from '../services/channel-credenti
 import { type PlatformProvider, ProviderError, type ProviderMedia } from './provider.js';
 import { providerFor } from './registry.js';
 import { PublishError, type Publisher, type PublishRequest, type PublishResult } from './types.js';
+import { type UploadedMediaCache, uploadedMediaCache } from './uploaded-media.js';
 
 /** When a 429 says nothing about when to come back. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 15 * 60_000;
@@ -55,7 +56,11 @@ function classify(ctx: ContentContext, err: unknown, earlier: string[]): Publish
 }
 
 /** The post's images from the media library: bytes for X and LinkedIn, public URLs for the others. */
-async function readMedia(ctx: ContentContext, req: PublishRequest): Promise<ProviderMedia[]> {
+async function readMedia(
+  ctx: ContentContext,
+  req: PublishRequest,
+  uploaded: UploadedMediaCache,
+): Promise<ProviderMedia[]> {
   const out: ProviderMedia[] = [];
   const base = trimTrailingSlashes(ctx.config.content.publicUrl ?? '');
   for (const m of req.media) {
@@ -78,7 +83,16 @@ async function readMedia(ctx: ContentContext, req: PublishRequest): Promise<Prov
         `${req.platform} fetches each image from its URL, so CONTENT_PUBLIC_URL must be a public https address (it is ${base ? `'${base}'` : 'not set'}).`,
       );
     const data = await readFile(join(assetDir(mediaRoot(ctx.config), rec.id), file.file));
-    out.push({ mimeType: file.mime, data, url });
+    const key = { postId: req.postId, platform: req.platform, assetId: rec.id, file: file.file };
+    const uploadedId = uploaded.get(key, ctx.clock.now().getTime());
+    out.push({
+      mimeType: file.mime,
+      data,
+      url,
+      ...(uploadedId ? { uploadedId } : {}),
+      onUploaded: (id, expiresAfterSecs) =>
+        uploaded.remember(key, id, ctx.clock.now().getTime() + expiresAfterSecs * 1000),
+    });
   }
   return out;
 }
@@ -89,6 +103,7 @@ async function readMedia(ctx: ContentContext, req: PublishRequest): Promise<Prov
  * refresh. Every other failure is a PublishError saying what the caller must do.
  */
 export function livePublisher(getCtx: () => ContentContext): Publisher {
+  const uploaded = uploadedMediaCache();
   const provider = (ctx: ContentContext, platform: PublishRequest['platform']): PlatformProvider =>
     providerFor(ctx.config, platform, {
       now: () => ctx.clock.now(),
@@ -129,11 +144,11 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
             { publishedIds: earlier },
           );
         const p = provider(ctx, req.platform);
-        const media = earlier.length ? [] : await readMedia(ctx, req);
+        const media = earlier.length ? [] : await readMedia(ctx, req, uploaded);
         // The channel's handle is the account's username (set at connect and reconnect), so the
         // provider builds the permalink from it instead of asking the platform on every publish.
         const username = req.channelHandle.replace(/^@/, '') || undefined;
-        return await withToken(ctx, req.channelId, (accessToken) =>
+        const result = await withToken(ctx, req.channelId, (accessToken) =>
           p
             .publish({
               accessToken,
@@ -148,8 +163,13 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
               throw err;
             }),
         );
+        uploaded.forgetPost(req.postId);
+        return result;
       } catch (err) {
-        throw classify(ctx, err, earlier);
+        const failure = classify(ctx, err, earlier);
+        // Only a retry can use the ids again; a post that failed or may be live is done with them.
+        if (failure.outcome !== 'retry') uploaded.forgetPost(req.postId);
+        throw failure;
       }
     },
 

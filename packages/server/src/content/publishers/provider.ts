@@ -39,6 +39,13 @@ export interface ProviderMedia {
    * downloads the image from this URL, so it must be public (https, not a private address).
    */
   url?: string;
+  /**
+   * The id the platform gave for these same bytes on an earlier attempt of this post, still
+   * valid (uploaded-media.ts). X checks it and posts it instead of uploading again; others ignore it.
+   */
+  uploadedId?: string;
+  /** Told the platform's id, and how many seconds the platform keeps it, once an upload is finalized. */
+  onUploaded?: (id: string, expiresAfterSecs: number) => void;
 }
 
 export interface ProviderPublishInput {
