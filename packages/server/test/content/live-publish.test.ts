@@ -585,21 +585,27 @@ describe('live publishing a GIF to X', () => {
       retry_at: new Date(svc.clock.now().getTime() + 60_000).toISOString(),
     });
     expect(res.body.notice).toMatch(
-      /PLATFORM_UNAVAILABLE.*X was still processing the GIF .*svc waits at most 60 s/,
+      /PLATFORM_UNAVAILABLE.*X was still processing the GIF .*svc waits at most 15 s/,
     );
     expect(svc.clock.now().getTime() - started).toBe(1_000);
     expect(tweetsPosted()).toBe(0);
     expect(fake.violations).toEqual([]);
   });
 
-  it('the retry of a GIF X was still processing posts the same upload: one status check, no second upload', async () => {
-    await startWithChannel(undefined, { checkAfterSecs: { pending: 1, in_progress: 120 } });
+  it('publish now answers within 15 s of X processing, and the background retry posts the same upload: one status check, no second upload', async () => {
+    // X asks for 30 s after in_progress: more than a publish-now request waits (15 s), less than
+    // the background loop does (60 s).
+    await startWithChannel(undefined, { checkAfterSecs: { pending: 1, in_progress: 30 } });
     const gif = await gifAsset();
+    const started = svc.clock.now().getTime();
     const res = await publishNowWith(gif.id, 'Slow, then out.');
+    expect(svc.clock.now().getTime() - started).toBe(1_000);
+    expect(res.body.notice).toMatch(/X was still processing the GIF .*svc waits at most 15 s/);
     expect(res.body.status).toBe('scheduled');
     const [firstId] = [...fake.media.keys()];
-    // The retry comes once X's check_after_secs (120 s) has passed.
-    svc.clock.advance(120_000);
+    // The retry is due a minute later (past X's check_after_secs of 30 s).
+    expect(res.body.retry_at).toBe(new Date(svc.clock.now().getTime() + 60_000).toISOString());
+    svc.clock.advance(60_000);
     const { published } = await pass();
     expect(published).toEqual([res.body.id]);
     expect(mediaCalls()).toEqual([

@@ -13,6 +13,14 @@ import { type UploadedMediaCache, uploadedMediaCache } from './uploaded-media.js
 /** When a 429 says nothing about when to come back. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 15 * 60_000;
 
+/**
+ * The longest a publish-now request waits on X's processing of a GIF (the background loop waits
+ * 60 s). Past it the answer is `scheduled` with a retry a minute later, and that retry checks the
+ * same upload (uploaded-media.ts) rather than sending the GIF again: a person is never held for a
+ * minute, and a slow GIF still goes out. X's GIFs usually take a few seconds.
+ */
+export const IN_REQUEST_PROCESSING_WAIT_MS = 15_000;
+
 /** Providers that honour `alreadyPublished` (send only the parts after those already out). */
 const CONTINUES_THREADS = new Set(['x', 'threads']);
 
@@ -104,11 +112,16 @@ async function readMedia(
  */
 export function livePublisher(getCtx: () => ContentContext): Publisher {
   const uploaded = uploadedMediaCache();
-  const provider = (ctx: ContentContext, platform: PublishRequest['platform']): PlatformProvider =>
+  const provider = (
+    ctx: ContentContext,
+    platform: PublishRequest['platform'],
+    inRequest = false,
+  ): PlatformProvider =>
     providerFor(ctx.config, platform, {
       now: () => ctx.clock.now(),
       wait: (ms) => ctx.clock.wait(ms),
       ...(ctx.config.platformTimeoutMs ? { timeoutMs: ctx.config.platformTimeoutMs } : {}),
+      ...(inRequest ? { processingWaitMs: IN_REQUEST_PROCESSING_WAIT_MS } : {}),
     });
 
   const withToken = async <T>(
@@ -143,7 +156,7 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
             `${earlier.length} part(s) of this thread are already live (${earlier.join(', ')}), and this build cannot send only the rest on ${req.platform}; post the rest by hand.`,
             { publishedIds: earlier },
           );
-        const p = provider(ctx, req.platform);
+        const p = provider(ctx, req.platform, req.inRequest);
         const media = earlier.length ? [] : await readMedia(ctx, req, uploaded);
         // The channel's handle is the account's username (set at connect and reconnect), so the
         // provider builds the permalink from it instead of asking the platform on every publish.
