@@ -65,6 +65,19 @@ describe('animated GIFs in the media library', () => {
     expect(byPlatform.threads.ok).toBe(false);
   });
 
+  it('re-renders the crops of a GIF around a new focal point as stills, and keeps the animated original', async () => {
+    const res = await upload(svc, await animatedGif(3));
+    expect(res.status).toBe(201);
+    const patched = await api(svc.url, 'PATCH', `/v1/media/${res.body.id}`, {
+      body: { focal_point: { x: 0.2, y: 0.8 } },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.variants.original).toEqual(res.body.variants.original);
+    expect(patched.body.variants.square.url).toMatch(/square\.2\.png$/);
+    const crop = await sharp(await fetchBytes(svc, patched.body.variants.square.url)).metadata();
+    expect([crop.format, crop.pages ?? 1]).toEqual(['png', 1]);
+  });
+
   it('refuses a GIF declaring more frames than the limit, from its header, with nothing kept', async () => {
     const before = (await api(svc.url, 'GET', '/v1/brands/brd_gif/media')).body.media.length;
     const res = await upload(svc, frameBomb(GIF_MAX_FRAMES + 1));
