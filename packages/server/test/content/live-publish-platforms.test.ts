@@ -8,6 +8,7 @@ import type { FakeCore } from '../fakes/fake-core.js';
 import { type LiveStack, startLive } from '../helpers/live.js';
 import { connectViaProxy, PUBLIC_URL } from '../helpers/public-url.js';
 import { api, type TestService } from '../helpers/start.js';
+import { animatedGif } from './gif-fixtures.js';
 
 /**
  * The publish failures that live-publish.test.ts proves for X, through the service over HTTP, on
@@ -28,7 +29,7 @@ afterEach(async () => {
   live = undefined;
 });
 
-async function setUp(platform: Exclude<Platform, 'x'>, timeoutMs?: number) {
+async function setUp(platform: Exclude<Platform, 'x'>, timeoutMs?: number, image?: Buffer) {
   live = await startLive({
     clock: new ManualClock(),
     config: {
@@ -42,11 +43,13 @@ async function setUp(platform: Exclude<Platform, 'x'>, timeoutMs?: number) {
   const channelId = await connectViaProxy(svc, brandId, platform);
   const fake: FakeCore & { posts: Map<string, unknown> } = stack[platform];
   // Instagram has no text-only posts: every post here carries one library image.
-  const jpeg = await sharp({ create: { width: 1080, height: 1080, channels: 3, background: '#335577' } })
-    .jpeg()
-    .toBuffer();
+  const jpeg =
+    image ??
+    (await sharp({ create: { width: 1080, height: 1080, channels: 3, background: '#335577' } })
+      .jpeg()
+      .toBuffer());
   const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'chart.jpg');
+  form.append('file', new Blob([new Uint8Array(jpeg)]), image ? 'wave.gif' : 'chart.jpg');
   const upload = await fetch(`${svc.url}/v1/brands/${brandId}/media`, { method: 'POST', body: form });
   expect(upload.status).toBe(201);
   const assetId = ((await upload.json()) as { id: string }).id;
@@ -119,6 +122,33 @@ describe.each(['linkedin', 'instagram', 'threads'] as const)('live publishing to
     expect(after.body.status).toBe('unconfirmed');
     expect(publishCalls()).toBe(1);
     expect(fake.posts.size).toBe(1);
+    expect(fake.violations).toEqual([]);
+  });
+});
+
+describe('an animated GIF from the media library', () => {
+  it.each(['instagram', 'threads'] as const)(
+    'is refused for %s before any call, never posted as a still',
+    async (platform) => {
+      const { fake, post } = await setUp(platform, undefined, await animatedGif(4));
+      const calls = fake.requests.length;
+      const res = await post('It waves.');
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+      expect(res.body.status).toBe('failed');
+      expect(res.body.failure).toMatch(
+        /^POST_INVALID_FOR_PLATFORM: (Instagram|Threads) takes no animated GIF \(.*\)\. Attach one of the asset's crops/,
+      );
+      expect(fake.requests.length).toBe(calls);
+      expect(fake.posts.size).toBe(0);
+    },
+  );
+
+  it('goes to LinkedIn as the GIF itself', async () => {
+    const { fake, post } = await setUp('linkedin', undefined, await animatedGif(4));
+    const res = await post('It waves.');
+    expect(res.body.status, JSON.stringify(res.body)).toBe('published');
+    const images = [...(fake as unknown as { images: Map<string, { type: string }> }).images.values()];
+    expect(images.map((i) => i.type)).toEqual(['image/gif']);
     expect(fake.violations).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ import { ManualClock } from '../../src/platform/clock.js';
 import { FAIL_PROCESSING_MARK, type XFake } from '../fakes/x-fake.js';
 import { connectLive, startLive, X_CLIENT_SECRET } from '../helpers/live.js';
 import { api, type TestService } from '../helpers/start.js';
+import { animatedGif } from './gif-fixtures.js';
 
 /**
  * The live publish pipeline against the X fake over loopback: a content server in live mode, a
@@ -538,6 +539,25 @@ describe('live publishing a GIF to X', () => {
     expect(fake.violations).toEqual([]);
   });
 
+  it('an animated GIF uploaded in the app posts to X animated: as tweet_gif, the GIF itself, not a still crop', async () => {
+    await startWithChannel();
+    const form = new FormData();
+    form.append('file', new Blob([new Uint8Array(await animatedGif(4))], { type: 'image/gif' }), 'wave.gif');
+    const uploaded = await fetch(`${svc.url}/v1/brands/${brandId}/media`, { method: 'POST', body: form });
+    expect(uploaded.status).toBe(201);
+    const asset = (await uploaded.json()) as { id: string; variants: { original: { bytes: number } } };
+    const res = await publishNowWith(asset.id, 'It waves.');
+    expect(res.body).toMatchObject({ status: 'published', notice: null });
+    const [tweet] = [...fake.tweets.values()];
+    expect(fake.media.get(tweet?.mediaIds[0] as string)).toEqual({
+      mediaType: 'image/gif',
+      bytes: asset.variants.original.bytes,
+      category: 'tweet_gif',
+      state: 'succeeded',
+    });
+    expect(fake.violations).toEqual([]);
+  });
+
   it('a GIF X fails to process fails the post with the reason, and nothing is posted', async () => {
     await startWithChannel();
     const gif = await gifAsset(Buffer.from(FAIL_PROCESSING_MARK));
@@ -565,10 +585,41 @@ describe('live publishing a GIF to X', () => {
       retry_at: new Date(svc.clock.now().getTime() + 60_000).toISOString(),
     });
     expect(res.body.notice).toMatch(
-      /PLATFORM_UNAVAILABLE.*X was still processing the GIF .*svc waits at most 60 s/,
+      /PLATFORM_UNAVAILABLE.*X was still processing the GIF .*svc waits at most 15 s/,
     );
     expect(svc.clock.now().getTime() - started).toBe(1_000);
     expect(tweetsPosted()).toBe(0);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('publish now answers within 15 s of X processing, and the background retry posts the same upload: one status check, no second upload', async () => {
+    // X asks for 30 s after in_progress: more than a publish-now request waits (15 s), less than
+    // the background loop does (60 s).
+    await startWithChannel(undefined, { checkAfterSecs: { pending: 1, in_progress: 30 } });
+    const gif = await gifAsset();
+    const started = svc.clock.now().getTime();
+    const res = await publishNowWith(gif.id, 'Slow, then out.');
+    expect(svc.clock.now().getTime() - started).toBe(1_000);
+    expect(res.body.notice).toMatch(/X was still processing the GIF .*svc waits at most 15 s/);
+    expect(res.body.status).toBe('scheduled');
+    const [firstId] = [...fake.media.keys()];
+    // The retry is due a minute later (past X's check_after_secs of 30 s).
+    expect(res.body.retry_at).toBe(new Date(svc.clock.now().getTime() + 60_000).toISOString());
+    svc.clock.advance(60_000);
+    const { published } = await pass();
+    expect(published).toEqual([res.body.id]);
+    expect(mediaCalls()).toEqual([
+      'POST /2/media/upload/initialize',
+      'POST /2/media/upload/:id/append',
+      'POST /2/media/upload/:id/finalize',
+      'GET /2/media/upload',
+      // The retry: X is asked how the same upload is going, and it is posted.
+      'GET /2/media/upload',
+      'POST /2/tweets',
+    ]);
+    const [tweet] = [...fake.tweets.values()];
+    expect(tweet?.mediaIds).toEqual([firstId]);
+    expect(fake.media.size).toBe(1);
     expect(fake.violations).toEqual([]);
   });
 });

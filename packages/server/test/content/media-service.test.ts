@@ -58,9 +58,10 @@ describe('MediaService for drafts and MCP', () => {
   });
 
   it('names preferred crops and builds absolute URLs from CONTENT_PUBLIC_URL', async () => {
-    expect(media.preferredVariant('instagram')).toBe('portrait');
-    expect(media.preferredVariant('x')).toBe('wide');
     const asset = await media.getAsset(null, imageId);
+    expect(media.defaultVariant(asset, 'instagram')).toBe('portrait');
+    expect(media.defaultVariant(asset, 'x')).toBe('wide');
+    expect(media.defaultVariant({ kind: 'image', mime: 'image/gif' }, 'x')).toBe('original');
     expect(media.variantUrl(asset, 'square')).toMatch(
       new RegExp(`^https://svc\\.example\\.com/media/${imageId}/square\\.1\\.jpg$`),
     );

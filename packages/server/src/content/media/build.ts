@@ -2,7 +2,7 @@ import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { mediaTooLarge, unsupportedMedia } from './errors.js';
 import type { MediaLimits } from './limits.js';
-import { probeImage, renderCrops, renderOriginal } from './render.js';
+import { cropsAlpha, probeImage, renderCrops, renderOriginal } from './render.js';
 import { probeIsoVideo, SNIFF_BYTES, sniffVideo } from './sniff.js';
 
 async function readHead(path: string): Promise<Uint8Array> {
@@ -39,7 +39,7 @@ export async function buildAssetFiles(source: string, bytes: number, dir: string
     };
   }
   if (bytes > limits.imageMaxBytes) throw mediaTooLarge(limits.imageMaxBytes, 'image');
-  const { hasAlpha } = await probeImage(source, limits.maxInputPixels);
+  const { hasAlpha, animated } = await probeImage(source, limits.maxInputPixels);
   const opts = { alpha: hasAlpha, maxPixels: limits.maxInputPixels };
   // A valid header does not make a decodable image (truncated file, HEVC-coded HEIC, ...).
   const undecodable = () => {
@@ -47,9 +47,14 @@ export async function buildAssetFiles(source: string, bytes: number, dir: string
       'The image could not be decoded; it may be truncated or use an unsupported codec.',
     );
   };
-  const original = await renderOriginal(source, dir, opts).catch(undecodable);
-  const crops = await renderCrops(original, dir, { ...opts, focal: { x: 0.5, y: 0.5 }, rev: 1 }).catch(
-    undecodable,
-  );
+  const original = await renderOriginal(source, dir, { ...opts, animated }).catch(undecodable);
+  // Crops are stills (the first frame), previews for the platforms that take no GIF; an animated
+  // GIF's are PNG, as a recrop knows them by the original's type (cropsAlpha).
+  const crops = await renderCrops(original, dir, {
+    ...opts,
+    alpha: cropsAlpha(original.mime, hasAlpha),
+    focal: { x: 0.5, y: 0.5 },
+    rev: 1,
+  }).catch(undecodable);
   return { kind: 'image' as const, original, variants: { original, ...crops }, durationMs: null };
 }

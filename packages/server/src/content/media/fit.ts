@@ -1,5 +1,5 @@
 import { PLATFORMS } from '../domain.js';
-import { PLATFORM_MEDIA, type VariantName } from './platforms.js';
+import { goesWhole, PLATFORM_MEDIA, type VariantName } from './platforms.js';
 import type { MediaAsset, MediaFit } from './schemas.js';
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
@@ -20,7 +20,18 @@ export function assessFit(asset: MediaAsset): MediaFit {
     const maxBytes = asset.kind === 'image' ? rules.imageMaxBytes : rules.videoMaxBytes;
     let ok = true;
 
-    if (asset.kind === 'image') {
+    if (goesWhole(asset) && asset.kind === 'image') {
+      // An animated GIF goes whole (its crops are stills): the GIF itself is what must fit.
+      if (rules.gifMaxBytes === null) {
+        ok = false;
+        warnings.push(
+          `${platform} takes no animated GIF; attach the ${rules.preferred} crop (a still of the first frame) or a video instead.`,
+        );
+      } else if (asset.bytes > rules.gifMaxBytes) {
+        ok = false;
+        warnings.push(`The GIF is ${mb(asset.bytes)}; ${platform} accepts up to ${mb(rules.gifMaxBytes)}.`);
+      }
+    } else if (asset.kind === 'image') {
       const crop = asset.variants[rules.preferred];
       if (ratioFits === false) {
         warnings.push(
@@ -59,18 +70,23 @@ export function assessFit(asset: MediaAsset): MediaFit {
         );
       }
     }
-    const preferred: VariantName = asset.kind === 'image' ? rules.preferred : 'original';
+    const preferred: VariantName = goesWhole(asset) ? 'original' : rules.preferred;
     return {
       platform,
       preferred_variant: preferred,
       preferred_url: asset.variants[preferred]?.url ?? asset.variants.original?.url ?? '',
       accepted_ratio: rules.ratio,
       original_ratio_fits: ratioFits,
-      max_bytes: maxBytes,
+      max_bytes: goesWhole(asset) && asset.kind === 'image' ? (rules.gifMaxBytes ?? 0) : maxBytes,
       max_duration_s: asset.kind === 'video' ? rules.videoMaxSeconds : null,
       ok,
       warnings,
-      why: asset.kind === 'image' ? rules.why : 'Video has no crops; the original is used on every platform.',
+      why:
+        asset.kind === 'video'
+          ? 'Video has no crops; the original is used on every platform.'
+          : goesWhole(asset)
+            ? 'An animated GIF is posted whole so it stays animated; its crops are stills.'
+            : rules.why,
     };
   });
   return {

@@ -17,6 +17,14 @@ export const CROP_NAMES = Object.keys(CROPS) as CropName[];
 export const VARIANT_NAMES = ['original', ...CROP_NAMES] as const;
 export type VariantName = (typeof VARIANT_NAMES)[number];
 
+/**
+ * Assets posted as uploaded rather than as a crop: video (it has no crops) and an animated GIF
+ * (its crops are stills). The library keeps a GIF as GIF only when it is animated; a still GIF
+ * becomes JPEG or PNG, so the original's type is enough to tell.
+ */
+export const goesWhole = (asset: { kind?: unknown; mime?: unknown }) =>
+  asset.kind === 'video' || asset.mime === 'image/gif';
+
 /** Longest edge of the re-encoded `original`: large enough for any feed, small enough to re-crop fast. */
 export const ORIGINAL_MAX_EDGE = 4096;
 
@@ -28,6 +36,8 @@ export interface PlatformMediaRules {
   imageMaxBytes: number;
   videoMaxBytes: number;
   videoMaxSeconds: number;
+  /** Largest animated GIF the platform posts as an animation; null where it takes no GIF. */
+  gifMaxBytes: number | null;
   /** Why the preferred crop is the preferred one; returned by `fit`. */
   why: string;
 }
@@ -45,6 +55,8 @@ export const PLATFORM_MEDIA: Record<Platform, PlatformMediaRules> = {
     imageMaxBytes: 5 * MB,
     videoMaxBytes: 512 * MB,
     videoMaxSeconds: 140,
+    // "Animated GIF size: <= 15 MB" (https://docs.x.com/x-api/media/quickstart/best-practices).
+    gifMaxBytes: 15 * MB,
     why: 'X shows single images at 16:9 in the timeline without cropping.',
   },
   linkedin: {
@@ -53,6 +65,8 @@ export const PLATFORM_MEDIA: Record<Platform, PlatformMediaRules> = {
     imageMaxBytes: 8 * MB,
     videoMaxBytes: 500 * MB,
     videoMaxSeconds: 600,
+    // The Images API takes JPG, PNG and GIF (publishers/linkedin); held to its image cap.
+    gifMaxBytes: 8 * MB,
     why: 'LinkedIn link-style feed images are 1.91:1 (1200×628).',
   },
   instagram: {
@@ -61,6 +75,8 @@ export const PLATFORM_MEDIA: Record<Platform, PlatformMediaRules> = {
     imageMaxBytes: 8 * MB,
     videoMaxBytes: 300 * MB,
     videoMaxSeconds: 90,
+    // The Graph API publishes JPEG images only (publishers/instagram).
+    gifMaxBytes: null,
     why: 'Instagram feed images from 4:5 to 1.91:1; 4:5 portrait takes the most screen.',
   },
   threads: {
@@ -69,6 +85,8 @@ export const PLATFORM_MEDIA: Record<Platform, PlatformMediaRules> = {
     imageMaxBytes: 8 * MB,
     videoMaxBytes: 1024 * MB,
     videoMaxSeconds: 300,
+    // Threads takes JPEG and PNG images (publishers/threads).
+    gifMaxBytes: null,
     why: 'Threads shows images up to 4:5 portrait uncropped, like Instagram.',
   },
 };

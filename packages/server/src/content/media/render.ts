@@ -31,11 +31,29 @@ const loadSharp = () => {
   return loading;
 };
 
-const input = async (path: string, maxPixels: number) =>
-  (await loadSharp())(path, { limitInputPixels: maxPixels, failOn: 'error', sequentialRead: true });
+/**
+ * One input. `animated` decodes every frame (sharp stacks them into one tall image, so
+ * `limitInputPixels` then bounds all frames together); without it only the first frame is read.
+ */
+const input = async (path: string, maxPixels: number, animated = false) =>
+  (await loadSharp())(path, { limitInputPixels: maxPixels, failOn: 'error', sequentialRead: true, animated });
+
+/**
+ * Most frames an animated GIF may have: X's limit for an animated GIF ("Number of frames <= 350",
+ * https://developer.x.com/en/docs/x-api/v1/media/upload-media/uploading-media/media-best-practices),
+ * the strictest of the platforms that take one. It also bounds the work a tiny file that declares
+ * thousands of frames can cause.
+ */
+export const GIF_MAX_FRAMES = 350;
+
+export interface ImageProbe {
+  hasAlpha: boolean;
+  /** More than one frame: an animated GIF, kept animated. Other formats' pages are not kept. */
+  animated: boolean;
+}
 
 /** Proves the bytes are an image we accept, by decoding its header; never trusts the file name or type. */
-export async function probeImage(path: string, maxPixels: number): Promise<{ hasAlpha: boolean }> {
+export async function probeImage(path: string, maxPixels: number): Promise<ImageProbe> {
   // Outside the try: a broken sharp install is a server fault, not a file we refuse.
   await loadSharp();
   let meta: sharp.Metadata;
@@ -55,6 +73,19 @@ export async function probeImage(path: string, maxPixels: number): Promise<{ has
   if (meta.width * meta.height > maxPixels) {
     throw unsupportedMedia(`The image has more than ${maxPixels.toLocaleString('en')} pixels.`);
   }
+  // The header tells the frame count without decoding a frame, so a frame bomb is refused here,
+  // before the render decodes every frame.
+  const frames = meta.format === 'gif' ? (meta.pages ?? 1) : 1;
+  if (frames > GIF_MAX_FRAMES) {
+    throw unsupportedMedia(
+      `The GIF has ${frames} frames; at most ${GIF_MAX_FRAMES} are accepted (X's limit). Shorten it or lower its frame rate.`,
+    );
+  }
+  if (meta.width * meta.height * frames > maxPixels) {
+    throw unsupportedMedia(
+      `The GIF's ${frames} frames of ${meta.width}×${meta.height} make more than ${maxPixels.toLocaleString('en')} pixels in all. Make it smaller or shorter.`,
+    );
+  }
   // An alpha channel that is fully opaque (common in exported PNGs) does not need PNG output.
   let hasAlpha = false;
   try {
@@ -64,8 +95,16 @@ export async function probeImage(path: string, maxPixels: number): Promise<{ has
       'The image could not be decoded; it may be truncated or use an unsupported codec.',
     );
   }
-  return { hasAlpha };
+  return { hasAlpha, animated: frames > 1 };
 }
+
+/**
+ * Whether an asset's crops are PNG: a PNG original's are (it has transparency), and so are an
+ * animated GIF's (its palette may hold a transparent colour, and the type alone must tell a
+ * recrop which encoding to use).
+ */
+export const cropsAlpha = (originalMime: string, hasAlpha: boolean) =>
+  originalMime === 'image/gif' || hasAlpha;
 
 /** JPEG unless the image has transparency, which JPEG would flatten onto black. */
 const encode = (img: sharp.Sharp, alpha: boolean) =>
@@ -85,19 +124,40 @@ async function written(
 
 /**
  * The served `original`: upright (EXIF orientation applied), re-encoded so camera metadata
- * (GPS, serial numbers) is dropped, and capped so crops render quickly.
+ * (GPS, serial numbers) is dropped, and capped so crops render quickly. An animated GIF stays an
+ * animated GIF (every frame, its delays and loop count), so it posts as an animation.
  */
 export async function renderOriginal(
   source: string,
   dir: string,
-  opts: { alpha: boolean; maxPixels: number },
+  opts: { alpha: boolean; maxPixels: number; animated?: boolean },
 ): Promise<VariantFile> {
+  if (opts.animated) return renderAnimatedOriginal(source, dir, opts.maxPixels);
   const file = `original.${extOf(opts.alpha)}`;
   const img = (await input(source, opts.maxPixels))
     .rotate()
     .resize({ width: ORIGINAL_MAX_EDGE, height: ORIGINAL_MAX_EDGE, fit: 'inside', withoutEnlargement: true });
   const info = await encode(img, opts.alpha).toFile(join(dir, file));
   return written(dir, file, opts.alpha, info);
+}
+
+/**
+ * An animated GIF, re-encoded frame by frame: sharp writes no comment or application extension
+ * but the loop count, so whatever text the upload carried is dropped, as EXIF is for stills. GIF
+ * has no EXIF orientation, so nothing is rotated. Width and height are one frame's.
+ */
+async function renderAnimatedOriginal(source: string, dir: string, maxPixels: number): Promise<VariantFile> {
+  const file = 'original.gif';
+  const img = (await input(source, maxPixels, true)).resize({
+    width: ORIGINAL_MAX_EDGE,
+    height: ORIGINAL_MAX_EDGE,
+    fit: 'inside',
+    withoutEnlargement: true,
+  });
+  const info = await img.gif().toFile(join(dir, file));
+  const { size } = await stat(join(dir, file));
+  const height = info.pageHeight ?? info.height;
+  return { file, mime: 'image/gif', width: info.width, height, bytes: size };
 }
 
 /** The largest window of `ratio` inside w×h, centred on the focal point and kept inside the image. */

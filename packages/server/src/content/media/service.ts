@@ -21,8 +21,8 @@ import {
 import { assessFit } from './fit.js';
 import { DEFAULT_MEDIA_LIMITS } from './limits.js';
 import { assetLocks } from './locks.js';
-import { type CropName, PLATFORM_MEDIA, type VariantName } from './platforms.js';
-import { type FocalPoint, renderCrops, type VariantFile } from './render.js';
+import { goesWhole, PLATFORM_MEDIA, type VariantName } from './platforms.js';
+import { cropsAlpha, type FocalPoint, renderCrops, type VariantFile } from './render.js';
 import type { MediaAsset, MediaFit } from './schemas.js';
 import { type MediaFile, type MediaRecord, type MediaRow, mediaStore } from './store.js';
 import { titleFrom, titleFromUrl } from './title.js';
@@ -134,8 +134,12 @@ export function createMediaService(ctx: MediaContext) {
   }
 
   return {
-    preferredVariant(platform: Platform): CropName {
-      return PLATFORM_MEDIA[platform].preferred;
+    /**
+     * What attach_media attaches when no variant is named: the platform's preferred crop, but the
+     * original for video and an animated GIF, which a crop (a still) would flatten.
+     */
+    defaultVariant(asset: { kind?: unknown; mime?: unknown }, platform: Platform): VariantName {
+      return goesWhole(asset) ? 'original' : PLATFORM_MEDIA[platform].preferred;
     },
 
     /** The public URL of one variant, or null when the asset has no such variant (video has only `original`). */
@@ -146,11 +150,11 @@ export function createMediaService(ctx: MediaContext) {
 
     /**
      * What attach_media should attach: the named variant, else the platform's preferred crop;
-     * video always uses its original. Throws INVALID_REQUEST for a variant the asset lacks.
+     * video and an animated GIF use their original. Throws INVALID_REQUEST for a variant the asset lacks.
      */
     pickVariant(asset: MediaAsset, platform: Platform, requested?: VariantName) {
       const variant: VariantName =
-        requested ?? (asset.kind === 'video' ? 'original' : PLATFORM_MEDIA[platform].preferred);
+        requested ?? (goesWhole(asset) ? 'original' : PLATFORM_MEDIA[platform].preferred);
       const v = asset.variants[variant];
       if (!v) {
         const have = Object.keys(asset.variants).join(', ');
@@ -234,7 +238,7 @@ export function createMediaService(ctx: MediaContext) {
           const crops = await renderCrops({ ...files.original, width, height }, dir, {
             focal,
             rev,
-            alpha: files.original.mime === 'image/png',
+            alpha: cropsAlpha(files.original.mime, files.original.mime === 'image/png'),
             maxPixels: limits.maxInputPixels,
           }).catch(async (err) => {
             // Remove whichever crops of this revision were written before the failure.

@@ -8,9 +8,18 @@ import { accessTokenFor, refreshAccessToken } from '../services/channel-credenti
 import { type PlatformProvider, ProviderError, type ProviderMedia } from './provider.js';
 import { providerFor } from './registry.js';
 import { PublishError, type Publisher, type PublishRequest, type PublishResult } from './types.js';
+import { type UploadedMediaCache, uploadedMediaCache } from './uploaded-media.js';
 
 /** When a 429 says nothing about when to come back. */
 const DEFAULT_RATE_LIMIT_WAIT_MS = 15 * 60_000;
+
+/**
+ * The longest a publish-now request waits on X's processing of a GIF (the background loop waits
+ * 60 s). Past it the answer is `scheduled` with a retry a minute later, and that retry checks the
+ * same upload (uploaded-media.ts) rather than sending the GIF again: a person is never held for a
+ * minute, and a slow GIF still goes out. X's GIFs usually take a few seconds.
+ */
+export const IN_REQUEST_PROCESSING_WAIT_MS = 15_000;
 
 /** Providers that honour `alreadyPublished` (send only the parts after those already out). */
 const CONTINUES_THREADS = new Set(['x', 'threads']);
@@ -55,7 +64,11 @@ function classify(ctx: ContentContext, err: unknown, earlier: string[]): Publish
 }
 
 /** The post's images from the media library: bytes for X and LinkedIn, public URLs for the others. */
-async function readMedia(ctx: ContentContext, req: PublishRequest): Promise<ProviderMedia[]> {
+async function readMedia(
+  ctx: ContentContext,
+  req: PublishRequest,
+  uploaded: UploadedMediaCache,
+): Promise<ProviderMedia[]> {
   const out: ProviderMedia[] = [];
   const base = trimTrailingSlashes(ctx.config.content.publicUrl ?? '');
   for (const m of req.media) {
@@ -78,7 +91,16 @@ async function readMedia(ctx: ContentContext, req: PublishRequest): Promise<Prov
         `${req.platform} fetches each image from its URL, so CONTENT_PUBLIC_URL must be a public https address (it is ${base ? `'${base}'` : 'not set'}).`,
       );
     const data = await readFile(join(assetDir(mediaRoot(ctx.config), rec.id), file.file));
-    out.push({ mimeType: file.mime, data, url });
+    const key = { postId: req.postId, platform: req.platform, assetId: rec.id, file: file.file };
+    const uploadedId = uploaded.get(key, ctx.clock.now().getTime());
+    out.push({
+      mimeType: file.mime,
+      data,
+      url,
+      ...(uploadedId ? { uploadedId } : {}),
+      onUploaded: (id, expiresAfterSecs) =>
+        uploaded.remember(key, id, ctx.clock.now().getTime() + expiresAfterSecs * 1000),
+    });
   }
   return out;
 }
@@ -89,11 +111,17 @@ async function readMedia(ctx: ContentContext, req: PublishRequest): Promise<Prov
  * refresh. Every other failure is a PublishError saying what the caller must do.
  */
 export function livePublisher(getCtx: () => ContentContext): Publisher {
-  const provider = (ctx: ContentContext, platform: PublishRequest['platform']): PlatformProvider =>
+  const uploaded = uploadedMediaCache();
+  const provider = (
+    ctx: ContentContext,
+    platform: PublishRequest['platform'],
+    inRequest = false,
+  ): PlatformProvider =>
     providerFor(ctx.config, platform, {
       now: () => ctx.clock.now(),
       wait: (ms) => ctx.clock.wait(ms),
       ...(ctx.config.platformTimeoutMs ? { timeoutMs: ctx.config.platformTimeoutMs } : {}),
+      ...(inRequest ? { processingWaitMs: IN_REQUEST_PROCESSING_WAIT_MS } : {}),
     });
 
   const withToken = async <T>(
@@ -128,12 +156,12 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
             `${earlier.length} part(s) of this thread are already live (${earlier.join(', ')}), and this build cannot send only the rest on ${req.platform}; post the rest by hand.`,
             { publishedIds: earlier },
           );
-        const p = provider(ctx, req.platform);
-        const media = earlier.length ? [] : await readMedia(ctx, req);
+        const p = provider(ctx, req.platform, req.inRequest);
+        const media = earlier.length ? [] : await readMedia(ctx, req, uploaded);
         // The channel's handle is the account's username (set at connect and reconnect), so the
         // provider builds the permalink from it instead of asking the platform on every publish.
         const username = req.channelHandle.replace(/^@/, '') || undefined;
-        return await withToken(ctx, req.channelId, (accessToken) =>
+        const result = await withToken(ctx, req.channelId, (accessToken) =>
           p
             .publish({
               accessToken,
@@ -148,8 +176,13 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
               throw err;
             }),
         );
+        uploaded.forgetPost(req.postId);
+        return result;
       } catch (err) {
-        throw classify(ctx, err, earlier);
+        const failure = classify(ctx, err, earlier);
+        // Only a retry can use the ids again; a post that failed or may be live is done with them.
+        if (failure.outcome !== 'retry') uploaded.forgetPost(req.postId);
+        throw failure;
       }
     },
 

@@ -39,6 +39,13 @@ export interface ProviderMedia {
    * downloads the image from this URL, so it must be public (https, not a private address).
    */
   url?: string;
+  /**
+   * The id the platform gave for these same bytes on an earlier attempt of this post, still
+   * valid (uploaded-media.ts). X checks it and posts it instead of uploading again; others ignore it.
+   */
+  uploadedId?: string;
+  /** Told the platform's id, and how many seconds the platform keeps it, once an upload is finalized. */
+  onUploaded?: (id: string, expiresAfterSecs: number) => void;
 }
 
 export interface ProviderPublishInput {
@@ -165,3 +172,10 @@ export class ProviderError extends Error {
     });
   }
 }
+
+/**
+ * Why a platform that takes no GIF refuses an animated one, before any call: posted as a still it
+ * would silently lose the animation, which is not what the person attached.
+ */
+export const gifRefused = (label: string, takes: string) =>
+  `${label} takes no animated GIF (${takes}). Attach one of the asset's crops (a still of its first frame), or post the GIF on X or LinkedIn.`;

@@ -45,6 +45,8 @@ export function providerFor(
     wait?: (ms: number) => Promise<void>;
     fetch?: typeof fetch;
     timeoutMs?: number;
+    /** The longest wait on the platform's media processing (X); its default when left out. */
+    processingWaitMs?: number;
   } = {},
 ): PlatformProvider {
   const settings = config.platforms[platform];

@@ -17,6 +17,12 @@ export interface PublishRequest {
   media: PublishMedia[];
   /** Ids of the thread parts already out from an earlier attempt: only the rest is sent. */
   alreadyPublished: string[];
+  /**
+   * A person's publish-now is waiting on this call in their HTTP request: waits on the platform's
+   * own processing are kept short (X: IN_REQUEST_PROCESSING_WAIT_MS) and the background loop
+   * finishes a slow one. False for the background loop.
+   */
+  inRequest?: boolean;
 }
 
 export interface PublishResult {

@@ -403,7 +403,10 @@ async function findAsset(ctx: ContentContext, brandId: string, assetId: string):
   return asset;
 }
 
-/** `attach_media`: onto the first part, as the platform's preferred crop unless one is named. */
+/**
+ * `attach_media`: onto the first part, as the platform's preferred crop unless one is named (video
+ * and an animated GIF go whole: see MediaService.defaultVariant).
+ */
 export async function attachMedia(
   ctx: ContentContext,
   id: string,
@@ -422,7 +425,7 @@ export async function attachMedia(
       return null;
     }
   };
-  let variant = input.variant ?? media.preferredVariant(platform);
+  let variant = input.variant ?? media.defaultVariant(asset, platform);
   let url = urlOf(variant);
   // Video has no crops: without a named variant it goes as uploaded.
   if (!url && !input.variant) {

@@ -223,7 +223,7 @@ export async function createPost(
     await tx.posts.insert(row, slotTaken);
     await moveIdeaBySystem(tx, row.idea_id, 'scheduled', now);
   });
-  if (!when) await publishPosts(ctx, [row]);
+  if (!when) await publishPosts(ctx, [row], { inRequest: true });
   return viewOf(ctx.stores, (await ctx.stores.posts.get(id)) as PostRow);
 }
 
@@ -261,6 +261,7 @@ const unconfirmedNotice = (postId: string, why: string) =>
 export async function publishPosts(
   ctx: ContentContext,
   due: PostRow[],
+  opts: { inRequest?: boolean } = {},
 ): Promise<{ published: string[]; failed: string[] }> {
   const published: string[] = [];
   const failed: string[] = [];
@@ -310,6 +311,7 @@ export async function publishPosts(
         parts: parts.map((p) => p.text),
         media: (parts[0]?.media ?? []).map((m) => ({ assetId: m.asset_id, variant: m.variant })),
         alreadyPublished: earlier,
+        ...(opts.inRequest ? { inRequest: true } : {}),
       });
     } catch (err) {
       const outcome = await recordFailure(ctx, post, attemptId, err, earlier);
@@ -603,7 +605,7 @@ export async function publishNow(ctx: ContentContext, id: string): Promise<PostV
       throw notScheduled(id, (await requirePost(tx, id)).status);
     return { ...post, ...patch };
   });
-  await publishPosts(ctx, [due]);
+  await publishPosts(ctx, [due], { inRequest: true });
   return (await listOne(ctx, id)) as PostView;
 }
 

@@ -11,7 +11,7 @@ import {
   readReplies,
   waitForContainer,
 } from '../meta/graph.js';
-import { type PlatformProvider, ProviderError, type ProviderPublishInput } from '../provider.js';
+import { gifRefused, type PlatformProvider, ProviderError, type ProviderPublishInput } from '../provider.js';
 
 /**
  * Instagram API with Instagram Login (professional accounts, no Facebook Page needed).
@@ -43,6 +43,11 @@ export const INSTAGRAM_SCOPES = [
   'instagram_business_manage_comments',
   'instagram_business_manage_insights',
 ] as const;
+/**
+ * "JPEG is the only image format supported" (Content Publishing,
+ * https://developers.facebook.com/docs/instagram-platform/content-publishing): an animated GIF
+ * would not post as one, so it is refused before any call (gifRefused).
+ */
 export const INSTAGRAM_IMAGE_TYPES = ['image/jpeg'] as const;
 export const INSTAGRAM_MAX_IMAGES = 10;
 export const INSTAGRAM_MAX_HASHTAGS = 30;
@@ -67,6 +72,7 @@ function checkLimits(input: ProviderPublishInput) {
   if (media.length > INSTAGRAM_MAX_IMAGES)
     throw invalid(`An Instagram carousel takes at most ${INSTAGRAM_MAX_IMAGES} images.`);
   for (const m of media) {
+    if (m.mimeType === 'image/gif') throw invalid(gifRefused(LABEL, 'JPEG images only'));
     if (!(INSTAGRAM_IMAGE_TYPES as readonly string[]).includes(m.mimeType)) {
       throw invalid(`Instagram publishes JPEG images only, not ${m.mimeType}.`);
     }

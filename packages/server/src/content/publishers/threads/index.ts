@@ -10,7 +10,7 @@ import {
   readReplies,
   waitForContainer,
 } from '../meta/graph.js';
-import { type PlatformProvider, ProviderError, type ProviderPublishInput } from '../provider.js';
+import { gifRefused, type PlatformProvider, ProviderError, type ProviderPublishInput } from '../provider.js';
 
 /**
  * Threads API.
@@ -39,6 +39,10 @@ export const THREADS_SCOPES = [
   'threads_manage_insights',
   'threads_read_replies',
 ] as const;
+/**
+ * Image specifications: "Format: JPEG and PNG" (https://developers.facebook.com/docs/threads/overview#image-specifications);
+ * no GIF, so an animated one is refused before any call (gifRefused).
+ */
 export const THREADS_IMAGE_TYPES = ['image/jpeg', 'image/png'] as const;
 export const THREADS_MAX_IMAGES = 20;
 const LABEL = 'Threads';
@@ -68,6 +72,7 @@ function checkLimits(input: ProviderPublishInput) {
   if (media.length > THREADS_MAX_IMAGES)
     throw invalid(`A Threads post takes at most ${THREADS_MAX_IMAGES} images.`);
   for (const m of media) {
+    if (m.mimeType === 'image/gif') throw invalid(gifRefused(LABEL, 'JPEG and PNG images'));
     if (!(THREADS_IMAGE_TYPES as readonly string[]).includes(m.mimeType)) {
       throw invalid(`Threads does not take ${m.mimeType} images (only ${THREADS_IMAGE_TYPES.join(', ')}).`);
     }

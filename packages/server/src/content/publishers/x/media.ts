@@ -46,7 +46,8 @@ interface ProcessingInfo {
   progress_percent?: number;
   error?: { message?: string; name?: string };
 }
-type Uploaded = Data<{ id?: string; processing_info?: ProcessingInfo }>;
+/** `expires_after_secs`: how long X keeps the id for posting (FinalizeMediaUploadResponse). */
+type Uploaded = Data<{ id?: string; processing_info?: ProcessingInfo; expires_after_secs?: number }>;
 
 /** How an upload waits for X's processing: the service clock's wait, and the bound on it. */
 export interface ProcessingWait {
@@ -65,10 +66,44 @@ export async function uploadImage(
   media: ProviderMedia,
   processing: ProcessingWait,
 ): Promise<string> {
+  if (media.uploadedId) {
+    const resumed = await resumeUpload(call, token, media, media.uploadedId, processing);
+    if (resumed) return resumed;
+  }
   const fits =
     SIMPLE_UPLOAD_TYPES.includes(media.mimeType) && media.data.byteLength <= SIMPLE_UPLOAD_MAX_BYTES;
   return fits ? uploadWhole(call, token, media) : uploadChunked(call, token, media, processing);
 }
+
+/**
+ * An id X gave for these bytes on an earlier attempt of this post (a GIF still processing when
+ * svc stopped waiting, or a post that was then rate-limited): one status check instead of the
+ * upload, and X's processing goes on from where it was. Null when X no longer knows the id (a
+ * 4xx): the caller uploads anew. A failed processing or an outage is an answer, not a reason to
+ * upload again, so those throw as they would after a fresh upload.
+ */
+async function resumeUpload(
+  call: XHttp,
+  token: string,
+  media: ProviderMedia,
+  id: string,
+  processing: ProcessingWait,
+): Promise<string | null> {
+  const mediaId = validId(id);
+  let status: Uploaded;
+  try {
+    status = await statusOf(call, token, mediaId);
+  } catch (err) {
+    if (err instanceof ProviderError && (err.kind === 'rejected' || err.kind === 'invalid')) return null;
+    throw err;
+  }
+  const what = media.mimeType === 'image/gif' ? 'the GIF' : 'the image';
+  await awaitProcessing(call, token, { id: mediaId, what }, status?.data?.processing_info, processing);
+  return mediaId;
+}
+
+const statusOf = (call: XHttp, token: string, id: string) =>
+  call<Uploaded>({ method: 'GET', path: `/2/media/upload?command=STATUS&media_id=${id}`, token });
 
 /**
  * POST /2/media/upload (MediaUploadRequest, `additionalProperties: false`: no `media_type`, X
@@ -121,6 +156,10 @@ async function uploadChunked(
     });
   }
   const done = await call<Uploaded>({ method: 'POST', path: `/2/media/upload/${id}/finalize`, token });
+  // Remembered before the wait, so a retry after svc stops waiting (or after an outage) checks
+  // this id again instead of uploading and restarting X's processing.
+  const keepSecs = Number(done?.data?.expires_after_secs);
+  if (Number.isFinite(keepSecs) && keepSecs > 0) media.onUploaded?.(validId(done?.data?.id ?? id), keepSecs);
   const what = category === 'tweet_gif' ? 'the GIF' : 'the image';
   await awaitProcessing(call, token, { id, what }, done?.data?.processing_info, processing);
   return validId(done?.data?.id ?? id);
@@ -179,12 +218,7 @@ async function awaitProcessing(
     }
     await processing.wait(pauseMs);
     waitedMs += pauseMs;
-    const status = await call<Uploaded>({
-      method: 'GET',
-      path: `/2/media/upload?command=STATUS&media_id=${id}`,
-      token,
-    });
-    info = status?.data?.processing_info;
+    info = (await statusOf(call, token, id))?.data?.processing_info;
   }
 }
 
