@@ -3,7 +3,7 @@ import { type PageSources, walkPageSources } from './html-sources.js';
 import { findProductNodes, readJsonLdProduct } from './json-ld.js';
 import { readOpenGraph } from './open-graph.js';
 import type { OfferReading, ProductPageResult, ProductReading } from './types.js';
-import { checkpoint, readAtOnce, readSliced, type Steps } from './work.js';
+import { checkpoint, readAtOnce, readSliced, type Steps } from '../../../platform/sliced/work.js';
 
 const sameProduct = (a: ProductReading, b: ProductReading) =>
   (a.sku !== null && a.sku === b.sku) ||

@@ -1,5 +1,5 @@
 import { onTestFinished } from 'vitest';
-import { sliceWatch } from '../../src/commerce/merchants/product-page/work.js';
+import { sliceWatch } from '../../src/platform/sliced/work.js';
 
 /**
  * Counts, from now until the test ends, the pauses of the sliced reader and its largest slice
