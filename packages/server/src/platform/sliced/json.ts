@@ -13,8 +13,17 @@ import { checkpoint, countSlowWork, countWork, makeRoom, type Steps } from './wo
  */
 export const OUTSIDE_JSON_MAX_DEPTH = 64;
 
+/**
+ * JSON refused for its nesting. A SyntaxError, as JSON.parse throws for text that is not JSON, so
+ * callers that treat both alike need not know it; a caller that must tell the sender's fault apart
+ * (a platform answering 200 with it, content/publishers/http.ts) can.
+ */
+export class JsonTooDeepError extends SyntaxError {
+  override name = 'JsonTooDeepError';
+}
+
 const tooDeep = () =>
-  new SyntaxError(
+  new JsonTooDeepError(
     `The JSON nests more than ${OUTSIDE_JSON_MAX_DEPTH} levels deep; no answer we read needs that many.`,
   );
 
