@@ -1,4 +1,6 @@
 import { AppError } from '../../../platform/errors.js';
+import { parseOutsideJsonSteps } from '../../../platform/sliced/json.js';
+import { readSliced } from '../../../platform/sliced/work.js';
 import type { CommerceContext } from '../../context.js';
 import { storeError } from '../health.js';
 import { type PageSources, walkPageSources } from '../product-page/html-sources.js';
@@ -13,9 +15,7 @@ import {
 } from '../product-page/index.js';
 import { findProductNodes } from '../product-page/json-ld.js';
 import { formatMoney, normalizeCurrency, sameMoney } from '../product-page/money.js';
-import { readSliced } from '../../../platform/sliced/work.js';
 import { storeFetchOptions } from '../store-fetch.js';
-import { parseOutsideJsonSteps } from '../../../platform/sliced/json.js';
 
 /** What a long-tail store's product link shows, read once. */
 export interface StorePage {

@@ -1,10 +1,10 @@
 import { parseOutsideJsonSteps } from '../../../platform/sliced/json.js';
+import { checkpoint, countWork, type Steps } from '../../../platform/sliced/work.js';
 import { readAvailability } from './availability.js';
 import { resolveImageUrl } from './html-sources.js';
 import { collectPrice, priceCollector } from './money.js';
 import type { OfferReading, ProductReading } from './types.js';
 import { variantIdFromUrl } from './variant-selection.js';
-import { checkpoint, countWork, type Steps } from '../../../platform/sliced/work.js';
 
 type Node = Record<string, unknown>;
 

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../platform/errors.js';
 import { BodyTooLargeError } from '../../../platform/net/public-url.js';
+import { parseOutsideJsonSteps } from '../../../platform/sliced/json.js';
+import { readSliced } from '../../../platform/sliced/work.js';
 import type { CommerceContext } from '../../context.js';
 import type { Merchant } from '../../schemas/resources.js';
 import {
@@ -15,9 +17,7 @@ import {
 } from '../adapter.js';
 import { storeError, withHealth } from '../health.js';
 import { fetchProductPage, readProductPageSliced } from '../product-page/index.js';
-import { readSliced } from '../../../platform/sliced/work.js';
 import { storeFetchOptions } from '../store-fetch.js';
-import { parseOutsideJsonSteps } from '../../../platform/sliced/json.js';
 import { messageLines, refusalOf, type StoreAnswer } from './answers.js';
 import { cachedStoreProfile, storeProfile, type UcpStoreProfile } from './discovery.js';
 import { ucpFetch } from './fetch.js';

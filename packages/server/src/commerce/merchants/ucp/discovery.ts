@@ -1,11 +1,11 @@
 import { AppError } from '../../../platform/errors.js';
+import { parseOutsideJsonSteps } from '../../../platform/sliced/json.js';
+import { readSliced } from '../../../platform/sliced/work.js';
 import { trimTrailingSlashes } from '../../../platform/trim-end.js';
 import type { CommerceContext } from '../../context.js';
 import type { CommerceEnv } from '../../db/api-keys-store.js';
 import { commerceStores } from '../../db/stores.js';
 import type { Merchant } from '../../schemas/resources.js';
-import { readSliced } from '../../../platform/sliced/work.js';
-import { parseOutsideJsonSteps } from '../../../platform/sliced/json.js';
 import { ucpFetch } from './fetch.js';
 import { type PaymentHandlers, readPaymentHandlers } from './payment-handlers.js';
 import { CHECKOUT_CAPABILITY, SHOPPING_SERVICE, ucpAgentHeader } from './profile.js';
