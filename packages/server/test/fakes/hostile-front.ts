@@ -26,12 +26,17 @@ export interface HostileFront {
    * first passed to the fake, so it takes effect (`padded` always forwards).
    */
   script(route: string, answer: HostileAnswer, opts?: { forward?: boolean }): void;
-  /** What happened to the scripted answers, in order. */
-  served: { route: string; bytesSent: number; closedByReader: boolean }[];
+  /**
+   * What happened to the scripted answers, in order: bytes written, and `closed`, which settles
+   * once the connection is gone (true when the reader hung up before the answer was complete).
+   */
+  served: { route: string; bytesSent: number; closed: Promise<boolean> }[];
   close(): Promise<void>;
 }
 
-const CHUNK = Buffer.alloc(64 * 1024, 'a');
+/** What the front writes at a time. */
+export const CHUNK_BYTES = 64 * 1024;
+const CHUNK = Buffer.alloc(CHUNK_BYTES, 'a');
 
 export async function startHostileFront(): Promise<HostileFront> {
   let target = '';
@@ -88,11 +93,12 @@ export async function startHostileFront(): Promise<HostileFront> {
       res.writeHead(answer.status, out).end(answer.bytes);
       return;
     }
-    const record = { route, bytesSent: 0, closedByReader: false };
+    const record = {
+      route,
+      bytesSent: 0,
+      closed: new Promise<boolean>((resolve) => res.on('close', () => resolve(!res.writableFinished))),
+    };
     served.push(record);
-    res.on('close', () => {
-      record.closedByReader = !res.writableFinished;
-    });
     const { answer } = script;
     let fakeJson: unknown = null;
     if (script.forward || answer.kind === 'padded') {

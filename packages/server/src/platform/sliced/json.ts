@@ -52,7 +52,7 @@ export const WHOLE_PARSE_CHARS = 64 * 1024;
  * of the reader: each character counts once for the linear proof and 4 times towards a slice, so
  * 4,096 characters fill one slice.
  */
-const FEED_CHARS = 4_096;
+export const FEED_CHARS = 4_096;
 const SLICE_WEIGHT = 4;
 
 /**
