@@ -4,15 +4,15 @@ import {
   readProductPage,
   readShopifyProductJson,
 } from '../../src/commerce/merchants/product-page/index.js';
-import { readerWork, SLICE_UNITS } from '../../src/commerce/merchants/product-page/work.js';
+import { readerWork, SLICE_UNITS } from '../../src/platform/sliced/work.js';
+import { watchSlices } from '../helpers/slice-watch.js';
 import { as, type Commerce, startCommerce } from './helpers.js';
 import { type LocalStore, startLocalStore } from './long-tail-helpers.js';
-import { watchSlices } from './slice-watch.js';
 
 /*
  * The worst pages the page cap allows, read at the cap and at half of it. A store's page is parsed
  * on the event loop both services share, so the reader's cost must grow linearly with the page:
- * each case counts the reader's steps (product-page/work.ts) rather than timing them, and asserts
+ * each case counts the reader's steps (platform/sliced/work.ts) rather than timing them, and asserts
  * a fixed bound per byte, which a loop whose cost grows with the square of a count on the page
  * (tags, offers, prices, nesting) exceeds by orders of magnitude at these sizes.
  */
@@ -302,7 +302,7 @@ describe('a live offer for a hostile 3 MiB product page, over HTTP', () => {
   /*
    * The reader is linear, but 47,000 offers read in one call still held the event loop (and every
    * other request) for seconds. The server reads a page in slices of bounded work with a turn of
-   * the loop between them (product-page/work.ts): counted here, not timed. The one step that
+   * the loop between them (platform/sliced/work.ts): counted here, not timed. The one step that
    * cannot be cut, the JSON.parse of a block, is at most the page; the rest stays within a slice
    * and the few units past the checkpoint that ends it.
    */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseStoreJson, STORE_JSON_MAX_DEPTH } from '../../src/commerce/merchants/store-json.js';
 import { parseStoreProfile } from '../../src/commerce/merchants/ucp/discovery.js';
 import { textNestsDeeper } from '../../src/platform/http/json-depth.js';
+import { OUTSIDE_JSON_MAX_DEPTH, parseOutsideJson } from '../../src/platform/sliced/json.js';
 
 const profile = (endpoint: string) => ({
   ucp: {
@@ -33,22 +33,22 @@ describe('UCP discovery on a hostile profile', () => {
 });
 
 describe('JSON from a store', () => {
-  it(`refuses text nested more than ${STORE_JSON_MAX_DEPTH} levels before parsing it`, () => {
+  it(`refuses text nested more than ${OUTSIDE_JSON_MAX_DEPTH} levels before parsing it`, () => {
     const deep = `${'['.repeat(1_500_000)}1${']'.repeat(1_500_000)}`;
-    expect(() => parseStoreJson(deep)).toThrow(SyntaxError);
-    expect(() => parseStoreJson(deep)).toThrow(/more than 64 levels/);
+    expect(() => parseOutsideJson(deep)).toThrow(SyntaxError);
+    expect(() => parseOutsideJson(deep)).toThrow(/more than 64 levels/);
   });
 
   it('parses JSON up to the limit, and brackets inside strings do not count', () => {
-    const atLimit = `${'['.repeat(STORE_JSON_MAX_DEPTH)}"[[[{{{\\"[["${']'.repeat(STORE_JSON_MAX_DEPTH)}`;
-    expect(textNestsDeeper(atLimit, STORE_JSON_MAX_DEPTH)).toBe(false);
-    let value = parseStoreJson(atLimit);
-    for (let i = 0; i < STORE_JSON_MAX_DEPTH; i++) value = (value as unknown[])[0];
+    const atLimit = `${'['.repeat(OUTSIDE_JSON_MAX_DEPTH)}"[[[{{{\\"[["${']'.repeat(OUTSIDE_JSON_MAX_DEPTH)}`;
+    expect(textNestsDeeper(atLimit, OUTSIDE_JSON_MAX_DEPTH)).toBe(false);
+    let value = parseOutsideJson(atLimit);
+    for (let i = 0; i < OUTSIDE_JSON_MAX_DEPTH; i++) value = (value as unknown[])[0];
     expect(value).toBe('[[[{{{"[[');
-    expect(textNestsDeeper(`[${atLimit}]`, STORE_JSON_MAX_DEPTH)).toBe(true);
+    expect(textNestsDeeper(`[${atLimit}]`, OUTSIDE_JSON_MAX_DEPTH)).toBe(true);
   });
 
   it('reports text that is not JSON as JSON.parse does', () => {
-    expect(() => parseStoreJson('{"a":')).toThrow(SyntaxError);
+    expect(() => parseOutsideJson('{"a":')).toThrow(SyntaxError);
   });
 });

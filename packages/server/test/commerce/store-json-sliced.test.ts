@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PAGE_MAX_BYTES } from '../../src/commerce/merchants/product-page/index.js';
-import { readerWork, readSliced, SLICE_UNITS } from '../../src/commerce/merchants/product-page/work.js';
-import { parseStoreJsonSteps, WHOLE_PARSE_CHARS } from '../../src/commerce/merchants/store-json.js';
+import { parseOutsideJsonSteps, WHOLE_PARSE_CHARS } from '../../src/platform/sliced/json.js';
+import { readerWork, readSliced, SLICE_UNITS } from '../../src/platform/sliced/work.js';
+import { watchSlices } from '../helpers/slice-watch.js';
 import { as, type Commerce, startCommerce } from './helpers.js';
 import { type LocalStore, startLocalStore } from './long-tail-helpers.js';
-import { watchSlices } from './slice-watch.js';
 
 /*
  * Large JSON from a store (a JSON-LD block, Shopify's product JSON, a UCP answer) is parsed in
- * slices with a turn of the event loop between them (store-json.ts). One JSON.parse of a 3 MiB
+ * slices with a turn of the event loop between them (platform/sliced/json.ts). One JSON.parse of a 3 MiB
  * block held the loop 100-190 ms on the loaded machine. Counted here (pauses, the most work one
  * slice did), never timed.
  */
@@ -30,7 +30,7 @@ function fill(bytes: number, item: (i: number) => string, head: string, tail: st
 let slices = { yields: 0, longestSlice: 0 };
 const parseSliced = (text: string) => {
   slices = watchSlices();
-  return readSliced(parseStoreJsonSteps(text));
+  return readSliced(parseOutsideJsonSteps(text));
 };
 
 describe('store JSON parsed in slices', () => {

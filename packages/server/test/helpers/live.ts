@@ -43,6 +43,8 @@ export async function startLive(
     extraScopes?: Partial<Record<Platform, string[]>>;
     /** Platforms left without an OAuth app (their connect answers 501). */
     unconfigured?: Platform[];
+    /** The URL the service is given for a platform's API, from its fake's (a front before the fake). */
+    apiUrlOf?: Partial<Record<Platform, (fakeUrl: string) => string>>;
     /** Starts the OpenAI-compatible fake and runs the real-model adapter against it. */
     model?: Parameters<typeof startOpenAiFake>[0];
     config?: Partial<Config>;
@@ -83,7 +85,8 @@ export async function startLive(
       const fake = fakes[p];
       const configured = fake && !opts.unconfigured?.includes(p);
       const extraScopes = opts.extraScopes?.[p] ?? [];
-      return [p, configured ? { ...fake, extraScopes } : { client: null, ...PLATFORM_URLS[p] }];
+      const apiUrl = fake && (opts.apiUrlOf?.[p]?.(fake.apiUrl) ?? fake.apiUrl);
+      return [p, configured ? { ...fake, apiUrl, extraScopes } : { client: null, ...PLATFORM_URLS[p] }];
     }),
   ) as Record<Platform, PlatformClientConfig>;
 

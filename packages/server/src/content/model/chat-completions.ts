@@ -1,4 +1,11 @@
 import { AppError } from '../../platform/errors.js';
+import { BodyTooLargeError, readCappedText } from '../../platform/net/capped-body.js';
+import {
+  JsonTooDeepError,
+  OUTSIDE_JSON_MAX_DEPTH,
+  parseOutsideJsonSteps,
+} from '../../platform/sliced/json.js';
+import { readSliced } from '../../platform/sliced/work.js';
 import { trimTrailingSlashes } from '../../platform/trim-end.js';
 
 /**
@@ -63,6 +70,39 @@ export class ModelRequestRefused extends Error {
 
 const MAX_RETRY_AFTER_MS = 30_000;
 
+/**
+ * The most of one answer from the model server that is read, in bytes. The threat: the server at
+ * SERVICE_MODEL_BASE_URL decides how much it sends, and its answer was read whole. A completion is
+ * bounded by the model's output tokens (32,768 for OpenAI's largest current models,
+ * https://platform.openai.com/docs/models), about 128 KiB of text, or 768 KiB if every character
+ * is escaped as `\uXXXX`; 2 MiB leaves room for the envelope and servers that pad.
+ */
+export const MODEL_ANSWER_MAX_BYTES = 2 * 1024 * 1024;
+
+/** The answer could not be read at all: too large, or nested past the bound. Not retried. */
+const unreadable = (how: string) =>
+  new AppError(
+    502,
+    'MODEL_BAD_OUTPUT',
+    `The model server answered ${how}, so the answer was not read. Check SERVICE_MODEL_BASE_URL points at an OpenAI-compatible server.`,
+  );
+const tooLarge = () => unreadable(`with more than ${MODEL_ANSWER_MAX_BYTES} bytes (the most read)`);
+
+/**
+ * The body as JSON, within the size cap and parsed in slices with the nesting bound
+ * (platform/sliced/json.ts); null when it is not JSON. `BodyTooLargeError` and `JsonTooDeepError`
+ * go to the caller, which decides what they mean.
+ */
+async function readJson(res: Response): Promise<{ text: string; json: unknown }> {
+  const text = await readCappedText(res, MODEL_ANSWER_MAX_BYTES);
+  try {
+    return { text, json: text ? await readSliced(parseOutsideJsonSteps(text)) : null };
+  } catch (err) {
+    if (err instanceof JsonTooDeepError) throw err;
+    return { text, json: null };
+  }
+}
+
 /** `retry-after-ms` (OpenAI's) first, then `retry-after` in seconds or as an HTTP date. */
 function retryAfterMs(res: Response, now: number): number | null {
   const ms = Number(res.headers.get('retry-after-ms'));
@@ -76,15 +116,20 @@ function retryAfterMs(res: Response, now: number): number | null {
 }
 
 async function errorMessage(res: Response): Promise<{ message: string; param: string | null }> {
-  const text = await res.text().catch(() => '');
+  let read: { text: string; json: unknown };
   try {
-    const body = JSON.parse(text) as { error?: { message?: string; param?: string | null } | string };
-    if (typeof body.error === 'string') return { message: body.error, param: null };
-    if (body.error?.message) return { message: body.error.message, param: body.error.param ?? null };
-  } catch {
-    // Not JSON: a proxy page or a plain-text error.
+    read = await readJson(res);
+  } catch (err) {
+    if (err instanceof BodyTooLargeError)
+      return { message: `an answer over ${MODEL_ANSWER_MAX_BYTES} bytes, not read`, param: null };
+    // Nested too deep, or the connection dropped: described by the status alone.
+    return { message: res.statusText, param: null };
   }
-  return { message: text.slice(0, 200) || res.statusText, param: null };
+  // Not JSON (a proxy page or a plain-text error) leaves `json` null: the text's start says it.
+  const body = (read.json ?? {}) as { error?: { message?: string; param?: string | null } | string };
+  if (typeof body.error === 'string') return { message: body.error, param: null };
+  if (body.error?.message) return { message: body.error.message, param: body.error.param ?? null };
+  return { message: read.text.slice(0, 200) || res.statusText, param: null };
 }
 
 export function chatTransport(opts: ChatTransportOptions) {
@@ -132,7 +177,16 @@ export function chatTransport(opts: ChatTransportOptions) {
       }
 
       if (res.ok) {
-        const json = (await res.json().catch(() => null)) as {
+        let read: unknown = null;
+        try {
+          read = (await readJson(res)).json;
+        } catch (err) {
+          if (err instanceof BodyTooLargeError) throw tooLarge();
+          if (err instanceof JsonTooDeepError)
+            throw unreadable(`with JSON nested more than ${OUTSIDE_JSON_MAX_DEPTH} levels deep`);
+          // The connection dropped mid-answer: an empty answer, as before, which the caller refuses.
+        }
+        const json = read as {
           choices?: { message?: { content?: string | null; refusal?: string | null } }[];
           usage?: TokenUsage;
         } | null;

@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import { AppError } from '../../platform/errors.js';
 import {
+  JsonTooDeepError,
+  OUTSIDE_JSON_MAX_DEPTH,
+  parseOutsideJsonSteps,
+} from '../../platform/sliced/json.js';
+import { readSliced } from '../../platform/sliced/work.js';
+import {
   type ChatComplete,
   type ChatMessage,
   ModelRequestRefused,
@@ -89,7 +95,7 @@ export function structuredCaller(complete: ChatComplete) {
       }
       usage = addUsage(usage, answer.usage);
       meter?.add(answer.usage);
-      const parsed = parseJson(answer.content);
+      const parsed = await parseJson(answer.content);
       const checked = parsed.ok ? schema.safeParse(parsed.value) : null;
       if (checked?.success) return { value: checked.data, usage };
       problem = parsed.ok
@@ -128,11 +134,21 @@ function unfence(text: string): string {
   return (inner.startsWith('json') ? inner.slice(4) : inner).trim();
 }
 
-function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+/**
+ * The model's text as JSON: in slices with the nesting bound (platform/sliced/json.ts), since it
+ * is up to the answer cap (MODEL_ANSWER_MAX_BYTES) of what the model server chose to send.
+ */
+async function parseJson(text: string): Promise<{ ok: true; value: unknown } | { ok: false; error: string }> {
   try {
-    return { ok: true, value: JSON.parse(unfence(text)) };
-  } catch {
-    return { ok: false, error: 'the answer is not JSON' };
+    return { ok: true, value: await readSliced(parseOutsideJsonSteps(unfence(text))) };
+  } catch (err) {
+    return {
+      ok: false,
+      error:
+        err instanceof JsonTooDeepError
+          ? `the answer nests more than ${OUTSIDE_JSON_MAX_DEPTH} levels deep`
+          : 'the answer is not JSON',
+    };
   }
 }
 

@@ -1,5 +1,13 @@
+import { BodyTooLargeError, readCappedText } from '../../platform/net/capped-body.js';
+import {
+  JsonTooDeepError,
+  OUTSIDE_JSON_MAX_DEPTH,
+  parseOutsideJsonSteps,
+} from '../../platform/sliced/json.js';
+import { readSliced } from '../../platform/sliced/work.js';
 import { trimTrailingSlashes } from '../../platform/trim-end.js';
 import type { Platform } from '../domain.js';
+import { ANSWER_MAX_BYTES } from './answer-caps.js';
 import { ProviderError, type ProviderErrorKind } from './provider.js';
 
 /**
@@ -7,6 +15,12 @@ import { ProviderError, type ProviderErrorKind } from './provider.js';
  * and the platform's answer turned into a `ProviderError` whose kind tells the caller what to do.
  * The platform-specific parts (how errors read, where the retry time is, error codes that mean
  * more than their HTTP status) come in as hooks.
+ *
+ * The answer is outside input, read with bounds: at most the platform's `ANSWER_MAX_BYTES`
+ * (answer-caps.ts; a larger declared length is refused unread and a longer stream is cut off,
+ * closing the connection), and JSON over 64 KiB is parsed in slices with a turn of the event loop
+ * between them and at most 64 levels of nesting (platform/sliced/json.ts), so no platform can
+ * fill the heap or hold the loop both services share.
  */
 
 export interface ProviderCall {
@@ -43,6 +57,8 @@ export interface ProviderHttpOptions {
   retryAt?: (res: Response, now: Date) => Date | null;
   /** An error code in the body that means more than the status (Meta answers 400 to an expired token). */
   classify?: (status: number, body: unknown) => ProviderErrorKind | undefined;
+  /** The most of one answer that is read; the platform's `ANSWER_MAX_BYTES` by default. */
+  maxAnswerBytes?: number;
 }
 
 /** `Retry-After` in seconds or as an HTTP date (RFC 9110 §10.2.3). */
@@ -86,12 +102,44 @@ export function providerHttp(opts: ProviderHttpOptions) {
   const now = opts.now ?? (() => new Date());
   const { platform, label } = opts;
 
+  const maxBytes = opts.maxAnswerBytes ?? ANSWER_MAX_BYTES[platform];
+
+  /**
+   * No usable answer, in a sentence for each case: a publish may have gone out all the same, so it
+   * is unknown; any other call changed nothing and can be tried again later.
+   */
+  const noAnswer = (c: ProviderCall, forPublish: string, forOther: string, status?: number) =>
+    c.publishes
+      ? new ProviderError(
+          platform,
+          'outcome_unknown',
+          `${forPublish}: the post may or may not be live. Check the account before publishing again.`,
+          { status },
+        )
+      : new ProviderError(platform, 'unavailable', `${forOther}.`, { status });
+
   return async function call<T>(c: ProviderCall): Promise<ProviderAnswer<T>> {
     const absolute = /^https?:\/\//i.test(c.path);
     const what = `${c.method} ${absolute ? new URL(c.path).pathname : c.path.split('?')[0]}`;
     const { headers, body } = encode(c);
+    const gone = (err: unknown) => {
+      const why =
+        (err as Error).name === 'TimeoutError'
+          ? `no answer within ${timeoutMs / 1000} s`
+          : `no connection (${(err as Error).message})`;
+      return noAnswer(
+        c,
+        `${label} gave no answer to ${what} (${why})`,
+        `${label} gave no answer to ${what}: ${why}`,
+      );
+    };
+    // A success we cannot read is no answer: the platform, or whatever answers at its URL, is broken.
+    const unreadable = (status: number, how: string) => {
+      const said = `${label} answered ${status} to ${what} ${how}, so the answer was not read`;
+      return noAnswer(c, said, said, status);
+    };
     let res: Response;
-    let text: string;
+    let text: string | null;
     try {
       res = await doFetch(absolute ? c.path : `${apiUrl}${c.path}`, {
         method: c.method,
@@ -99,31 +147,33 @@ export function providerHttp(opts: ProviderHttpOptions) {
         body: body as BodyInit | undefined,
         signal: AbortSignal.timeout(timeoutMs),
       });
-      text = await res.text();
     } catch (err) {
-      const why =
-        (err as Error).name === 'TimeoutError'
-          ? `no answer within ${timeoutMs / 1000} s`
-          : `no connection (${(err as Error).message})`;
-      if (c.publishes) {
-        throw new ProviderError(
-          platform,
-          'outcome_unknown',
-          `${label} gave no answer to ${what} (${why}): the post may or may not be live. Check the account before publishing again.`,
-        );
-      }
-      throw new ProviderError(platform, 'unavailable', `${label} gave no answer to ${what}: ${why}.`);
+      throw gone(err);
     }
-    let parsed: unknown = null;
     try {
-      parsed = text ? JSON.parse(text) : null;
-    } catch {
-      // A proxy page or plain text: described by its status below.
+      text = await readCappedText(res, maxBytes);
+    } catch (err) {
+      if (!(err instanceof BodyTooLargeError)) throw gone(err);
+      text = null;
     }
     const status = res.status;
+    const tooLarge = `with more than ${maxBytes} bytes (the most read from ${label})`;
+    if (text === null && res.ok) throw unreadable(status, tooLarge);
+
+    let parsed: unknown = null;
+    try {
+      parsed = text ? await readSliced(parseOutsideJsonSteps(text)) : null;
+    } catch (err) {
+      if (err instanceof JsonTooDeepError && res.ok)
+        throw unreadable(status, `with JSON nested more than ${OUTSIDE_JSON_MAX_DEPTH} levels deep`);
+      // A proxy page or plain text: described by its status below.
+    }
     if (res.ok) return { status, headers: res.headers, body: parsed as T };
 
-    const reason = opts.describe?.(parsed) ?? (res.statusText || 'no reason given');
+    const reason =
+      text === null
+        ? `an answer ${tooLarge}, not read`
+        : (opts.describe?.(parsed) ?? (res.statusText || 'no reason given'));
     const message = `${label} answered ${status} to ${what}: ${reason}`;
     let kind: ProviderErrorKind = opts.classify?.(status, parsed) ?? kindOf(status);
     // A 5xx to a publish may come after the platform stored the post: as unknown as no answer at all.

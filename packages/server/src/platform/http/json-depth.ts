@@ -79,7 +79,8 @@ export function jsonTextOverLimits(
 
 /**
  * Whether JSON text nests deeper than `limit`, without a bound on its values: what a store sends
- * (commerce/merchants/store-json.ts) may list thousands of products, and its size is capped apart.
+ * or a platform answers (platform/sliced/json.ts) may list thousands of items, and its size is
+ * capped apart.
  */
 export const textNestsDeeper = (text: string, limit: number = MAX_JSON_DEPTH): boolean =>
   jsonTextOverLimits(text, limit, Number.POSITIVE_INFINITY) === 'depth';

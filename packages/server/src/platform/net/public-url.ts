@@ -3,6 +3,7 @@ import type { LookupFunction } from 'node:net';
 import type { Agent, Pool } from 'undici';
 import { AppError } from '../errors.js';
 import { isBlockedAddress, judgeAddress, parseIp } from './blocked-addresses.js';
+import { BodyTooLargeError, declaredOver } from './capped-body.js';
 
 export { isBlockedAddress, judgeAddress };
 
@@ -115,9 +116,7 @@ export interface PublicFetchInit {
   lookup?: Lookup;
 }
 
-export class BodyTooLargeError extends Error {
-  override name = 'BodyTooLargeError';
-}
+export { BodyTooLargeError };
 
 /**
  * undici is loaded on the first outbound request, not at start: its import was a tenth of a cold
@@ -226,8 +225,8 @@ export async function publicFetch(rawUrl: string, init: PublicFetchInit): Promis
   });
   const response = res as unknown as Response;
   if (init.maxBytes === undefined) return response;
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > init.maxBytes) {
+  const declared = declaredOver(response, init.maxBytes);
+  if (declared !== null) {
     await response.body?.cancel();
     throw new BodyTooLargeError(`The response is ${declared} bytes; the limit is ${init.maxBytes}.`);
   }

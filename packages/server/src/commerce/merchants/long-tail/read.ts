@@ -1,4 +1,6 @@
 import { AppError } from '../../../platform/errors.js';
+import { parseOutsideJsonSteps } from '../../../platform/sliced/json.js';
+import { readSliced } from '../../../platform/sliced/work.js';
 import type { CommerceContext } from '../../context.js';
 import { storeError } from '../health.js';
 import { type PageSources, walkPageSources } from '../product-page/html-sources.js';
@@ -13,9 +15,7 @@ import {
 } from '../product-page/index.js';
 import { findProductNodes } from '../product-page/json-ld.js';
 import { formatMoney, normalizeCurrency, sameMoney } from '../product-page/money.js';
-import { readSliced } from '../product-page/work.js';
 import { storeFetchOptions } from '../store-fetch.js';
-import { parseStoreJsonSteps } from '../store-json.js';
 
 /** What a long-tail store's product link shows, read once. */
 export interface StorePage {
@@ -75,7 +75,7 @@ async function fetchJson(url: string, deps: FetchPageDeps): Promise<Record<strin
   const res = await fetchProductPage(url, deps);
   if (!res.ok) return null;
   try {
-    const json: unknown = await readSliced(parseStoreJsonSteps(res.body));
+    const json: unknown = await readSliced(parseOutsideJsonSteps(res.body));
     return typeof json === 'object' && json !== null && !Array.isArray(json)
       ? (json as Record<string, unknown>)
       : null;
@@ -147,7 +147,7 @@ export async function readStorePage(ctx: Pick<CommerceContext, 'config'>, url: s
   const page = await fetchProductPage(url, deps);
   if (!page.ok) throw fetchError(page);
   // The page is walked once; the reader and the checks below share what it found. Both in slices,
-  // so that a store's 3 MiB page does not hold the event loop (product-page/work.ts).
+  // so that a store's 3 MiB page does not hold the event loop (platform/sliced/work.ts).
   const sources = await readSliced(walkPageSources(page.body));
   const fromPage = await readSliced(readProductSources(sources, page.url));
   const shopify = await readShopify(page.url, fromPage, sources, deps);

@@ -1,9 +1,9 @@
+import { checkpoint, countWork, readAtOnce, type Steps } from '../../../platform/sliced/work.js';
 import type { Money } from '../../schemas/common.js';
 import type { Variant } from '../../schemas/resources.js';
 import { formatMoney, moneyKey } from './money.js';
 import type { ProductPageResult, ProductPageSource, ProductReading } from './types.js';
 import { groupOffers, selectorFromUrl, selectVariant, type VariantGroup } from './variant-selection.js';
-import { checkpoint, countWork, readAtOnce, type Steps } from './work.js';
 
 /** How many of the conflicting prices a refusal names; the rest are counted. */
 const PRICES_NAMED = 5;

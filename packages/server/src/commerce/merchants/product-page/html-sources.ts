@@ -1,5 +1,5 @@
 import { Tokenizer, type TokenizerCallbacks } from 'htmlparser2';
-import { checkpoint, countWork, readAtOnce, type Steps } from './work.js';
+import { checkpoint, countWork, readAtOnce, type Steps } from '../../../platform/sliced/work.js';
 
 /** What the reader needs from a page's HTML: JSON-LD blocks, meta tags and the title. */
 export interface PageSources {

@@ -1,10 +1,10 @@
-import { parseStoreJsonSteps } from '../store-json.js';
+import { parseOutsideJsonSteps } from '../../../platform/sliced/json.js';
+import { checkpoint, countWork, type Steps } from '../../../platform/sliced/work.js';
 import { readAvailability } from './availability.js';
 import { resolveImageUrl } from './html-sources.js';
 import { collectPrice, priceCollector } from './money.js';
 import type { OfferReading, ProductReading } from './types.js';
 import { variantIdFromUrl } from './variant-selection.js';
-import { checkpoint, countWork, type Steps } from './work.js';
 
 type Node = Record<string, unknown>;
 
@@ -61,11 +61,11 @@ function image(v: unknown, pageUrl: string): string | null {
  */
 function* parseBlock(block: string): Steps<unknown> {
   try {
-    return yield* parseStoreJsonSteps(block);
+    return yield* parseOutsideJsonSteps(block);
   } catch {
     try {
       // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
-      return yield* parseStoreJsonSteps(block.replace(/[\u0000-\u001f]/g, ' '));
+      return yield* parseOutsideJsonSteps(block.replace(/[\u0000-\u001f]/g, ' '));
     } catch {
       return undefined;
     }
@@ -102,7 +102,7 @@ export function* findProductNodes(blocks: string[]): Steps<Node[]> {
     for (const child of Object.values(value)) yield* visit(child, depth + 1);
   }
   for (const block of blocks) {
-    // A large block is parsed in slices too (store-json.ts), and the walk of what it holds is cut
+    // A large block is parsed in slices too (platform/sliced/json.ts), and the walk of what it holds is cut
     // as usual.
     const parsed = yield* parseBlock(block);
     if (parsed !== undefined) yield* visit(parsed, 0);

@@ -1,6 +1,6 @@
+import { countWork } from '../../../platform/sliced/work.js';
 import { trimEnd } from '../../../platform/trim-end.js';
 import type { Money } from '../../schemas/common.js';
-import { countWork } from './work.js';
 
 /**
  * Minor-unit digits by code, asked of Intl once per code: building an `Intl.NumberFormat` costs

@@ -1,8 +1,8 @@
+import { checkpoint, countWork, type Steps } from '../../../platform/sliced/work.js';
 import { readAvailability } from './availability.js';
 import { resolveImageUrl } from './html-sources.js';
 import { collectPrice, priceCollector } from './money.js';
 import type { OfferReading, ProductReading } from './types.js';
-import { checkpoint, countWork, type Steps } from './work.js';
 
 /** The first non-empty value of the first key that has one (a scan of each list, once). */
 function* first(meta: Map<string, string[]>, ...keys: string[]): Steps<string | null> {

@@ -1,9 +1,9 @@
+import { checkpoint, readAtOnce, readSliced, type Steps } from '../../../platform/sliced/work.js';
 import { buildOfferSteps } from './build-offer.js';
 import { type PageSources, walkPageSources } from './html-sources.js';
 import { findProductNodes, readJsonLdProduct } from './json-ld.js';
 import { readOpenGraph } from './open-graph.js';
 import type { OfferReading, ProductPageResult, ProductReading } from './types.js';
-import { checkpoint, readAtOnce, readSliced, type Steps } from './work.js';
 
 const sameProduct = (a: ProductReading, b: ProductReading) =>
   (a.sku !== null && a.sku === b.sku) ||

@@ -1,8 +1,8 @@
+import { checkpoint, countWork, readAtOnce, type Steps } from '../../../platform/sliced/work.js';
 import { buildOfferSteps } from './build-offer.js';
 import { resolveImageUrl } from './html-sources.js';
 import { currencyDigits, normalizeCurrency } from './money.js';
 import type { OfferReading, ProductPageResult } from './types.js';
-import { checkpoint, countWork, readAtOnce, type Steps } from './work.js';
 
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -1,6 +1,6 @@
+import { checkpoint, countWork, type Steps } from '../../../platform/sliced/work.js';
 import { moneyKey } from './money.js';
 import type { OfferReading } from './types.js';
-import { checkpoint, countWork, type Steps } from './work.js';
 
 /** Shopify's `?variant=<id>` in an offer or page URL. */
 export function variantIdFromUrl(raw: string | null): string | null {

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { AppError } from '../../../platform/errors.js';
 import { BodyTooLargeError } from '../../../platform/net/public-url.js';
+import { parseOutsideJsonSteps } from '../../../platform/sliced/json.js';
+import { readSliced } from '../../../platform/sliced/work.js';
 import type { CommerceContext } from '../../context.js';
 import type { Merchant } from '../../schemas/resources.js';
 import {
@@ -15,9 +17,7 @@ import {
 } from '../adapter.js';
 import { storeError, withHealth } from '../health.js';
 import { fetchProductPage, readProductPageSliced } from '../product-page/index.js';
-import { readSliced } from '../product-page/work.js';
 import { storeFetchOptions } from '../store-fetch.js';
-import { parseStoreJsonSteps } from '../store-json.js';
 import { messageLines, refusalOf, type StoreAnswer } from './answers.js';
 import { cachedStoreProfile, storeProfile, type UcpStoreProfile } from './discovery.js';
 import { ucpFetch } from './fetch.js';
@@ -153,7 +153,7 @@ async function send(deps: Deps, merchant: Merchant, profile: Speakable, op: Stor
   }
   let body: unknown = null;
   try {
-    body = await readSliced(parseStoreJsonSteps(text));
+    body = await readSliced(parseOutsideJsonSteps(text));
   } catch {
     // A 4xx in text/plain is still an answer; a 2xx that is not JSON is not one we can read.
     if (res.status < 400 && !op.anyAnswer)

@@ -1,11 +1,11 @@
 import { AppError } from '../../../platform/errors.js';
+import { parseOutsideJsonSteps } from '../../../platform/sliced/json.js';
+import { readSliced } from '../../../platform/sliced/work.js';
 import { trimTrailingSlashes } from '../../../platform/trim-end.js';
 import type { CommerceContext } from '../../context.js';
 import type { CommerceEnv } from '../../db/api-keys-store.js';
 import { commerceStores } from '../../db/stores.js';
 import type { Merchant } from '../../schemas/resources.js';
-import { readSliced } from '../product-page/work.js';
-import { parseStoreJsonSteps } from '../store-json.js';
 import { ucpFetch } from './fetch.js';
 import { type PaymentHandlers, readPaymentHandlers } from './payment-handlers.js';
 import { CHECKOUT_CAPABILITY, SHOPPING_SERVICE, ucpAgentHeader } from './profile.js';
@@ -104,7 +104,7 @@ export async function storeProfile(
       maxBytes: PROFILE_MAX_BYTES,
     });
     if (res.status === 200)
-      profile = parseStoreProfile(await readSliced(parseStoreJsonSteps(await res.text())), origin);
+      profile = parseStoreProfile(await readSliced(parseOutsideJsonSteps(await res.text())), origin);
     else await res.body?.cancel().catch(() => undefined);
   } catch (err) {
     // The SSRF guard's refusal is the answer (URL_NOT_ALLOWED), the same as any store request gets.

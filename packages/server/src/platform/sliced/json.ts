@@ -1,33 +1,47 @@
 import { JSONParser, TokenType } from '@streamparser/json';
-import { textNestsDeeper } from '../../platform/http/json-depth.js';
-import { checkpoint, countSlowWork, countWork, makeRoom, type Steps } from './product-page/work.js';
+import { textNestsDeeper } from '../http/json-depth.js';
+import { checkpoint, countSlowWork, countWork, makeRoom, type Steps } from './work.js';
 
 /**
- * How deeply a store's JSON may nest: product JSON-LD, Shopify's product JSON, UCP profiles and
- * answers all fit in a dozen levels. The same bound as request bodies (platform/http/json-depth.ts).
+ * JSON that comes from outside and that we read: what stores send (product JSON-LD, Shopify's
+ * product JSON, UCP profiles and answers) and what social platforms and the model server answer
+ * (content/publishers/http.ts, content/model/chat-completions.ts). Both services share this one
+ * parser, so both get the same depth bound and the same slicing.
+ *
+ * How deeply such JSON may nest: every answer we read fits in a dozen levels. The same bound as
+ * request bodies (platform/http/json-depth.ts).
  */
-export const STORE_JSON_MAX_DEPTH = 64;
+export const OUTSIDE_JSON_MAX_DEPTH = 64;
+
+/**
+ * JSON refused for its nesting. A SyntaxError, as JSON.parse throws for text that is not JSON, so
+ * callers that treat both alike need not know it; a caller that must tell the sender's fault apart
+ * (a platform answering 200 with it, content/publishers/http.ts) can.
+ */
+export class JsonTooDeepError extends SyntaxError {
+  override name = 'JsonTooDeepError';
+}
 
 const tooDeep = () =>
-  new SyntaxError(
-    `The JSON nests more than ${STORE_JSON_MAX_DEPTH} levels deep; no store's answer needs that many.`,
+  new JsonTooDeepError(
+    `The JSON nests more than ${OUTSIDE_JSON_MAX_DEPTH} levels deep; no answer we read needs that many.`,
   );
 
 /**
- * JSON.parse for what a store sends, refusing deep nesting before parsing. The threat: V8's
+ * JSON.parse for what a store or platform sends, refusing deep nesting before parsing. The threat: V8's
  * JSON.parse does not overflow on deep nesting, but it spends about 4 µs per level, so a
  * 3 MiB product page of `[[[[…]]]]` held the event loop both services share for 6 s, and a 1 MiB
  * UCP answer for 1.5 s; the scan costs a few milliseconds per megabyte. Throws a SyntaxError, as
  * JSON.parse does for text that is not JSON, so callers treat both alike. The scan is the one
  * request bodies use (json-depth.ts).
  */
-export function parseStoreJson(text: string): unknown {
-  if (textNestsDeeper(text, STORE_JSON_MAX_DEPTH)) throw tooDeep();
+export function parseOutsideJson(text: string): unknown {
+  if (textNestsDeeper(text, OUTSIDE_JSON_MAX_DEPTH)) throw tooDeep();
   return JSON.parse(text);
 }
 
 /**
- * Above this many characters, store JSON is parsed in slices. Below it one `JSON.parse` (and the
+ * Above this many characters, outside JSON is parsed in slices. Below it one `JSON.parse` (and the
  * depth scan) takes well under a millisecond, and a streaming parse would only cost more.
  */
 export const WHOLE_PARSE_CHARS = 64 * 1024;
@@ -38,12 +52,12 @@ export const WHOLE_PARSE_CHARS = 64 * 1024;
  * of the reader: each character counts once for the linear proof and 4 times towards a slice, so
  * 4,096 characters fill one slice.
  */
-const FEED_CHARS = 4_096;
+export const FEED_CHARS = 4_096;
 const SLICE_WEIGHT = 4;
 
 /**
- * `parseStoreJson` in slices, for text of up to the store fetch cap (3 MiB). The threat: one
- * `JSON.parse` of a 3 MiB JSON-LD block, Shopify product JSON or UCP answer held the event loop
+ * `parseOutsideJson` in slices, for text of up to the store fetch cap (3 MiB) or a platform
+ * answer's cap (content/publishers/answer-caps.ts). The threat: one `JSON.parse` of a 3 MiB JSON-LD block, Shopify product JSON or UCP answer held the event loop
  * both services share for 100-190 ms on the loaded machine, and a store decides what it sends.
  * Large text goes through a streaming parser (`@streamparser/json`) a few thousand characters at
  * a time, with a checkpoint after each, so `readSliced` gives the loop a turn between them. The
@@ -52,11 +66,11 @@ const SLICE_WEIGHT = 4;
  * `JSON.parse` (`__proto__` stays a plain key, the last of duplicate keys wins) and the same
  * failure: a SyntaxError.
  */
-export function* parseStoreJsonSteps(text: string): Steps<unknown> {
+export function* parseOutsideJsonSteps(text: string): Steps<unknown> {
   if (text.length <= WHOLE_PARSE_CHARS) {
     yield* makeRoom(text.length);
     countWork(text.length);
-    return parseStoreJson(text);
+    return parseOutsideJson(text);
   }
   const parser = new JSONParser({ paths: ['$'], keepStack: false });
   let depth = 0;
@@ -64,7 +78,7 @@ export function* parseStoreJsonSteps(text: string): Steps<unknown> {
   let parsed = false;
   parser.onToken = ({ token }) => {
     if (token === TokenType.LEFT_BRACE || token === TokenType.LEFT_BRACKET) {
-      if (++depth > STORE_JSON_MAX_DEPTH) throw tooDeep();
+      if (++depth > OUTSIDE_JSON_MAX_DEPTH) throw tooDeep();
     } else if (token === TokenType.RIGHT_BRACE || token === TokenType.RIGHT_BRACKET) depth--;
   };
   parser.onValue = (info) => {
@@ -80,8 +94,8 @@ export function* parseStoreJsonSteps(text: string): Steps<unknown> {
     if (!parser.isEnded) parser.end();
   } catch (err) {
     if (err instanceof SyntaxError) throw err;
-    throw new SyntaxError(`The store's JSON is not valid: ${(err as Error).message}`);
+    throw new SyntaxError(`The JSON is not valid: ${(err as Error).message}`);
   }
-  if (!parsed) throw new SyntaxError('The store sent no JSON value.');
+  if (!parsed) throw new SyntaxError('The text holds no JSON value.');
   return value;
 }

@@ -1,4 +1,8 @@
 /**
+ * Work on outside input cut into slices with a turn of the event loop between them: the
+ * product-page reader and the JSON of stores, platforms and the model server (sliced/json.ts).
+ * It began as the product-page reader's, and the history below is that reader's.
+ *
  * A count of the steps the product-page reader takes, for the tests that prove its cost is linear
  * in the page's size (test/commerce/product-page-hostile.test.ts), and the slices it is cut into.
  *
@@ -46,7 +50,7 @@ export function countWork(units = 1): void {
 
 /**
  * Adds `units` steps that each take about `weight` times as long as a usual one (the streaming
- * JSON parser, store-json.ts): the linear proof counts `units`, the slice fills `weight` times as
+ * JSON parser, sliced/json.ts): the linear proof counts `units`, the slice fills `weight` times as
  * fast, so a slice of such steps takes about as long as any other.
  */
 export function countSlowWork(units: number, weight: number): void {
