@@ -5,7 +5,7 @@
 // Finding out why comes before tuning (docs/benchmarks.md).
 // On PostgreSQL with `SERVICE_DATABASE_URL` or `BENCH_POSTGRES_URL` set (a fresh database made beside
 // it, as in the benches); `BENCH_ENGINES=sqlite` keeps SQLite then. One engine per run.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ENGINES, keyFor, mcpToolCall, requireWrk, startServer, useEngine, wrk } from './lib.mjs';
@@ -68,12 +68,16 @@ async function profileUnderWrk() {
   }
 }
 
+// The largest profile: the server's main thread. A worker thread (the SQLite checkpointer, a
+// sliced JSON reader) writes its own, often the newest, and is not the hot path.
 const file = readdirSync(profDir)
   .filter((f) => f.endsWith('.cpuprofile'))
-  .sort()
-  .at(-1);
+  .map((f) => ({ f, size: statSync(join(profDir, f)).size }))
+  .sort((a, b) => a.size - b.size)
+  .at(-1)?.f;
 const profile = JSON.parse(readFileSync(join(profDir, file), 'utf8'));
-if (!reading) rmSync(profDir, { recursive: true, force: true });
+if (!reading && !process.env.BENCH_KEEP_PROFILE) rmSync(profDir, { recursive: true, force: true });
+else if (!reading) console.log(`profile kept: ${join(profDir, file)}`);
 const dt = new Map();
 // Under wrk, only the load's own seconds count (the last `seconds` before the server stopped):
 // start-up (module loading, building the OpenAPI documents) would otherwise blur the hot path.

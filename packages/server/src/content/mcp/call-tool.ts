@@ -9,7 +9,7 @@ import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
 import type { ApiKeyView } from '../services/api-keys.js';
 import { recordToolCall } from '../services/mcp-calls.js';
-import { rateLimitMessage, takeKeyCall } from '../services/rate-limits.js';
+import { rateLimitMessage, takeKeyCall, takeLeasedCall } from '../services/rate-limits.js';
 import type { CompiledTool } from './catalog.js';
 import { type RawJson, type ResultMemo, resultMemo, toolResultJson } from './jsonrpc.js';
 import type { AnyTool } from './tool.js';
@@ -128,20 +128,21 @@ const errorResult = (label: string, code: string, message: string): CallToolResu
 const clockFree = new WeakMap<ContentContext, ContentContext>();
 
 /**
- * The context a tool runs on. A tool that may read the time gets the sandbox clock re-read
+ * The context a tool runs on (`syncedContext`, `clockFreeContext`). A tool that may read the time gets the sandbox clock re-read
  * (another instance may have advanced it); one declared `readsTime: false` skips that round
  * trip and gets a clock that throws if read, so the declaration cannot go stale unnoticed.
  */
-async function contextFor(ctx: ContentContext, tool: CompiledTool): Promise<ContentContext> {
-  if (tool.spec.readsTime !== false) {
-    await ctx.clock.sync(ctx.db);
-    return ctx;
-  }
-  return getOrBuild(clockFree, ctx, () => ({
+async function syncedContext(ctx: ContentContext): Promise<ContentContext> {
+  await ctx.clock.sync(ctx.db);
+  return ctx;
+}
+
+/** Not async: a tool that never reads the time (list_agents) then costs no promise for it. */
+const clockFreeContext = (ctx: ContentContext): ContentContext =>
+  getOrBuild(clockFree, ctx, () => ({
     ...ctx,
     clock: ctx.clock.unsynced('This MCP tool is declared readsTime: false.'),
   }));
-}
 
 /** Each tool's last answer (see `ResultMemo`): keyed by its whole JSON text, so never stale. */
 const lastAnswers = new WeakMap<CompiledTool, ResultMemo>();
@@ -175,7 +176,8 @@ export async function callTool(
   let result: CallToolResult | RawJson;
   let failure: { code: string; message: string } | null = null;
   try {
-    const rate = await takeKeyCall(ctx, session.key.id);
+    // Within this instance's lease the count needs no statement, so no await either.
+    const rate = takeLeasedCall(ctx, session.key.id) ?? (await takeKeyCall(ctx, session.key.id));
     if (!rate.ok) throw new ToolFailure('RATE_LIMITED', rateLimitMessage(rate, session.key.prefix));
     const denied = scopeFailure(tool, session.key, ctx.config);
     if (denied) throw denied;
@@ -185,7 +187,7 @@ export async function callTool(
     refuseNul(rawArgs, 'arguments');
     const parsed = tool.spec.input.safeParse(rawArgs);
     if (!parsed.success) throw argumentsFailure(tool, parsed.error, rawArgs);
-    const runCtx = await contextFor(ctx, tool);
+    const runCtx = tool.spec.readsTime === false ? clockFreeContext(ctx) : await syncedContext(ctx);
     const { summary, data } = await tool.spec.run(runCtx, parsed.data, {
       source: 'mcp',
       keyId: session.key.id,

@@ -3,6 +3,7 @@ import { partOfCheckedText } from '../../platform/http/text-checks.js';
 import { VERSION } from '../../version.js';
 import { inTheApp } from '../app-pages.js';
 import type { ContentContext } from '../context.js';
+import { isEmpty } from '../services/mcp-calls.js';
 import { modeLabel } from '../services/mode.js';
 import { rateLimitMessage, takeKeyCall } from '../services/rate-limits.js';
 import { callTool, type McpSession, record } from './call-tool.js';
@@ -121,7 +122,9 @@ export function createMcpEngine(ctx: ContentContext) {
         if (args !== undefined && !isObject(args))
           return rpcError(id, RpcError.InvalidParams, 'params.arguments must be an object.');
         // Parsed from the request's text: what that text showed (no NUL) holds for them too.
-        partOfCheckedText(request, args);
+        // Arguments with nothing in them (list_agents) have nothing to walk: no mark (a WeakMap
+        // entry, which the garbage collector then has to visit) is needed for them.
+        if (args !== undefined && !isEmpty(args)) partOfCheckedText(request, args);
         return rpcResult(
           id,
           await callTool(ctx, label, tool, (args ?? {}) as Record<string, unknown>, session),

@@ -119,13 +119,6 @@ export function mcpRouter(
   engine: McpEngine,
   opts: { bodyLimitBytes: number },
 ): RequestHandler {
-  // The platform's strict reader: declared length checked first, no Content-Encoding, strict UTF-8.
-  const readBody = (req: Request) =>
-    readJsonBody(req, opts.bodyLimitBytes).then(
-      (body) => ({ body }),
-      (err: unknown) => ({ failed: err }),
-    );
-
   const handler: RequestHandler = async (req, res) => {
     if (req.method !== 'POST') {
       refuse(
@@ -167,25 +160,32 @@ export function mcpRouter(
       );
       return;
     }
-    const read = await readBody(req);
-    if ('failed' in read) {
-      if (!(read.failed instanceof AppError)) throw read.failed;
-      const { status, message } = read.failed;
-      if (status === 413) closeAfterResponse(res);
-      res
-        .status(status)
-        .json(
-          rpcError(
-            null,
-            read.failed.code === 'INVALID_JSON' ? RpcError.ParseError : RpcError.InvalidRequest,
-            read.failed.code === 'INVALID_JSON' ? `Parse error: ${message}` : message,
-          ),
-        );
+    // The platform's strict reader: declared length checked first, no Content-Encoding, strict
+    // UTF-8. Awaited in place: wrapping its outcome in an object took a promise and two closures a call.
+    try {
+      req.body = await readJsonBody(req, opts.bodyLimitBytes);
+    } catch (failed) {
+      refuseBody(res, failed);
       return;
     }
-    req.body = read.body;
     await answer(req, res, auth.session, format);
   };
+
+  /** A body that could not be read or parsed: its JSON-RPC error, with the reader's HTTP status. */
+  function refuseBody(res: Response, failed: unknown) {
+    if (!(failed instanceof AppError)) throw failed;
+    const { status, message } = failed;
+    if (status === 413) closeAfterResponse(res);
+    res
+      .status(status)
+      .json(
+        rpcError(
+          null,
+          failed.code === 'INVALID_JSON' ? RpcError.ParseError : RpcError.InvalidRequest,
+          failed.code === 'INVALID_JSON' ? `Parse error: ${message}` : message,
+        ),
+      );
+  }
 
   async function answer(req: Request, res: Response, session: McpSession, format: 'json' | 'sse') {
     const body: unknown = req.body;

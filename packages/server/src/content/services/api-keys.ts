@@ -96,17 +96,21 @@ export async function revokeContentApiKey(keys: KeyStores, deps: RevokeDeps, id:
 
 const KEY_SHAPE = /^svc_[0-9A-Za-z]{32}$/;
 
+const NOT_FOUND: Promise<null> = Promise.resolve(null);
+
 /**
  * Looks a presented key up by hash and records its use; `null` when unknown, malformed or revoked.
  * With a key cache (MCP), a key found before is answered from it while its lease is fresh; only
  * keys that exist are cached, so a made-up key still costs a lookup (and finds nothing).
  */
-export async function findContentApiKey(
+export function findContentApiKey(
   stores: ContentStores,
   deps: Pick<ServiceDeps, 'clock'> & { keyCache?: KeyCache },
   key: string,
 ): Promise<ApiKeyView | null> {
-  if (!KEY_SHAPE.test(key)) return null;
+  // Not async: findCachedKey's promise is handed back as it is, not wrapped in another one that
+  // waits for it (two more turns of the microtask queue on every keyed MCP call).
+  if (!KEY_SHAPE.test(key)) return NOT_FOUND;
   const keys = stores.apiKeys;
   return findCachedKey(
     deps.keyCache,

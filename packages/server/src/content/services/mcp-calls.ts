@@ -26,7 +26,7 @@ const PREVIEW_CHARS = 1_000;
 const MAX_REDACTED_VALUES = 5_000;
 
 /** Whether `args` holds nothing (a tool without arguments, the common small call). */
-function isEmpty(args: Record<string, unknown>): boolean {
+export function isEmpty(args: Record<string, unknown>): boolean {
   for (const _ in args) return false;
   return true;
 }
@@ -63,6 +63,18 @@ const loggedMessage = (message: string | null | undefined): string | null =>
       );
 
 /**
+ * `at.toISOString()`, kept for the last millisecond: under load most calls share theirs with the
+ * call before, and the formatting was the largest item of an entry's own cost (about 1 % of a
+ * `list_agents` call's samples). A pure function of the time, so it cannot answer wrong.
+ */
+let lastIso = { ms: Number.NaN, text: '' };
+function isoOf(at: Date): string {
+  const ms = at.getTime();
+  if (ms !== lastIso.ms) lastIso = { ms, text: at.toISOString() };
+  return lastIso.text;
+}
+
+/**
  * The MCP server calls this once per tool call, success or failure, so a person can see what
  * agents did with which key (GET /v1/mcp-calls). The entry is written with the next batch
  * (services/mcp-call-log.ts), not before the answer: nothing here waits, so a call does not pay
@@ -92,7 +104,7 @@ export function recordToolCall(
     error_message: loggedMessage(call.errorMessage),
     duration_ms: call.durationMs ?? null,
     // Real time: an audit log says when the call happened, whatever the sandbox clock says.
-    created_at: at.toISOString(),
+    created_at: isoOf(at),
   };
   queueToolCall(ctx.db, ctx.logger, row);
 }
