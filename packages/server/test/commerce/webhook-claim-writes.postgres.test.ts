@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
-import type { SqlExecutor } from '../../src/platform/db/sql.js';
 import { databaseForFile } from '../helpers/file-database.js';
+import { walRecordsOf } from '../helpers/wal-records.js';
 import { checkoutUpdated, sandboxEndpoint } from './webhook-rows.js';
 
 /**
@@ -84,31 +84,22 @@ describe('what a webhook claim writes on PostgreSQL', () => {
       await s.insertDeliveries([{ id: `dlv_wal_${n}`, event_id: `evt_wal_${n}`, endpoint_id: 'we_wal' }], at);
     }
     // The lease statement as the store sends it, run under EXPLAIN ANALYZE for its WAL counts.
-    const plans: { Plan: { 'WAL Records'?: number } }[] = [];
-    const claimed = await db.transaction(async (tx) => {
-      const watched: SqlExecutor = {
-        get: (sql, params) => tx.get(sql, params),
-        run: (sql, params) => tx.run(sql, params),
-        all: async (sql, params) => {
-          if (!sql.includes('candidates AS MATERIALIZED')) return tx.all(sql, params);
-          const [row] = await tx.all<{ 'QUERY PLAN': (typeof plans)[number][] }>(
-            `EXPLAIN (ANALYZE, WAL, FORMAT JSON) ${sql}`,
-            params,
-          );
-          plans.push(...(row?.['QUERY PLAN'] ?? []));
-          return tx.all("SELECT id FROM deliveries WHERE lease_owner = 'owner-wal'");
-        },
-      };
-      return commerceStores(watched).webhooks.claimDue(now, leaseUntil, 'owner-wal', {
-        limit: 10,
-        perEndpoint: 4,
-        dialect: db.dialect,
-        ids: Array.from({ length: 6 }, (_, n) => `dlv_wal_${n}`),
-      });
-    });
+    const { result: claimed, records } = await db.transaction((tx) =>
+      walRecordsOf(
+        tx,
+        'candidates AS MATERIALIZED',
+        () => tx.all("SELECT id FROM deliveries WHERE lease_owner = 'owner-wal'"),
+        (watched) =>
+          commerceStores(watched).webhooks.claimDue(now, leaseUntil, 'owner-wal', {
+            limit: 10,
+            perEndpoint: 4,
+            dialect: db.dialect,
+            ids: Array.from({ length: 6 }, (_, n) => `dlv_wal_${n}`),
+          }),
+      ),
+    );
     expect(claimed).toHaveLength(4);
-    expect(plans).toHaveLength(1);
-    expect(plans[0]?.Plan['WAL Records']).toBe(4);
+    expect(records).toEqual([4]);
   });
 
   /**

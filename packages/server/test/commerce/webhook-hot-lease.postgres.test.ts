@@ -3,6 +3,7 @@ import { commerceMigrations } from '../../src/commerce/db/migrations.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
 import type { SqlDatabase, SqlExecutor } from '../../src/platform/db/sql.js';
 import { databaseForFile } from '../helpers/file-database.js';
+import { walRecordsOf } from '../helpers/wal-records.js';
 import { checkoutUpdated, sandboxEndpoint } from './webhook-rows.js';
 
 /**
@@ -28,19 +29,28 @@ describe('a webhook lease on PostgreSQL', () => {
     return { updated: Number(row?.updated), hot: Number(row?.hot) };
   };
 
-  const claimCounted = (db: SqlDatabase, perEndpoint: number) =>
+  // Each claim under an owner of its own, so its rows are told apart from the earlier claims'.
+  const claimCounted = (db: SqlDatabase, perEndpoint: number, owner: string) =>
     db.transaction(async (tx) => {
       const before = await counts(tx);
-      const claimed = await commerceStores(tx).webhooks.claimDue(now, leaseUntil, 'owner-1', {
-        limit: 100,
-        perEndpoint,
-        dialect: db.dialect,
-      });
+      const { result: claimed, records } = await walRecordsOf(
+        tx,
+        'candidates AS MATERIALIZED',
+        () => tx.all('SELECT id FROM deliveries WHERE lease_owner = ?', [owner]),
+        (watched) =>
+          commerceStores(watched).webhooks.claimDue(now, leaseUntil, owner, {
+            limit: 100,
+            perEndpoint,
+            dialect: db.dialect,
+          }),
+      );
       const after = await counts(tx);
       return {
         claimed: claimed.length,
         updated: after.updated - before.updated,
         hot: after.hot - before.hot,
+        // The lease statement's WAL records: one a row, the HOT update itself.
+        wal: records.reduce((a, b) => a + b, 0),
       };
     });
 
@@ -53,9 +63,9 @@ describe('a webhook lease on PostgreSQL', () => {
       await s.insertDeliveries([{ id: `dlv_${n}`, event_id: `evt_${n}`, endpoint_id: 'we_1' }], at);
     }
 
-    expect(await claimCounted(db, 4)).toEqual({ claimed: 4, updated: 4, hot: 4 });
+    expect(await claimCounted(db, 4, 'owner-1')).toEqual({ claimed: 4, updated: 4, hot: 4, wal: 4 });
     // The four leases above are in flight: the endpoint's limit of 6 leaves room for 2.
-    expect(await claimCounted(db, 6)).toEqual({ claimed: 2, updated: 2, hot: 2 });
-    expect(await claimCounted(db, 6)).toEqual({ claimed: 0, updated: 0, hot: 0 });
+    expect(await claimCounted(db, 6, 'owner-2')).toEqual({ claimed: 2, updated: 2, hot: 2, wal: 2 });
+    expect(await claimCounted(db, 6, 'owner-3')).toEqual({ claimed: 0, updated: 0, hot: 0, wal: 0 });
   });
 });

@@ -176,6 +176,28 @@ describe('a slow webhook endpoint delays only itself', { timeout: 60_000 }, () =
     expect(hanging.held).toHaveLength(PER_ENDPOINT_CONCURRENCY);
   });
 
+  it('sizes each endpoint’s connection pool by the dispatcher’s own per-endpoint limit', async () => {
+    c = await startCommerce({ webhookAllowPrivate: true });
+    const hanging = await startHangingReceiver();
+    cleanups.push(hanging.close);
+    expect(
+      (await as(c.svc, c.sandboxKey)('POST', '/v1/webhook_endpoints', { url: hanging.url })).status,
+    ).toBe(201);
+    // More than the default: the pool had a size of its own (a second constant, equal to the
+    // default), so the attempts past it queued for a connection and never reached the endpoint.
+    const limit = PER_ENDPOINT_CONCURRENCY + 2;
+    const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'pool-size' });
+    for (let i = 0; i < limit; i++)
+      await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/pool-size-${i}` });
+    const dispatcher = dispatcherOn(c, { owner: 'instance-a', timeoutMs: 3_000, perEndpoint: limit });
+    dispatcher.start();
+    cleanups.push(() => dispatcher.stop());
+    // Every attempt is on the wire at once, each on a connection of its own, before any gives up.
+    await until(() => hanging.held.length >= limit || hanging.released() > 0);
+    expect(hanging.released()).toBe(0);
+    expect(hanging.held).toHaveLength(limit);
+  });
+
   it('gives the attempts one claim starts a single deadline between them, which still ends every one', async () => {
     c = await startCommerce({ webhookAllowPrivate: true });
     const hanging = await startHangingReceiver();

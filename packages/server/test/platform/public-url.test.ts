@@ -6,7 +6,6 @@ import { PER_ENDPOINT_CONCURRENCY } from '../../src/commerce/webhooks/dispatcher
 import { AppError } from '../../src/platform/errors.js';
 import {
   BodyTooLargeError,
-  CONNECTIONS_PER_ENDPOINT,
   checkPublicUrl,
   isBlockedAddress,
   publicFetch,
@@ -243,6 +242,7 @@ describe('publicStatus', () => {
       body: '{"id":"evt_1"}',
       allowPrivate: true,
       timeoutMs: 60_000,
+      connections: PER_ENDPOINT_CONCURRENCY,
       ...more,
     });
 
@@ -271,7 +271,7 @@ describe('publicStatus', () => {
     });
   });
 
-  it('reuses at most CONNECTIONS_PER_ENDPOINT connections for 200 requests to one endpoint', async () => {
+  it('reuses at most PER_ENDPOINT_CONCURRENCY connections for 200 requests to one endpoint', async () => {
     // As many in flight as the pool's connections, the next sent as each answer arrives (as the
     // dispatcher sends, one connection per attempt in flight): an unbounded
     // pool opened a new connection whenever the one that had just answered was not yet free.
@@ -282,24 +282,23 @@ describe('publicStatus', () => {
         expect(await post('/reuse')).toBe(202);
       }
     };
-    await Promise.all(Array.from({ length: CONNECTIONS_PER_ENDPOINT }, sender));
+    await Promise.all(Array.from({ length: PER_ENDPOINT_CONCURRENCY }, sender));
     const opened = connectedFor.filter((p) => p === '/reuse').length;
-    expect(CONNECTIONS_PER_ENDPOINT).toBe(PER_ENDPOINT_CONCURRENCY);
     expect(opened).toBeGreaterThan(0);
-    expect(opened).toBeLessThanOrEqual(CONNECTIONS_PER_ENDPOINT);
+    expect(opened).toBeLessThanOrEqual(PER_ENDPOINT_CONCURRENCY);
   });
 
   it('lets another endpoint on the same host through while one endpoint holds all its connections', async () => {
     const signal = AbortSignal.timeout(1_000);
     setMaxListeners(0, signal);
     const before = arrived.filter((p) => p === '/hang').length;
-    const hanging = Array.from({ length: CONNECTIONS_PER_ENDPOINT }, () =>
+    const hanging = Array.from({ length: PER_ENDPOINT_CONCURRENCY }, () =>
       post('/hang', { signal }).catch((err: Error) => err.name),
     );
     // Every connection of '/hang' is taken; '/other' answers at once all the same.
     await new Promise<void>((resolve) => {
       const check = () =>
-        arrived.filter((p) => p === '/hang').length >= before + CONNECTIONS_PER_ENDPOINT
+        arrived.filter((p) => p === '/hang').length >= before + PER_ENDPOINT_CONCURRENCY
           ? resolve()
           : setTimeout(check, 5);
       check();
@@ -307,7 +306,7 @@ describe('publicStatus', () => {
     expect(signal.aborted).toBe(false);
     expect(await post('/other')).toBe(202);
     expect(signal.aborted).toBe(false);
-    expect(await Promise.all(hanging)).toEqual(Array(CONNECTIONS_PER_ENDPOINT).fill('TimeoutError'));
+    expect(await Promise.all(hanging)).toEqual(Array(PER_ENDPOINT_CONCURRENCY).fill('TimeoutError'));
   });
 
   it('refuses a name that resolves to a private address, at connect time', async () => {
@@ -318,6 +317,7 @@ describe('publicStatus', () => {
         method: 'POST',
         allowPrivate: false,
         timeoutMs: 2000,
+        connections: 1,
         lookup: rebinding,
       }),
     ).rejects.toThrow(/private or reserved/);

@@ -6,6 +6,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createTcpServer, type Socket, type Server as TcpServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PER_ENDPOINT_CONCURRENCY } from '../../src/commerce/webhooks/dispatcher.js';
 import { sendSigned } from '../../src/commerce/webhooks/sender.js';
 
 const servers: (Server | TcpServer)[] = [];
@@ -26,6 +27,7 @@ const send = (url: string) =>
   sendSigned(url, 'whsec_test', '{"id":"evt_1"}', new Date('2026-01-05T09:00:00Z'), {
     allowPrivate: true,
     timeoutMs: 300,
+    connections: PER_ENDPOINT_CONCURRENCY,
   });
 
 describe('webhook sender against a hostile receiver', () => {

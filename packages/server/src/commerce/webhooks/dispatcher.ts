@@ -57,7 +57,8 @@ export const LEASE_MS = 60_000;
  * same happened on PostgreSQL with both cores busy: a cycle (the step that records and claims,
  * the send, the next step) took 100-150 ms, so 15 endpoints of 16 slots carried at most about
  * 1,700 deliveries a second, and first attempts queued 0.5-1.4 s for a slot. At 32, with the same
- * load offered, the queue was gone (p50 517 → 179 ms; docs/benchmarks.md).
+ * load offered, the queue was gone (p50 517 → 179 ms; docs/benchmarks.md). It is also the size
+ * of each endpoint's connection pool (`publicStatus`'s `connections`), so the two cannot disagree.
  */
 export const PER_ENDPOINT_CONCURRENCY = 32;
 /**
@@ -94,6 +95,9 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   const owner = opts.owner ?? instanceName(randomIds);
   const perEndpoint = opts.perEndpoint ?? PER_ENDPOINT_CONCURRENCY;
   const concurrency = opts.concurrency ?? MAX_CONCURRENCY;
+  // The per-endpoint limit also sizes each endpoint's connection pool: one connection per attempt
+  // in flight, from this one number.
+  const sending = { ...opts, connections: perEndpoint };
   let timer: NodeJS.Timeout | null = null;
   /** This process's attempts in flight (per endpoint, the database counts every instance's). */
   const inFlight = new Set<Promise<boolean>>();
@@ -206,7 +210,7 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
   async function attempt(d: DueDelivery, free: () => void, deadline: Promise<AbortSignal>): Promise<boolean> {
     const body = eventBody(d);
     const started = opts.clock.now();
-    const outcome = await sendSigned(d.url, d.secret, body, started, opts, deadline);
+    const outcome = await sendSigned(d.url, d.secret, body, started, sending, deadline);
     const number = d.attempts + 1;
     const retryAt = outcome.ok ? null : nextAttemptAt(opts.clock.now(), number, opts.random);
     const recorded = await record(

@@ -46,14 +46,15 @@ function describe(err: unknown, timeoutMs: number): string {
 /**
  * One attempt: signed now (a fresh timestamp every attempt), DNS checked and pinned by the
  * SSRF guard, and only a 2xx counts. A 3xx is a failure and is never followed. `batchDeadline`:
- * the batch's (`sendDeadline`); without one, the attempt gets a timeout of its own.
+ * the batch's (`sendDeadline`); without one, the attempt gets a timeout of its own. `connections`:
+ * the most attempts the caller has in flight to this endpoint, which sizes its connection pool.
  */
 export async function sendSigned(
   url: string,
   secret: string,
   body: string,
   now: Date,
-  opts: SendOptions,
+  opts: SendOptions & { connections: number },
   batchDeadline?: Promise<AbortSignal>,
 ): Promise<SendOutcome> {
   const timeoutMs = opts.timeoutMs ?? DELIVERY_TIMEOUT_MS;
@@ -70,6 +71,7 @@ export async function sendSigned(
       allowPrivate: opts.allowPrivate,
       requireHttps: true,
       timeoutMs,
+      connections: opts.connections,
       ...(deadline ? { signal: deadline } : {}),
       maxBytes: 64 * 1024,
       ...(opts.lookup ? { lookup: opts.lookup } : {}),

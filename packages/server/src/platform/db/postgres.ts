@@ -114,6 +114,10 @@ export async function createPool(opts: PostgresOptions): Promise<pg.Pool> {
     connectionString: opts.url,
     max: opts.poolSize,
     types: typesOf(driver),
+    // Queries are written as they are made, not after the previous one's answer: a transaction's
+    // BEGIN goes out with its first statement (see PostgresDatabase.#once). Each query still has
+    // its own Sync, so one that fails does not fail the unrelated queries behind it.
+    pipeline: true,
     // A startup parameter, so the connection is in the schema before its first query.
     options: `-c search_path=${quoteIdent(opts.schema)}`,
     application_name: `svc-server ${opts.schema}`,
@@ -191,9 +195,17 @@ export class PostgresDatabase implements SqlDatabase {
     // A connection whose ROLLBACK failed is in an unknown state: it is destroyed, not reused.
     let broken: Error | undefined;
     try {
-      await client.query(begin);
+      // Sent, not awaited: the connection is pipelined (createPool), so `fn`'s first statement goes
+      // out right behind BEGIN, one round trip for both instead of one each (the dispatcher's step
+      // is a transaction of three statements, so BEGIN was a fifth of its round trips). Safe
+      // because the server runs them in order: the statement is inside the transaction once BEGIN
+      // has run. BEGIN fails only with the connection (then nothing behind it runs either); its
+      // answer is still awaited, before COMMIT, so such a failure is never taken for success.
+      const begun = client.query(begin);
+      begun.catch(() => undefined);
       try {
         const result = await fn(executor(prepare ? this.#prepared(client, begin) : this.#oneOff(client)));
+        await begun;
         const commit = await client.query('COMMIT');
         // PostgreSQL answers COMMIT of a transaction that a failed statement aborted with a silent
         // ROLLBACK (when `fn` caught that statement's error and went on): nothing was written.

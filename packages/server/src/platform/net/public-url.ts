@@ -149,16 +149,17 @@ function agentFor(
 }
 
 /**
- * Connections kept to one endpoint (origin, path and query) for `publicStatus`: the dispatcher's
- * in-flight limit per endpoint, so each attempt in flight has a connection and no more are made.
+ * Connections kept to one endpoint (origin, path and query) for `publicStatus`: as many as the
+ * caller has requests in flight to it at most (`connections`, the dispatcher's per-endpoint limit),
+ * so each request in flight has a connection and no more are made. The caller's limit is the one
+ * number: this pool's size was a second constant that had to be changed with the dispatcher's (a
+ * test checked that they agreed); fewer connections than attempts made attempts queue for one.
  * An unbounded pool (the Agent's default) opened a connection for nearly every request of a burst:
  * a connection that has just answered is not handed out again until the next turn of the event
  * loop, so a step that sends as others finish found none free and opened more (480 connections
  * for 240 in flight). Per endpoint rather than per origin so that a path that hangs holds only its
  * own connections, never those of another endpoint on the same host.
  */
-export const CONNECTIONS_PER_ENDPOINT = 32;
-
 const endpointPools = new Map<string, Pool>();
 
 function endpointPool(
@@ -166,11 +167,12 @@ function endpointPool(
   url: URL,
   allowPrivate: boolean,
   lookup: Lookup | undefined,
+  connections: number,
 ): Pool {
   // The guarded lookup runs on every new connection, so each is checked and pinned as before.
   const make = () =>
     new Pool(url.origin, {
-      connections: CONNECTIONS_PER_ENDPOINT,
+      connections,
       connect: { lookup: guardedLookup(allowPrivate, lookup) },
       keepAliveTimeout: 4_000,
       // A receiver's `Keep-Alive: timeout=` is followed only up to here (undici's own cap is 10
@@ -180,7 +182,8 @@ function endpointPool(
   if (lookup) return make();
   // The query is part of the endpoint: a receiver may route by it (`?merchant=`), so two
   // endpoints that differ only there must not share connections either.
-  const key = `${allowPrivate} ${url.origin}${url.pathname}${url.search}`;
+  // The size too: a pool is never shared by callers that expect different limits.
+  const key = `${allowPrivate} ${connections} ${url.origin}${url.pathname}${url.search}`;
   const known = endpointPools.get(key);
   if (known) return known;
   const made = make();
@@ -245,12 +248,12 @@ export async function publicFetch(rawUrl: string, init: PublicFetchInit): Promis
  * `signal` (optional) ends the request when it aborts, so attempts started together can share one
  * deadline (one timer) instead of a timer each; without it the request gets `timeoutMs` of its own.
  * Either way the deadline covers the whole exchange, not each read, so an endpoint trickling its
- * answer cannot hold a slot past it. Requests to one endpoint share at most
- * `CONNECTIONS_PER_ENDPOINT` kept-alive connections.
+ * answer cannot hold a slot past it. Requests to one endpoint share at most `connections`
+ * kept-alive connections: the caller's own limit of requests in flight to it.
  */
 export async function publicStatus(
   rawUrl: string,
-  init: Omit<PublicFetchInit, 'signal'> & { method: string; signal?: AbortSignal },
+  init: Omit<PublicFetchInit, 'signal'> & { method: string; signal?: AbortSignal; connections: number },
 ): Promise<number> {
   const url = checkPublicUrl(rawUrl, {
     allowPrivate: init.allowPrivate,
@@ -272,7 +275,7 @@ export async function publicStatus(
       if (status !== 0) resolve(status);
       else reject(err);
     };
-    endpointPool(undici, url, init.allowPrivate, init.lookup).dispatch(
+    endpointPool(undici, url, init.allowPrivate, init.lookup, init.connections).dispatch(
       {
         origin: url.origin,
         path: `${url.pathname}${url.search}`,
