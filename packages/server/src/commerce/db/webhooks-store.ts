@@ -473,7 +473,9 @@ export function webhooksStore(db: SqlExecutor) {
         now,
         now,
         ...onlyParams,
-        ...(pg ? [leaseUntil, now, opts.perEndpoint, opts.perEndpoint, Math.min(opts.limit, CLAIM_ENDPOINTS)] : []),
+        ...(pg
+          ? [leaseUntil, now, opts.perEndpoint, opts.perEndpoint, Math.min(opts.limit, CLAIM_ENDPOINTS)]
+          : []),
       ]);
       if (endpoints.length === 0) return [];
       const claim: LeaseRequest = {
