@@ -12,6 +12,8 @@ import type { ContentModel } from './model/types.js';
 import { createPublisher } from './publishers/index.js';
 import type { Publisher } from './publishers/types.js';
 import { SandboxClock } from './sandbox-clock.js';
+import { SILENT_MS } from '../platform/key-cache.js';
+import { silentInstanceSweep } from '../platform/silent-instances.js';
 import { type KeyCache, keyCache } from './services/key-cache.js';
 
 /**
@@ -63,6 +65,8 @@ export interface ContentContext {
   readonly media: MediaService;
   /** MCP keys found by hash, trusted while the key epoch's lease is fresh (services/key-cache.ts). */
   readonly keyCache: KeyCache;
+  /** This instance's sweep of silent instances' rows: the background pass and every revoke run it. */
+  readonly sweepSilent: () => Promise<string[]>;
 }
 
 /**
@@ -104,6 +108,7 @@ export async function createContentContext(
     instanceId,
     media: mediaService(mediaCtx),
     keyCache: keyCache(stores, { instanceId, dialect: deps.db.dialect, logger: deps.logger, stopwatch }),
+    sweepSilent: silentInstanceSweep(stores.keyEpoch, { silentMs: SILENT_MS, monotonic: stopwatch }),
   };
   return { ctx, mediaCtx };
 }

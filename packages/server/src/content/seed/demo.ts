@@ -122,15 +122,15 @@ export async function seedDemoWorkspace(
 
 type SeedLease = ReturnType<typeof seedLease>;
 
-/** This instance's hold on SEED_LEASE, on the real clock (a sandbox clock advance must not expire it). */
+/** This instance's hold on SEED_LEASE, on the database's clock (lease-clock.ts), never the sandbox clock. */
 function seedLease(ctx: ContentContext) {
   const leases = ctx.stores.leases;
   const owner = `${ctx.instanceId}/seed`;
-  const until = () => new Date(ctx.clock.realNow().getTime() + SEED_LEASE_MS).toISOString();
+  const dialect = ctx.db.dialect;
   return {
-    take: () => leases.take(SEED_LEASE, owner, ctx.clock.realNow().toISOString(), until()),
-    /** False once the lease ran out and another instance took it: this one must stop writing. */
-    renew: (tx: ContentStores = ctx.stores) => tx.leases.renew(SEED_LEASE, owner, until()),
+    take: () => leases.take(SEED_LEASE, owner, SEED_LEASE_MS, dialect),
+    /** False once the lease ran out (taken over or not): this one must stop writing. */
+    renew: (tx: ContentStores = ctx.stores) => tx.leases.renew(SEED_LEASE, owner, SEED_LEASE_MS, dialect),
     release: () => leases.release(SEED_LEASE, owner),
   };
 }
