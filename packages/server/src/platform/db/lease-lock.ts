@@ -39,10 +39,11 @@ export async function withLeaseLock<T>(
 ): Promise<T> {
   const leases = leasesStore(db);
   const owner = `${opts.instance}/${randomUUID()}`;
-  const deadline = Date.now() + opts.waitMs;
+  // The wait is timed on this process's monotonic clock: a wall clock that steps cannot cut it short.
+  const deadline = performance.now() + opts.waitMs;
   for (;;) {
     if (await leases.take(name, owner, opts.ttlMs, db.dialect)) break;
-    if (Date.now() >= deadline)
+    if (performance.now() >= deadline)
       throw new AppError(
         503,
         'LOCK_BUSY',
