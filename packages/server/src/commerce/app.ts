@@ -241,7 +241,9 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
       }, PURGE_EVERY_MS);
       purge.unref();
       sweep ??= setInterval(() => {
-        sweepSilentInstances().catch((err) => deps.logger.error({ err }, 'the sweep of silent instances failed'));
+        sweepSilentInstances().catch((err) =>
+          deps.logger.error({ err }, 'the sweep of silent instances failed'),
+        );
       }, SWEEP_EVERY_MS);
       sweep.unref();
       // At start-up nothing of this process is placing yet; another instance's placements are

@@ -2,8 +2,10 @@ import type { Config } from '../config.js';
 import type { SqlDatabase, TransactionOptions } from '../platform/db/sql.js';
 import type { Ids } from '../platform/ids.js';
 import { instanceName } from '../platform/instance.js';
+import { SILENT_MS } from '../platform/key-cache.js';
 import type { Logger } from '../platform/logger.js';
 import type { ServiceDeps } from '../platform/service.js';
+import { silentInstanceSweep } from '../platform/silent-instances.js';
 import { type ContentStores, contentStores } from './db/stores/index.js';
 import type { ContentEvents } from './events.js';
 import { type MediaContext, type MediaService, mediaService } from './media/index.js';
@@ -12,8 +14,6 @@ import type { ContentModel } from './model/types.js';
 import { createPublisher } from './publishers/index.js';
 import type { Publisher } from './publishers/types.js';
 import { SandboxClock } from './sandbox-clock.js';
-import { SILENT_MS } from '../platform/key-cache.js';
-import { silentInstanceSweep } from '../platform/silent-instances.js';
 import { type KeyCache, keyCache } from './services/key-cache.js';
 
 /**

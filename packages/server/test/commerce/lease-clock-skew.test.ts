@@ -19,7 +19,9 @@ const SKEW_MS = 5 * 60_000;
 /** The holder's and the other instance's clocks, `holderAheadMs` apart (negative: behind). */
 async function pairWithSkew(holderAheadMs: number) {
   const real = Date.now();
-  const holder = await startTestService('commerce', { clock: new ManualClock(new Date(real + holderAheadMs)) });
+  const holder = await startTestService('commerce', {
+    clock: new ManualClock(new Date(real + holderAheadMs)),
+  });
   let other: TestService;
   try {
     other = await startTestService('commerce', {
@@ -46,7 +48,9 @@ async function placementHeldByDeadHolder(holder: TestService): Promise<string> {
   expect(made.body.status).toBe('ready_to_confirm');
   const id = made.body.id as string;
   const db = holder.handle.db;
-  const confirm = user.call('POST', `/v1/checkouts/${id}/confirm`, undefined, { 'idempotency-key': 'k-skew' });
+  const confirm = user.call('POST', `/v1/checkouts/${id}/confirm`, undefined, {
+    'idempotency-key': 'k-skew',
+  });
   const status = async () =>
     (await db.get<{ status: string }>('SELECT status FROM checkouts WHERE id = ?', [id]))?.status;
   while ((await status()) !== 'confirming') await new Promise((r) => setImmediate(r));
@@ -73,7 +77,9 @@ describe('placement leases across instances whose clocks disagree by 5 minutes',
         const recover = (other.handle as CommerceServiceHandle).recover;
         // Recovery from any age, so the other instance's clock cannot hide the checkout.
         await recover(-2 * SKEW_MS);
-        expect(await statusOn(other, id), 'the other instance took a live placement lease').toBe('confirming');
+        expect(await statusOn(other, id), 'the other instance took a live placement lease').toBe(
+          'confirming',
+        );
         // The lease's own end (on the database's clock) still frees it.
         await runOutLease(other.handle.db, placementLease(id));
         await recover(-2 * SKEW_MS);

@@ -8,7 +8,13 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SILENT_MS } from '../../src/platform/key-cache.js';
 import { createLogger } from '../../src/platform/logger.js';
 import { heartbeatStamps, heartbeatsSince, monotonicAhead } from '../helpers/monotonic.js';
-import { dashboardKey, expectRefused, keyEpochOf, revokeOnDashboard, twoCommerce } from './key-cache-helpers.js';
+import {
+  dashboardKey,
+  expectRefused,
+  keyEpochOf,
+  revokeOnDashboard,
+  twoCommerce,
+} from './key-cache-helpers.js';
 
 /** What kill -9 leaves of an instance on another machine: its row, never updated again. */
 const CRASHED = 'another-host#1/4242/inst_killed';
@@ -31,7 +37,10 @@ describe('commerce: a revoke after an instance elsewhere was killed', () => {
     const { a, b } = two;
     const db = a.handle.db;
     const instances = async () => [...(await heartbeatStamps(db)).keys()].sort();
-    await vi.waitFor(async () => expect(await instances()).toHaveLength(2), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await instances()).toHaveLength(2), {
+      timeout: 10_000,
+      interval: 50,
+    });
     const live = await instances();
     const epoch = await keyEpochOf(a).read();
     await keyEpochOf(a).acknowledge(CRASHED, epoch, db.dialect, 1);

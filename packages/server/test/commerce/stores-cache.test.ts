@@ -29,9 +29,9 @@ describe('commerce stores, built once per executor', () => {
       throw new Error('roll back');
     });
     await expect(rolledBack).rejects.toThrow('roll back');
-    expect(
-      await commerceStores(dbA).leases.take('stores-cache-test', 'other', 60_000, dbA.dialect),
-    ).toBe(true);
+    expect(await commerceStores(dbA).leases.take('stores-cache-test', 'other', 60_000, dbA.dialect)).toBe(
+      true,
+    );
   });
 
   it("answers each service's requests from its own database, interleaved", async () => {

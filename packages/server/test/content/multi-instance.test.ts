@@ -157,7 +157,9 @@ describe('content: two instances on one database', () => {
   it('the background pass runs on one instance at a time; a dead holder lets it go when its lease runs out', async () => {
     const db = handle(a).db;
     // A takes the pass lease and dies mid-pass.
-    expect(await leasesStore(db).take(PASS_LEASE, handle(a).ctx.instanceId, PASS_LEASE_MS, db.dialect)).toBe(true);
+    expect(await leasesStore(db).take(PASS_LEASE, handle(a).ctx.instanceId, PASS_LEASE_MS, db.dialect)).toBe(
+      true,
+    );
     expect(await handle(b).backgroundPass()).toBe(false);
     await runOutLease(db, PASS_LEASE);
     expect(await handle(b).backgroundPass()).toBe(true);

@@ -62,7 +62,10 @@ const sqliteClock: LeaseClock = {
   // Another boot's lease (or one written by an older version, as an ISO time) is over.
   over: (column) =>
     BOOT
-      ? { sql: `(${column} <= ? OR substr(${column}, 1, ?) <> ?)`, params: [machineLeaseTime(), 37, `${BOOT}:`] }
+      ? {
+          sql: `(${column} <= ? OR substr(${column}, 1, ?) <> ?)`,
+          params: [machineLeaseTime(), 37, `${BOOT}:`],
+        }
       : { sql: `${column} <= ?`, params: [machineLeaseTime()] },
 };
 

@@ -38,12 +38,10 @@ export function leasesStore(db: SqlExecutor) {
       const held = await db.get<{ owner: string }>('SELECT owner FROM leases WHERE name = ?', [name]);
       if (!held || !isGoneHere(held.owner)) return false;
       const again = clock.until(ttlMs);
-      const took = await db.run(`UPDATE leases SET owner = ?, until = ${again.sql} WHERE name = ? AND owner = ?`, [
-        owner,
-        ...again.params,
-        name,
-        held.owner,
-      ]);
+      const took = await db.run(
+        `UPDATE leases SET owner = ?, until = ${again.sql} WHERE name = ? AND owner = ?`,
+        [owner, ...again.params, name, held.owner],
+      );
       return took.changes > 0;
     },
     /**
@@ -56,12 +54,10 @@ export function leasesStore(db: SqlExecutor) {
       const clock = leaseClock(dialect);
       const until = clock.until(ttlMs);
       const over = clock.over('until');
-      const r = await db.run(`UPDATE leases SET until = ${until.sql} WHERE name = ? AND owner = ? AND NOT (${over.sql})`, [
-        ...until.params,
-        name,
-        owner,
-        ...over.params,
-      ]);
+      const r = await db.run(
+        `UPDATE leases SET until = ${until.sql} WHERE name = ? AND owner = ? AND NOT (${over.sql})`,
+        [...until.params, name, owner, ...over.params],
+      );
       return r.changes > 0;
     },
     /** Gives the lease back early; only its holder can. */
