@@ -94,8 +94,8 @@ const PURGE_EVERY_MS = 10 * 60_000;
 /**
  * Held for PURGE_EVERY_MS by the instance that purged and never given back, so one instance of a
  * deployment purges a period and the next purge is due when the lease runs out (as content's
- * media sweep). The purge is safe to overlap (it deletes only rows past a cutoff), but every instance repeating the same
- * DELETEs every period is load on the shared database for nothing.
+ * media sweep). The purge is safe to overlap (it deletes only rows past a cutoff), but every
+ * instance repeating the same DELETE every period is load on the shared database for nothing.
  */
 export const PURGE_LEASE = 'commerce:purge';
 const API_PREFIX = '/v1/';

@@ -22,8 +22,7 @@ import type { Dialect, SqlValue } from './sql.js';
  * one fakes it.
  */
 export interface LeaseClock {
-  /** SQL (with its parameters) for "now", then for "now + ms". */
-  now(): { sql: string; params: SqlValue[] };
+  /** SQL (with its parameters) for "now + ms": a lease's end. */
   until(ms: number): { sql: string; params: SqlValue[] };
   /** SQL (with its parameters) true when the lease in `column` has run out. */
   over(column: string): { sql: string; params: SqlValue[] };
@@ -32,7 +31,6 @@ export interface LeaseClock {
 const PG_TEXT = (at: string) => `to_char((${at}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const postgresClock: LeaseClock = {
-  now: () => ({ sql: PG_TEXT('clock_timestamp()'), params: [] }),
   until: (ms) => ({ sql: PG_TEXT(`clock_timestamp() + ? * interval '1 millisecond'`), params: [ms] }),
   over: (column) => ({ sql: `${column} <= ${PG_TEXT('clock_timestamp()')}`, params: [] }),
 };
@@ -52,12 +50,11 @@ const BOOT = readBootId();
 const machineMs = (plus: number) =>
   (process.hrtime.bigint() / 1_000_000n + BigInt(Math.round(plus))).toString().padStart(16, '0');
 
-/** `<boot id>:<ms>`; exported for tests that write a lease row by hand. */
-export const machineLeaseTime = (plus = 0): string =>
+/** `<boot id>:<ms>`, or where there is no boot id the wall clock's ISO time. */
+const machineLeaseTime = (plus = 0): string =>
   BOOT ? `${BOOT}:${machineMs(plus)}` : new Date(Date.now() + plus).toISOString();
 
 const sqliteClock: LeaseClock = {
-  now: () => ({ sql: '?', params: [machineLeaseTime()] }),
   until: (ms) => ({ sql: '?', params: [machineLeaseTime(ms)] }),
   // Another boot's lease (or one written by an older version, as an ISO time) is over.
   over: (column) =>
