@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { CommerceServiceHandle } from '../../src/commerce/app.js';
 import { PLACEMENT_LEASE_MS, placementLease } from '../../src/commerce/services/checkouts.js';
 import { ManualClock } from '../../src/platform/clock.js';
+import { leasesStore } from '../../src/platform/db/leases-store.js';
 import { runOutLease } from '../helpers/leases.js';
 import { sameDatabase, startTestService, type TestService } from '../helpers/start.js';
 import { ADDRESS, BUYER, makeKey, PROTOCOL, sandboxUser } from './helpers.js';
@@ -88,4 +89,28 @@ describe('placement leases across instances whose clocks disagree by 5 minutes',
         await close();
       }
     });
+});
+
+describe('a lease end no take could have written', () => {
+  it('is over: a holder whose monotonic clock was faked (SQLite) or a hand edit (PostgreSQL) does not hold it for ever', async () => {
+    const svc = await startTestService('commerce');
+    try {
+      const db = svc.handle.db;
+      const leases = leasesStore(db);
+      const name = 'test:far-ahead';
+      expect(await leases.take(name, 'another-host#1/1/inst_a', 60_000, db.dialect)).toBe(true);
+      expect(await leases.take(name, 'another-host#1/2/inst_b', 60_000, db.dialect)).toBe(false);
+      const row = await db.get<{ until: string }>('SELECT until FROM leases WHERE name = ?', [name]);
+      // What libfaketime without FAKETIME_DONT_FAKE_MONOTONIC=1 makes a process write on SQLite:
+      // its "monotonic" milliseconds are the (faked) wall clock's, decades past this machine's.
+      const far =
+        db.dialect === 'postgres'
+          ? '9999-12-31T00:00:00.000Z'
+          : `${row?.until.split(':')[0]}:${String(Date.now()).padStart(16, '0')}`;
+      await db.run('UPDATE leases SET until = ? WHERE name = ?', [far, name]);
+      expect(await leases.take(name, 'another-host#1/2/inst_b', 60_000, db.dialect)).toBe(true);
+    } finally {
+      await svc.close();
+    }
+  });
 });

@@ -28,11 +28,23 @@ export interface LeaseClock {
   over(column: string): { sql: string; params: SqlValue[] };
 }
 
+/**
+ * No lease is longer (the media sweep's, a day, is the longest). On SQLite an end further ahead
+ * than this was written by a process whose monotonic clock is not the machine's (libfaketime
+ * without FAKETIME_DONT_FAKE_MONOTONIC=1 makes it the faked wall clock, ~1.8e12 ms ahead): it is
+ * taken as over rather than held until the machine's clock gets there.
+ */
+export const LONGEST_LEASE_MS = 2 * 24 * 60 * 60_000;
+
 const PG_TEXT = (at: string) => `to_char((${at}) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 
 const postgresClock: LeaseClock = {
   until: (ms) => ({ sql: PG_TEXT(`clock_timestamp() + ? * interval '1 millisecond'`), params: [ms] }),
-  over: (column) => ({ sql: `${column} <= ${PG_TEXT('clock_timestamp()')}`, params: [] }),
+  // An end further ahead than any lease can last was not written by a take (a hand edit): over.
+  over: (column) => ({
+    sql: `(${column} <= ${PG_TEXT('clock_timestamp()')} OR ${column} > ${PG_TEXT(`clock_timestamp() + ? * interval '1 millisecond'`)})`,
+    params: [LONGEST_LEASE_MS],
+  }),
 };
 
 /** This boot's id (Linux); null elsewhere. Read once: it does not change while the process runs. */
@@ -56,12 +68,12 @@ const machineLeaseTime = (plus = 0): string =>
 
 const sqliteClock: LeaseClock = {
   until: (ms) => ({ sql: '?', params: [machineLeaseTime(ms)] }),
-  // Another boot's lease (or one written by an older version, as an ISO time) is over.
+  // Another boot's lease, one too far ahead to be this machine's, (or one written by an older version, as an ISO time) is over.
   over: (column) =>
     BOOT
       ? {
-          sql: `(${column} <= ? OR substr(${column}, 1, ?) <> ?)`,
-          params: [machineLeaseTime(), 37, `${BOOT}:`],
+          sql: `(${column} <= ? OR ${column} > ? OR substr(${column}, 1, ?) <> ?)`,
+          params: [machineLeaseTime(), machineLeaseTime(LONGEST_LEASE_MS), 37, `${BOOT}:`],
         }
       : { sql: `${column} <= ?`, params: [machineLeaseTime()] },
 };

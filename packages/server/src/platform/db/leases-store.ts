@@ -1,5 +1,5 @@
 import { isGoneHere } from '../instance.js';
-import { leaseClock } from './lease-clock.js';
+import { LONGEST_LEASE_MS, leaseClock } from './lease-clock.js';
 import type { Dialect, SqlExecutor } from './sql.js';
 
 /**
@@ -22,6 +22,7 @@ export function leasesStore(db: SqlExecutor) {
      * other as well) has not run out.
      */
     async take(name: string, owner: string, ttlMs: number, dialect: Dialect): Promise<boolean> {
+      longestLease(ttlMs);
       const clock = leaseClock(dialect);
       const until = clock.until(ttlMs);
       const over = clock.over('leases.until');
@@ -51,6 +52,7 @@ export function leasesStore(db: SqlExecutor) {
      * taken it yet (the holder was paused past its end: whoever looked meanwhile may have begun).
      */
     async renew(name: string, owner: string, ttlMs: number, dialect: Dialect): Promise<boolean> {
+      longestLease(ttlMs);
       const clock = leaseClock(dialect);
       const until = clock.until(ttlMs);
       const over = clock.over('until');
@@ -65,6 +67,14 @@ export function leasesStore(db: SqlExecutor) {
       await db.run('DELETE FROM leases WHERE name = ? AND owner = ?', [name, owner]);
     },
   };
+}
+
+/** A programming error, not input: a longer lease would count as over on SQLite (lease-clock.ts). */
+function longestLease(ttlMs: number): void {
+  if (!(ttlMs >= 0 && ttlMs <= LONGEST_LEASE_MS))
+    throw new Error(
+      `a lease lasts 0 to ${LONGEST_LEASE_MS} ms, not ${ttlMs}: raise LONGEST_LEASE_MS with care`,
+    );
 }
 
 /** The table behind leasesStore; both services create it in their own migration. */
