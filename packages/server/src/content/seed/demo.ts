@@ -42,7 +42,8 @@ export const SEED_LEASE = 'content:demo-seed';
 /**
  * How long the seed lease lasts without a heartbeat: a seeder killed on another machine frees it
  * after this (one killed on this machine, at once: see leases-store.ts). Long beside the
- * heartbeat, so a host whose wall clock runs up to ~100 s behind still looks alive to the others.
+ * heartbeat (20 s), so a seeder whose heartbeat is late (a loaded host) keeps it. It runs on the
+ * database's clock (lease-clock.ts), so the machines' clocks do not shorten it.
  */
 export const SEED_LEASE_MS = 2 * 60_000;
 /** The holder extends the lease this often, so a seed of any length (a slow disk, a loaded host) keeps it. */
