@@ -15,7 +15,7 @@ import {
   openApiRoute,
 } from '../platform/http/index.js';
 import { instanceName } from '../platform/instance.js';
-import { keyCache, SILENT_MS } from '../platform/key-cache.js';
+import { keyCache, SILENT_MS, SWEEP_EVERY_MS } from '../platform/key-cache.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { silentInstanceSweep } from '../platform/silent-instances.js';
 import { type CommerceAuth, commerceAuthenticators } from './auth.js';
@@ -70,9 +70,10 @@ export interface CommerceServiceHandle extends ServiceHandle {
   /** This instance's cache of API keys; tests renew its lease and count its renewals. */
   keyCache: CommerceKeyCache;
   /**
-   * The purges the background loop runs every 10 minutes (old idempotency records, heartbeat rows
-   * of instances this instance has seen silent for SILENT_MS), if no instance has run them this
-   * period: false when one did.
+   * The purge the background loop runs every 10 minutes (old idempotency records), if no instance
+   * has run it this period: false when one did. Silent instances' heartbeat rows are swept apart,
+   * on every instance every SWEEP_EVERY_MS and before each revoke (`ctx.sweepSilent`): under this
+   * lease a crashed instance's row stayed up to ~30 min, and each revoke meanwhile waited for it.
    */
   purge(): Promise<boolean>;
 }
@@ -93,9 +94,8 @@ const PURGE_EVERY_MS = 10 * 60_000;
 /**
  * Held for PURGE_EVERY_MS by the instance that purged and never given back, so one instance of a
  * deployment purges a period and the next purge is due when the lease runs out (as content's
- * media sweep). The purges are safe to overlap (each deletes only rows past a cutoff, and a
- * heartbeat rewritten meanwhile no longer matches it), but every instance repeating the same
- * DELETEs every period is load on the shared database for nothing.
+ * media sweep). The purge is safe to overlap (it deletes only rows past a cutoff), but every
+ * instance repeating the same DELETE every period is load on the shared database for nothing.
  */
 export const PURGE_LEASE = 'commerce:purge';
 const API_PREFIX = '/v1/';
@@ -138,6 +138,9 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     stopwatch,
     what: 'commerce API keys',
   });
+  // On every instance, on its own beat and before each revoke, as content's: no lease (each
+  // instance judges by its own monotonic clock, and its DELETEs are conditional on the stamp).
+  const sweepSilentInstances = silentInstanceSweep(keyEpoch, { silentMs: SILENT_MS, monotonic: stopwatch });
   const ctx: CommerceContext = {
     config: deps.config,
     clock: deps.clock,
@@ -147,6 +150,7 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     eventsWritten: () => dispatcher.nudge(),
     instanceId,
     keyCache: keys,
+    sweepSilent: sweepSilentInstances,
   };
 
   const routes = [
@@ -200,21 +204,16 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
   keys.start();
 
   const leases = commerceStores(db).leases;
-  const sweepSilentInstances = silentInstanceSweep(keyEpoch, { silentMs: SILENT_MS, monotonic: stopwatch });
   const purgeDue = async () => {
-    const now = deps.clock.now();
-    const until = new Date(now.getTime() + PURGE_EVERY_MS).toISOString();
-    if (!(await leases.take(PURGE_LEASE, instanceId, now.toISOString(), until))) return false;
+    if (!(await leases.take(PURGE_LEASE, instanceId, PURGE_EVERY_MS, db.dialect))) return false;
     // Each on its own: one failing does not keep the other from running this period.
     await idempotencyStore
       .purge(deps.clock.now().toISOString())
       .catch((err) => deps.logger.error({ err }, 'idempotency purge failed'));
-    await sweepSilentInstances().catch((err) =>
-      deps.logger.error({ err }, 'the sweep of silent instances failed'),
-    );
     return true;
   };
   let purge: NodeJS.Timeout | null = null;
+  let sweep: NodeJS.Timeout | null = null;
   let recover: NodeJS.Timeout | null = null;
   const recoverStuck = (olderThanMs: number) =>
     recoverConfirming(ctx, new Date(deps.clock.now().getTime() - olderThanMs))
@@ -241,6 +240,12 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
         purgeDue().catch((err) => deps.logger.error({ err }, 'could not take the purge lease'));
       }, PURGE_EVERY_MS);
       purge.unref();
+      sweep ??= setInterval(() => {
+        sweepSilentInstances().catch((err) =>
+          deps.logger.error({ err }, 'the sweep of silent instances failed'),
+        );
+      }, SWEEP_EVERY_MS);
+      sweep.unref();
       // At start-up nothing of this process is placing yet; another instance's placements are
       // under their lease and left alone, so every confirming checkout nobody holds is stuck.
       if (!recover) void recoverStuck(0);
@@ -253,6 +258,8 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     async close() {
       if (purge) clearInterval(purge);
       purge = null;
+      if (sweep) clearInterval(sweep);
+      sweep = null;
       if (recover) clearInterval(recover);
       recover = null;
       await dispatcher.stop();

@@ -15,6 +15,8 @@ export interface CommerceContext extends ServiceDeps {
    * a revoke drops it and waits for the other instances' (services/api-keys.ts).
    */
   keyCache?: CommerceKeyCache;
+  /** This instance's sweep of silent instances' rows: its own beat and every revoke run it. */
+  sweepSilent?: () => Promise<string[]>;
 }
 
 /** An API key's account and environment: the unit of isolation. */

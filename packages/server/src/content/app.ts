@@ -16,9 +16,7 @@ import {
   openApiRoute,
 } from '../platform/http/index.js';
 import type { AnyRoute } from '../platform/http/route.js';
-import { SILENT_MS } from '../platform/key-cache.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
-import { silentInstanceSweep } from '../platform/silent-instances.js';
 import { type ContentAuth, contentAuthenticators } from './auth.js';
 import { type ContentContext, createContentContext } from './context.js';
 import { contentMigrations } from './db/migrations/index.js';
@@ -180,15 +178,9 @@ export async function createContentApp(
   };
   /** One background pass if no other instance is running one; false when one was. */
   const leases = leasesStore(db);
-  const sweepSilentInstances = silentInstanceSweep(ctx.stores.keyEpoch, {
-    silentMs: SILENT_MS,
-    monotonic: ctx.stopwatch,
-  });
   const backgroundPass = async () => {
     await ready;
-    const real = deps.clock.now();
-    const until = new Date(real.getTime() + PASS_LEASE_MS).toISOString();
-    if (!(await leases.take(PASS_LEASE, ctx.instanceId, real.toISOString(), until))) return false;
+    if (!(await leases.take(PASS_LEASE, ctx.instanceId, PASS_LEASE_MS, db.dialect))) return false;
     try {
       await ctx.clock.sync(db);
       // An instance that died mid-publish on another machine is seen only once its lease runs out.
@@ -197,9 +189,8 @@ export async function createContentApp(
       await purgeHandledEvents(ctx);
       await purgeOldRunCounts(ctx);
       await idempotencyStore.purge(deps.clock.now().toISOString());
-      await sweepSilentInstances();
-      const sweepUntil = new Date(real.getTime() + MEDIA_SWEEP_EVERY_MS).toISOString();
-      if (await leases.take(MEDIA_SWEEP_LEASE, ctx.instanceId, real.toISOString(), sweepUntil)) {
+      await ctx.sweepSilent();
+      if (await leases.take(MEDIA_SWEEP_LEASE, ctx.instanceId, MEDIA_SWEEP_EVERY_MS, db.dialect)) {
         const removed = await ctx.media.sweepOrphans();
         if (removed) deps.logger.info({ removed }, 'media sweep removed orphaned asset folders');
       }

@@ -2,8 +2,10 @@ import type { Config } from '../config.js';
 import type { SqlDatabase, TransactionOptions } from '../platform/db/sql.js';
 import type { Ids } from '../platform/ids.js';
 import { instanceName } from '../platform/instance.js';
+import { SILENT_MS } from '../platform/key-cache.js';
 import type { Logger } from '../platform/logger.js';
 import type { ServiceDeps } from '../platform/service.js';
+import { silentInstanceSweep } from '../platform/silent-instances.js';
 import { type ContentStores, contentStores } from './db/stores/index.js';
 import type { ContentEvents } from './events.js';
 import { type MediaContext, type MediaService, mediaService } from './media/index.js';
@@ -63,6 +65,8 @@ export interface ContentContext {
   readonly media: MediaService;
   /** MCP keys found by hash, trusted while the key epoch's lease is fresh (services/key-cache.ts). */
   readonly keyCache: KeyCache;
+  /** This instance's sweep of silent instances' rows: the background pass and every revoke run it. */
+  readonly sweepSilent: () => Promise<string[]>;
 }
 
 /**
@@ -104,6 +108,7 @@ export async function createContentContext(
     instanceId,
     media: mediaService(mediaCtx),
     keyCache: keyCache(stores, { instanceId, dialect: deps.db.dialect, logger: deps.logger, stopwatch }),
+    sweepSilent: silentInstanceSweep(stores.keyEpoch, { silentMs: SILENT_MS, monotonic: stopwatch }),
   };
   return { ctx, mediaCtx };
 }

@@ -31,6 +31,11 @@ export const KEY_LEASE_MS = 2_000;
 export const RENEW_EVERY_MS = 500;
 export const HEARTBEAT_EVERY_MS = 5_000;
 export const SILENT_MS = 60_000;
+/**
+ * How often a service sweeps silent instances' rows on its own beat (besides before each revoke):
+ * a crashed instance's row goes within SILENT_MS plus this, so revokes stop waiting for it.
+ */
+export const SWEEP_EVERY_MS = SILENT_MS / 2;
 /** How often a revoke asks which instances have not yet seen it. */
 const ACK_POLL_MS = 20;
 /** Keys cached per instance; an account or a workspace has a handful. */
@@ -119,6 +124,12 @@ export async function findCachedKey<V extends CachedKey>(
 export interface RevokeWait {
   keyCache?: { invalidate(): void; renew(opts: { fresh: true }): Promise<void> };
   stopwatch?: () => number;
+  /**
+   * This instance's sweep of silent instances (silent-instances.ts), run before the wait: the
+   * first revoke after a crashed instance has been silent SILENT_MS deletes its row instead of
+   * waiting for it. A one-off process (the CLI) has none: it has seen no row for long.
+   */
+  sweepSilent?: () => Promise<unknown>;
   /** Hears instances that did not acknowledge the revoke in time (the app's logger, the CLI's stderr). */
   logger?: { warn(fields: { instances: string[]; keyId: string }, message: string): void };
 }
@@ -137,6 +148,8 @@ export async function awaitKeyEpochSeen(
 ): Promise<string[]> {
   deps.keyCache?.invalidate();
   await deps.keyCache?.renew({ fresh: true });
+  // The revoke has committed: a sweep that fails (the beat reports those) must not fail it.
+  await deps.sweepSilent?.().catch(() => undefined);
   const waitedOut = await awaitAcknowledged({
     lagging: async () => (await keys.keyEpoch.lagging(epoch)).filter((instance) => !isGoneHere(instance)),
     leaseMs: KEY_LEASE_MS,

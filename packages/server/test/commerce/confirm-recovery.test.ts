@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type CommerceServiceHandle, createCommerceApp } from '../../src/commerce/app.js';
 import { createCommerceApiKey } from '../../src/commerce/services/api-keys.js';
-import { PLACEMENT_LEASE_MS } from '../../src/commerce/services/checkouts.js';
+import { PLACEMENT_LEASE_MS, placementLease } from '../../src/commerce/services/checkouts.js';
 import { testConfig } from '../../src/config.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { randomIds } from '../../src/platform/ids.js';
 import { silentLogger } from '../../src/platform/logger.js';
 import { listen } from '../../src/platform/service.js';
 
+import { runOutLease } from '../helpers/leases.js';
 import { startTestService, type TestService } from '../helpers/start.js';
 import { ADDRESS, as, BUYER, type Call, makeKey, PROTOCOL, sandboxUser } from './helpers.js';
 
@@ -63,12 +64,13 @@ async function crashDuringConfirm(call: Call, id: string, key: string, point: 'b
   while (!(await reached())) await new Promise((r) => setImmediate(r));
   await s.handle.db.close();
   expect((await confirm).status).toBe(500);
-  // The next process starts once the placement lease of the "dead" one ran out: in this process
-  // the dead server's pid is still alive, so nothing tells the restart it died but its lease
-  // running out (after a real kill -9 a restart on the same machine takes over at once:
-  // crash-recovery.test.ts).
+  // In this process the dead server's pid is still alive, so nothing tells the restart it died
+  // but its leases running out (after a real kill -9 a restart on the same machine takes over at
+  // once: crash-recovery.test.ts): the Idempotency-Key's claim on the service's clock, the
+  // placement lease on the database's. No recovery has run yet.
   s.clock.advance(PLACEMENT_LEASE_MS);
   svc = await s.restart();
+  await runOutLease((svc.handle as CommerceServiceHandle).db, placementLease(id));
 }
 
 async function waitWhileConfirming(call: Call, id: string) {

@@ -1,10 +1,12 @@
 import { hostname } from 'node:os';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { CommerceServiceHandle } from '../../src/commerce/app.js';
-import { PLACEMENT_LEASE_MS } from '../../src/commerce/services/checkouts.js';
+import { PLACEMENT_LEASE_MS, placementLease } from '../../src/commerce/services/checkouts.js';
 import type { Config } from '../../src/config.js';
+import { leasesStore } from '../../src/platform/db/leases-store.js';
 import { isGoneHere } from '../../src/platform/instance.js';
 import type { UcpStore } from '../fakes/ucp-store.js';
+import { runOutLease } from '../helpers/leases.js';
 import { startTestService, type TestService } from '../helpers/start.js';
 import {
   ADDRESS,
@@ -406,12 +408,10 @@ describe('UCP stores: a confirm interrupted by a restart', () => {
       expect((await call('POST', `/v1/checkouts/${ready.id}/confirm`)).status).toBe(503);
       expect(s.orders).toHaveLength(1);
       const handle = svc.handle as CommerceServiceHandle;
-      const until = new Date(svc.clock.now().getTime() + PLACEMENT_LEASE_MS).toISOString();
-      await handle.db.run('INSERT INTO leases (name, owner, until) VALUES (?, ?, ?)', [
-        `checkout-placement:${ready.id}`,
-        `${hostname()}#1/${2 ** 30}/inst_in_another_container`,
-        until,
-      ]);
+      const lease = placementLease(ready.id);
+      const leases = leasesStore(handle.db);
+      const elsewhere = `${hostname()}#1/${2 ** 30}/inst_in_another_container`;
+      expect(await leases.take(lease, elsewhere, PLACEMENT_LEASE_MS, handle.db.dialect)).toBe(true);
       // Greater than any pid, so absent here, as the other namespace's pid may be: not "gone".
       expect(isGoneHere(`${hostname()}#1/${2 ** 30}/x`)).toBe(false);
       const completes = () => s.requests.filter((r) => r.path.endsWith('/complete')).length;
@@ -420,7 +420,7 @@ describe('UCP stores: a confirm interrupted by a restart', () => {
       expect((await call('GET', `/v1/checkouts/${ready.id}`)).body.status).toBe('confirming');
       expect(completes()).toBe(1);
 
-      svc.clock.advance(PLACEMENT_LEASE_MS);
+      await runOutLease(handle.db, lease);
       await handle.recover();
       const done = (await call('GET', `/v1/checkouts/${ready.id}`)).body;
       expect(done.status).toBe('completed');

@@ -414,12 +414,10 @@ const inProgress = new Map<string, Promise<unknown>>();
  * is sent `complete` again, under the same Idempotency-Key, which UCP requires stores to honour.
  */
 export const PLACEMENT_LEASE_MS = 2 * 60_000;
-const placementLease = (id: string) => `checkout-placement:${id}`;
-const placementUntil = (ctx: CommerceContext) =>
-  new Date(ctx.clock.now().getTime() + PLACEMENT_LEASE_MS).toISOString();
+export const placementLease = (id: string) => `checkout-placement:${id}`;
 /** Takes the placement lease: from nobody, from a holder whose lease ran out, or from one gone here. */
 const takePlacement = (leases: CommerceStores['leases'], ctx: CommerceContext, id: string) =>
-  leases.take(placementLease(id), ctx.instanceId, ctx.clock.now().toISOString(), placementUntil(ctx));
+  leases.take(placementLease(id), ctx.instanceId, PLACEMENT_LEASE_MS, ctx.db.dialect);
 const releasePlacement = (ctx: CommerceContext, id: string) =>
   commerceStores(ctx.db).leases.release(placementLease(id), ctx.instanceId);
 

@@ -14,15 +14,12 @@ export const ASSET_LEASE_MS = 2 * 60_000;
  */
 export function assetLocks(ctx: MediaContext) {
   const instance = ctx.instanceId ?? instanceName(ctx.ids);
-  // Leases run on the real clock: a sandbox clock advance must not expire one that is held.
-  const now = () => ctx.clock.realNow?.() ?? ctx.clock.now();
   return <T>(id: string, fn: () => Promise<T>): Promise<T> =>
     withLeaseLock(
       ctx.db,
       `content:media:${id}`,
       {
         instance,
-        now,
         ttlMs: ASSET_LEASE_MS,
         waitMs: ASSET_LEASE_MS + 15_000,
         what: `a change to media asset ${id}`,

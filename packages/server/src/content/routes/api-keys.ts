@@ -28,7 +28,13 @@ export function apiKeyRoutes(ctx: ContentContext) {
   // The base clock, as before: created_at and revoked_at are when it happened, whatever the
   // sandbox clock says. A revoke also drops this instance's key cache and waits for the others.
   const clock = ctx.clock.real;
-  const revokeDeps = { clock, keyCache: ctx.keyCache, stopwatch: ctx.stopwatch, logger: ctx.logger };
+  const revokeDeps = {
+    clock,
+    keyCache: ctx.keyCache,
+    stopwatch: ctx.stopwatch,
+    logger: ctx.logger,
+    sweepSilent: ctx.sweepSilent,
+  };
   return [
     defineRoute({
       method: 'get',

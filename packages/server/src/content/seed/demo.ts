@@ -42,7 +42,8 @@ export const SEED_LEASE = 'content:demo-seed';
 /**
  * How long the seed lease lasts without a heartbeat: a seeder killed on another machine frees it
  * after this (one killed on this machine, at once: see leases-store.ts). Long beside the
- * heartbeat, so a host whose wall clock runs up to ~100 s behind still looks alive to the others.
+ * heartbeat (20 s), so a seeder whose heartbeat is late (a loaded host) keeps it. It runs on the
+ * database's clock (lease-clock.ts), so the machines' clocks do not shorten it.
  */
 export const SEED_LEASE_MS = 2 * 60_000;
 /** The holder extends the lease this often, so a seed of any length (a slow disk, a loaded host) keeps it. */
@@ -122,15 +123,15 @@ export async function seedDemoWorkspace(
 
 type SeedLease = ReturnType<typeof seedLease>;
 
-/** This instance's hold on SEED_LEASE, on the real clock (a sandbox clock advance must not expire it). */
+/** This instance's hold on SEED_LEASE, on the database's clock (lease-clock.ts), never the sandbox clock. */
 function seedLease(ctx: ContentContext) {
   const leases = ctx.stores.leases;
   const owner = `${ctx.instanceId}/seed`;
-  const until = () => new Date(ctx.clock.realNow().getTime() + SEED_LEASE_MS).toISOString();
+  const dialect = ctx.db.dialect;
   return {
-    take: () => leases.take(SEED_LEASE, owner, ctx.clock.realNow().toISOString(), until()),
-    /** False once the lease ran out and another instance took it: this one must stop writing. */
-    renew: (tx: ContentStores = ctx.stores) => tx.leases.renew(SEED_LEASE, owner, until()),
+    take: () => leases.take(SEED_LEASE, owner, SEED_LEASE_MS, dialect),
+    /** False once the lease ran out (taken over or not): this one must stop writing. */
+    renew: (tx: ContentStores = ctx.stores) => tx.leases.renew(SEED_LEASE, owner, SEED_LEASE_MS, dialect),
     release: () => leases.release(SEED_LEASE, owner),
   };
 }

@@ -115,7 +115,6 @@ async function underRefreshLease(ctx: ContentContext, channelId: string, fn: () 
     refreshLease(channelId),
     {
       instance: ctx.instanceId,
-      now: () => ctx.clock.realNow(),
       // Longer than the refresh call can take (its timeout), so a live holder never loses it.
       ttlMs: REFRESH_LEASE_MS,
       waitMs: REFRESH_LEASE_MS + 15_000,

@@ -2,13 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../errors.js';
 import { leasesStore } from './leases-store.js';
-import type { SqlExecutor } from './sql.js';
+import type { SqlDatabase } from './sql.js';
 
 export interface LeaseLockOptions {
   /** This instance's name (`instanceName`); each call adds its own part, so calls exclude each other. */
   instance: string;
-  /** The real clock (never a sandbox clock: an advance must not expire a lease someone holds). */
-  now: () => Date;
   /** How long the lease lasts if its holder dies: longer than `fn` can take. */
   ttlMs: number;
   /**
@@ -34,19 +32,18 @@ const POLL_MS = 25;
  * while the holder talks to the network.
  */
 export async function withLeaseLock<T>(
-  db: SqlExecutor,
+  db: SqlDatabase,
   name: string,
   opts: LeaseLockOptions,
   fn: () => Promise<T>,
 ): Promise<T> {
   const leases = leasesStore(db);
   const owner = `${opts.instance}/${randomUUID()}`;
-  const deadline = Date.now() + opts.waitMs;
+  // The wait is timed on this process's monotonic clock: a wall clock that steps cannot cut it short.
+  const deadline = performance.now() + opts.waitMs;
   for (;;) {
-    const now = opts.now();
-    if (await leases.take(name, owner, now.toISOString(), new Date(now.getTime() + opts.ttlMs).toISOString()))
-      break;
-    if (Date.now() >= deadline)
+    if (await leases.take(name, owner, opts.ttlMs, db.dialect)) break;
+    if (performance.now() >= deadline)
       throw new AppError(
         503,
         'LOCK_BUSY',

@@ -1,5 +1,6 @@
 import { isGoneHere } from '../instance.js';
-import type { SqlExecutor } from './sql.js';
+import { LONGEST_LEASE_MS, leaseClock } from './lease-clock.js';
+import type { Dialect, SqlExecutor } from './sql.js';
 
 /**
  * Named leases, one row each: work that must run on one instance at a time (the content
@@ -7,22 +8,29 @@ import type { SqlExecutor } from './sql.js';
  * A lease is held until `until`; an instance that dies holding one never releases it, and the
  * lease simply runs out, so its work comes back to whichever instance asks next (at once, when the
  * holder was a process on the same machine, in the same pid namespace, that no longer exists).
- * Times are ISO
- * strings from the injected clock, compared as text (they all have the same shape).
+ *
+ * `until` is written and judged on one clock for every instance (lease-clock.ts): PostgreSQL's,
+ * inside the statement, or on SQLite the machine's monotonic clock. No process's wall clock takes
+ * part, so a host whose clock is minutes off neither keeps a lease past its end nor takes a live
+ * one. Callers give a length, never a time.
  */
 export function leasesStore(db: SqlExecutor) {
   return {
     /**
-     * Takes the lease in one statement: true when `owner` now holds it until `until`; false while
+     * Takes the lease for `ttlMs` in one statement: true when `owner` now holds it; false while
      * a lease on that name (anyone's, this owner's too: two jobs in one process exclude each
      * other as well) has not run out.
      */
-    async take(name: string, owner: string, now: string, until: string): Promise<boolean> {
+    async take(name: string, owner: string, ttlMs: number, dialect: Dialect): Promise<boolean> {
+      longestLease(ttlMs);
+      const clock = leaseClock(dialect);
+      const until = clock.until(ttlMs);
+      const over = clock.over('leases.until');
       const r = await db.run(
-        `INSERT INTO leases (name, owner, until) VALUES (?, ?, ?)
+        `INSERT INTO leases (name, owner, until) VALUES (?, ?, ${until.sql})
          ON CONFLICT (name) DO UPDATE SET owner = excluded.owner, until = excluded.until
-          WHERE leases.until <= ?`,
-        [name, owner, until, now],
+          WHERE ${over.sql}`,
+        [name, owner, ...until.params, ...over.params],
       );
       if (r.changes > 0) return true;
       // Held by a process in this pid namespace on this machine that is gone (a restart after a
@@ -30,39 +38,43 @@ export function leasesStore(db: SqlExecutor) {
       // takers cannot both win.
       const held = await db.get<{ owner: string }>('SELECT owner FROM leases WHERE name = ?', [name]);
       if (!held || !isGoneHere(held.owner)) return false;
-      const took = await db.run('UPDATE leases SET owner = ?, until = ? WHERE name = ? AND owner = ?', [
-        owner,
-        until,
-        name,
-        held.owner,
-      ]);
+      const again = clock.until(ttlMs);
+      const took = await db.run(
+        `UPDATE leases SET owner = ?, until = ${again.sql} WHERE name = ? AND owner = ?`,
+        [owner, ...again.params, name, held.owner],
+      );
       return took.changes > 0;
     },
     /**
-     * Extends a lease its holder still holds (a heartbeat for work longer than a fixed lease):
-     * false when `owner` no longer holds it (it ran out and someone took it over).
+     * Extends a lease its holder still holds to `ttlMs` from now (a heartbeat for long work, or a
+     * holder's check, inside the transaction that writes its result, that it still owns the work):
+     * false when `owner` no longer holds it, or when its lease has run out, even if nobody has
+     * taken it yet (the holder was paused past its end: whoever looked meanwhile may have begun).
      */
-    async renew(name: string, owner: string, until: string): Promise<boolean> {
-      const r = await db.run('UPDATE leases SET until = ? WHERE name = ? AND owner = ?', [
-        until,
-        name,
-        owner,
-      ]);
+    async renew(name: string, owner: string, ttlMs: number, dialect: Dialect): Promise<boolean> {
+      longestLease(ttlMs);
+      const clock = leaseClock(dialect);
+      const until = clock.until(ttlMs);
+      const over = clock.over('until');
+      const r = await db.run(
+        `UPDATE leases SET until = ${until.sql} WHERE name = ? AND owner = ? AND NOT (${over.sql})`,
+        [...until.params, name, owner, ...over.params],
+      );
       return r.changes > 0;
     },
     /** Gives the lease back early; only its holder can. */
     async release(name: string, owner: string): Promise<void> {
       await db.run('DELETE FROM leases WHERE name = ? AND owner = ?', [name, owner]);
     },
-    /** The owner of a lease that has not run out at `now`, else null. */
-    async holder(name: string, now: string): Promise<string | null> {
-      const row = await db.get<{ owner: string }>('SELECT owner FROM leases WHERE name = ? AND until > ?', [
-        name,
-        now,
-      ]);
-      return row?.owner ?? null;
-    },
   };
+}
+
+/** A programming error, not input: a longer lease would count as over on SQLite (lease-clock.ts). */
+function longestLease(ttlMs: number): void {
+  if (!(ttlMs >= 0 && ttlMs <= LONGEST_LEASE_MS))
+    throw new Error(
+      `a lease lasts 0 to ${LONGEST_LEASE_MS} ms, not ${ttlMs}: raise LONGEST_LEASE_MS with care`,
+    );
 }
 
 /** The table behind leasesStore; both services create it in their own migration. */
