@@ -1,7 +1,7 @@
 import type { IdempotencyRecord, IdempotencyStorage, StoredResponse } from '../http/idempotency.js';
+import { readKeptJson } from '../sliced/kept-json.js';
 import { fromJson, toJson } from './json.js';
 import type { SqlDatabase, SqlExecutor } from './sql.js';
-import { readKeptJson } from '../sliced/kept-json.js';
 
 type Row = {
   owner: string | null;

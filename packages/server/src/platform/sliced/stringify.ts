@@ -68,7 +68,8 @@ const skipped = (v: unknown) => v === undefined || typeof v === 'function' || ty
 
 /** `value` as JSON.stringify sees it under `key`: a Date (or anything with `toJSON`) by what that returns. */
 function resolved(value: unknown, key: string): unknown {
-  const toJson = value !== null && typeof value === 'object' ? (value as { toJSON?: unknown }).toJSON : undefined;
+  const toJson =
+    value !== null && typeof value === 'object' ? (value as { toJSON?: unknown }).toJSON : undefined;
   return typeof toJson === 'function' ? toJson.call(value, key) : value;
 }
 
