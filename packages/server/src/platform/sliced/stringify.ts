@@ -8,8 +8,10 @@ import { checkpoint, countWork, makeRoom, type Steps } from './work.js';
  * row, the idempotency record). This writer counts one unit per character it writes and pauses at
  * `checkpoint()`s, so `readSliced` gives the loop a turn between slices, as the reader does.
  *
- * No library fits: the streaming stringifiers on npm write to a Node stream (we need one string,
- * stored and answered alike), or are unmaintained. This one is small because it serves plain data:
+ * No library fits: the async stringifiers on npm (stream-json-stringify, json-yieldify,
+ * yieldable-json) return a stream or take a callback and pause on their own schedule, uncounted
+ * where the tests count pauses (`sliceWatch`); we need one string, stored and answered alike. This
+ * one is small because it serves plain data:
  * the same text as `JSON.stringify` for what JSON.parse or our services make (objects, arrays,
  * strings, numbers, booleans, null, `undefined` members left out, `toJSON` honoured), which the
  * offer tests check byte for byte. A leaf is written by `JSON.stringify` itself, so escaping and
