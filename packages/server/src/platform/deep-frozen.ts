@@ -1,3 +1,5 @@
+import { keptJsonText } from './sliced/kept-json.js';
+
 /**
  * Answers that are constants of the build (the built-in agents' list, on REST and MCP alike):
  * made once, frozen all the way down, and their JSON kept by whoever serialises them
@@ -49,8 +51,11 @@ export function keptJsonOf(value: unknown, form: string, make: () => string): st
   return json;
 }
 
-/** `JSON.stringify(value)`, made once for a value that came out of `deepFrozen`. */
+/**
+ * `JSON.stringify(value)`, made once for a value that came out of `deepFrozen`, and the text
+ * already made in slices for one that has it (sliced/kept-json.ts: a large offer).
+ */
 export function jsonOf(value: unknown): string | undefined {
-  if (!isDeepFrozen(value)) return JSON.stringify(value);
+  if (!isDeepFrozen(value)) return keptJsonText(value) ?? JSON.stringify(value);
   return keptJsonOf(value, '', () => JSON.stringify(value));
 }

@@ -4,6 +4,7 @@ import {
   readProductPage,
   readShopifyProductJson,
 } from '../../src/commerce/merchants/product-page/index.js';
+import { writerWork } from '../../src/platform/sliced/stringify.js';
 import { readerWork, SLICE_UNITS } from '../../src/platform/sliced/work.js';
 import { watchSlices } from '../helpers/slice-watch.js';
 import { as, type Commerce, startCommerce } from './helpers.js';
@@ -320,6 +321,78 @@ describe('a live offer for a hostile 3 MiB product page, over HTTP', () => {
     expect(slices.yields).toBeGreaterThanOrEqual(Math.floor((units - parse) / SLICE_UNITS / 2));
     expect(slices.yields).toBeGreaterThan(50);
     expect(slices.longestSlice).toBeLessThanOrEqual(Math.max(parse, 2 * SLICE_UNITS));
+  });
+
+  /*
+   * What comes after the reading was whole: the offer of 47,000 variants is 4.5 MB of JSON, and its
+   * answer, stored row and idempotency record were each one JSON.stringify of it (80-280 ms on the
+   * loaded machine), a GET or a replay one JSON.parse. Now the text is written once by the sliced
+   * writer (platform/sliced/stringify.ts), which counts a unit per character, and read back by the
+   * sliced parser. Counted, not timed: the old code had no sliced writer, and its GET and replay
+   * counted no work at all.
+   */
+  it('writes the offer of 47,000 variants once, in slices, and answers, stores and replays that same JSON', async () => {
+    const url = `${store.origin}/p/variants?sku=S31337`;
+    const counted = async <T>(work: () => Promise<T>) => {
+      const slices = watchSlices();
+      const start = readerWork.units;
+      const wrote = writerWork.chars;
+      const out = await work();
+      return { out, units: readerWork.units - start, written: writerWork.chars - wrote, slices };
+    };
+    const post = () =>
+      fetch(`${c.svc.url}/v1/offers`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${c.liveKey}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'big-offer',
+        },
+        body: JSON.stringify({ url }),
+      });
+
+    const created = await counted(async () => {
+      const res = await post();
+      return { status: res.status, text: await res.text() };
+    });
+    const text = created.out.text;
+    expect(created.out.status).toBe(201);
+    const body = JSON.parse(text);
+    expect(body.variants.length).toBeGreaterThan(40_000);
+    // Byte for byte what JSON.stringify makes of the offer, as before.
+    expect(text).toBe(JSON.stringify(body));
+    // The answer's text written once (not once per use), in bounded slices with the page's reading.
+    expect(created.written).toBe(text.length);
+    expect(created.slices.yields).toBeGreaterThanOrEqual(Math.floor(created.units / SLICE_UNITS / 2));
+    expect(created.slices.longestSlice).toBeLessThanOrEqual(2 * SLICE_UNITS);
+
+    const row = await c.handle.db.get<{ data: string }>('SELECT data FROM offers WHERE id = ?', [body.id]);
+    expect(row?.data).toBe(text);
+    const kept = await c.handle.db.get<{ response_body: string }>(
+      'SELECT response_body FROM idempotency_keys WHERE key = ?',
+      ['big-offer'],
+    );
+    expect(kept?.response_body).toBe(text);
+
+    // A replay and a GET decode the stored text in slices and answer with that text.
+    const replay = await counted(async () => {
+      const res = await post();
+      return { replayed: res.headers.get('idempotent-replayed'), text: await res.text() };
+    });
+    const got = await counted(async () => {
+      const res = await fetch(`${c.svc.url}/v1/offers/${body.id}`, {
+        headers: { authorization: `Bearer ${c.liveKey}` },
+      });
+      return await res.text();
+    });
+    expect(replay.out).toEqual({ replayed: 'true', text });
+    expect(got.out).toBe(text);
+    for (const read of [replay, got]) {
+      expect(read.written).toBe(0);
+      expect(read.units).toBeGreaterThanOrEqual(text.length);
+      expect(read.slices.yields).toBeGreaterThan(50);
+      expect(read.slices.longestSlice).toBeLessThanOrEqual(2 * SLICE_UNITS);
+    }
   });
 
   it("reads a Shopify store's product JSON of 40,000 variants in slices too", async () => {

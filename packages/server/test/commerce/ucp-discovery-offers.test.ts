@@ -1,7 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writerWork } from '../../src/platform/sliced/stringify.js';
+import { readerWork, SLICE_UNITS } from '../../src/platform/sliced/work.js';
 import { problems, SCHEMA } from '../fakes/ucp-schemas.js';
+import { watchSlices } from '../helpers/slice-watch.js';
 import { api } from '../helpers/start.js';
 import { as, type Commerce } from './helpers.js';
 import { startLiveCommerce, ucpStores } from './ucp-helpers.js';
@@ -29,6 +32,54 @@ describe('UCP stores: our profile, discovery and offers', () => {
     // The profile is asked without a version (none is known yet); every operation names the store's.
     const profile = `profile="http://127.0.0.1:${c.svc.config.commerce.port}/.well-known/ucp"`;
     expect([...agents]).toEqual([profile, `${profile}, version="2026-04-08"`]);
+  });
+
+  /*
+   * A store decides how many variants its product lists. Filtering, finding the link's variant and
+   * mapping them were three walks of every variant in one call after the answer was parsed (in
+   * slices); now one walk in slices (ucp/mapping.ts, offerVariantsSteps). Counted, not timed: the
+   * work beyond the parse of the store's answers and the offer's writing is the walk's, which the
+   * old code did not count.
+   */
+  it('maps a product of 2,500 variants (near the 1 MiB answer cap) into the offer in slices', async () => {
+    const s = await store();
+    const mug = s.products[0] as (typeof s.products)[number];
+    const count = 2_500;
+    const base = mug.variants[0] as (typeof mug.variants)[number];
+    for (let i = 0; i < count; i++) {
+      mug.variants.push({ ...base, id: `var_${i}`, sku: `S${i}`, title: `Mug ${i}`, price: 100 + i });
+    }
+    const slices = watchSlices();
+    const before = readerWork.units;
+    const wrote = writerWork.chars;
+    const res = await as(c.svc, c.liveKey)('POST', '/v1/offers', {
+      url: s.productUrl('mug', 'variant=var_1234'),
+    });
+    // Less the offer's JSON, written in slices too (platform/sliced/stringify.ts).
+    const units = readerWork.units - before - (writerWork.chars - wrote);
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(201);
+    expect(res.body.item_ref).toBe('var_1234');
+    expect(res.body.variants).toHaveLength(mug.variants.length);
+
+    // The store's catalog answers, asked again as the adapter asked them: what their parse counted.
+    let parsed = 0;
+    for (const asked of s.requests.filter((r) => r.path.startsWith('/ucp/v1/catalog/'))) {
+      const answer = await fetch(`${s.origin}${asked.path}`, {
+        method: 'POST',
+        headers: Object.fromEntries(
+          Object.entries(asked.headers)
+            .filter(([name]) => !['host', 'content-length', 'connection'].includes(name))
+            .map(([name, value]) => [name, String(value)]),
+        ),
+        body: JSON.stringify(asked.body),
+      });
+      parsed += (await answer.text()).length;
+    }
+    expect(parsed).toBeGreaterThan(count * 100);
+    // The walk: a unit per variant listed and per variant kept, and one per character of each id.
+    const ids = mug.variants.reduce((sum, v) => sum + v.id.length, 0);
+    expect(units - parsed).toBeGreaterThanOrEqual(2 * mug.variants.length + ids);
+    expect(slices.longestSlice).toBeLessThanOrEqual(2 * SLICE_UNITS);
   });
 
   for (const shape of ['2026-01-23', '2026-01-11'] as const) {

@@ -1,4 +1,5 @@
 import { AppError, invalidRequest } from '../../platform/errors.js';
+import { withSlicedJson } from '../../platform/sliced/kept-json.js';
 import type { CommerceContext, Tenant } from '../context.js';
 import { commerceStores } from '../db/stores.js';
 import type { Product, StoreAdapter } from '../merchants/adapter.js';
@@ -85,6 +86,9 @@ export async function createOffer(
     fetched_at: fetched.toISOString(),
     expires_at: new Date(fetched.getTime() + OFFER_TTL_MS).toISOString(),
   };
+  // Every variant of the page is in the offer (4.5 MB of JSON for 47,000): its text is written
+  // once, in slices, and the stored row, the answer and the idempotency record all reuse it.
+  await withSlicedJson(offer);
   await commerceStores(ctx.db).offers.insert(tenant, offer);
   return offer;
 }

@@ -1,4 +1,5 @@
 import type { IdempotencyRecord, IdempotencyStorage, StoredResponse } from '../http/idempotency.js';
+import { readKeptJson } from '../sliced/kept-json.js';
 import { fromJson, toJson } from './json.js';
 import type { SqlDatabase, SqlExecutor } from './sql.js';
 
@@ -17,7 +18,11 @@ type Row = {
   created_at: string;
 };
 
-const fromRow = (r: Row): IdempotencyRecord => ({
+/**
+ * A kept answer may be an offer of every variant of a 3 MiB page (4.5 MB of JSON): it is decoded
+ * in slices, and a replay answers with the stored text itself (sliced/kept-json.ts).
+ */
+const fromRow = async (r: Row): Promise<IdempotencyRecord> => ({
   scope: r.scope,
   key: r.key,
   fingerprint: r.fingerprint,
@@ -29,7 +34,7 @@ const fromRow = (r: Row): IdempotencyRecord => ({
       ? null
       : {
           status: r.response_status,
-          body: fromJson(r.response_body),
+          body: r.response_body === null ? null : await readKeptJson(r.response_body),
           headers: fromJson<Record<string, string>>(r.response_headers) ?? {},
         },
   requestId: r.request_id,
@@ -109,7 +114,7 @@ export function idempotencyStorage(
         scope,
         key,
       ]);
-      return row && fromRow(row);
+      return row && (await fromRow(row));
     },
     insert: idempotencyWrites(db).insert,
     // Conditional on the record the caller decided on, so of two retries taking over one

@@ -29,6 +29,7 @@ import {
   isReadableCheckout,
   MESSAGES_KEPT,
   messageText,
+  offerVariantsSteps,
   orderRefOf,
   safeLink,
   toLineItems,
@@ -36,7 +37,6 @@ import {
   toTotals,
   toUcpBuyer,
   toUcpDestination,
-  toVariant,
   type UcpCheckout,
   type UcpProduct,
 } from './mapping.js';
@@ -468,12 +468,6 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
     if (isErrorResponse(res.body) || res.status >= 400) return null;
     const products = Array.isArray(body?.products) ? body.products : [];
     const product = products.find((p) => p.url === url) ?? products[0];
-    const readable = (v: UcpProduct['variants'][number]) =>
-      typeof v?.id === 'string' &&
-      typeof v.title === 'string' &&
-      Number.isSafeInteger(v.price?.amount) &&
-      v.price.amount >= 0 &&
-      /^[A-Z]{3}$/.test(String(v.price.currency));
     if (!product || typeof product.title !== 'string' || !Array.isArray(product.variants)) return null;
     if (product.variants.length === 1 && typeof product.id === 'string') {
       // Lookup answers the variants the ids matched (often only the featured one); the product's
@@ -483,20 +477,16 @@ export function ucpAdapter(deps: Deps): StoreAdapter {
         product.variants = whole.variants;
       }
     }
-    product.variants = product.variants.filter(readable);
-    if (product.variants.length === 0) return null;
     const wanted = u.searchParams.get('variant') ?? u.searchParams.get('sku');
-    const chosen =
-      (wanted &&
-        product.variants.find((v) => v.id === wanted || v.sku === wanted || v.id.endsWith(`/${wanted}`))) ||
-      product.variants[0];
-    if (!chosen) return null;
+    const offered = await readSliced(offerVariantsSteps(product.variants, wanted));
+    if (!offered) return null;
+    const { chosen, variants } = offered;
     const image =
       chosen.media?.find((m) => m.type === 'image') ?? product.media?.find((m) => m.type === 'image');
     return {
       title: product.title,
       image_url: safeLink(image?.url, http),
-      variants: [chosen, ...product.variants.filter((v) => v !== chosen)].map(toVariant),
+      variants,
     };
   }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { checkpoint, countWork, type Steps } from '../../../platform/sliced/work.js';
 import type { Availability, Buyer, LineItem, ShippingAddress, Totals } from '../../schemas/common.js';
 import type { Merchant, Variant } from '../../schemas/resources.js';
 import type { StoreSession } from '../adapter.js';
@@ -305,3 +306,45 @@ export const toVariant = (v: UcpVariant): Variant => ({
   price: { amount: v.price.amount, currency: v.price.currency },
   availability: toAvailability(v.availability),
 });
+
+/** A variant the offer can show: an id, a title and a price in minor units of a currency code. */
+const readableVariant = (v: UcpVariant) =>
+  typeof v?.id === 'string' &&
+  typeof v.title === 'string' &&
+  Number.isSafeInteger(v.price?.amount) &&
+  v.price.amount >= 0 &&
+  /^[A-Z]{3}$/.test(String(v.price.currency));
+
+/**
+ * The offer's variants from a store's product: the readable ones, `wanted` first (the link's
+ * variant id, sku, or the tail of an id), else the first. The threat: the store decides how many it
+ * lists (a 3 MiB answer holds about 40,000), and the filter, the search and the mapping each
+ * walked them all in one call. Walked in slices instead (platform/sliced/work.ts): one unit per
+ * variant and per character of the id compared.
+ */
+export function* offerVariantsSteps(
+  listed: UcpVariant[],
+  wanted: string | null,
+): Steps<{ chosen: UcpVariant; variants: Variant[] } | null> {
+  const readable: UcpVariant[] = [];
+  let chosen: UcpVariant | undefined;
+  for (const v of listed) {
+    countWork(1);
+    if (readableVariant(v)) {
+      readable.push(v);
+      countWork(v.id.length);
+      if (!chosen && wanted && (v.id === wanted || v.sku === wanted || v.id.endsWith(`/${wanted}`)))
+        chosen = v;
+    }
+    yield* checkpoint();
+  }
+  chosen ??= readable[0];
+  if (!chosen) return null;
+  const variants = [toVariant(chosen)];
+  for (const v of readable) {
+    if (v !== chosen) variants.push(toVariant(v));
+    countWork(1);
+    yield* checkpoint();
+  }
+  return { chosen, variants };
+}
