@@ -63,6 +63,11 @@ export interface ContentContext {
   readonly media: MediaService;
   /** MCP keys found by hash, trusted while the key epoch's lease is fresh (services/key-cache.ts). */
   readonly keyCache: KeyCache;
+  /**
+   * Aborted when this instance starts to stop (the app's `stopping`): waits on an outside party
+   * (X processing a GIF) end then, and the post is left to be tried again.
+   */
+  readonly stopSignal: AbortSignal;
 }
 
 /**
@@ -75,6 +80,7 @@ export async function createContentContext(
     db: SqlDatabase;
     stopwatch?: () => number;
     media?: Pick<MediaContext, 'mediaFetcher' | 'mediaLimits'>;
+    stopSignal?: AbortSignal;
   },
 ): Promise<{ ctx: ContentContext; mediaCtx: MediaContext }> {
   const clock = await SandboxClock.load(deps.db, deps.clock);
@@ -104,6 +110,8 @@ export async function createContentContext(
     instanceId,
     media: mediaService(mediaCtx),
     keyCache: keyCache(stores, { instanceId, dialect: deps.db.dialect, logger: deps.logger, stopwatch }),
+    // Never aborted when the caller has no stop of its own (a context built for a tool or a test).
+    stopSignal: deps.stopSignal ?? new AbortController().signal,
   };
   return { ctx, mediaCtx };
 }
