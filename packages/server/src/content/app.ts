@@ -127,7 +127,9 @@ export async function createContentApp(
   deps: ServiceDeps & { db?: SqlDatabase; media?: Pick<MediaContext, 'mediaFetcher' | 'mediaLimits'> },
 ): Promise<ContentHandle> {
   const db = deps.db ?? (await openContentDatabase(deps.config, (message) => deps.logger.warn(message)));
-  const { ctx, mediaCtx } = await createContentContext({ ...deps, db });
+  // Aborted as the stop begins (`stopping` below): a publish waiting on X's processing gives up.
+  const stop = new AbortController();
+  const { ctx, mediaCtx } = await createContentContext({ ...deps, db, stopSignal: stop.signal });
   ctx.events.handlers.push(automationEventHandler(ctx));
 
   const routes = [
@@ -273,7 +275,11 @@ export async function createContentApp(
       }, TICK_MS);
       timer.unref();
     },
+    stopping() {
+      stop.abort(new Error('svc is stopping'));
+    },
     async close() {
+      stop.abort(new Error('svc is stopping'));
       if (timer) clearInterval(timer);
       timer = null;
       stopping = true;

@@ -67,6 +67,11 @@ export interface ContentContext {
   readonly keyCache: KeyCache;
   /** This instance's sweep of silent instances' rows: the background pass and every revoke run it. */
   readonly sweepSilent: () => Promise<string[]>;
+  /**
+   * Aborted when this instance starts to stop (the app's `stopping`): waits on an outside party
+   * (X processing a GIF) end then, and the post is left to be tried again.
+   */
+  readonly stopSignal: AbortSignal;
 }
 
 /**
@@ -79,6 +84,7 @@ export async function createContentContext(
     db: SqlDatabase;
     stopwatch?: () => number;
     media?: Pick<MediaContext, 'mediaFetcher' | 'mediaLimits'>;
+    stopSignal?: AbortSignal;
   },
 ): Promise<{ ctx: ContentContext; mediaCtx: MediaContext }> {
   const clock = await SandboxClock.load(deps.db, deps.clock);
@@ -109,6 +115,8 @@ export async function createContentContext(
     media: mediaService(mediaCtx),
     keyCache: keyCache(stores, { instanceId, dialect: deps.db.dialect, logger: deps.logger, stopwatch }),
     sweepSilent: silentInstanceSweep(stores.keyEpoch, { silentMs: SILENT_MS, monotonic: stopwatch }),
+    // Never aborted when the caller has no stop of its own (a context built for a tool or a test).
+    stopSignal: deps.stopSignal ?? new AbortController().signal,
   };
   return { ctx, mediaCtx };
 }

@@ -64,8 +64,8 @@ export class SandboxClock implements Clock {
    * Waits `ms` of the base clock's time (a ManualClock in tests moves at once). A wait on an outside
    * party is real time, so the sandbox offset plays no part.
    */
-  wait(ms: number): Promise<void> {
-    return this.#base.wait ? this.#base.wait(ms) : sleep(ms);
+  wait(ms: number, signal?: AbortSignal): Promise<void> {
+    return this.#base.wait ? this.#base.wait(ms, signal) : sleep(ms, undefined, signal ? { signal } : {});
   }
 
   /** The base clock itself, for code that takes a `Clock` and must run on real time. */

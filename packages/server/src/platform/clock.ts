@@ -6,12 +6,16 @@ export interface Clock {
   /**
    * Resolves once `ms` of this clock's time have passed: how code that must wait on an outside
    * party (X processing a GIF) waits without a timer the tests cannot move. Optional so that an
-   * embedder's own clock still fits; without it, waits use a real timer.
+   * embedder's own clock still fits; without it, waits use a real timer. `signal` ends the wait
+   * early, rejecting with its reason (the service stopping), so a stop never waits out a timer.
    */
-  wait?(ms: number): Promise<void>;
+  wait?(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-export const systemClock: Clock = { now: () => new Date(), wait: (ms) => sleep(ms) };
+export const systemClock: Clock = {
+  now: () => new Date(),
+  wait: (ms, signal) => sleep(ms, undefined, signal ? { signal } : {}),
+};
 
 /** A clock that only moves when told to. Used by tests and by the content service's sandbox clock. */
 export class ManualClock implements Clock {
@@ -31,8 +35,11 @@ export class ManualClock implements Clock {
     return this.now();
   }
 
-  /** Moves the clock by `ms`, then resolves on the next turn of the loop: a wait that takes no real time. */
-  wait(ms: number): Promise<void> {
+  /**
+   * Moves the clock by `ms`, then resolves on the next turn of the loop: a wait that takes no real
+   * time, so there is nothing for `signal` to cut short.
+   */
+  wait(ms: number, _signal?: AbortSignal): Promise<void> {
     this.advance(ms);
     return new Promise((resolve) => setImmediate(resolve));
   }

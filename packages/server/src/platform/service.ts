@@ -24,6 +24,11 @@ export interface ServiceHandle {
   openapi: Record<string, unknown>;
   /** Starts background work (webhook dispatcher, schedulers). Not started by tests unless asked. */
   startBackground(): void;
+  /**
+   * Called as the stop begins, before the requests in flight are waited for: work that waits on an
+   * outside party (X processing a GIF) gives up then, so a stop is not held for its whole wait.
+   */
+  stopping?(): void;
   /** Stops background work and closes the database. */
   close(): Promise<void>;
 }
@@ -93,6 +98,7 @@ export function listen(
         server,
         stop: () => {
           stopping ??= new Promise<void>((done) => {
+            handle.stopping?.();
             server.close(() => done());
             // Idle keep-alive sockets would otherwise hold close() open until they time out.
             server.closeIdleConnections();

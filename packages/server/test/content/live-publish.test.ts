@@ -31,9 +31,13 @@ const pass = (s: TestService = svc) => tick(ctxOf(s));
 const tweetsPosted = () => fake.requests.filter((r) => r === 'POST /2/tweets').length;
 
 /** A live server with a connected X channel; `timeoutMs` short for the tests where X never answers. */
-async function startWithChannel(timeoutMs?: number, x?: NonNullable<Parameters<typeof startLive>[0]>['x']) {
+async function startWithChannel(
+  timeoutMs?: number,
+  x?: NonNullable<Parameters<typeof startLive>[0]>['x'],
+  clock = new ManualClock(),
+) {
   const stack = await startLive({
-    clock: new ManualClock(),
+    clock,
     config: timeoutMs ? { platformTimeoutMs: timeoutMs } : {},
     ...(x ? { x } : {}),
   });
@@ -589,6 +593,67 @@ describe('live publishing a GIF to X', () => {
     );
     expect(svc.clock.now().getTime() - started).toBe(1_000);
     expect(tweetsPosted()).toBe(0);
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('bounds X’s processing wait per post, not per GIF: two GIFs share the 15 s a publish-now waits', async () => {
+    // Each GIF takes 11 s of X's processing (1 s pending, 10 s in progress): one fits in 15 s, two do not.
+    await startWithChannel(undefined, { checkAfterSecs: { pending: 1, in_progress: 10 } });
+    const [first, second] = [await gifAsset(), await gifAsset()];
+    const draft = await api(svc.url, 'POST', '/v1/drafts', {
+      body: { brand_id: brandId, platform: 'x', text: 'Two loops.' },
+    });
+    for (const gif of [first, second])
+      expect(
+        (await api(svc.url, 'POST', `/v1/drafts/${draft.body.id}/media`, { body: { asset_id: gif?.id } }))
+          .status,
+      ).toBe(200);
+    const started = svc.clock.now().getTime();
+    const res = await api(svc.url, 'POST', '/v1/posts', { body: { draft_id: draft.body.id } });
+    // The old bound was per GIF: 22 s of waiting, then the post went out.
+    expect(res.body).toMatchObject({ status: 'scheduled' });
+    expect(res.body.notice).toMatch(/after 12 s, and svc waits at most 15 s for a post's media/);
+    expect(svc.clock.now().getTime() - started).toBe(12_000);
+    expect(tweetsPosted()).toBe(0);
+  });
+
+  it('a stop during X’s processing ends the wait at once and leaves the post scheduled for a retry, unposted', async () => {
+    /**
+     * The first pause (X says pending) passes as on a ManualClock; from the second (X says
+     * in_progress) a wait ends only when the stop aborts it. The old wait took no signal: the stop
+     * waited for the request, the request for the wait, and this test never got past `stop()`.
+     */
+    class HeldClock extends ManualClock {
+      waits = 0;
+      held!: () => void;
+      readonly holding = new Promise<void>((resolve) => {
+        this.held = resolve;
+      });
+      override wait(ms: number, signal?: AbortSignal): Promise<void> {
+        if (++this.waits === 1) return super.wait(ms);
+        this.held();
+        return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(signal.reason)));
+      }
+    }
+    const clock = new HeldClock();
+    await startWithChannel(undefined, undefined, clock);
+    const gif = await gifAsset();
+    const answer = publishNowWith(gif.id, 'Stopped mid-way.');
+    await clock.holding;
+    const [uploaded] = [...fake.media.values()];
+    expect(uploaded?.state).toBe('in_progress');
+    await svc.stop();
+    // The stop has ended while X is still processing the GIF.
+    expect(uploaded?.state).toBe('in_progress');
+    expect(clock.waits).toBe(2);
+    const res = await answer;
+    expect(res.body).toMatchObject({ status: 'scheduled', retry_at: expect.any(String) });
+    expect(res.body.notice).toMatch(/svc stopped while X was still processing the GIF .*tried again later/);
+    expect(tweetsPosted()).toBe(0);
+    // The next instance finds the post scheduled for its retry.
+    svc = await svc.restart();
+    const post = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
+    expect(post.body).toMatchObject({ status: 'scheduled', retry_at: res.body.retry_at });
     expect(fake.violations).toEqual([]);
   });
 

@@ -332,7 +332,7 @@ describe('X provider: publishing', () => {
     expect(waits).toEqual([1000]);
     expect(err.kind).toBe('unavailable');
     expect(err.message).toMatch(
-      /^X was still processing the GIF \(media \d+, 50% done\) after 1 s, and svc waits at most 2\.5 s\. Nothing was posted/,
+      /^X was still processing the GIF \(media \d+, 50% done\) after 1 s, and svc waits at most 2\.5 s for a post's media\. Nothing was posted/,
     );
     expect(fake.requests).not.toContain('POST /2/tweets');
     expect(fake.violations).toEqual([]);

@@ -46,6 +46,30 @@ const input = async (path: string, maxPixels: number, animated = false) =>
  */
 export const GIF_MAX_FRAMES = 350;
 
+/**
+ * Most pixels an animated GIF may have, all frames counted (each frame is at most the image's
+ * full size), under the decode budget for other images. sharp decodes every frame of an animated
+ * GIF at once, 4 bytes a pixel, and the re-encode keeps them all: the old budget, the 60 million
+ * pixels of a still, let one upload of a GIF take about 200 MB more memory (measured,
+ * docs/content/media.md), several at once a small server's whole memory. 24 million is about
+ * 80 MB: 17 frames at X's largest GIF, 1280×1080, 104 at 640×360, 185 at 480×270. X itself stops
+ * at 300 million, far past what this server would decode
+ * (https://docs.x.com/x-api/media/quickstart/best-practices, "Animated GIF recommendations").
+ */
+export const GIF_MAX_PIXELS = 24_000_000;
+
+/**
+ * The largest frame an animated original keeps: X's GIF resolution, "<= 1280x1080" (same page).
+ * A larger GIF is shrunk to fit, frame by frame as it is decoded, so the re-encode, and the four
+ * crops read from the original, work on frames of at most this size: the largest GIF accepted
+ * before (four 4000×3750 frames) took 530 MB for one upload, most of it in those steps.
+ */
+export const GIF_MAX_WIDTH = 1280;
+export const GIF_MAX_HEIGHT = 1080;
+
+/** The pixels every frame of an animated GIF may hold together: GIF_MAX_PIXELS, or less if a context's budget is lower. */
+const animatedBudget = (maxPixels: number) => Math.min(maxPixels, GIF_MAX_PIXELS);
+
 export interface ImageProbe {
   hasAlpha: boolean;
   /** More than one frame: an animated GIF, kept animated. Other formats' pages are not kept. */
@@ -81,9 +105,10 @@ export async function probeImage(path: string, maxPixels: number): Promise<Image
       `The GIF has ${frames} frames; at most ${GIF_MAX_FRAMES} are accepted (X's limit). Shorten it or lower its frame rate.`,
     );
   }
-  if (meta.width * meta.height * frames > maxPixels) {
+  const gifBudget = animatedBudget(maxPixels);
+  if (frames > 1 && meta.width * meta.height * frames > gifBudget) {
     throw unsupportedMedia(
-      `The GIF's ${frames} frames of ${meta.width}×${meta.height} make more than ${maxPixels.toLocaleString('en')} pixels in all. Make it smaller or shorter.`,
+      `The GIF's ${frames} frames of ${meta.width}×${meta.height} make more than ${gifBudget.toLocaleString('en')} pixels in all. Make it smaller or shorter.`,
     );
   }
   // An alpha channel that is fully opaque (common in exported PNGs) does not need PNG output.
@@ -144,13 +169,15 @@ export async function renderOriginal(
 /**
  * An animated GIF, re-encoded frame by frame: sharp writes no comment or application extension
  * but the loop count, so whatever text the upload carried is dropped, as EXIF is for stills. GIF
- * has no EXIF orientation, so nothing is rotated. Width and height are one frame's.
+ * has no EXIF orientation, so nothing is rotated. Width and height are one frame's, at most
+ * GIF_MAX_WIDTH × GIF_MAX_HEIGHT.
  */
 async function renderAnimatedOriginal(source: string, dir: string, maxPixels: number): Promise<VariantFile> {
   const file = 'original.gif';
-  const img = (await input(source, maxPixels, true)).resize({
-    width: ORIGINAL_MAX_EDGE,
-    height: ORIGINAL_MAX_EDGE,
+  // The probe refused a GIF over this budget from its header; sharp enforces it again while decoding.
+  const img = (await input(source, animatedBudget(maxPixels), true)).resize({
+    width: GIF_MAX_WIDTH,
+    height: GIF_MAX_HEIGHT,
     fit: 'inside',
     withoutEnlargement: true,
   });

@@ -119,7 +119,8 @@ export function livePublisher(getCtx: () => ContentContext): Publisher {
   ): PlatformProvider =>
     providerFor(ctx.config, platform, {
       now: () => ctx.clock.now(),
-      wait: (ms) => ctx.clock.wait(ms),
+      wait: (ms) => ctx.clock.wait(ms, ctx.stopSignal),
+      stopSignal: ctx.stopSignal,
       ...(ctx.config.platformTimeoutMs ? { timeoutMs: ctx.config.platformTimeoutMs } : {}),
       ...(inRequest ? { processingWaitMs: IN_REQUEST_PROCESSING_WAIT_MS } : {}),
     });

@@ -43,6 +43,8 @@ export function providerFor(
   deps: {
     now?: () => Date;
     wait?: (ms: number) => Promise<void>;
+    /** Aborted when the service stops: X's processing wait ends then (`wait` rejects). */
+    stopSignal?: AbortSignal;
     fetch?: typeof fetch;
     timeoutMs?: number;
     /** The longest wait on the platform's media processing (X); its default when left out. */

@@ -3,7 +3,7 @@ import { PROPOSAL_STATUSES, type ProposalStatus } from '../../domain.js';
 import type { DigestView } from '../../schemas/insights.js';
 import type { MemoryProposalView } from '../../schemas/workspace.js';
 import { decodeJson, oneOf } from './decode.js';
-import { afterClause, placeholders, toPage } from './paging.js';
+import { afterClause, encodeCursor, placeholders, toPage } from './paging.js';
 
 /** What a digest row keeps of the digest: everything but its id, run and time (their own columns). */
 export type DigestBody = Omit<DigestView, 'id' | 'run_id' | 'created_at'>;
@@ -176,25 +176,54 @@ export interface McpCallsFilter {
 }
 
 /**
+ * The most entries one page of `GET /v1/mcp-calls?tool=…` looks at. No index leads with `tool`, so
+ * a tool's page walks the log newest first (`mcp_calls_created`, or a key's part of it on
+ * `mcp_calls_key`) and skips the other tools' entries. The log keeps every call (docs/content/mcp.md),
+ * so without a bound a rare tool's page read the whole log in one statement: on SQLite that holds
+ * the event loop, every other request with it, for as long as the log is long. Past the bound the
+ * page ends short (even empty), `has_more` true and `next_after` just past the last entry looked
+ * at, so following the cursors still reaches every entry. An index on `tool` would cost every
+ * call's batch write a third index (issue 20), for a filter a person uses now and then.
+ */
+export const MAX_CALLS_EXAMINED = 2_000;
+
+/** The log's entries under the key filter and after the cursor, newest first (no tool filter). */
+function callsWalk(filter: McpCallsFilter, after: string | undefined) {
+  const a = afterClause(['created_at', 'id'], after);
+  return filter.keyId
+    ? { sql: `WHERE key_id = ?${a.sql}`, params: [filter.keyId, ...a.params] }
+    : { sql: `WHERE 1 = 1${a.sql}`, params: a.params };
+}
+const NEWEST_FIRST = 'ORDER BY created_at DESC, id DESC';
+
+/**
  * One page of `GET /v1/mcp-calls`, newest first. Both engines read it off `mcp_calls_created` or
- * `mcp_calls_key` backwards (migration 023); test/content/mcp-call-log-indexes.test.ts checks the plans.
+ * `mcp_calls_key` backwards (migration 023); test/content/mcp-call-log-indexes.test.ts checks the
+ * plans. A tool's page looks at no more than MAX_CALLS_EXAMINED entries (the inner LIMIT).
  */
 export function mcpCallsPageSql(filter: McpCallsFilter, limit: number, after?: string) {
-  const where: string[] = [];
-  const params: SqlValue[] = [];
-  if (filter.keyId) {
-    where.push('key_id = ?');
-    params.push(filter.keyId);
-  }
-  if (filter.tool) {
-    where.push('tool = ?');
-    params.push(filter.tool);
-  }
-  const a = afterClause(['created_at', 'id'], after);
+  const walk = callsWalk(filter, after);
+  if (!filter.tool)
+    return {
+      sql: `SELECT * FROM mcp_calls ${walk.sql} ${NEWEST_FIRST} LIMIT ?`,
+      params: [...walk.params, limit + 1],
+    };
   return {
-    sql: `SELECT * FROM mcp_calls WHERE 1 = 1${where.map((w) => ` AND ${w}`).join('')}${a.sql}
-         ORDER BY created_at DESC, id DESC LIMIT ?`,
-    params: [...params, ...a.params, limit + 1],
+    sql: `SELECT * FROM (SELECT * FROM mcp_calls ${walk.sql} ${NEWEST_FIRST} LIMIT ?) AS examined
+         WHERE tool = ? ${NEWEST_FIRST} LIMIT ?`,
+    params: [...walk.params, MAX_CALLS_EXAMINED, filter.tool, limit + 1],
+  };
+}
+
+/**
+ * The sort key of the last entry a tool's page looked at, when there are MAX_CALLS_EXAMINED of
+ * them: a short page continues from there. Read on the same index (covering), as bounded.
+ */
+function lastExaminedSql(filter: McpCallsFilter, after: string | undefined) {
+  const walk = callsWalk(filter, after);
+  return {
+    sql: `SELECT created_at, id FROM mcp_calls ${walk.sql} ${NEWEST_FIRST} LIMIT 1 OFFSET ?`,
+    params: [...walk.params, MAX_CALLS_EXAMINED - 1],
   };
 }
 
@@ -219,13 +248,18 @@ export function mcpCallsStore(db: SqlExecutor) {
       await db.run(insertCallsSql(rows.length), params);
     },
     async list(filter: McpCallsFilter, limit: number, after?: string) {
-      const page = mcpCallsPageSql(filter, limit, after);
-      const rows = (await db.all<McpCallRow>(page.sql, page.params)).map((r) => ({
+      const query = mcpCallsPageSql(filter, limit, after);
+      const rows = (await db.all<McpCallRow>(query.sql, query.params)).map((r) => ({
         ...r,
         args: decodeJson<Record<string, unknown>>('object', 'mcp_calls', 'args', r.args),
         outcome: oneOf(MCP_OUTCOMES, 'mcp_calls', 'outcome', r.outcome),
       }));
-      return toPage(rows, limit, (r) => [r.created_at, r.id]);
+      const page = toPage(rows, limit, (r) => [r.created_at, r.id]);
+      if (page.has_more || !filter.tool) return page;
+      // Fewer hits than asked: either the log ends inside the walk, or the walk hit its bound.
+      const last = lastExaminedSql(filter, after);
+      const edge = await db.get<{ created_at: string; id: string }>(last.sql, last.params);
+      return edge ? { ...page, has_more: true, next_after: encodeCursor([edge.created_at, edge.id]) } : page;
     },
   };
 }

@@ -4,6 +4,8 @@ import { type ClientOptions, firstMessage, type ProviderCall, providerHttp, retr
 export interface XClientOptions extends ClientOptions {
   /** How the provider waits between media status checks: the service clock's `wait` (tests move it). */
   wait?: (ms: number) => Promise<void>;
+  /** Aborted when the service stops; ends the processing wait, even on a wait that ignores it. */
+  stopSignal?: AbortSignal;
   /** The longest total wait for X to process a GIF before the publish gives up; 60 s by default. */
   processingWaitMs?: number;
 }

@@ -61,6 +61,7 @@ export function createXProvider(opts: XClientOptions): PlatformProvider {
   const processing: ProcessingWait = {
     wait: opts.wait ?? ((ms) => sleep(ms)),
     ...(opts.processingWaitMs !== undefined ? { maxMs: opts.processingWaitMs } : {}),
+    signal: opts.stopSignal,
   };
 
   const getPost = async (token: string, id: string, fields?: string) => {
@@ -92,8 +93,10 @@ export function createXProvider(opts: XClientOptions): PlatformProvider {
       const ids: string[] = [...(input.alreadyPublished ?? [])];
       // Everything that can fail safely (media, the handle) happens before the first post goes out.
       const mediaIds: string[] = [];
+      // One bound on X's processing for the whole post, however many GIFs it has.
+      const thisPost: ProcessingWait = { ...processing, waited: { ms: 0 } };
       if (ids.length === 0)
-        for (const m of input.media ?? []) mediaIds.push(await uploadImage(call, token, m, processing));
+        for (const m of input.media ?? []) mediaIds.push(await uploadImage(call, token, m, thisPost));
       let username = input.username;
       if (!username) {
         const me = await call<{ data?: { username?: string } }>({

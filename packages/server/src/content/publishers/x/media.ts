@@ -52,7 +52,35 @@ type Uploaded = Data<{ id?: string; processing_info?: ProcessingInfo; expires_af
 /** How an upload waits for X's processing: the service clock's wait, and the bound on it. */
 export interface ProcessingWait {
   wait: (ms: number) => Promise<void>;
+  /** The most all of one post's media wait together (the bound is per post, not per GIF). */
   maxMs?: number;
+  /**
+   * What this post's media have waited so far, shared by its uploads: a post of four GIFs once
+   * waited up to four times `maxMs`. One per publish (x/index.ts).
+   */
+  waited?: { ms: number };
+  /** The service stopping: the wait ends at once, and the post is left to be tried again. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * One pause, ended early by the stop. The service clock's wait takes the signal itself; the race
+ * covers a wait that does not (an embedder's clock), so a stop never waits out a pause.
+ */
+async function pause(processing: ProcessingWait, ms: number): Promise<void> {
+  const { signal } = processing;
+  if (!signal) return processing.wait(ms);
+  signal.throwIfAborted();
+  let onAbort = () => {};
+  const aborted = new Promise<never>((_, reject) => {
+    onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    await Promise.race([processing.wait(ms), aborted]);
+  } finally {
+    signal.removeEventListener('abort', onAbort);
+  }
 }
 
 /**
@@ -187,7 +215,7 @@ async function awaitProcessing(
 ): Promise<void> {
   const maxMs = processing.maxMs ?? PROCESSING_WAIT_MS;
   let info = first;
-  let waitedMs = 0;
+  const waited = processing.waited ?? { ms: 0 };
   while (info?.state && info.state !== 'succeeded') {
     if (info.state === 'failed') {
       const message = info.error?.message;
@@ -208,16 +236,26 @@ async function awaitProcessing(
     // Not a number (or none) is the shortest pause: NaN would slip past the bound below.
     const askedMs = Number(info.check_after_secs) * 1000;
     const pauseMs = Number.isFinite(askedMs) ? Math.max(MIN_CHECK_MS, askedMs) : MIN_CHECK_MS;
-    if (waitedMs + pauseMs > maxMs) {
+    if (waited.ms + pauseMs > maxMs) {
       const progress = typeof info.progress_percent === 'number' ? `, ${info.progress_percent}% done` : '';
       throw new ProviderError(
         'x',
         'unavailable',
-        `X was still processing ${what} (media ${id}${progress}) after ${waitedMs / 1000} s, and svc waits at most ${maxMs / 1000} s. Nothing was posted; the post will be tried again later.`,
+        `X was still processing ${what} (media ${id}${progress}) after ${waited.ms / 1000} s, and svc waits at most ${maxMs / 1000} s for a post's media. Nothing was posted; the post will be tried again later.`,
       );
     }
-    await processing.wait(pauseMs);
-    waitedMs += pauseMs;
+    try {
+      await pause(processing, pauseMs);
+    } catch (err) {
+      if (!processing.signal?.aborted) throw err;
+      // X keeps processing; the id is remembered (onUploaded), so the retry checks it, not re-uploads.
+      throw new ProviderError(
+        'x',
+        'unavailable',
+        `svc stopped while X was still processing ${what} (media ${id}). Nothing was posted; the post will be tried again later.`,
+      );
+    }
+    waited.ms += pauseMs;
     info = (await statusOf(call, token, id))?.data?.processing_info;
   }
 }
