@@ -4,6 +4,7 @@ import type { CommerceEnv } from '../db/api-keys-store.js';
 import type { Merchant } from '../schemas/resources.js';
 import type { StoreAdapter } from './adapter.js';
 import { longTailAdapter } from './long-tail/adapter.js';
+import type { StorePageReads } from './long-tail/read.js';
 import { sandboxAdapter } from './sandbox-adapter.js';
 import { ucpAdapter } from './ucp/adapter.js';
 
@@ -14,12 +15,20 @@ const LIVE_ROUTES: ReadonlySet<Merchant['route']> = new Set(['ucp', 'browser']);
 export const hasRoute = (merchant: Merchant, env: CommerceEnv): boolean =>
   env === 'sandbox' ? merchant.sandbox === true : !merchant.sandbox && LIVE_ROUTES.has(merchant.route);
 
-/** The adapter that talks to a merchant over its route in this environment. */
-export function adapterFor(ctx: CommerceContext, merchant: Merchant, env: CommerceEnv): StoreAdapter {
+/**
+ * The adapter that talks to a merchant over its route in this environment. `reads`: the store pages
+ * this request has read already (long-tail stores), so that a page is read once per request.
+ */
+export function adapterFor(
+  ctx: CommerceContext,
+  merchant: Merchant,
+  env: CommerceEnv,
+  reads?: StorePageReads,
+): StoreAdapter {
   if (hasRoute(merchant, env)) {
     if (env === 'sandbox') return sandboxAdapter(ctx);
     if (merchant.route === 'ucp') return ucpAdapter(ctx);
-    if (merchant.route === 'browser') return longTailAdapter(ctx);
+    if (merchant.route === 'browser') return longTailAdapter(ctx, reads);
   }
   if (env === 'live' && merchant.route === 'device_session') {
     throw new AppError(

@@ -8,6 +8,7 @@ import { commerceStores } from '../db/stores.js';
 import type { PlaceResult, Product, QuoteInput } from '../merchants/adapter.js';
 import { StoreUnavailable } from '../merchants/health.js';
 import { adapterFor } from '../merchants/index.js';
+import type { StorePageReads } from '../merchants/long-tail/read.js';
 import { configuredBaseUrl } from '../merchants/ucp/profile.js';
 import type { Buyer, ConnectionStatus, ShippingAddress } from '../schemas/common.js';
 import type { ApprovalRules, Checkout, Merchant, Variant } from '../schemas/resources.js';
@@ -66,7 +67,12 @@ async function inTransaction<T>(
   return out;
 }
 
-async function productFor(ctx: CommerceContext, actor: CheckoutActor, input: CreateCheckoutInput) {
+async function productFor(
+  ctx: CommerceContext,
+  actor: CheckoutActor,
+  input: CreateCheckoutInput,
+  reads: StorePageReads,
+) {
   if (input.offer_id) {
     const offer = await commerceStores(ctx.db).offers.get(actor, input.offer_id);
     if (!offer)
@@ -98,8 +104,8 @@ async function productFor(ctx: CommerceContext, actor: CheckoutActor, input: Cre
     throw invalidRequest("Send 'offer_id' or 'product_url'.", 'offer_id');
   }
   const url = parseProductUrl(input.product_url, 'product_url');
-  const merchant = await merchantForUrl(ctx, actor.env, url);
-  const adapter = adapterFor(ctx, merchant, actor.env);
+  const merchant = await merchantForUrl(ctx, actor.env, url, { reads });
+  const adapter = adapterFor(ctx, merchant, actor.env, reads);
   let product: Product;
   try {
     product = await adapter.product(merchant, url.href);
@@ -127,12 +133,15 @@ export async function createCheckout(
   actor: CheckoutActor,
   input: CreateCheckoutInput,
 ): Promise<Checkout> {
-  const { merchant, url, offerId, variants, defaultRef } = await productFor(ctx, actor, input);
+  // A checkout by link reads a long-tail store's page for the product, then for the quote and the
+  // hand-off: once, shared through `reads`.
+  const reads: StorePageReads = new Map();
+  const { merchant, url, offerId, variants, defaultRef } = await productFor(ctx, actor, input, reads);
   checkAllowedMerchant(actor.rules, merchant.id);
   const itemRef = input.item_ref ?? defaultRef;
   const variant: Variant | undefined = variants.find((v) => v.item_ref === itemRef);
   if (!variant) throw notAVariant(itemRef, variants);
-  const adapter = adapterFor(ctx, merchant, actor.env);
+  const adapter = adapterFor(ctx, merchant, actor.env, reads);
   const id = ctx.ids.make('chk');
   const soldOut = variant.availability === 'out_of_stock';
   const quoteInput: QuoteInput = {

@@ -5,6 +5,7 @@ import type { CommerceContext } from '../context.js';
 import type { CommerceEnv } from '../db/api-keys-store.js';
 import { type CommerceStores, commerceStores } from '../db/stores.js';
 import { joinLongTailStore } from '../merchants/long-tail/join.js';
+import type { StorePageReads } from '../merchants/long-tail/read.js';
 import {
   discoveredSandboxStore,
   REGISTRY,
@@ -125,7 +126,7 @@ export async function merchantForUrl(
   ctx: CommerceContext,
   env: CommerceEnv,
   url: URL,
-  opts: { forOffer?: boolean } = {},
+  opts: { forOffer?: boolean; reads?: StorePageReads } = {},
 ): Promise<Merchant> {
   const domain = url.hostname.toLowerCase().replace(/^www\./, '');
   const usable = (m: Merchant) => {
@@ -155,7 +156,7 @@ export async function merchantForUrl(
   }
   const ucp = env === 'live' ? await discoverUcpStore(ctx, env, url) : null;
   if (ucp) return usable(ucp);
-  const longTail = env === 'live' ? await joinLongTailStore(ctx, env, url) : null;
+  const longTail = env === 'live' ? await joinLongTailStore(ctx, env, url, opts.reads) : null;
   if (longTail) return usable(longTail);
   throw new AppError(
     422,

@@ -4,6 +4,7 @@ import type { CommerceContext, Tenant } from '../context.js';
 import { commerceStores } from '../db/stores.js';
 import type { Product, StoreAdapter } from '../merchants/adapter.js';
 import { adapterFor } from '../merchants/index.js';
+import type { StorePageReads } from '../merchants/long-tail/read.js';
 import type { Merchant, Offer } from '../schemas/resources.js';
 import { merchantForUrl, parseProductUrl } from './merchants.js';
 
@@ -65,9 +66,11 @@ export async function createOffer(
   itemRef?: string,
 ): Promise<Offer> {
   const url = parseProductUrl(rawUrl, 'url');
-  const merchant = await merchantForUrl(ctx, tenant.env, url, { forOffer: true });
+  // A store joining the catalog on first use has its page read for the join: the offer reuses it.
+  const reads: StorePageReads = new Map();
+  const merchant = await merchantForUrl(ctx, tenant.env, url, { forOffer: true, reads });
   const id = ctx.ids.make('ofr');
-  const adapter = adapterFor(ctx, merchant, tenant.env);
+  const adapter = adapterFor(ctx, merchant, tenant.env, reads);
   const product = await productFor(adapter, merchant, url.href, itemRef, id);
   const selected = product.variants[0];
   if (!selected)

@@ -4,7 +4,7 @@ import type { Merchant } from '../../schemas/resources.js';
 import { type Product, productOfPageOffer, type StoreAdapter } from '../adapter.js';
 import { withHealth } from '../health.js';
 import { formatMoney } from '../product-page/money.js';
-import { readStorePage, type StorePage } from './read.js';
+import { readOnce, readStorePage, type StorePage, type StorePageReads } from './read.js';
 
 /** The reader's refusal to guess, as the API error of the same name. */
 function refusal(result: Extract<StorePage['result'], { ok: false }>): AppError {
@@ -21,18 +21,14 @@ function productOf(page: StorePage): Product {
  * Long-tail stores (tier `long_tail`, route `browser`), live keys: offers and prices are read from
  * the product page; the purchase itself is handed to the user's browser (a prefilled Shopify cart,
  * or the product page), because such a store has no API to place an order through.
+ *
+ * One read per link for the request that passes `reads`: the join, the product, the quote and the
+ * hand-off share it. A page the join read is reused without a second health check: that read was
+ * this store answering, moments ago in the same request.
  */
-export function longTailAdapter(ctx: CommerceContext): StoreAdapter {
-  // One read per link for the life of this adapter (one request): quote and hand-off share it.
-  const pages = new Map<string, Promise<StorePage>>();
-  const read = (merchant: Merchant, url: string) => {
-    let page = pages.get(url);
-    if (!page) {
-      page = withHealth(ctx, merchant, () => readStorePage(ctx, url));
-      pages.set(url, page);
-    }
-    return page;
-  };
+export function longTailAdapter(ctx: CommerceContext, reads: StorePageReads = new Map()): StoreAdapter {
+  const read = (merchant: Merchant, url: string) =>
+    readOnce(reads, url, () => withHealth(ctx, merchant, () => readStorePage(ctx, url)));
 
   return {
     async product(merchant, url) {

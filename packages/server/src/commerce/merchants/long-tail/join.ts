@@ -3,21 +3,23 @@ import type { CommerceEnv } from '../../db/api-keys-store.js';
 import { commerceStores } from '../../db/stores.js';
 import type { Merchant } from '../../schemas/resources.js';
 import { CAPABILITIES } from '../registry.js';
-import { readStorePage } from './read.js';
+import { readOnce, readStorePage, type StorePageReads } from './read.js';
 
 /**
  * A store with no commerce protocol whose link is a product page joins the catalog on first use,
  * as a `long_tail` store on the `browser` route. Null when the page describes no product (the
  * caller answers MERCHANT_NOT_SUPPORTED); a store that cannot be reached is an error.
- * Live keys only: the sandbox never touches the network.
+ * Live keys only: the sandbox never touches the network. The page read is kept in `reads`, where
+ * the request's adapter finds it for the offer or quote.
  */
 export async function joinLongTailStore(
   ctx: CommerceContext,
   env: CommerceEnv,
   url: URL,
+  reads: StorePageReads = new Map(),
 ): Promise<Merchant | null> {
   if (env !== 'live') return null;
-  const page = await readStorePage(ctx, url.href);
+  const page = await readOnce(reads, url.href, () => readStorePage(ctx, url.href));
   if (!page.isProductPage) return null;
   const domain = url.hostname.toLowerCase().replace(/^www\./, '');
   const stores = commerceStores(ctx.db);

@@ -65,8 +65,8 @@ const meta = (sources: PageSources, ...keys: string[]) => {
 
 const PRICE_TAGS = ['product:price:amount', 'og:price:amount', 'product:sale_price:amount'];
 
-async function describesProduct(sources: PageSources): Promise<boolean> {
-  if ((await readSliced(findProductNodes(sources.jsonLd))).length > 0) return true;
+function describesProduct(sources: PageSources, productNodes: readonly unknown[]): boolean {
+  if (productNodes.length > 0) return true;
   if ((sources.meta.get('og:type') ?? []).some((t) => t.toLowerCase().includes('product'))) return true;
   return PRICE_TAGS.some((k) => sources.meta.has(k));
 }
@@ -148,15 +148,40 @@ export async function readStorePage(ctx: Pick<CommerceContext, 'config'>, url: s
   if (!page.ok) throw fetchError(page);
   // The page is walked once; the reader and the checks below share what it found. Both in slices,
   // so that a store's 3 MiB page does not hold the event loop (platform/sliced/work.ts).
+  // The JSON-LD blocks are parsed once too (the longest step the reader cannot cut), and their
+  // Product nodes serve both the offer and the question whether the page describes a product.
   const sources = await readSliced(walkPageSources(page.body));
-  const fromPage = await readSliced(readProductSources(sources, page.url));
+  const productNodes = await readSliced(findProductNodes(sources.jsonLd));
+  const fromPage = await readSliced(readProductSources(sources, productNodes, page.url));
   const shopify = await readShopify(page.url, fromPage, sources, deps);
   const siteName = meta(sources, 'og:site_name', 'application-name');
   return {
     url: page.url,
-    isProductPage: shopify !== null || (await describesProduct(sources)),
+    isProductPage: shopify !== null || describesProduct(sources, productNodes),
     siteName: siteName ? siteName.slice(0, 100) : null,
     result: shopify?.result ?? fromPage,
     shopifyVariantIds: shopify?.variantIds ?? null,
   };
+}
+
+/**
+ * The store pages one request has read, by link. A link from a store not yet in the catalog is
+ * read to decide whether it joins (join.ts) and then for its offer or quote (adapter.ts); a
+ * checkout by link asks for the product and then for the quote. One map per request, passed to
+ * each, so the page is fetched and parsed once; never kept past the request, so never stale.
+ */
+export type StorePageReads = Map<string, Promise<StorePage>>;
+
+/** The link's page from `reads`, or `read()`'s, kept there for the rest of the request. */
+export function readOnce(
+  reads: StorePageReads,
+  url: string,
+  read: () => Promise<StorePage>,
+): Promise<StorePage> {
+  let page = reads.get(url);
+  if (!page) {
+    page = read();
+    reads.set(url, page);
+  }
+  return page;
 }

@@ -72,18 +72,11 @@ function* parseBlock(block: string): Steps<unknown> {
   }
 }
 
-/** The Product nodes already found in a page's blocks (the same array of blocks, so the same page). */
-const foundIn = new WeakMap<string[], Node[]>();
-
 /**
  * Parses each JSON-LD block and returns the Product nodes in it (top level, arrays, `@graph`,
  * or nested such as `WebPage.mainEntity`). A block that is not JSON is skipped.
  */
 export function* findProductNodes(blocks: string[]): Steps<Node[]> {
-  // A long-tail page is read for its offer and then asked whether it describes a product: one
-  // parse of a 3 MiB block is the longest step the reader cannot cut, so it is not done twice.
-  const known = foundIn.get(blocks);
-  if (known) return known;
   const found: Node[] = [];
   function* visit(value: unknown, depth: number): Steps<void> {
     countWork();
@@ -107,7 +100,6 @@ export function* findProductNodes(blocks: string[]): Steps<Node[]> {
     const parsed = yield* parseBlock(block);
     if (parsed !== undefined) yield* visit(parsed, 0);
   }
-  foundIn.set(blocks, found);
   return found;
 }
 

@@ -32,18 +32,22 @@ export function readProductPageSliced(html: string, pageUrl: string): Promise<Pr
 }
 
 function* readPageSteps(html: string, pageUrl: string): Steps<ProductPageResult> {
-  return yield* readProductSources(yield* walkPageSources(html), pageUrl);
+  const sources = yield* walkPageSources(html);
+  return yield* readProductSources(sources, yield* findProductNodes(sources.jsonLd), pageUrl);
 }
 
 /**
- * `readProductPage` on a page already walked, for a caller that needs its sources too; run it with
- * `readSliced` (or `readAtOnce`).
+ * `readProductPage` on a page already walked and its JSON-LD Product nodes already found
+ * (`findProductNodes`), for a caller that needs them too; run it with `readSliced` (or `readAtOnce`).
  */
-export function* readProductSources(sources: PageSources, pageUrl: string): Steps<ProductPageResult> {
+export function* readProductSources(
+  sources: PageSources,
+  productNodes: readonly Record<string, unknown>[],
+  pageUrl: string,
+): Steps<ProductPageResult> {
   const og = yield* readOpenGraph(sources.meta, pageUrl);
   const products: ProductReading[] = [];
-  for (const node of yield* findProductNodes(sources.jsonLd))
-    products.push(yield* readJsonLdProduct(node, pageUrl));
+  for (const node of productNodes) products.push(yield* readJsonLdProduct(node, pageUrl));
   const main = products.find((p) => p.offers.length > 0) ?? products[0];
 
   if (!main) {
