@@ -2121,7 +2121,8 @@ export interface components {
                 max: number;
                 min: number;
             };
-            max_bytes: number;
+            /** @description The largest file the platform takes for what would be posted (the preferred crop; a video or an animated GIF itself). null when the platform takes no such media at all (an animated GIF on Instagram or Threads): then `ok` is false and `warnings` say what to attach instead. */
+            max_bytes: number | null;
             max_duration_s: number | null;
             /** @description The preferred variant can be posted as is. */
             ok: boolean;

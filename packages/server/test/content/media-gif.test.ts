@@ -60,9 +60,16 @@ describe('animated GIFs in the media library', () => {
       max_bytes: 15 * 1024 * 1024,
     });
     expect(byPlatform.linkedin).toMatchObject({ preferred_variant: 'original', ok: true });
-    expect(byPlatform.instagram).toMatchObject({ ok: false });
-    expect(byPlatform.instagram.warnings.join(' ')).toContain('takes no animated GIF');
-    expect(byPlatform.threads.ok).toBe(false);
+    // No size to quote where no GIF is taken at all: null, never a limit of 0 bytes.
+    for (const platform of ['instagram', 'threads']) {
+      expect(byPlatform[platform], platform).toMatchObject({
+        ok: false,
+        max_bytes: null,
+        why: `${platform} takes no animated GIF; its crops are stills of the first frame.`,
+      });
+      expect(byPlatform[platform].warnings.join(' ')).toContain('takes no animated GIF');
+    }
+    expect(byPlatform.linkedin.max_bytes).toBe(8 * 1024 * 1024);
   });
 
   it('re-renders the crops of a GIF around a new focal point as stills, and keeps the animated original', async () => {

@@ -1,9 +1,23 @@
-import { PLATFORMS } from '../domain.js';
+import { type Platform, PLATFORMS } from '../domain.js';
 import { goesWhole, PLATFORM_MEDIA, type VariantName } from './platforms.js';
 import type { MediaAsset, MediaFit } from './schemas.js';
 
 const round = (n: number) => Math.round(n * 1000) / 1000;
 const mb = (n: number) => `${Math.round((n / (1024 * 1024)) * 10) / 10} MB`;
+
+/** `fit`'s `why`: a GIF is not "posted whole" on a platform that takes none. */
+function whyPreferred(
+  asset: MediaAsset,
+  animatedGif: boolean,
+  platform: Platform,
+  rules: (typeof PLATFORM_MEDIA)[Platform],
+): string {
+  if (asset.kind === 'video') return 'Video has no crops; the original is used on every platform.';
+  if (!animatedGif) return rules.why;
+  return rules.gifMaxBytes === null
+    ? `${platform} takes no animated GIF; its crops are stills of the first frame.`
+    : 'An animated GIF is posted whole so it stays animated; its crops are stills.';
+}
 
 /**
  * How an asset fits each platform. Images are judged by the crop attach_media would use
@@ -18,9 +32,10 @@ export function assessFit(asset: MediaAsset): MediaFit {
     const ratioFits =
       ratio === null ? null : ratio >= rules.ratio.min - 0.01 && ratio <= rules.ratio.max + 0.01;
     const maxBytes = asset.kind === 'image' ? rules.imageMaxBytes : rules.videoMaxBytes;
+    const animatedGif = goesWhole(asset) && asset.kind === 'image';
     let ok = true;
 
-    if (goesWhole(asset) && asset.kind === 'image') {
+    if (animatedGif) {
       // An animated GIF goes whole (its crops are stills): the GIF itself is what must fit.
       if (rules.gifMaxBytes === null) {
         ok = false;
@@ -77,16 +92,12 @@ export function assessFit(asset: MediaAsset): MediaFit {
       preferred_url: asset.variants[preferred]?.url ?? asset.variants.original?.url ?? '',
       accepted_ratio: rules.ratio,
       original_ratio_fits: ratioFits,
-      max_bytes: goesWhole(asset) && asset.kind === 'image' ? (rules.gifMaxBytes ?? 0) : maxBytes,
+      // No limit to quote where the platform takes no GIF at all: null, not a size nothing meets.
+      max_bytes: animatedGif ? rules.gifMaxBytes : maxBytes,
       max_duration_s: asset.kind === 'video' ? rules.videoMaxSeconds : null,
       ok,
       warnings,
-      why:
-        asset.kind === 'video'
-          ? 'Video has no crops; the original is used on every platform.'
-          : goesWhole(asset)
-            ? 'An animated GIF is posted whole so it stays animated; its crops are stills.'
-            : rules.why,
+      why: whyPreferred(asset, animatedGif, platform, rules),
     };
   });
   return {

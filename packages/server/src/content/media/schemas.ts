@@ -92,7 +92,13 @@ export const MediaPlatformFit = named(
       .boolean()
       .nullable()
       .describe('null when the ratio is unknown (unmeasured video).'),
-    max_bytes: z.number().int(),
+    max_bytes: z
+      .number()
+      .int()
+      .nullable()
+      .describe(
+        "The largest file the platform takes for what would be posted (the preferred crop; a video or an animated GIF itself). null when the platform takes no such media at all (an animated GIF on Instagram or Threads): then `ok` is false and `warnings` say what to attach instead.",
+      ),
     max_duration_s: z.number().nullable(),
     ok: z.boolean().describe('The preferred variant can be posted as is.'),
     warnings: z.array(z.string()),
