@@ -1,4 +1,4 @@
-import { type Platform, PLATFORMS } from '../domain.js';
+import { PLATFORMS, type Platform } from '../domain.js';
 import { goesWhole, PLATFORM_MEDIA, type VariantName } from './platforms.js';
 import type { MediaAsset, MediaFit } from './schemas.js';
 

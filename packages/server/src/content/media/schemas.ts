@@ -97,7 +97,7 @@ export const MediaPlatformFit = named(
       .int()
       .nullable()
       .describe(
-        "The largest file the platform takes for what would be posted (the preferred crop; a video or an animated GIF itself). null when the platform takes no such media at all (an animated GIF on Instagram or Threads): then `ok` is false and `warnings` say what to attach instead.",
+        'The largest file the platform takes for what would be posted (the preferred crop; a video or an animated GIF itself). null when the platform takes no such media at all (an animated GIF on Instagram or Threads): then `ok` is false and `warnings` say what to attach instead.',
       ),
     max_duration_s: z.number().nullable(),
     ok: z.boolean().describe('The preferred variant can be posted as is.'),
