@@ -1,6 +1,9 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+// The built client, as a user installs it (the server does not depend on the client package; the
+// relay tests run its built bin the same way): its auto-pagination must go on through empty pages.
+import { ContentClient } from '../../../content-client/dist/index.js';
 import type { ContentContext } from '../../src/content/context.js';
 import {
   MAX_CALLS_EXAMINED,
@@ -67,6 +70,15 @@ describe('the call log filtered by tool looks at a bounded number of entries', (
     expect(found).toEqual([entry(0, 'get_digest').id]);
     // Every walk but the last looks at MAX_CALLS_EXAMINED entries.
     expect(pages).toBe(Math.ceil((others + 1) / MAX_CALLS_EXAMINED));
+  });
+
+  it("@svc/content-client's auto-pagination goes on through the empty pages to the rare entry", async () => {
+    const client = new ContentClient({ baseUrl: svc.url });
+    const first = await client.mcpCalls.list({ tool: 'get_digest', limit: 10 });
+    expect(first).toMatchObject({ mcp_calls: [], has_more: true });
+    const found: string[] = [];
+    for await (const call of client.mcpCalls.list({ tool: 'get_digest', limit: 10 })) found.push(call.id);
+    expect(found).toEqual([entry(0, 'get_digest').id]);
   });
 
   it('a full page of the common tool still answers at once, in order', async () => {
