@@ -56,7 +56,10 @@ describe('one MCP call-log entry', () => {
         const counted = await walRecordsOf(
           tx,
           'INSERT INTO mcp_calls',
-          () => tx.all('SELECT id FROM mcp_calls WHERE created_at >= ?', [new Date(at + MAX_BATCH).toISOString()]),
+          () =>
+            tx.all('SELECT id FROM mcp_calls WHERE created_at >= ?', [
+              new Date(at + MAX_BATCH).toISOString(),
+            ]),
           (watched) => mcpCallsStore(watched).insertMany(batch(MAX_BATCH)),
         );
         return counted.records;

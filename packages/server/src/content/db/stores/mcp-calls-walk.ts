@@ -10,7 +10,7 @@ export interface McpCallsFilter {
 
 export const NEWEST_FIRST = 'ORDER BY created_at DESC, id DESC';
 const SORT_KEY = ['created_at', 'id'] as const;
-/** The first millisecond whose 8 base62 digits carry into a ninth (2081): END_RECENT_ID's. */
+/** The first millisecond whose 8 digits are END_RECENT_ID's (2081-08-05): no recent id reaches it. */
 const DIGITS_END_MS = 62 ** 7;
 
 /**

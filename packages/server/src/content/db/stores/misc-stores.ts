@@ -174,7 +174,8 @@ const insertCallsSql = (n: number) => {
 /**
  * The most entries one page of `GET /v1/mcp-calls?tool=…` looks at. No index leads with `tool`, so
  * a tool's page walks the log newest first (stores/mcp-calls-walk.ts) and skips the other tools'
- * entries. The log keeps every call (docs/content/mcp.md),
+ * entries (two index reads of at most this many each, merged and cut to it). The log keeps every
+ * call (docs/content/mcp.md),
  * so without a bound a rare tool's page read the whole log in one statement: on SQLite that holds
  * the event loop, every other request with it, for as long as the log is long. Past the bound the
  * page ends short (even empty), `has_more` true and `next_after` just past the last entry looked
