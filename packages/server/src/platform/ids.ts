@@ -39,7 +39,7 @@ export interface Ids {
 export const randomIds: Ids = { make: (prefix) => `${prefix}_${randomBase62(24)}` };
 
 /** `n` in exactly `width` base62 digits; base62's digits are in ASCII order, so text order is number order. */
-function base62Fixed(n: number, width: number): string {
+export function base62Fixed(n: number, width: number): string {
   let out = '';
   for (let rest = n; out.length < width; rest = Math.floor(rest / 62)) out = BASE62[rest % 62] + out;
   return out;

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TIME_ORDERED_SINCE } from '../../src/content/db/migrations/024-call-log-recent-by-id.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import {
   type McpCallRow,
@@ -11,6 +12,7 @@ import {
 } from '../../src/content/db/stores/misc-stores.js';
 import { openServiceDatabase } from '../../src/platform/db/open.js';
 import type { SqlDatabase } from '../../src/platform/db/sql.js';
+import { timeOrderedId } from '../../src/platform/ids.js';
 import {
   createTestPostgresDatabase,
   TEST_POOL_SIZE,
@@ -20,11 +22,13 @@ import {
 
 /**
  * Migration 023 makes the call log's two indexes ascending, so a batch of entries (oldest first)
- * lands at the right edge of each, where both engines append (issue 20). What must not change:
- * `GET /v1/mcp-calls` is read off an index on both engines, newest first, with the same ids and
- * cursors, on a database that held entries before the migration.
+ * lands at the right edge of each, where both engines append (issue 20). Migration 024 drops
+ * `mcp_calls_created`: recent entries are read by their time-ordered ids, earlier ones off a
+ * partial index. What must not change: `GET /v1/mcp-calls` is read off indexes on both engines,
+ * newest first, with the same ids and cursors, on a database that held entries before the
+ * migrations, random ids and time-ordered ones, and ids of neither kind after the cut-off.
  */
-describe('the MCP call log indexes (migration 023)', () => {
+describe('the MCP call log indexes (migrations 023 and 024)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-call-log-idx-'));
   let pgDatabase: TestPostgresDatabase | undefined;
   let db: SqlDatabase;
@@ -56,22 +60,52 @@ describe('the MCP call log indexes (migration 023)', () => {
         duration_ms: 1,
         created_at: new Date(start + Math.floor(i / 2)).toISOString(),
       });
+    // Entries from after the cut-off: time-ordered ids (three a millisecond), and now and then one
+    // whose id is not (a build older than the time-ordered ids, still running beside).
+    const recent = Date.parse(TIME_ORDERED_SINCE) - 200;
+    for (let i = 0; i < 1_200; i++) {
+      const at = new Date(recent + Math.floor(i / 3));
+      rows.push({
+        id:
+          i % 97 === 5
+            ? `mcpc_${i % 2 ? 'zz' : '00'}x${String(i).padStart(21, '0')}`
+            : timeOrderedId({ make: (p) => `${p}_${String(i).padStart(24, '0')}` }, 'mcpc', at),
+        key_id: i % 5 === 0 ? null : `key_${i % 3}`,
+        tool: i % 2 ? 'list_agents' : 'list_brands',
+        args: { n: i },
+        outcome: 'ok',
+        error_code: null,
+        error_message: null,
+        duration_ms: 1,
+        created_at: at.toISOString(),
+      });
+    }
+    // The order the list promises, whatever the ids.
+    rows.sort((x, y) => (x.created_at === y.created_at ? cmp(x.id, y.id) : cmp(x.created_at, y.created_at)));
     for (let i = 0; i < rows.length; i += 200)
       await mcpCallsStore(before).insertMany(
         rows.slice(i, i + 200).map((r) => ({ ...r, args: JSON.stringify(r.args) })),
       );
     await before.close();
-    db = await open(23);
+    db = await open(24);
   }, 60_000);
+  const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
   afterAll(async () => {
     await db?.close();
     await pgDatabase?.drop();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('are ascending on both columns after the migration', async () => {
+  it('are ascending, and the time-ordered entries have no (created_at, id) index of their own', async () => {
     if (db.dialect === 'sqlite') {
-      for (const index of ['mcp_calls_created', 'mcp_calls_key']) {
+      const indexes = await db.all<{ name: string; partial: number }>(
+        "SELECT name, partial FROM pragma_index_list('mcp_calls') WHERE origin = 'c' ORDER BY name",
+      );
+      expect(indexes).toEqual([
+        { name: 'mcp_calls_earlier', partial: 1 },
+        { name: 'mcp_calls_key', partial: 0 },
+      ]);
+      for (const index of ['mcp_calls_earlier', 'mcp_calls_key']) {
         const columns = await db.all<{ key: number; desc: number; name: string | null }>(
           `SELECT * FROM pragma_index_xinfo('${index}')`,
         );
@@ -83,12 +117,13 @@ describe('the MCP call log indexes (migration 023)', () => {
       }
     } else {
       const defs = await db.all<{ indexname: string; indexdef: string }>(
-        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'mcp_calls' AND indexname IN ('mcp_calls_created', 'mcp_calls_key') ORDER BY indexname",
+        "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'mcp_calls' AND indexname <> 'mcp_calls_pkey' ORDER BY indexname",
       );
-      expect(defs.map((d) => d.indexdef.replace(/^.* USING btree /, ''))).toEqual([
+      expect(defs.map((d) => d.indexdef.replace(/^.* USING btree /, '').replace(/ WHERE .*/, ''))).toEqual([
         '(created_at, id)',
         '(key_id, created_at, id)',
       ]);
+      expect(defs.map((d) => d.indexname)).toEqual(['mcp_calls_earlier', 'mcp_calls_key']);
     }
   });
 
@@ -108,6 +143,7 @@ describe('the MCP call log indexes (migration 023)', () => {
         )
         .map((r) => r.id)
         .reverse();
+      expect(expected.length).toBeGreaterThan(300);
       const seen: string[] = [];
       let after: string | undefined;
       for (;;) {
@@ -120,27 +156,46 @@ describe('the MCP call log indexes (migration 023)', () => {
     }
   });
 
-  it('are what the list reads, newest first, with no sort of the rows', async () => {
-    const cursor = Buffer.from(JSON.stringify(['2026-11-01T00:00:00.700Z', rows[1400]?.id])).toString(
-      'base64url',
-    );
+  it('are what the list reads, newest first, sorting no more than the page it merges', async () => {
+    const cursorAt = (r: McpCallRow | undefined) =>
+      Buffer.from(JSON.stringify([r?.created_at, r?.id])).toString('base64url');
+    const cursors = [undefined, cursorAt(rows[1400]), cursorAt(rows.at(-300))];
     if (db.dialect === 'postgres') await db.run('ANALYZE mcp_calls');
     for (const filter of filters)
-      for (const after of [undefined, cursor]) {
+      for (const after of cursors) {
         const { sql, params } = mcpCallsPageSql(filter, 50, after);
         if (db.dialect === 'sqlite') {
-          const plan = (await db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params))
-            .map((r) => r.detail)
-            .join(' | ');
-          expect(plan).toMatch(filter.keyId ? /USING INDEX mcp_calls_key/ : /USING INDEX mcp_calls_created/);
-          expect(plan).not.toMatch(/TEMP B-TREE/);
+          const steps = await db.all<{ id: number; parent: number; detail: string }>(
+            `EXPLAIN QUERY PLAN ${sql}`,
+            params,
+          );
+          const plan = steps.map((r) => r.detail).join(' | ');
+          if (filter.keyId) {
+            expect(plan).toMatch(/USING INDEX mcp_calls_key/);
+            expect(plan).not.toMatch(/TEMP B-TREE/);
+          } else {
+            expect(plan).toMatch(
+              /SEARCH mcp_calls USING INDEX sqlite_autoindex_mcp_calls_1 \(id>\? AND id<\?\)/,
+            );
+            expect(plan).toMatch(/USING INDEX mcp_calls_earlier/);
+            // Each read comes off its index in order; only their outputs (at most the walk's bound
+            // each) are sorted, for the merge: a TEMP B-TREE sits under LEFT or RIGHT of it.
+            const parentOf = (s: { parent: number }) => steps.find((p) => p.id === s.parent)?.detail;
+            const sorts = steps.filter((s) => s.detail.includes('TEMP B-TREE'));
+            expect(sorts.map(parentOf).sort()).toEqual(['LEFT', 'RIGHT']);
+          }
+          expect(plan).not.toMatch(/SCAN mcp_calls(?! USING)/);
         } else {
           const [row] = await db.all<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
           const plan = JSON.stringify(row?.['QUERY PLAN']);
           expect(plan).not.toContain('Seq Scan');
-          // Either index, read backwards, may serve a key's page: PostgreSQL picks by its statistics.
-          expect(plan).toMatch(/"Index Name":"mcp_calls_(created|key)"/);
-          expect(plan).not.toMatch(/"Node Type":"(Sort|Incremental Sort)"/);
+          if (filter.keyId) {
+            // Either index, read backwards, may serve a key's page: PostgreSQL picks by its statistics.
+            expect(plan).toMatch(/"Index Name":"mcp_calls_(earlier|key|pkey)"/);
+          } else {
+            expect(plan).toMatch(/"Index Name":"mcp_calls_pkey"/);
+            expect(plan).toMatch(/"Index Name":"mcp_calls_earlier"/);
+          }
         }
       }
   });

@@ -34,6 +34,7 @@ const undo: Record<number, string> = {
   23: `DROP INDEX mcp_calls_created; DROP INDEX mcp_calls_key;
        CREATE INDEX mcp_calls_created ON mcp_calls (created_at DESC, id DESC);
        CREATE INDEX mcp_calls_key ON mcp_calls (key_id, created_at DESC, id DESC);`,
+  24: `CREATE INDEX mcp_calls_created ON mcp_calls (created_at, id); DROP INDEX mcp_calls_earlier;`,
 };
 
 /** Takes a migrated content database back to the schema before migration `before`. */

@@ -22,6 +22,7 @@ import { brandPublishedIndexMigration } from './020-brand-published-index.js';
 import { keyEpochMigration } from './021-key-epoch.js';
 import { keyEpochTruncateMigration } from './022-key-epoch-truncate.js';
 import { callLogAscendingIndexesMigration } from './023-call-log-ascending-indexes.js';
+import { callLogRecentByIdMigration } from './024-call-log-recent-by-id.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -51,4 +52,5 @@ export const contentMigrations: Migration[] = [
   keyEpochMigration,
   keyEpochTruncateMigration,
   callLogAscendingIndexesMigration,
+  callLogRecentByIdMigration,
 ];

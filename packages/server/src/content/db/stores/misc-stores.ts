@@ -3,6 +3,7 @@ import { PROPOSAL_STATUSES, type ProposalStatus } from '../../domain.js';
 import type { DigestView } from '../../schemas/insights.js';
 import type { MemoryProposalView } from '../../schemas/workspace.js';
 import { decodeJson, oneOf } from './decode.js';
+import { callsWalk, type McpCallsFilter, NEWEST_FIRST } from './mcp-calls-walk.js';
 import { afterClause, encodeCursor, placeholders, toPage } from './paging.js';
 
 /** What a digest row keeps of the digest: everything but its id, run and time (their own columns). */
@@ -170,15 +171,11 @@ const insertCallsSql = (n: number) => {
   return sql;
 };
 
-export interface McpCallsFilter {
-  keyId?: string | undefined;
-  tool?: string | undefined;
-}
-
 /**
  * The most entries one page of `GET /v1/mcp-calls?tool=…` looks at. No index leads with `tool`, so
- * a tool's page walks the log newest first (`mcp_calls_created`, or a key's part of it on
- * `mcp_calls_key`) and skips the other tools' entries. The log keeps every call (docs/content/mcp.md),
+ * a tool's page walks the log newest first (stores/mcp-calls-walk.ts) and skips the other tools'
+ * entries (two index reads of at most this many each, merged and cut to it). The log keeps every
+ * call (docs/content/mcp.md),
  * so without a bound a rare tool's page read the whole log in one statement: on SQLite that holds
  * the event loop, every other request with it, for as long as the log is long. Past the bound the
  * page ends short (even empty), `has_more` true and `next_after` just past the last entry looked
@@ -187,45 +184,33 @@ export interface McpCallsFilter {
  */
 export const MAX_CALLS_EXAMINED = 2_000;
 
-/** The log's entries under the key filter and after the cursor, newest first (no tool filter). */
-function callsWalk(filter: McpCallsFilter, after: string | undefined) {
-  const a = afterClause(['created_at', 'id'], after);
-  return filter.keyId
-    ? { sql: `WHERE key_id = ?${a.sql}`, params: [filter.keyId, ...a.params] }
-    : { sql: `WHERE 1 = 1${a.sql}`, params: a.params };
-}
-const NEWEST_FIRST = 'ORDER BY created_at DESC, id DESC';
-
 /**
- * One page of `GET /v1/mcp-calls`, newest first. Both engines read it off `mcp_calls_created` or
- * `mcp_calls_key` backwards (migration 023); test/content/mcp-call-log-indexes.test.ts checks the
- * plans. A tool's page looks at no more than MAX_CALLS_EXAMINED entries (the inner LIMIT).
+ * One page of `GET /v1/mcp-calls`, newest first, read off indexes only (callsWalk);
+ * test/content/mcp-call-log-indexes.test.ts checks the plans. A tool's page looks at no more than
+ * MAX_CALLS_EXAMINED entries (the walk's bound).
  */
 export function mcpCallsPageSql(filter: McpCallsFilter, limit: number, after?: string) {
-  const walk = callsWalk(filter, after);
-  if (!filter.tool)
-    return {
-      sql: `SELECT * FROM mcp_calls ${walk.sql} ${NEWEST_FIRST} LIMIT ?`,
-      params: [...walk.params, limit + 1],
-    };
+  if (!filter.tool) return callsWalk(filter, after, limit + 1);
+  const walk = callsWalk(filter, after, MAX_CALLS_EXAMINED);
   return {
-    sql: `SELECT * FROM (SELECT * FROM mcp_calls ${walk.sql} ${NEWEST_FIRST} LIMIT ?) AS examined
-         WHERE tool = ? ${NEWEST_FIRST} LIMIT ?`,
-    params: [...walk.params, MAX_CALLS_EXAMINED, filter.tool, limit + 1],
+    sql: `SELECT * FROM (${walk.sql}) AS examined WHERE tool = ? ${NEWEST_FIRST} LIMIT ?`,
+    params: [...walk.params, filter.tool, limit + 1],
   };
 }
 
 /**
  * The sort key of the last entry a tool's page looked at, when there are MAX_CALLS_EXAMINED of
- * them: a short page continues from there. Read on the same index (covering), as bounded.
+ * them: a short page continues from there. Read on the same indexes (covering), as bounded.
  */
 function lastExaminedSql(filter: McpCallsFilter, after: string | undefined) {
-  const walk = callsWalk(filter, after);
+  const walk = callsWalk(filter, after, MAX_CALLS_EXAMINED, 'created_at, id');
   return {
-    sql: `SELECT created_at, id FROM mcp_calls ${walk.sql} ${NEWEST_FIRST} LIMIT 1 OFFSET ?`,
+    sql: `SELECT created_at, id FROM (${walk.sql}) AS examined ${NEWEST_FIRST} LIMIT 1 OFFSET ?`,
     params: [...walk.params, MAX_CALLS_EXAMINED - 1],
   };
 }
+
+export type { McpCallsFilter };
 
 export function mcpCallsStore(db: SqlExecutor) {
   return {
