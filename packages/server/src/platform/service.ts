@@ -4,6 +4,7 @@ import type { Config } from '../config.js';
 import type { Clock } from './clock.js';
 import type { SqlDatabase } from './db/sql.js';
 import { answerClientErrors } from './http/client-errors.js';
+import { servingNoRequestAfterClose } from './http/lingering-close.js';
 import { ownPrototypes } from './http/own-prototypes.js';
 import type { Ids } from './ids.js';
 import type { Logger } from './logger.js';
@@ -81,7 +82,8 @@ export function listen(
         // Requests made with the app's own prototypes: see ownPrototypes for the memory it saves.
         ...ownPrototypes(handle.app),
       },
-      handle.app,
+      // A request pipelined behind one we answered with Connection: close is not served.
+      servingNoRequestAfterClose(handle.app),
     );
     // Older Node 20 releases ignore the keepAliveTimeout option; the property always works.
     server.keepAliveTimeout = t.keepAliveTimeoutMs;

@@ -1,3 +1,4 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /** How long a connection we chose to close goes on reading, and throwing away, after our answer. */
@@ -19,6 +20,7 @@ export const LINGER_MS = 2_000;
  * from); this replaces it on this one socket.
  */
 export function lingerBeforeClosing(socket: Socket, lingerMs = LINGER_MS): void {
+  closing.add(socket);
   socket.destroySoon = function lingeringDestroySoon(this: Socket) {
     if (this.writable) this.end();
     const timer = setTimeout(() => this.destroy(), lingerMs);
@@ -28,5 +30,22 @@ export function lingerBeforeClosing(socket: Socket, lingerMs = LINGER_MS): void 
     this.once('end', () => this.destroy());
     // Discard, don't buffer: what still arrives is the body we refused.
     this.resume();
+  };
+}
+
+/** Connections we have answered with `Connection: close`: no further request on them is served. */
+const closing = new WeakSet<Socket>();
+
+/**
+ * The linger keeps node's HTTP parser reading, so a request pipelined behind the refused one would
+ * still reach the routes for up to `lingerMs`: a POST's side effect done and never answered, and a
+ * client that retries what it saw no answer to does it twice. HTTP/1.1 forbids serving it (we sent
+ * `Connection: close`: RFC 9112 §9.6), so it is dropped unanswered, and its body is thrown away
+ * with the rest of what arrives. Wraps the server's request listener.
+ */
+export function servingNoRequestAfterClose(listener: RequestListener): RequestListener {
+  return (req: IncomingMessage, res: ServerResponse) => {
+    if (!closing.has(req.socket)) return listener(req, res);
+    req.resume();
   };
 }
