@@ -269,9 +269,10 @@ export function webhooksStore(db: SqlExecutor) {
    * PostgreSQL, steps 2 and 3 in one statement (one round trip, one plan): it runs after the
    * endpoints' lock was taken, so its snapshot, counts included, sees every claim committed
    * before the lock. Each endpoint's oldest due rows, up to what its limit leaves, are read in a
-   * LATERAL subquery and numbered; taking them by (number, endpoint) up to `limit` is
-   * `shareRoom`'s round robin. The endpoints go as one JSON array, so the text is the same
-   * whatever their number (one prepared statement, not one per count).
+   * LATERAL subquery and numbered; taking them by number, then oldest due first, up to `limit` is
+   * `shareRoom`'s round robin over the endpoints in the order `claimDue` lists them. The
+   * endpoints go as one JSON array, so the text is the same whatever their number (one prepared
+   * statement, not one per count).
    *
    * The rows are not locked before their lease (`FOR UPDATE SKIP LOCKED` did, until the twelfth
    * pass): that was a WAL record and a write of the row's header for every delivery, and no other
@@ -291,14 +292,14 @@ export function webhooksStore(db: SqlExecutor) {
                 GREATEST(0, ? - ${IN_FLIGHT_PG}) AS n
            FROM webhook_endpoints w WHERE w.id = ANY (ARRAY(SELECT jsonb_array_elements_text(?::jsonb)))
        ), candidates AS MATERIALIZED (
-         SELECT c.id, c.endpoint_id,
+         SELECT c.id, c.endpoint_id, c.next_attempt_at, c.seq,
                 row_number() OVER (PARTITION BY c.endpoint_id ORDER BY c.next_attempt_at, c.seq) AS turn
            FROM room CROSS JOIN LATERAL (
                   SELECT d.id, d.endpoint_id, d.next_attempt_at, d.seq FROM deliveries d
                    WHERE d.endpoint_id = room.endpoint_id AND ${DUE}${r.only}
                    ORDER BY d.next_attempt_at, d.seq LIMIT room.n) c
        ), picked AS MATERIALIZED (
-         SELECT id FROM candidates ORDER BY turn, endpoint_id LIMIT ?
+         SELECT id FROM candidates ORDER BY turn, next_attempt_at, seq LIMIT ?
        ), taken AS (
          UPDATE deliveries d SET lease_until = ?, lease_owner = ?
           WHERE d.id IN (SELECT id FROM picked) AND ${DUE}
@@ -463,19 +464,25 @@ export function webhooksStore(db: SqlExecutor) {
       // take the places of endpoints with room and get nothing, and enough of them sorting
       // first would starve every endpoint after them, on every instance. The count is read
       // again after the lock (step 2); this one only keeps full endpoints off the list.
-      const withWork = `SELECT w.id${pg ? '' : IN_FLIGHT_SQLITE} FROM webhook_endpoints w
-          WHERE w.removed_at IS NULL
-            AND EXISTS (SELECT 1 FROM deliveries d
-                         WHERE d.endpoint_id = w.id AND ${DUE}${only})${pg ? `\n            AND ${IN_FLIGHT_PG} < ?` : ''}
-          ORDER BY w.id`;
+      // Endpoints are listed by their oldest due delivery, not by id: a claim's room (one slot or
+      // a few, under load) goes to the work due first, so an endpoint sorting after busy ones
+      // waits only behind what was due before its own, never for as long as they have a backlog.
+      // Each endpoint's oldest due delivery is read once (materialized), then sorted on.
+      const withWork = `WITH listed AS MATERIALIZED (
+          SELECT w.id, (SELECT d.next_attempt_at FROM deliveries d
+                         WHERE d.endpoint_id = w.id AND ${DUE}${only}
+                         ORDER BY d.next_attempt_at LIMIT 1) AS oldest
+            FROM webhook_endpoints w WHERE w.removed_at IS NULL)
+        SELECT w.id${pg ? '' : IN_FLIGHT_SQLITE} FROM listed w
+         WHERE w.oldest IS NOT NULL${pg ? ` AND ${IN_FLIGHT_PG} < ?` : ''}
+         ORDER BY w.oldest, w.id`;
       const endpoints = await db.all<{ id: string; n?: number }>(pg ? lockEndpoints(withWork) : withWork, [
-        ...(pg ? [] : [now]),
         now,
         now,
         ...onlyParams,
         ...(pg
           ? [leaseUntil, now, opts.perEndpoint, opts.perEndpoint, Math.min(opts.limit, CLAIM_ENDPOINTS)]
-          : []),
+          : [now]),
       ]);
       if (endpoints.length === 0) return [];
       const claim: LeaseRequest = {
