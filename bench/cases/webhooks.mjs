@@ -106,16 +106,34 @@ async function startReceiver() {
   };
 }
 
-/** Takes every request and never answers it (the dispatcher's timeout ends each attempt). */
+/**
+ * Takes every request and never answers it (the dispatcher's timeout ends each attempt). Counts
+ * per round (`reset()`): the attempts it took, and the most it held open at once, which the
+ * dispatcher's per-endpoint limit bounds. One such endpoint serves both rounds of a run, so a
+ * count since its start summed the cold round into the warm one's figure (64, then 128).
+ */
 async function startDeadReceiver() {
-  let held = 0;
-  const server = createServer(() => {
-    held += 1;
+  let open = 0;
+  let taken = 0;
+  let most = 0;
+  const server = createServer((req) => {
+    open += 1;
+    taken += 1;
+    most = Math.max(most, open);
+    req.socket.once('close', () => {
+      open -= 1;
+    });
   });
   await new Promise((r) => server.listen(0, '127.0.0.1', r));
   return {
     url: `http://127.0.0.1:${server.address().port}/dead`,
-    held: () => held,
+    /** Starts a round: what is still held from the last one counts as held at once from here. */
+    reset: () => {
+      taken = 0;
+      most = open;
+    },
+    /** This round's figure for a report line. */
+    figure: () => `dead endpoint took ${taken} attempts, at most ${most} held at once`,
     close: () =>
       new Promise((r) => {
         server.closeAllConnections();
@@ -326,6 +344,7 @@ async function run({ dead }) {
     const rounds = [];
     for (const warm of [false, true]) {
       await receiver.ask({ reset: true });
+      deadReceiver?.reset();
       rounds.push(await measure(warm));
     }
     return rounds;
@@ -392,7 +411,7 @@ async function run({ dead }) {
         p50: at(50),
         p99: at(99),
         cpuUs: (cpu * 1000) / got,
-        note: `${got}/${expected} delivered over ${report.connections} connections, ${Math.round((made * perCheckout) / SECONDS)}/s offered${deadReceiver ? `, dead endpoint holding ${deadReceiver.held()}` : ''}${pgCost}`,
+        note: `${got}/${expected} delivered over ${report.connections} connections, ${Math.round((made * perCheckout) / SECONDS)}/s offered${deadReceiver ? `, ${deadReceiver.figure()}` : ''}${pgCost}`,
       };
     }
   } finally {

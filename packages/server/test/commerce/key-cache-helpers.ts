@@ -1,9 +1,10 @@
-import { expect } from 'vitest';
+import { afterEach, expect, vi } from 'vitest';
 import type { CommerceServiceHandle } from '../../src/commerce/app.js';
 import { commerceStores } from '../../src/commerce/db/stores.js';
 import type { Logger } from '../../src/platform/logger.js';
 import { runCliAsync } from '../helpers/cli.js';
 import { countReads } from '../helpers/count-reads.js';
+import { loggedLines } from '../helpers/logged-lines.js';
 import { twoInstancesForFile } from '../helpers/race.js';
 import { api, type TestService } from '../helpers/start.js';
 import { as } from './helpers.js';
@@ -14,6 +15,21 @@ import { as } from './helpers.js';
  * commerce key-cache tests run against. Read `a` and `b` inside a test.
  */
 export const twoCommerce = (opts: { logger?: Logger } = {}) => twoInstancesForFile('commerce', opts);
+
+/**
+ * twoCommerce, logging warnings where the test reads them: `waitedOut()` is the revokes that
+ * waited out an instance that did not acknowledge. Mocks are restored after each test.
+ */
+export function twoCommerceWatchingRevokes() {
+  const warnings = loggedLines('warn');
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  return {
+    two: twoCommerce({ logger: warnings.logger }),
+    waitedOut: () => warnings.saying('did not acknowledge'),
+  };
+}
 
 /** `svc-server keys revoke --json` in a process of its own, on `svc`'s database. */
 export function cliRevoke(svc: TestService, id: string) {

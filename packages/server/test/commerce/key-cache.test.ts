@@ -3,8 +3,7 @@
 // two instances sharing one database (SQLite file or PostgreSQL): once the request that makes a key
 // unusable has returned, the very next request with it fails on every instance, whichever path made
 // it unusable; and a cached key never answers in the other environment.
-import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createLogger } from '../../src/platform/logger.js';
+import { describe, expect, it, vi } from 'vitest';
 import { as, PROTOCOL } from './helpers.js';
 import {
   cliRevoke,
@@ -15,23 +14,12 @@ import {
   keyLookups,
   merchants,
   revokeOnDashboard,
-  twoCommerce,
+  twoCommerceWatchingRevokes,
   warm,
 } from './key-cache-helpers.js';
 
 describe('commerce key cache across instances', () => {
-  const warnings: Record<string, unknown>[] = [];
-  const waitedOut = () => warnings.filter((w) => String(w.msg).includes('did not acknowledge'));
-  const two = twoCommerce({
-    logger: createLogger({
-      level: 'warn',
-      destination: { write: (line: string) => void warnings.push(JSON.parse(line)) },
-    }),
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    warnings.length = 0;
-  });
+  const { two, waitedOut } = twoCommerceWatchingRevokes();
 
   it('a warm key is answered without reading the key table; a made-up one is still looked up', async () => {
     const { a, b } = two;

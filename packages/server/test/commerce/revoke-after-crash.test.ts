@@ -4,34 +4,22 @@
 // beat and before each revoke: once an instance has seen the row silent for SILENT_MS on its
 // monotonic clock, the next revoke deletes it instead of waiting again. Failed on the old code:
 // the second revoke waited too (two warnings).
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { SILENT_MS } from '../../src/platform/key-cache.js';
-import { createLogger } from '../../src/platform/logger.js';
 import { heartbeatStamps, heartbeatsSince, monotonicAhead } from '../helpers/monotonic.js';
 import {
   dashboardKey,
   expectRefused,
   keyEpochOf,
   revokeOnDashboard,
-  twoCommerce,
+  twoCommerceWatchingRevokes,
 } from './key-cache-helpers.js';
 
 /** What kill -9 leaves of an instance on another machine: its row, never updated again. */
 const CRASHED = 'another-host#1/4242/inst_killed';
 
 describe('commerce: a revoke after an instance elsewhere was killed', () => {
-  const warnings: Record<string, unknown>[] = [];
-  const waitedOut = () => warnings.filter((w) => String(w.msg).includes('did not acknowledge'));
-  const two = twoCommerce({
-    logger: createLogger({
-      level: 'warn',
-      destination: { write: (line: string) => void warnings.push(JSON.parse(line)) },
-    }),
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-    warnings.length = 0;
-  });
+  const { two, waitedOut } = twoCommerceWatchingRevokes();
 
   it('waits for the dead row once; after SILENT_MS the next revoke (on either instance) does not', async () => {
     const { a, b } = two;

@@ -91,6 +91,25 @@ describe('a slow webhook endpoint delays only itself', { timeout: 60_000 }, () =
     await c?.close();
   });
 
+  /**
+   * A fresh commerce service whose only webhook endpoint is a receiver that never answers, and
+   * `checkouts` checkouts made for user `user`: as many deliveries due to it, none attempted yet.
+   */
+  async function hangingEndpointWithDue(user: string, checkouts: number) {
+    const started = await startCommerce({ webhookAllowPrivate: true });
+    c = started;
+    const hanging = await startHangingReceiver();
+    cleanups.push(hanging.close);
+    const made = await as(started.svc, started.sandboxKey)('POST', '/v1/webhook_endpoints', {
+      url: hanging.url,
+    });
+    expect(made.status).toBe(201);
+    const { call } = await sandboxUser(started.svc, started.sandboxKey, { client_user_id: user });
+    for (let i = 0; i < checkouts; i++)
+      await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/${user}-${i}` });
+    return { c: started, hanging, endpointId: made.body.id as string };
+  }
+
   it('delivers every event to a healthy endpoint while a hanging one still holds its first requests', async () => {
     c = await startCommerce({ webhookAllowPrivate: true });
     const hanging = await startHangingReceiver();
@@ -155,15 +174,7 @@ describe('a slow webhook endpoint delays only itself', { timeout: 60_000 }, () =
   });
 
   it('lets one endpoint have PER_ENDPOINT_CONCURRENCY attempts in flight at once, and no more for any instance', async () => {
-    c = await startCommerce({ webhookAllowPrivate: true });
-    const hanging = await startHangingReceiver();
-    cleanups.push(hanging.close);
-    expect(
-      (await as(c.svc, c.sandboxKey)('POST', '/v1/webhook_endpoints', { url: hanging.url })).status,
-    ).toBe(201);
-    const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'sixteen' });
-    for (let i = 0; i < PER_ENDPOINT_CONCURRENCY + 4; i++)
-      await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/sixteen-${i}` });
+    const { c, hanging } = await hangingEndpointWithDue('sixteen', PER_ENDPOINT_CONCURRENCY + 4);
     // The timeout ends the test (and fails it) on a dispatcher that stops short of the limit.
     const dispatcher = dispatcherOn(c, { owner: 'instance-a', timeoutMs: 3_000 });
     dispatcher.start();
@@ -177,18 +188,10 @@ describe('a slow webhook endpoint delays only itself', { timeout: 60_000 }, () =
   });
 
   it('sizes each endpoint’s connection pool by the dispatcher’s own per-endpoint limit', async () => {
-    c = await startCommerce({ webhookAllowPrivate: true });
-    const hanging = await startHangingReceiver();
-    cleanups.push(hanging.close);
-    expect(
-      (await as(c.svc, c.sandboxKey)('POST', '/v1/webhook_endpoints', { url: hanging.url })).status,
-    ).toBe(201);
     // More than the default: the pool had a size of its own (a second constant, equal to the
     // default), so the attempts past it queued for a connection and never reached the endpoint.
     const limit = PER_ENDPOINT_CONCURRENCY + 2;
-    const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'pool-size' });
-    for (let i = 0; i < limit; i++)
-      await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/pool-size-${i}` });
+    const { c, hanging } = await hangingEndpointWithDue('pool-size', limit);
     const dispatcher = dispatcherOn(c, { owner: 'instance-a', timeoutMs: 3_000, perEndpoint: limit });
     dispatcher.start();
     cleanups.push(() => dispatcher.stop());
@@ -199,14 +202,7 @@ describe('a slow webhook endpoint delays only itself', { timeout: 60_000 }, () =
   });
 
   it('gives the attempts one claim starts a single deadline between them, which still ends every one', async () => {
-    c = await startCommerce({ webhookAllowPrivate: true });
-    const hanging = await startHangingReceiver();
-    cleanups.push(hanging.close);
-    const made = await as(c.svc, c.sandboxKey)('POST', '/v1/webhook_endpoints', { url: hanging.url });
-    expect(made.status).toBe(201);
-    const { call } = await sandboxUser(c.svc, c.sandboxKey, { client_user_id: 'one-deadline' });
-    for (let i = 0; i < PER_ENDPOINT_CONCURRENCY; i++)
-      await call('POST', '/v1/checkouts', { product_url: `${PROTOCOL}/one-deadline-${i}` });
+    const { c, hanging, endpointId } = await hangingEndpointWithDue('one-deadline', PER_ENDPOINT_CONCURRENCY);
     // Counted from here: only the dispatcher below runs (no background loop in this service).
     const timers = vi.spyOn(AbortSignal, 'timeout');
     cleanups.push(async () => timers.mockRestore());
@@ -222,7 +218,7 @@ describe('a slow webhook endpoint delays only itself', { timeout: 60_000 }, () =
     expect(timers).toHaveBeenCalledTimes(1);
     // The receiver sees each connection close a moment after the attempt gave up on it.
     await until(() => hanging.released() === PER_ENDPOINT_CONCURRENCY);
-    const attempts = (await deliveriesOf(c, made.body.id)).map((d) => d.attempts[0]);
+    const attempts = (await deliveriesOf(c, endpointId)).map((d) => d.attempts[0]);
     expect(attempts).toHaveLength(PER_ENDPOINT_CONCURRENCY);
     expect(attempts.every((a) => a?.response_status === null)).toBe(true);
   });

@@ -4,15 +4,17 @@
 import { existsSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
-import { DEMO_POSTS, SEED_LEASE } from '../../src/content/seed/demo.js';
+import { DEMO_POSTS } from '../../src/content/seed/demo.js';
 import { DEMO_BRAND } from '../../src/content/seed/demo-content.js';
 import { openServiceDatabase } from '../../src/platform/db/open.js';
-import type { SqlDatabase } from '../../src/platform/db/sql.js';
-import { type BuiltServer, killHard, startBuilt } from '../helpers/built-server.js';
+import { type BuiltServer, killHard, launchBuilt, startBuilt } from '../helpers/built-server.js';
 import { binFiles, cli } from '../helpers/cli.js';
 import { api } from '../helpers/start.js';
+import { stopBeforeWrite } from '../helpers/stop-before-write.js';
 
 const SEEDED = { SERVICE_SEED: 'demo' };
+/** Each test starts two or three server processes and seeds: a loaded machine took 16 s of the default 20. */
+const STARTS_TIMEOUT_MS = 60_000;
 
 beforeAll(() => {
   if (!existsSync(cli)) throw new Error(`${cli} is missing: build first (pnpm --filter @svc/server build).`);
@@ -43,16 +45,20 @@ const startTogether = (files: ReturnType<typeof binFiles>) =>
 describe('demo seed: two instances starting together', () => {
   const files = binFiles('.svc-seed-pair-');
 
-  it('seeds one complete demo brand, and both instances answer it from their first request', async () => {
-    const servers = await startTogether(files);
-    try {
-      const answers = await Promise.all(servers.map((s) => demoOf(s.url)));
-      const id = answers[0]?.brands[0]?.id;
-      expect(answers).toEqual([oneCompleteDemo(id), oneCompleteDemo(id)]);
-    } finally {
-      await Promise.all(servers.map(killHard));
-    }
-  });
+  it(
+    'seeds one complete demo brand, and both instances answer it from their first request',
+    async () => {
+      const servers = await startTogether(files);
+      try {
+        const answers = await Promise.all(servers.map((s) => demoOf(s.url)));
+        const id = answers[0]?.brands[0]?.id;
+        expect(answers).toEqual([oneCompleteDemo(id), oneCompleteDemo(id)]);
+      } finally {
+        await Promise.all(servers.map(killHard));
+      }
+    },
+    STARTS_TIMEOUT_MS,
+  );
 });
 
 describe('demo seed: kill -9 of the seeding instance mid-seed', () => {
@@ -68,51 +74,41 @@ describe('demo seed: kill -9 of the seeding instance mid-seed', () => {
       migrations: contentMigrations,
     });
 
-  /** Waits for the seed's pending marker to name its brand, and returns the seeder's pid. */
-  async function midSeed(db: SqlDatabase): Promise<number> {
-    for (let i = 0; i < 3000; i++) {
-      const done = await db.get("SELECT value FROM workspace_meta WHERE key = 'demo_seeded'");
-      if (done)
-        throw new Error('the seed finished before it could be caught in the middle; nothing was tested');
-      const pending = await db.get<{ value: string }>(
-        "SELECT value FROM workspace_meta WHERE key = 'demo_seed_pending'",
-      );
-      const lease = await db.get<{ owner: string }>('SELECT owner FROM leases WHERE name = ?', [SEED_LEASE]);
-      if (pending && JSON.parse(pending.value).brand_id && lease) return Number(lease.owner.split('/')[1]);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-    throw new Error('the seed never started');
-  }
+  it(
+    'leaves one complete demo: the survivor repairs it, and the next start keeps it',
+    async () => {
+      // Migrated here first, so the seed can be watched from its start (the workspace is still empty).
+      const db = await watch();
+      // The seeder stops itself before its first demo channel: its brand is written and named in
+      // the pending marker, the rest is not. Whichever instance seeds, however loaded the machine.
+      const stop = stopBeforeWrite(files.dataDir, /INSERT INTO channels\b/);
+      const launched = [1, 2].map(() => launchBuilt('content', files.env({ ...SEEDED, ...stop.env })));
+      // The seeder never gets to serve: its start ends with its kill, which is no error here.
+      const settled = Promise.allSettled(launched.map((l) => l.started));
+      let restarted: BuiltServer | undefined;
+      try {
+        const seeder = await stop.stopped(launched.map((l) => l.child));
+        const pending = await db.get<{ value: string }>(
+          "SELECT value FROM workspace_meta WHERE key = 'demo_seed_pending'",
+        );
+        expect(JSON.parse(pending?.value ?? '{}').brand_id).toEqual(expect.any(String));
+        expect(await db.get("SELECT value FROM workspace_meta WHERE key = 'demo_seeded'")).toBeUndefined();
+        await killHard({ child: seeder });
+        const survivor = launched.find((l) => l.child !== seeder);
+        if (!survivor) throw new Error('no second instance');
 
-  it('leaves one complete demo: the survivor repairs it, and the next start keeps it', async () => {
-    // Migrated here first, so the seed can be watched from its start (the workspace is still empty).
-    const db = await watch();
-    const starting = [startBuilt('content', files.env(SEEDED)), startBuilt('content', files.env(SEEDED))];
-    let restarted: BuiltServer | undefined;
-    try {
-      const pid = await midSeed(db);
-      // Held still first, so what it leaves is checked before it can finish; then killed.
-      process.kill(pid, 'SIGSTOP');
-      expect(await db.get("SELECT value FROM workspace_meta WHERE key = 'demo_seeded'")).toBeUndefined();
-      process.kill(pid, 'SIGKILL');
-      const survivors = (await Promise.allSettled(starting)).flatMap((r) =>
-        r.status === 'fulfilled' && r.value.child.pid !== pid ? [r.value] : [],
-      );
-      expect(survivors).toHaveLength(1);
-      const survivor = survivors[0] as BuiltServer;
+        const after = await demoOf((await survivor.started).url);
+        expect(after).toEqual(oneCompleteDemo(after.brands[0]?.id));
+        await killHard(survivor);
 
-      const after = await demoOf(survivor.url);
-      expect(after).toEqual(oneCompleteDemo(after.brands[0]?.id));
-      await killHard(survivor);
-
-      restarted = await startBuilt('content', files.env(SEEDED));
-      expect(await demoOf(restarted.url)).toEqual(after);
-    } finally {
-      const started = (await Promise.allSettled(starting)).flatMap((r) =>
-        r.status === 'fulfilled' ? [r.value] : [],
-      );
-      await Promise.all([...started, ...(restarted ? [restarted] : [])].map(killHard));
-      await db.close();
-    }
-  });
+        restarted = await startBuilt('content', files.env(SEEDED));
+        expect(await demoOf(restarted.url)).toEqual(after);
+      } finally {
+        await Promise.all([...launched, ...(restarted ? [restarted] : [])].map(killHard));
+        await settled;
+        await db.close();
+      }
+    },
+    STARTS_TIMEOUT_MS,
+  );
 });

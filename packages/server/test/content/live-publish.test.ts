@@ -507,6 +507,19 @@ async function publishNowWith(assetId: string, text: string) {
   return api(svc.url, 'POST', '/v1/posts', { body: { draft_id: draft.body.id } });
 }
 
+/**
+ * A live server whose X checks a GIF's processing as `x` says (the fake's own pace by default),
+ * and a GIF published now on it: the GIF, the answer, and how long the request waited on the
+ * service clock.
+ */
+async function publishGifNow(text: string, x?: NonNullable<Parameters<typeof startLive>[0]>['x']) {
+  await startWithChannel(undefined, x);
+  const gif = await gifAsset();
+  const started = svc.clock.now().getTime();
+  const res = await publishNowWith(gif.id, text);
+  return { gif, res, waitedMs: svc.clock.now().getTime() - started };
+}
+
 const mediaCalls = () =>
   fake.requests
     .filter((r) => r.includes('/media/') || r === 'POST /2/tweets')
@@ -514,10 +527,7 @@ const mediaCalls = () =>
 
 describe('live publishing a GIF to X', () => {
   it('calls to X for a GIF post: uploaded as tweet_gif, X’s processing awaited on the service clock, then one post', async () => {
-    await startWithChannel();
-    const gif = await gifAsset();
-    const started = svc.clock.now().getTime();
-    const res = await publishNowWith(gif.id, 'It moves.');
+    const { gif, res, waitedMs } = await publishGifNow('It moves.');
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ status: 'published', notice: null, retry_at: null });
     // X's minimum for a GIF post: the chunked upload, a status check per state X moves through, the post.
@@ -530,7 +540,7 @@ describe('live publishing a GIF to X', () => {
       'POST /2/tweets',
     ]);
     // The waits were X's check_after_secs (1 s pending, 2 s in progress), on the injected clock.
-    expect(svc.clock.now().getTime() - started).toBe(3_000);
+    expect(waitedMs).toBe(3_000);
     const [tweet] = [...fake.tweets.values()];
     expect(fake.tweets.size).toBe(1);
     expect(fake.media.get(tweet?.mediaIds[0] as string)).toEqual({
@@ -580,10 +590,9 @@ describe('live publishing a GIF to X', () => {
 
   it('a GIF X is still processing after the longest wait keeps the post scheduled for a retry, unposted', async () => {
     // X asks for 2 minutes after in_progress: past the 60 s svc waits in all.
-    await startWithChannel(undefined, { checkAfterSecs: { pending: 1, in_progress: 120 } });
-    const gif = await gifAsset();
-    const started = svc.clock.now().getTime();
-    const res = await publishNowWith(gif.id, 'Slow.');
+    const { res, waitedMs } = await publishGifNow('Slow.', {
+      checkAfterSecs: { pending: 1, in_progress: 120 },
+    });
     expect(res.body).toMatchObject({
       status: 'scheduled',
       retry_at: new Date(svc.clock.now().getTime() + 60_000).toISOString(),
@@ -591,7 +600,7 @@ describe('live publishing a GIF to X', () => {
     expect(res.body.notice).toMatch(
       /PLATFORM_UNAVAILABLE.*X was still processing the GIF .*svc waits at most 15 s/,
     );
-    expect(svc.clock.now().getTime() - started).toBe(1_000);
+    expect(waitedMs).toBe(1_000);
     expect(tweetsPosted()).toBe(0);
     expect(fake.violations).toEqual([]);
   });
@@ -660,11 +669,10 @@ describe('live publishing a GIF to X', () => {
   it('publish now answers within 15 s of X processing, and the background retry posts the same upload: one status check, no second upload', async () => {
     // X asks for 30 s after in_progress: more than a publish-now request waits (15 s), less than
     // the background loop does (60 s).
-    await startWithChannel(undefined, { checkAfterSecs: { pending: 1, in_progress: 30 } });
-    const gif = await gifAsset();
-    const started = svc.clock.now().getTime();
-    const res = await publishNowWith(gif.id, 'Slow, then out.');
-    expect(svc.clock.now().getTime() - started).toBe(1_000);
+    const { res, waitedMs } = await publishGifNow('Slow, then out.', {
+      checkAfterSecs: { pending: 1, in_progress: 30 },
+    });
+    expect(waitedMs).toBe(1_000);
     expect(res.body.notice).toMatch(/X was still processing the GIF .*svc waits at most 15 s/);
     expect(res.body.status).toBe('scheduled');
     const [firstId] = [...fake.media.keys()];

@@ -28,6 +28,19 @@ import {
  * newest first, with the same ids and cursors, on a database that held entries before the
  * migrations, random ids and time-ordered ones, and ids of neither kind after the cut-off.
  */
+/** The `i`th entry a test writes: its tool and key follow `i`, and every `keyless`th has no key. */
+const entry = (i: number, id: string, at: Date, keyless: number): McpCallRow => ({
+  id,
+  key_id: i % keyless === 0 ? null : `key_${i % 3}`,
+  tool: i % 2 ? 'list_agents' : 'list_brands',
+  args: { n: i },
+  outcome: 'ok',
+  error_code: null,
+  error_message: null,
+  duration_ms: 1,
+  created_at: at.toISOString(),
+});
+
 describe('the MCP call log indexes (migrations 023 and 024)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-call-log-idx-'));
   let pgDatabase: TestPostgresDatabase | undefined;
@@ -48,37 +61,18 @@ describe('the MCP call log indexes (migrations 023 and 024)', () => {
     const before = await open(22);
     const start = Date.parse('2026-11-01T00:00:00.000Z');
     for (let i = 0; i < 3_000; i++)
-      rows.push({
-        // Two entries a millisecond: the id breaks the tie.
-        id: `mcpc_${String(i).padStart(24, '0')}`,
-        key_id: i % 7 === 0 ? null : `key_${i % 3}`,
-        tool: i % 2 ? 'list_agents' : 'list_brands',
-        args: { n: i },
-        outcome: 'ok',
-        error_code: null,
-        error_message: null,
-        duration_ms: 1,
-        created_at: new Date(start + Math.floor(i / 2)).toISOString(),
-      });
+      // Two entries a millisecond: the id breaks the tie.
+      rows.push(entry(i, `mcpc_${String(i).padStart(24, '0')}`, new Date(start + Math.floor(i / 2)), 7));
     // Entries from after the cut-off: time-ordered ids (three a millisecond), and now and then one
     // whose id is not (a build older than the time-ordered ids, still running beside).
     const recent = Date.parse(TIME_ORDERED_SINCE) - 200;
     for (let i = 0; i < 1_200; i++) {
       const at = new Date(recent + Math.floor(i / 3));
-      rows.push({
-        id:
-          i % 97 === 5
-            ? `mcpc_${i % 2 ? 'zz' : '00'}x${String(i).padStart(21, '0')}`
-            : timeOrderedId({ make: (p) => `${p}_${String(i).padStart(24, '0')}` }, 'mcpc', at),
-        key_id: i % 5 === 0 ? null : `key_${i % 3}`,
-        tool: i % 2 ? 'list_agents' : 'list_brands',
-        args: { n: i },
-        outcome: 'ok',
-        error_code: null,
-        error_message: null,
-        duration_ms: 1,
-        created_at: at.toISOString(),
-      });
+      const id =
+        i % 97 === 5
+          ? `mcpc_${i % 2 ? 'zz' : '00'}x${String(i).padStart(21, '0')}`
+          : timeOrderedId({ make: (p) => `${p}_${String(i).padStart(24, '0')}` }, 'mcpc', at);
+      rows.push(entry(i, id, at, 5));
     }
     // The order the list promises, whatever the ids.
     rows.sort((x, y) => (x.created_at === y.created_at ? cmp(x.id, y.id) : cmp(x.created_at, y.created_at)));

@@ -16,6 +16,15 @@ export function startBuilt(
   env: NodeJS.ProcessEnv,
   stderr: 'inherit' | 'ignore' = 'inherit',
 ): Promise<BuiltServer> {
+  return launchBuilt(service, env, stderr).started;
+}
+
+/** startBuilt, with its process at hand before it serves (to signal one caught while it starts). */
+export function launchBuilt(
+  service: 'content' | 'commerce',
+  env: NodeJS.ProcessEnv,
+  stderr: 'inherit' | 'ignore' = 'inherit',
+): { child: ChildProcess; started: Promise<BuiltServer> } {
   const child = spawn(process.execPath, [cli, 'start'], {
     env: {
       ...process.env,
@@ -29,7 +38,7 @@ export function startBuilt(
   });
   const line = new RegExp(`^${service}\\s+(\\S+)`, 'm');
   let out = '';
-  return new Promise((resolve, reject) => {
+  const started = new Promise<BuiltServer>((resolve, reject) => {
     child.stdout?.on('data', (chunk) => {
       out += chunk;
       const url = line.exec(out)?.[1];
@@ -37,10 +46,11 @@ export function startBuilt(
     });
     child.once('exit', (code) => reject(new Error(`svc-server exited early (${code}): ${out}`)));
   });
+  return { child, started };
 }
 
 /** kill -9, resolved once the process is gone. */
-export function killHard(server: BuiltServer): Promise<void> {
+export function killHard(server: Pick<BuiltServer, 'child'>): Promise<void> {
   return new Promise((resolve) => {
     if (server.child.exitCode !== null || server.child.signalCode !== null) return resolve();
     server.child.once('exit', () => resolve());
