@@ -20,7 +20,8 @@ import {
  * media asset; platform/db/lease-lock.ts), on two content instances on one database:
  * - a holder stalled past its lease, while the other instance took the work over, cannot write
  *   over the newer result (the fence: its write is refused, and it yields or says LOCK_LOST);
- * - a holder that is slow but alive keeps its lease (the heartbeat), so nobody takes it over.
+ * - a holder that is slow but alive keeps its lease (the heartbeat), so nobody takes it over;
+ * - a lease that ran out but that nobody took is still its holder's: its result is written.
  * A stall is the lease running out under a holder held at one step (runOutLease: as its length
  * passing on the database's clock would), or, for the heartbeat, a holder held for several
  * lease lengths of a lease shortened to LEASE_MS.
@@ -102,6 +103,24 @@ describe('a holder stalled past its lease cannot overwrite the newer result', ()
     expect((await publishNow(a, channelId, 'Two hours later.')).body.status).toBe('published');
     expect(x.refreshes()).toBe(3);
     expect(stack.x.violations).toEqual([]);
+  });
+
+  it('token refresh: a refresh whose lease ran out but that nobody took over still stores its rotated tokens', async () => {
+    const { stack, a, channelId } = await twoLive();
+    const x = nextRefreshHeld(stack, a.clock);
+    const fromA = publishNow(a, channelId, 'Published after a slow refresh.');
+    await until(() => x.refreshes() === 1);
+    await runOutLease(handle(a).db, refreshLease(channelId));
+    // X rotates the refresh token as it answers. Nobody else began a refresh, so A's tokens are
+    // the only good ones: a fence that refused them because the lease had run out would cost the
+    // channel at the next refresh (A would refresh again with the spent token).
+    x.open();
+    expect((await fromA).body.status).toBe('published');
+    expect(x.refreshes()).toBe(1);
+    a.clock.advance(2 * 3_600_000);
+    expect((await publishNow(a, channelId, 'Two hours later.')).body.status).toBe('published');
+    expect(x.refreshes()).toBe(2);
+    expect((await api(a.url, 'GET', `/v1/channels/${channelId}`)).body.status).toBe('connected');
   });
 
   it('media: the stalled change is refused with 503 LOCK_LOST; the row and files are the newer change', async () => {
