@@ -124,7 +124,12 @@ export interface ContentHandle extends ServiceHandle {
  * because it opens and migrates the database (unless given one) and reads the sandbox clock.
  */
 export async function createContentApp(
-  deps: ServiceDeps & { db?: SqlDatabase; media?: Pick<MediaContext, 'mediaFetcher' | 'mediaLimits'> },
+  deps: ServiceDeps & {
+    db?: SqlDatabase;
+    media?: Pick<MediaContext, 'mediaFetcher' | 'mediaLimits'>;
+    /** See ContentContext.workLeaseMs (tests). */
+    workLeaseMs?: number;
+  },
 ): Promise<ContentHandle> {
   const db = deps.db ?? (await openContentDatabase(deps.config, (message) => deps.logger.warn(message)));
   // Aborted as the stop begins (`stopping` below): a publish waiting on X's processing gives up.

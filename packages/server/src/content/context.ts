@@ -72,6 +72,12 @@ export interface ContentContext {
    * (X processing a GIF) end then, and the post is left to be tried again.
    */
   readonly stopSignal: AbortSignal;
+  /**
+   * The length of the leases that guard work done outside a transaction (a token refresh, a
+   * media edit; platform/db/lease-lock.ts) when not their own 2 minutes: the seam tests use to
+   * see a holder outlive its lease in seconds.
+   */
+  readonly workLeaseMs?: number;
 }
 
 /**
@@ -85,6 +91,7 @@ export async function createContentContext(
     stopwatch?: () => number;
     media?: Pick<MediaContext, 'mediaFetcher' | 'mediaLimits'>;
     stopSignal?: AbortSignal;
+    workLeaseMs?: number;
   },
 ): Promise<{ ctx: ContentContext; mediaCtx: MediaContext }> {
   const clock = await SandboxClock.load(deps.db, deps.clock);
@@ -95,6 +102,7 @@ export async function createContentContext(
     ids: deps.ids,
     logger: deps.logger,
     ...deps.media,
+    ...(deps.workLeaseMs ? { workLeaseMs: deps.workLeaseMs } : {}),
   };
   const stores = contentStores(deps.db);
   const instanceId = instanceName(deps.ids);
@@ -117,6 +125,7 @@ export async function createContentContext(
     sweepSilent: silentInstanceSweep(stores.keyEpoch, { silentMs: SILENT_MS, monotonic: stopwatch }),
     // Never aborted when the caller has no stop of its own (a context built for a tool or a test).
     stopSignal: deps.stopSignal ?? new AbortController().signal,
+    ...(deps.workLeaseMs ? { workLeaseMs: deps.workLeaseMs } : {}),
   };
   return { ctx, mediaCtx };
 }

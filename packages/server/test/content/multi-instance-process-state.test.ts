@@ -1,11 +1,19 @@
-import sharp from 'sharp';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ContentHandle } from '../../src/content/app.js';
+import { describe, expect, it } from 'vitest';
 import { PUBLISH_LEASE_MS } from '../../src/content/services/publish-leases.js';
 import { ManualClock } from '../../src/platform/clock.js';
-import { connectLive, type LiveStack, startLive } from '../helpers/live.js';
-import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
+import { connectLive, startLive } from '../helpers/live.js';
+import { api, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
+import {
+  gate,
+  handle,
+  instancesBeside,
+  nextRefreshHeld,
+  publishNow,
+  revOf,
+  until,
+  uploadChart,
+} from './instances-beside.js';
 import { makeKey, rawMcp } from './mcp-helpers.js';
 
 /**
@@ -15,69 +23,24 @@ import { makeKey, rawMcp } from './mcp-helpers.js';
  * Each test would fail if that state were still per process.
  */
 
-const handle = (s: TestService) => s.handle as ContentHandle;
-const started: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  // The second instance first: the first one owns the data directory and the database.
-  for (const close of started.splice(0).reverse()) await close();
-});
-
-/** A second content instance on `first`'s data directory and database, with its settings. */
-async function beside(first: TestService): Promise<TestService> {
-  const second = await startTestService('content', {
-    clock: first.clock,
-    dataDir: first.dataDir,
-    config: { ...first.config, ...sameDatabase(first) },
-  });
-  await handle(second).ready;
-  started.push(() => second.stop());
-  return second;
-}
-
-async function twoLive(): Promise<{ stack: LiveStack; a: TestService; b: TestService; channelId: string }> {
-  const stack = await startLive({ clock: new ManualClock(), config: { seed: 'none' } });
-  started.push(() => stack.close());
-  const a = stack.svc;
-  const brand = await api(a.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } });
-  const channelId = (await connectLive(a, brand.body.id, 'x')).id;
-  return { stack, a, b: await beside(a), channelId };
-}
-
-/** A promise the test settles by hand: what a held platform answer waits for. */
-function gate() {
-  let open!: () => void;
-  const until = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  return { until, open };
-}
-
-const until = async (what: () => boolean) => {
-  while (!what()) await new Promise((r) => setTimeout(r, 10));
-};
+const { beside, first, twoLive, track } = instancesBeside();
 
 describe('content across instances: process state in the database', () => {
   it('refreshes a channel once when two instances need its token at the same time; both publishes go out', async () => {
     const { stack, a, b, channelId } = await twoLive();
-    const tokenCalls = () => stack.x.requests.filter((r) => r === 'POST /2/oauth2/token').length;
-    const before = tokenCalls();
-    // The access token now expires within five minutes: both instances must refresh first.
-    a.clock.advance(2 * 3_600_000);
-    const held = gate();
-    stack.x.failNext('POST /2/oauth2/token', { kind: 'hold', until: held.until });
-    const publish = (svc: TestService, text: string) =>
-      api(svc.url, 'POST', '/v1/posts', { body: { channel_id: channelId, text } });
-    const fromA = publish(a, 'Published through instance A.');
-    const fromB = publish(b, 'Published through instance B.');
+    // Both instances must refresh first.
+    const x = nextRefreshHeld(stack, a.clock);
+    const fromA = publishNow(a, channelId, 'Published through instance A.');
+    const fromB = publishNow(b, channelId, 'Published through instance B.');
     // One refresh is with X. Give the other instance time to reach its own refresh, then let X answer.
-    await until(() => tokenCalls() === before + 1);
+    await until(() => x.refreshes() === 1);
     await new Promise((r) => setTimeout(r, 300));
-    held.open();
+    x.open();
     const [ra, rb] = await Promise.all([fromA, fromB]);
     expect([ra.status, rb.status]).toEqual([201, 201]);
     expect([ra.body.status, rb.body.status]).toEqual(['published', 'published']);
     // A second refresh would have spent the rotated refresh token and cost the channel.
-    expect(tokenCalls()).toBe(before + 1);
+    expect(x.refreshes()).toBe(1);
     expect(stack.x.tweets.size).toBe(2);
     expect((await api(b.url, 'GET', `/v1/channels/${channelId}`)).body.status).toBe('connected');
     expect(stack.x.violations).toEqual([]);
@@ -85,7 +48,7 @@ describe('content across instances: process state in the database', () => {
 
   it('an instance starting while another publishes leaves that publish alone; it ends published', async () => {
     const stack = await startLive({ clock: new ManualClock(), config: { seed: 'none' } });
-    started.push(() => stack.close());
+    track(() => stack.close());
     const a = stack.svc;
     const brand = await api(a.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } });
     const channelId = (await connectLive(a, brand.body.id, 'x')).id;
@@ -134,8 +97,7 @@ describe('content across instances: process state in the database', () => {
   });
 
   it("an automation's daily cap holds across instances running it at the same time", async () => {
-    const a = await startTestService('content', { config: { seed: 'none' } });
-    started.push(() => a.close());
+    const a = await first();
     const b = await beside(a);
     const brand = await makeBrand(a, { channels: ['x'] });
     const auto = await api(a.url, 'POST', '/v1/automations', {
@@ -167,25 +129,15 @@ describe('content across instances: process state in the database', () => {
   });
 
   it('two focal-point changes to one asset on two instances render one after the other', async () => {
-    const a = await startTestService('content', { config: { seed: 'none' } });
-    started.push(() => a.close());
+    const a = await first();
     const b = await beside(a);
-    const brand = await makeBrand(a);
-    const png = await sharp({ create: { width: 1600, height: 900, channels: 3, background: '#3366aa' } })
-      .png()
-      .toBuffer();
-    const form = new FormData();
-    form.append('file', new Blob([new Uint8Array(png)], { type: 'image/png' }), 'chart.png');
-    const up = await fetch(`${a.url}/v1/brands/${brand.id}/media`, { method: 'POST', body: form });
-    expect(up.status).toBe(201);
-    const id = ((await up.json()) as { id: string }).id;
+    const id = await uploadChart(a);
 
     const focus = (svc: TestService, x: number) =>
       api(svc.url, 'PATCH', `/v1/media/${id}`, { body: { focal_point: { x, y: 0.5 } } });
     const [ra, rb] = await Promise.all([focus(a, 0.1), focus(b, 0.9)]);
     expect([ra.status, rb.status]).toEqual([200, 200]);
     // Each change rendered its own revision from the row the other wrote: 2 and 3, never 2 twice.
-    const revOf = (r: { body: any }) => /\.(\d+)\.jpg$/.exec(r.body.variants.square.url)?.[1];
     expect([revOf(ra), revOf(rb)].sort()).toEqual(['2', '3']);
     const later = revOf(ra) === '3' ? ra : rb;
     const last = (await api(b.url, 'GET', `/v1/media/${id}`)).body;
@@ -195,8 +147,7 @@ describe('content across instances: process state in the database', () => {
   });
 
   it('a key revoked on one instance is refused by the other on its next request', async () => {
-    const a = await startTestService('content', { config: { seed: 'none' } });
-    started.push(() => a.close());
+    const a = await first();
     const b = await beside(a);
     const { key, id } = await makeKey(a, ['read']);
     const list = { jsonrpc: '2.0', id: 1, method: 'tools/list' };

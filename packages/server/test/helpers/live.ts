@@ -50,6 +50,8 @@ export async function startLive(
     config?: Partial<Config>;
     clock?: ManualClock;
     background?: boolean;
+    /** The token refresh and media edit leases' length (startTestService). */
+    workLeaseMs?: number;
   } = {},
 ): Promise<LiveStack> {
   const clock = opts.clock;
@@ -102,6 +104,7 @@ export async function startLive(
     },
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.background ? { background: true } : {}),
+    ...(opts.workLeaseMs ? { workLeaseMs: opts.workLeaseMs } : {}),
   });
   return {
     svc,

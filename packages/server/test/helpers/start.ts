@@ -70,6 +70,8 @@ export async function startTestService(
     sqlite?: boolean;
     /** How often the commerce dispatcher polls once `background` starts it (default: the service's). */
     webhookPollMs?: number;
+    /** The token refresh and media edit leases' length (content), so a test outlives one in seconds. */
+    workLeaseMs?: number;
   } = {},
 ): Promise<TestService> {
   const dataDir = opts.dataDir ?? tempDataDir(`svc-${name}-`);
@@ -91,6 +93,7 @@ export async function startTestService(
     ids: opts.ids ?? randomIds,
     logger: opts.logger ?? silentLogger(),
     ...(opts.webhookPollMs ? { webhookPollMs: opts.webhookPollMs } : {}),
+    ...(opts.workLeaseMs ? { workLeaseMs: opts.workLeaseMs } : {}),
   };
   let handle: ServiceHandle;
   try {

@@ -22,4 +22,6 @@ export interface MediaContext {
   /** Defaults to `publicMediaFetcher` (publicFetch with allowPrivate: false). */
   readonly mediaFetcher?: MediaFetcher;
   readonly mediaLimits?: Partial<MediaLimits>;
+  /** The per-asset lease's length when not ASSET_LEASE_MS (locks.ts): tests shorten it. */
+  readonly workLeaseMs?: number;
 }

@@ -204,11 +204,13 @@ export function cropBox(w: number, h: number, ratio: number, focal: FocalPoint) 
 export async function renderCrops(
   original: VariantFile,
   dir: string,
-  opts: { focal: FocalPoint; rev: number; alpha: boolean; maxPixels: number },
+  /** `signal`: the asset's lease was lost (locks.ts); no further crop is started. */
+  opts: { focal: FocalPoint; rev: number; alpha: boolean; maxPixels: number; signal?: AbortSignal },
 ): Promise<Record<CropName, VariantFile>> {
   const out = {} as Record<CropName, VariantFile>;
   await Promise.all(
     CROP_NAMES.map(async (name) => {
+      opts.signal?.throwIfAborted();
       const spec = CROPS[name];
       const box = cropBox(original.width, original.height, spec.ratio, opts.focal);
       const file = `${name}.${opts.rev}.${extOf(opts.alpha)}`;

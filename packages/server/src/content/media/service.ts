@@ -1,5 +1,8 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { HeldLease } from '../../platform/db/lease-lock.js';
+import { leasesStore } from '../../platform/db/leases-store.js';
+import type { SqlExecutor } from '../../platform/db/sql.js';
 import { invalidRequest, notFound } from '../../platform/errors.js';
 import { trimTrailingSlashes } from '../../platform/trim-end.js';
 import { PAGE, type Platform } from '../domain.js';
@@ -71,6 +74,12 @@ export function createMediaService(ctx: MediaContext) {
   const now = () => ctx.clock.now().toISOString();
 
   const withLock = assetLocks(ctx);
+  /** A write of the asset's change, in one transaction behind the asset lease's fence (locks.ts). */
+  const fenced = <T>(lease: HeldLease, write: (tx: SqlExecutor) => Promise<T>) =>
+    ctx.db.transaction(async (tx) => {
+      await lease.fence(leasesStore(tx));
+      return write(tx);
+    });
 
   const view = (rec: MediaRecord) => toAssetView(rec, base);
 
@@ -219,7 +228,7 @@ export function createMediaService(ctx: MediaContext) {
     },
 
     async update(assetId: string, patch: MediaPatch): Promise<MediaAsset> {
-      return withLock(assetId, async () => {
+      return withLock(assetId, async (lease) => {
         const rec = await requireRecord(null, assetId);
         const changes: Parameters<typeof store.update>[1] = { updated_at: now() };
         if (patch.alt !== undefined) changes.alt = patch.alt;
@@ -234,12 +243,14 @@ export function createMediaService(ctx: MediaContext) {
           const { width, height } = files.original;
           if (width === null || height === null)
             throw invalidRequest('This asset has no pixel size, so it takes no focal point.', 'focal_point');
-          const rev = rec.render_rev + 1;
+          const rev = await fenced(lease, (tx) => mediaStore(tx).claimRevision(assetId));
+          if (rev === null) throw notFound('media asset', assetId);
           const crops = await renderCrops({ ...files.original, width, height }, dir, {
             focal,
             rev,
             alpha: cropsAlpha(files.original.mime, files.original.mime === 'image/png'),
             maxPixels: limits.maxInputPixels,
+            signal: lease.signal,
           }).catch(async (err) => {
             // Remove whichever crops of this revision were written before the failure.
             await Promise.all(
@@ -253,11 +264,12 @@ export function createMediaService(ctx: MediaContext) {
           });
           made = Object.values(crops);
           replaced = Object.values(files).filter((f) => f.file !== files.original.file);
-          Object.assign(changes, { focal_x: focal.x, focal_y: focal.y, render_rev: rev });
+          Object.assign(changes, { focal_x: focal.x, focal_y: focal.y });
           changes.variants = { original: files.original, ...crops };
         }
         try {
-          await ctx.db.transaction((tx) => mediaStore(tx).update(assetId, changes, patch.tags));
+          // Refused (LOCK_LOST) when this change stalled past its lease and another took over.
+          await fenced(lease, (tx) => mediaStore(tx).update(assetId, changes, patch.tags));
         } catch (err) {
           await Promise.all(made.map((f) => removeQuietly(join(dir, f.file))));
           throw err;
@@ -277,8 +289,9 @@ export function createMediaService(ctx: MediaContext) {
      * drafts or posts refer to stay served until nothing refers to them; the rest go at once.
      */
     async remove(assetId: string): Promise<void> {
-      await withLock(assetId, async () => {
-        if (!(await store.delete(assetId))) throw notFound('media asset', assetId);
+      await withLock(assetId, async (lease) => {
+        if (!(await fenced(lease, (tx) => mediaStore(tx).delete(assetId))))
+          throw notFound('media asset', assetId);
         await pruneAssetDir(root, assetId, await store.referencedFiles(assetId));
       });
     },

@@ -152,6 +152,20 @@ export function mediaStore(db: SqlExecutor) {
       if (tags) await writeTags(id, tags);
     },
 
+    /**
+     * Takes the asset's next render revision: its crops are rendered under that number (file names
+     * carry it), so two renders never share a file name, even one by a holder that stalled past its
+     * lease beside the one that took over. Null when the asset is gone. A render that then fails
+     * leaves the number unused; nothing reads it but the next claim.
+     */
+    async claimRevision(id: string): Promise<number | null> {
+      const row = await db.get<{ render_rev: number | string }>(
+        'UPDATE media_assets SET render_rev = render_rev + 1 WHERE id = ? RETURNING render_rev',
+        [id],
+      );
+      return row ? Number(row.render_rev) : null;
+    },
+
     async delete(id: string): Promise<boolean> {
       const { changes } = await db.run('DELETE FROM media_assets WHERE id = ?', [id]);
       return changes > 0;

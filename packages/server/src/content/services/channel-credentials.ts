@@ -1,5 +1,5 @@
 import { createSecretBox, type SecretBox, SecretBoxError } from '../../platform/crypto/secret-box.js';
-import { withLeaseLock } from '../../platform/db/lease-lock.js';
+import { type HeldLease, withLeaseLock } from '../../platform/db/lease-lock.js';
 import { AppError, notFound } from '../../platform/errors.js';
 import type { ContentContext } from '../context.js';
 import type { ChannelRow } from '../db/stores/channels-store.js';
@@ -67,9 +67,32 @@ async function liveChannel(ctx: ContentContext, channelId: string): Promise<Chan
   return channel;
 }
 
+/**
+ * Runs a write under the refresh lease behind its fence (platform/db/lease-lock.ts): a refresh
+ * that stalled past its lease while another took it over neither stores its tokens nor marks the
+ * channel over what the newer refresh stored; it throws LOCK_LOST (underRefreshLease then reads
+ * the newer result). Without a lease (a read outside any refresh) the write is made as is.
+ */
+const fenced = <T>(
+  ctx: ContentContext,
+  lease: HeldLease | undefined,
+  write: (tx: ContentStores) => Promise<T>,
+) =>
+  lease
+    ? ctx.transaction(async (tx) => {
+        await lease.fence(tx.leases);
+        return write(tx);
+      })
+    : write(ctx.stores);
+
 /** Marks the channel for the person and returns the error to throw. */
-async function markForReconnect(ctx: ContentContext, channel: ChannelRow, reason: string): Promise<AppError> {
-  if (await ctx.stores.channels.markNeedsReconnect(channel.id, reason)) {
+async function markForReconnect(
+  ctx: ContentContext,
+  channel: ChannelRow,
+  reason: string,
+  lease?: HeldLease,
+): Promise<AppError> {
+  if (await fenced(ctx, lease, (tx) => tx.channels.markNeedsReconnect(channel.id, reason))) {
     ctx.logger.warn(
       { channelId: channel.id, platform: channel.platform, reason },
       'channel needs reconnecting',
@@ -109,42 +132,71 @@ export async function saveTokens(
 export const REFRESH_LEASE_MS = 2 * 60_000;
 const refreshLease = (channelId: string) => `content:token-refresh:${channelId}`;
 
-async function underRefreshLease(ctx: ContentContext, channelId: string, fn: () => Promise<string>) {
-  return withLeaseLock(
-    ctx.db,
-    refreshLease(channelId),
-    {
-      instance: ctx.instanceId,
-      // Longer than the refresh call can take (its timeout), so a live holder never loses it.
-      ttlMs: REFRESH_LEASE_MS,
-      waitMs: REFRESH_LEASE_MS + 15_000,
-      what: `the token refresh of channel ${channelId}`,
-    },
-    fn,
-  );
+/**
+ * Runs `fn` under the channel's refresh lease. `fn` reads the tokens again first, so when this
+ * call stalled past its lease and another refresh took over (LOCK_LOST: nothing of ours was
+ * written), running it once more waits for that refresh and uses what it stored.
+ */
+async function underRefreshLease(
+  ctx: ContentContext,
+  channelId: string,
+  fn: (lease: HeldLease) => Promise<string>,
+) {
+  const ttlMs = ctx.workLeaseMs ?? REFRESH_LEASE_MS;
+  const run = () =>
+    withLeaseLock(
+      ctx.db,
+      refreshLease(channelId),
+      {
+        instance: ctx.instanceId,
+        // Longer than the refresh call can take (its timeout); renewed while it runs all the same.
+        ttlMs,
+        waitMs: ttlMs + 15_000,
+        what: `the token refresh of channel ${channelId}`,
+      },
+      fn,
+    );
+  try {
+    return await run();
+  } catch (err) {
+    if (!(err instanceof AppError && err.code === 'LOCK_LOST')) throw err;
+    return run();
+  }
 }
 
 /** The stored access token, opened; marks the channel when it cannot be read. */
-async function openAccessToken(ctx: ContentContext, channel: ChannelRow, sealed: string): Promise<string> {
+async function openAccessToken(
+  ctx: ContentContext,
+  channel: ChannelRow,
+  sealed: string,
+  lease?: HeldLease,
+): Promise<string> {
   try {
     return secretBox(ctx).open(sealed, sealContext(channel.id, 'access_token'));
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
-    throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`);
+    throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`, lease);
   }
 }
 
 const expiresSoon = (ctx: ContentContext, expiresAt: string | null) =>
   expiresAt !== null && Date.parse(expiresAt) - ctx.clock.now().getTime() <= REFRESH_MARGIN_MS;
 
-async function refreshNow(ctx: ContentContext, channel: ChannelRow): Promise<string> {
+/**
+ * Refreshes under the lease: every write (the new tokens, or the mark for the person) goes behind
+ * its fence. The platform call itself is not cut short when the lease is lost: once sent, the
+ * platform may already have rotated the refresh token, and only the fence can tell whether the
+ * answer is still ours to store.
+ */
+async function refreshNow(ctx: ContentContext, channel: ChannelRow, lease: HeldLease): Promise<string> {
   const creds = await ctx.stores.channelCredentials.get(channel.id);
-  if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.');
+  if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.', lease);
   if (!creds.refresh_token) {
     throw await markForReconnect(
       ctx,
       channel,
       `its ${channel.platform} access token expired and ${channel.platform} gave no refresh token.`,
+      lease,
     );
   }
   let refreshToken: string;
@@ -152,7 +204,7 @@ async function refreshNow(ctx: ContentContext, channel: ChannelRow): Promise<str
     refreshToken = secretBox(ctx).open(creds.refresh_token, sealContext(channel.id, 'refresh_token'));
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
-    throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`);
+    throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`, lease);
   }
   const provider = providerFor(ctx.config, channel.platform, { now: () => ctx.clock.now() });
   let tokens: TokenSet;
@@ -163,14 +215,20 @@ async function refreshNow(ctx: ContentContext, channel: ChannelRow): Promise<str
     if (err instanceof ProviderError && (err.kind === 'unavailable' || err.kind === 'rate_limited'))
       throw err;
     const why = err instanceof Error ? err.message : String(err);
-    throw await markForReconnect(ctx, channel, `${channel.platform} refused to refresh its access (${why}).`);
+    throw await markForReconnect(
+      ctx,
+      channel,
+      `${channel.platform} refused to refresh its access (${why}).`,
+      lease,
+    );
   }
-  await saveTokens(ctx, channel.id, {
+  const stored: TokenSet = {
     ...tokens,
     // RFC 6749 §6: without a new refresh token the old one stays good; without scopes, they did not change.
     refreshToken: tokens.refreshToken ?? refreshToken,
     scopes: tokens.scopes.length ? tokens.scopes : creds.scopes.split(' ').filter(Boolean),
-  });
+  };
+  await fenced(ctx, lease, (tx) => saveTokens(ctx, channel.id, stored, { db: tx }));
   return tokens.accessToken;
 }
 
@@ -186,15 +244,15 @@ export async function refreshAccessToken(
   rejected?: string,
 ): Promise<string> {
   await liveChannel(ctx, channelId);
-  return underRefreshLease(ctx, channelId, async () => {
+  return underRefreshLease(ctx, channelId, async (lease) => {
     // Read again under the lease: the status and tokens may have changed while we waited.
     const channel = await liveChannel(ctx, channelId);
     const creds = await ctx.stores.channelCredentials.get(channelId);
     if (creds && rejected !== undefined) {
-      const current = await openAccessToken(ctx, channel, creds.access_token);
+      const current = await openAccessToken(ctx, channel, creds.access_token, lease);
       if (current !== rejected) return current;
     }
-    return refreshNow(ctx, channel);
+    return refreshNow(ctx, channel, lease);
   });
 }
 
@@ -204,11 +262,11 @@ export async function accessTokenFor(ctx: ContentContext, channelId: string): Pr
   const creds = await ctx.stores.channelCredentials.get(channelId);
   if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.');
   if (!expiresSoon(ctx, creds.expires_at)) return openAccessToken(ctx, channel, creds.access_token);
-  return underRefreshLease(ctx, channelId, async () => {
+  return underRefreshLease(ctx, channelId, async (lease) => {
     // Whoever held the lease before us may have refreshed already: then its token is the one.
     const fresh = await liveChannel(ctx, channelId);
     const now = await ctx.stores.channelCredentials.get(channelId);
-    if (now && !expiresSoon(ctx, now.expires_at)) return openAccessToken(ctx, fresh, now.access_token);
-    return refreshNow(ctx, fresh);
+    if (now && !expiresSoon(ctx, now.expires_at)) return openAccessToken(ctx, fresh, now.access_token, lease);
+    return refreshNow(ctx, fresh, lease);
   });
 }

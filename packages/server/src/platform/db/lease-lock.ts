@@ -1,13 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { AppError } from '../errors.js';
-import { leasesStore } from './leases-store.js';
+import { type LeasesStore, leasesStore } from './leases-store.js';
 import type { SqlDatabase } from './sql.js';
+
+/**
+ * What `fn` holds while it runs under withLeaseLock. A holder can stall past its lease (a GC
+ * pause, SIGSTOP, a slow disk or platform) and another instance then takes the lease and does the
+ * same work: so the lease is renewed while `fn` runs, and the result is written behind a fence.
+ */
+export interface HeldLease {
+  /**
+   * Aborted (with the LOCK_LOST error) once a renewal finds another holder has the lease: work
+   * that can stop safely stops there. Its result would be refused by `fence` anyway.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Call first inside the transaction that writes the work's result, with that transaction's
+   * leases store: it extends the lease while this holder still holds it and throws 503 LOCK_LOST
+   * (rolling the transaction back) once another holder took it, so a stale holder never writes
+   * over the newer holder's result.
+   */
+  fence(leases: LeasesStore): Promise<void>;
+}
 
 export interface LeaseLockOptions {
   /** This instance's name (`instanceName`); each call adds its own part, so calls exclude each other. */
   instance: string;
-  /** How long the lease lasts if its holder dies: longer than `fn` can take. */
+  /**
+   * How long the lease lasts if its holder dies or stalls; a live holder renews it every third of
+   * this while `fn` runs. Make it longer than `fn` usually takes, and far longer than a stall.
+   */
   ttlMs: number;
   /**
    * How long to wait for another holder before giving up with 503 LOCK_BUSY. Make it longer than
@@ -22,6 +45,21 @@ export interface LeaseLockOptions {
 const POLL_MS = 25;
 
 /**
+ * The holder renews this many times per lease length: a renewal that comes late, or one the
+ * database misses, still leaves the lease two-thirds of its length before anyone may take it.
+ */
+const RENEWALS_PER_LEASE = 3;
+
+/** What a holder that lost its lease (stalled past it while another took over) throws instead of writing. */
+export const lockLost = (what: string, ttlMs: number) =>
+  new AppError(
+    503,
+    'LOCK_LOST',
+    `Stopped ${what}: this request stalled past its ${Math.round(ttlMs / 1000)} s lease and another request took the work over, so nothing of it was saved. Try again shortly.`,
+    { headers: { 'Retry-After': '5' } },
+  );
+
+/**
  * Runs `fn` while holding the named lease (platform/db/leases-store.ts), waiting for it while
  * another call holds it, on this instance or any other on the same database. This is the lock
  * for work that must not overlap across instances and cannot sit inside one transaction because
@@ -30,12 +68,16 @@ const POLL_MS = 25;
  *
  * Waiting is by polling, not by a held database lock: no connection or transaction is tied up
  * while the holder talks to the network.
+ *
+ * While `fn` runs the lease is renewed every third of `ttlMs`, so a slow but live holder keeps it;
+ * `fn` writes its result behind `lease.fence` (HeldLease), so a holder that stalled past its lease
+ * while another took over cannot write over the newer result.
  */
 export async function withLeaseLock<T>(
   db: SqlDatabase,
   name: string,
   opts: LeaseLockOptions,
-  fn: () => Promise<T>,
+  fn: (lease: HeldLease) => Promise<T>,
 ): Promise<T> {
   const leases = leasesStore(db);
   const owner = `${opts.instance}/${randomUUID()}`;
@@ -52,9 +94,32 @@ export async function withLeaseLock<T>(
       );
     await sleep(POLL_MS);
   }
+  const lost = new AbortController();
+  const keep = (store: LeasesStore) => store.keep(name, owner, opts.ttlMs, db.dialect);
+  const heartbeat = setInterval(() => {
+    keep(leases).then(
+      (held) => {
+        if (!held) lost.abort(lockLost(opts.what, opts.ttlMs));
+      },
+      // The database did not answer: the next beat tries again, and the fence decides at the write.
+      () => undefined,
+    );
+  }, opts.ttlMs / RENEWALS_PER_LEASE);
+  heartbeat.unref();
+  const lease: HeldLease = {
+    signal: lost.signal,
+    fence: async (store) => {
+      if (await keep(store)) return;
+      const err = lockLost(opts.what, opts.ttlMs);
+      lost.abort(err);
+      throw err;
+    },
+  };
   try {
-    return await fn();
+    return await fn(lease);
   } finally {
+    clearInterval(heartbeat);
+    // Deletes only this holder's row: a lease another took over stays theirs.
     await leases.release(name, owner);
   }
 }

@@ -14,6 +14,8 @@ import type { Dialect, SqlExecutor } from './sql.js';
  * part, so a host whose clock is minutes off neither keeps a lease past its end nor takes a live
  * one. Callers give a length, never a time.
  */
+export type LeasesStore = ReturnType<typeof leasesStore>;
+
 export function leasesStore(db: SqlExecutor) {
   return {
     /**
@@ -60,6 +62,24 @@ export function leasesStore(db: SqlExecutor) {
         `UPDATE leases SET until = ${until.sql} WHERE name = ? AND owner = ? AND NOT (${over.sql})`,
         [...until.params, name, owner, ...over.params],
       );
+      return r.changes > 0;
+    },
+    /**
+     * Extends the lease to `ttlMs` from now while `owner` still holds it, even past its end when
+     * nobody has taken it since: then no one else has begun, so the work is still this owner's
+     * alone. False once another owner took it (or it was released). A take and this are each one
+     * statement on the one row, so they cannot both win: inside a transaction this is the fence a
+     * lease-guarded result is written behind (lease-lock.ts; on PostgreSQL the row stays locked,
+     * so no take can slip in before the commit).
+     */
+    async keep(name: string, owner: string, ttlMs: number, dialect: Dialect): Promise<boolean> {
+      longestLease(ttlMs);
+      const until = leaseClock(dialect).until(ttlMs);
+      const r = await db.run(`UPDATE leases SET until = ${until.sql} WHERE name = ? AND owner = ?`, [
+        ...until.params,
+        name,
+        owner,
+      ]);
       return r.changes > 0;
     },
     /** Gives the lease back early; only its holder can. */
