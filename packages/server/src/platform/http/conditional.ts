@@ -34,11 +34,9 @@ export async function entityTagOf(text: string): Promise<string> {
   return `"${digest}"`;
 }
 
-/**
- * One entity tag of a list, as RFC 9110 8.8.3 writes it: optional `W/`, then a quoted string of
- * etagc (no DQUOTE, no controls, no space); commas and whitespace between them.
- */
-const LISTED_TAG = /[\s,]*(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"[\t ]*(?=,|$)/y;
+/** An entity tag as RFC 9110 8.8.3 writes it: a quoted string of etagc (no DQUOTE, controls or space). */
+const ENTITY_TAG = /^"[\x21\x23-\x7e\x80-\xff]*"$/;
+const isOws = (c: string | undefined) => c === ' ' || c === '\t';
 
 /**
  * Whether If-None-Match's condition is false, so a GET or HEAD is answered 304 (RFC 9110 13.1.2):
@@ -46,14 +44,24 @@ const LISTED_TAG = /[\s,]*(W\/)?"([\x21\x23-\x7e\x80-\xff]*)"[\t ]*(?=,|$)/y;
  * that matches `etag` by weak comparison, the one the RFC prescribes for If-None-Match (`W/"x"`
  * matches `"x"`). An answer without a tag matches only `*`. A list that does not parse matches
  * nothing from the first bad member on, so a malformed header gets the full answer, never a 304.
+ * One pass over the header, which node caps at 16 KiB.
  */
 export function noneMatchFails(header: string, etag: string | null): boolean {
   if (header.trim() === '*') return true;
   if (etag === null) return false;
-  const opaque = etag.slice(1, -1);
-  LISTED_TAG.lastIndex = 0;
-  for (let m = LISTED_TAG.exec(header); m; m = LISTED_TAG.exec(header)) {
-    if (m[2] === opaque) return true;
+  let at = 0;
+  for (;;) {
+    while (at < header.length && (header[at] === ',' || isOws(header[at]))) at++;
+    if (at >= header.length) return false;
+    if (header.startsWith('W/', at)) at += 2;
+    if (header[at] !== '"') return false;
+    const end = header.indexOf('"', at + 1);
+    if (end < 0) return false;
+    const tag = header.slice(at, end + 1);
+    if (!ENTITY_TAG.test(tag)) return false;
+    at = end + 1;
+    while (isOws(header[at])) at++;
+    if (at < header.length && header[at] !== ',') return false;
+    if (tag === etag) return true;
   }
-  return false;
 }
