@@ -1,4 +1,5 @@
 import sharp from 'sharp';
+import type { MediaTestService } from './media-harness.js';
 
 /** GIFs made on the spot for the media and publish tests: animated, commented, and hostile. */
 
@@ -13,6 +14,21 @@ export async function animatedGif(frames: number, w = GIF_W, h = GIF_H): Promise
     raw.fill(Buffer.from([(i * 50) % 256, 255 - ((i * 40) % 256), 0]), i * w * h * 3, (i + 1) * w * h * 3);
   return sharp(raw, { raw: { width: w, height: h * frames, channels: 3, pageHeight: h } })
     .gif({ delay: Array(frames).fill(100), loop: 0 })
+    .toBuffer();
+}
+
+/**
+ * An animated GIF of w×h gradients in two colours, as an optimiser would write it: sharp's
+ * re-encode of it (a larger palette) comes out a few dozen bytes larger than the file.
+ */
+export async function twoColourGif(frames: number, w: number, h: number): Promise<Buffer> {
+  const raw = Buffer.alloc(w * h * frames * 3);
+  for (let f = 0; f < frames; f++)
+    for (let y = 0; y < h; y++)
+      for (let x = 0; x < w; x++)
+        raw.set([Math.floor((x * 255) / w), Math.floor((y * 255) / h), f * 30], ((f * h + y) * w + x) * 3);
+  return sharp(raw, { raw: { width: w, height: h * frames, channels: 3, pageHeight: h } })
+    .gif({ colours: 2, dither: 0, delay: Array(frames).fill(100), loop: 0 })
     .toBuffer();
 }
 
@@ -40,4 +56,14 @@ export function frameBomb(frames: number): Buffer {
   }
   parts.push(Buffer.from([0x3b]));
   return Buffer.concat(parts);
+}
+
+/** Uploads `bytes` as a GIF into brand brd_gif's library over HTTP: the status and the JSON body. */
+export function uploadGif(svc: MediaTestService, bytes: Buffer, name = 'wave.gif') {
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'image/gif' }), name);
+  return fetch(`${svc.url}/v1/brands/brd_gif/media`, { method: 'POST', body: form }).then(async (res) => ({
+    status: res.status,
+    body: (await res.json()) as any,
+  }));
 }

@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GIF_MAX_FRAMES } from '../../src/content/media/render.js';
 import { api } from '../helpers/start.js';
-import { animatedGif, frameBomb, GIF_H as H, GIF_W as W, withComment } from './gif-fixtures.js';
+import { animatedGif, frameBomb, GIF_H as H, uploadGif, GIF_W as W, withComment } from './gif-fixtures.js';
 import { type MediaTestService, startMediaService } from './media-harness.js';
 
 /**
@@ -10,14 +10,7 @@ import { type MediaTestService, startMediaService } from './media-harness.js';
  * text they carried, and refused before decoding when their header declares too much.
  */
 
-function upload(svc: MediaTestService, bytes: Buffer) {
-  const form = new FormData();
-  form.append('file', new Blob([new Uint8Array(bytes)], { type: 'image/gif' }), 'wave.gif');
-  return fetch(`${svc.url}/v1/brands/brd_gif/media`, { method: 'POST', body: form }).then(async (res) => ({
-    status: res.status,
-    body: (await res.json()) as any,
-  }));
-}
+const upload = uploadGif;
 
 const fetchBytes = async (svc: MediaTestService, url: string) =>
   Buffer.from(await (await fetch(`${svc.url}${url}`)).arrayBuffer());

@@ -2,7 +2,7 @@ import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
 import { MODEL_ANSWER_MAX_BYTES } from '../../src/content/model/chat-completions.js';
-import { ANSWER_MAX_BYTES } from '../../src/content/publishers/answer-caps.js';
+import { ANSWER_MAX_BYTES, TOKEN_ANSWER_MAX_BYTES } from '../../src/content/publishers/answer-caps.js';
 import { tick } from '../../src/content/services/sandbox.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { FEED_CHARS, OUTSIDE_JSON_MAX_DEPTH, WHOLE_PARSE_CHARS } from '../../src/platform/sliced/json.js';
@@ -108,6 +108,29 @@ describe('X answers, read within bounds, over HTTP', () => {
     live.svc.clock.advance(60_000);
     expect((await tick((live.svc.handle as ContentHandle).ctx)).published).toEqual([res.body.id]);
     expect(live.x.tweets.size).toBe(1);
+  });
+
+  it('holds a token refresh to the small token cap: the post waits, the channel stays connected', async () => {
+    // Within five minutes of the token's expiry, a publish refreshes it first.
+    const [row] = await (live.svc.handle as ContentHandle).ctx.db.all<{ expires_at: string }>(
+      'SELECT expires_at FROM channel_credentials WHERE channel_id = ?',
+      [channelId],
+    );
+    live.svc.clock.set(Date.parse(row?.expires_at as string) - 4 * 60_000);
+    front.script('POST /2/oauth2/token', { kind: 'declared', bytes: TOKEN_ANSWER_MAX_BYTES + 1 });
+    const res = await publishNow('After a refresh too large to read.');
+    expect(res.status).toBe(201);
+    // No answer from the token endpoint says nothing of the grant: the post is tried again later.
+    expect(res.body.status).toBe('scheduled');
+    expect(res.body.notice).toContain(
+      `with more than ${TOKEN_ANSWER_MAX_BYTES} bytes (the most read from X's token endpoint)`,
+    );
+    // Refused from its declared length, a byte over the token cap and far under X's own.
+    expect(await front.served[0]?.closed).toBe(true);
+    expect(front.served[0]?.bytesSent).toBe(CHUNK_BYTES);
+    expect(tweetsPosted()).toBe(0);
+    expect((await api(live.svc.url, 'GET', `/v1/channels/${channelId}`)).body.status).toBe('connected');
+    await stillServes(res.body.id, 'scheduled');
   });
 
   it('refuses deeply nested JSON at the bound, without parsing the rest; the post is unconfirmed', async () => {

@@ -22,8 +22,9 @@ export interface HostileFront {
   /** `base` (a fake's URL, with any path such as `/v1`) as reached through this front. */
   forwardTo(base: string): string;
   /**
-   * The next request to `route` (`METHOD /path`) gets `answer`. With `forward`, the request is
-   * first passed to the fake, so it takes effect (`padded` always forwards).
+   * The next request to `route` (`METHOD /path`; a `:name` segment matches any one segment, as in
+   * `POST /:version/:user/media_publish`) gets `answer`. With `forward`, the request is first
+   * passed to the fake, so it takes effect (`padded` always forwards).
    */
   script(route: string, answer: HostileAnswer, opts?: { forward?: boolean }): void;
   /**
@@ -37,6 +38,15 @@ export interface HostileFront {
 /** What the front writes at a time. */
 export const CHUNK_BYTES = 64 * 1024;
 const CHUNK = Buffer.alloc(CHUNK_BYTES, 'a');
+
+/** `METHOD /a/:b/c` as a pattern of whole segments. */
+const routePattern = (route: string) =>
+  new RegExp(
+    `^${route
+      .split('/')
+      .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+      .join('/')}$`,
+  );
 
 export async function startHostileFront(): Promise<HostileFront> {
   let target = '';
@@ -79,7 +89,7 @@ export async function startHostileFront(): Promise<HostileFront> {
           typeof e[1] === 'string' && !['host', 'content-length', 'connection'].includes(e[0]),
       ),
     );
-    const at = scripted.findIndex((s) => s.route === route);
+    const at = scripted.findIndex((s) => routePattern(s.route).test(route));
     const script = at >= 0 ? scripted.splice(at, 1)[0] : undefined;
     if (!script) {
       const answer = await pass(req.method ?? 'GET', path, headers, body);
@@ -102,7 +112,9 @@ export async function startHostileFront(): Promise<HostileFront> {
     const { answer } = script;
     let fakeJson: unknown = null;
     if (script.forward || answer.kind === 'padded') {
-      fakeJson = JSON.parse((await pass(req.method ?? 'GET', path, headers, body)).bytes.toString('utf8'));
+      const passed = await pass(req.method ?? 'GET', path, headers, body);
+      // Only `padded` reads the fake's answer: LinkedIn's 201 to a post has no body at all.
+      if (answer.kind === 'padded') fakeJson = JSON.parse(passed.bytes.toString('utf8'));
     }
     if (answer.kind === 'declared') {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(answer.bytes) });

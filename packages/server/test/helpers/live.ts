@@ -45,6 +45,8 @@ export async function startLive(
     unconfigured?: Platform[];
     /** The URL the service is given for a platform's API, from its fake's (a front before the fake). */
     apiUrlOf?: Partial<Record<Platform, (fakeUrl: string) => string>>;
+    /** The same for a platform's authorise page (LinkedIn's token endpoint sits beside it). */
+    authUrlOf?: Partial<Record<Platform, (fakeUrl: string) => string>>;
     /** Starts the OpenAI-compatible fake and runs the real-model adapter against it. */
     model?: Parameters<typeof startOpenAiFake>[0];
     config?: Partial<Config>;
@@ -88,7 +90,11 @@ export async function startLive(
       const configured = fake && !opts.unconfigured?.includes(p);
       const extraScopes = opts.extraScopes?.[p] ?? [];
       const apiUrl = fake && (opts.apiUrlOf?.[p]?.(fake.apiUrl) ?? fake.apiUrl);
-      return [p, configured ? { ...fake, apiUrl, extraScopes } : { client: null, ...PLATFORM_URLS[p] }];
+      const authUrl = fake && (opts.authUrlOf?.[p]?.(fake.authUrl) ?? fake.authUrl);
+      return [
+        p,
+        configured ? { ...fake, apiUrl, authUrl, extraScopes } : { client: null, ...PLATFORM_URLS[p] },
+      ];
     }),
   ) as Record<Platform, PlatformClientConfig>;
 

@@ -90,7 +90,7 @@ export interface paths {
         };
         /**
          * The current checkout; always up to date.
-         * @description The checkout as it is now. Webhook events may arrive late or out of order; this is always current.
+         * @description The checkout as it is now. Webhook events may arrive late or out of order; this is always current. The answer carries an `ETag`: a poll that sends it back in `If-None-Match` is answered `304 Not Modified`, without a body, while the checkout is unchanged.
          */
         get: operations["getCheckout"];
         put?: never;
@@ -290,7 +290,7 @@ export interface paths {
         };
         /**
          * One offer.
-         * @description One offer as it was fetched, with `expires_at`.
+         * @description One offer as it was fetched, with `expires_at`. The answer carries an `ETag`; send it back in `If-None-Match` and an unchanged offer is answered `304 Not Modified` without a body.
          */
         get: operations["getOffer"];
         put?: never;

@@ -46,11 +46,12 @@ export const checkoutRoutes = (ctx: CommerceContext) => [
     auth: 'user',
     operationId: 'getCheckout',
     description:
-      'The checkout as it is now. Webhook events may arrive late or out of order; this is always current.',
+      'The checkout as it is now. Webhook events may arrive late or out of order; this is always current. The answer carries an `ETag`: a poll that sends it back in `If-None-Match` is answered `304 Not Modified`, without a body, while the checkout is unchanged.',
     summary: 'The current checkout; always up to date.',
     tags,
     params: idParam,
     response: Checkout,
+    etag: true,
     handler: ({ auth, params, req }) =>
       getCheckout(ctx, auth, params.id, () => publicBaseUrl(req, ctx.config)),
   }),

@@ -32,11 +32,13 @@ export const offerRoutes = (ctx: CommerceContext) => [
     path: '/v1/offers/:id',
     auth: 'key',
     operationId: 'getOffer',
-    description: 'One offer as it was fetched, with `expires_at`.',
+    description:
+      'One offer as it was fetched, with `expires_at`. The answer carries an `ETag`; send it back in `If-None-Match` and an unchanged offer is answered `304 Not Modified` without a body.',
     summary: 'One offer.',
     tags: ['Offers'],
     params: idParam,
     response: Offer,
+    etag: true,
     handler: ({ auth, params }) => getOffer(ctx, auth, params.id),
   }),
 ];

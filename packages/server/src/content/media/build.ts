@@ -1,5 +1,6 @@
 import { open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
+import { AppError } from '../../platform/errors.js';
 import { mediaTooLarge, unsupportedMedia } from './errors.js';
 import type { MediaLimits } from './limits.js';
 import { cropsAlpha, probeImage, renderCrops, renderOriginal } from './render.js';
@@ -42,12 +43,18 @@ export async function buildAssetFiles(source: string, bytes: number, dir: string
   const { hasAlpha, animated } = await probeImage(source, limits.maxInputPixels);
   const opts = { alpha: hasAlpha, maxPixels: limits.maxInputPixels };
   // A valid header does not make a decodable image (truncated file, HEVC-coded HEIC, ...).
-  const undecodable = () => {
+  const undecodable = (err: unknown) => {
+    // A refusal with its own reason (a GIF no platform takes) keeps it.
+    if (err instanceof AppError) throw err;
     throw unsupportedMedia(
       'The image could not be decoded; it may be truncated or use an unsupported codec.',
     );
   };
-  const original = await renderOriginal(source, dir, { ...opts, animated }).catch(undecodable);
+  const original = await renderOriginal(source, dir, {
+    ...opts,
+    animated,
+    gifMaxBytes: limits.gifMaxBytes,
+  }).catch(undecodable);
   // Crops are stills (the first frame), previews for the platforms that take no GIF; an animated
   // GIF's are PNG, as a recrop knows them by the original's type (cropsAlpha).
   const crops = await renderCrops(original, dir, {

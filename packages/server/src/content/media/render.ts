@@ -1,7 +1,8 @@
-import { stat } from 'node:fs/promises';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type sharp from 'sharp';
-import { unsupportedMedia } from './errors.js';
+import { gifTooLarge, unsupportedMedia } from './errors.js';
+import { gifWithoutText } from './gif-blocks.js';
 import { CROP_NAMES, CROPS, type CropName, ORIGINAL_MAX_EDGE } from './platforms.js';
 
 /** Formats we decode. SVG is refused: it is a document (scripts, external references), not a picture. */
@@ -39,9 +40,14 @@ const input = async (path: string, maxPixels: number, animated = false) =>
   (await loadSharp())(path, { limitInputPixels: maxPixels, failOn: 'error', sequentialRead: true, animated });
 
 /**
- * Most frames an animated GIF may have: X's limit for an animated GIF ("Number of frames <= 350",
- * https://developer.x.com/en/docs/x-api/v1/media/upload-media/uploading-media/media-best-practices),
- * the strictest of the platforms that take one. It also bounds the work a tiny file that declares
+ * Most frames an animated GIF may have: X's "Number of frames <= 350", one of the constraints its
+ * media best practices give under "Animated GIF recommendations" ("A GIF may fail during Tweet
+ * creation even if it is within the file size limit. Adhere to the following constraints to
+ * improve success rates": resolution <= 1280x1080, frames <= 350, width * height * frames <= 300
+ * million, file size <= 15Mb;
+ * https://developer.twitter.com/en/docs/twitter-api/v1/media/upload-media/uploading-media/media-best-practices).
+ * The number is right; it is a recommendation X gives, not a refusal it documents. It is the
+ * strictest of the platforms that take a GIF, and bounds the work a tiny file that declares
  * thousands of frames can cause.
  */
 export const GIF_MAX_FRAMES = 350;
@@ -155,9 +161,9 @@ async function written(
 export async function renderOriginal(
   source: string,
   dir: string,
-  opts: { alpha: boolean; maxPixels: number; animated?: boolean },
+  opts: { alpha: boolean; maxPixels: number; animated?: boolean; gifMaxBytes: number },
 ): Promise<VariantFile> {
-  if (opts.animated) return renderAnimatedOriginal(source, dir, opts.maxPixels);
+  if (opts.animated) return renderAnimatedOriginal(source, dir, opts);
   const file = `original.${extOf(opts.alpha)}`;
   const img = (await input(source, opts.maxPixels))
     .rotate()
@@ -171,20 +177,54 @@ export async function renderOriginal(
  * but the loop count, so whatever text the upload carried is dropped, as EXIF is for stills. GIF
  * has no EXIF orientation, so nothing is rotated. Width and height are one frame's, at most
  * GIF_MAX_WIDTH × GIF_MAX_HEIGHT.
+ *
+ * A re-encode can come out larger than the upload (a GIF from an optimiser that draws only what
+ * changes between frames, or with a small palette), and X refuses a GIF over 15 MB. So when the
+ * re-encode is not smaller, the upload itself, without its text blocks, is kept if its frames
+ * already fit X's size; and a GIF that fits `gifMaxBytes` neither way is refused, since no
+ * platform would take it.
  */
-async function renderAnimatedOriginal(source: string, dir: string, maxPixels: number): Promise<VariantFile> {
+async function renderAnimatedOriginal(
+  source: string,
+  dir: string,
+  opts: { maxPixels: number; gifMaxBytes: number },
+): Promise<VariantFile> {
   const file = 'original.gif';
+  const path = join(dir, file);
   // The probe refused a GIF over this budget from its header; sharp enforces it again while decoding.
-  const img = (await input(source, animatedBudget(maxPixels), true)).resize({
+  const img = (await input(source, animatedBudget(opts.maxPixels), true)).resize({
     width: GIF_MAX_WIDTH,
     height: GIF_MAX_HEIGHT,
     fit: 'inside',
     withoutEnlargement: true,
   });
-  const info = await img.gif().toFile(join(dir, file));
-  const { size } = await stat(join(dir, file));
-  const height = info.pageHeight ?? info.height;
-  return { file, mime: 'image/gif', width: info.width, height, bytes: size };
+  const info = await img.gif().toFile(path);
+  const reencoded = (await stat(path)).size;
+  let kept: VariantFile = {
+    file,
+    mime: 'image/gif',
+    width: info.width,
+    height: info.pageHeight ?? info.height,
+    bytes: reencoded,
+  };
+  const own = await uploadIfSmaller(source, reencoded);
+  if (own) {
+    await writeFile(path, own.bytes);
+    kept = { ...kept, width: own.width, height: own.height, bytes: own.bytes.length };
+  }
+  if (kept.bytes > opts.gifMaxBytes) throw gifTooLarge(kept.bytes, opts.gifMaxBytes);
+  return kept;
+}
+
+/**
+ * The upload without its text blocks, when that is smaller than the re-encode and its frames fit
+ * X's GIF size; null otherwise. Read whole: it is at most the image cap (20 MB), a quarter of what
+ * the decode above may take.
+ */
+async function uploadIfSmaller(source: string, reencodedBytes: number) {
+  const own = gifWithoutText(await readFile(source));
+  if (!own || own.width > GIF_MAX_WIDTH || own.height > GIF_MAX_HEIGHT) return null;
+  return own.bytes.length < reencodedBytes ? own : null;
 }
 
 /** The largest window of `ratio` inside w×h, centred on the focal point and kept inside the image. */

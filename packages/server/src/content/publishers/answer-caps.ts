@@ -4,7 +4,7 @@ const KiB = 1024;
 const MiB = 1024 * KiB;
 
 /**
- * The most we read of one answer from each platform (its API and its token endpoint), in bytes.
+ * The most we read of one answer from each platform's API, in bytes.
  * The threat: the platform, or anything at a configured SERVICE_<P>_API_URL, decides how much it
  * sends, and an answer was read whole into memory. Each cap sits several times above the largest
  * answer the calls we make can get, from the platforms' documented maximums; JSON escapes every
@@ -14,11 +14,10 @@ const MiB = 1024 * KiB;
  * - X, 1 MiB: the largest is a recent search for replies, `max_results=100` (the maximum,
  *   https://docs.x.com/x-api/posts/search/api-reference/get-tweets-search-recent) with each post's
  *   text (280 weighted characters, https://docs.x.com/fundamentals/counting-characters), id, date
- *   and author expanded: about 100 × 4 KiB at worst. Every other answer is one post, one user or a
- *   token (RFC 6749 §5.1, a few hundred bytes).
+ *   and author expanded: about 100 × 4 KiB at worst. Every other answer is one post or one user.
  * - LinkedIn, 256 KiB: every answer is one entity: a post (commentary of at most 3,000 characters,
  *   https://learn.microsoft.com/en-us/linkedin/marketing/community-management/shares/posts-api),
- *   an upload's URL, the member's userinfo, analytics counts, a token.
+ *   an upload's URL, the member's userinfo, analytics counts.
  * - Instagram, 1 MiB: the largest is a page of comments (25 by default,
  *   https://developers.facebook.com/docs/graph-api/results) of up to 2,200 characters each
  *   (https://developers.facebook.com/docs/instagram-platform/instagram-graph-api/reference/ig-media),
@@ -32,3 +31,13 @@ export const ANSWER_MAX_BYTES: Record<Platform, number> = {
   instagram: 1 * MiB,
   threads: 256 * KiB,
 };
+
+/**
+ * The most we read of a token endpoint's answer (code exchange, refresh, Meta's long-lived
+ * exchange), on every platform. A token answer is a handful of fields (RFC 6749 §5.1: the tokens,
+ * `expires_in`, `scope`; Meta adds `permissions`, LinkedIn `refresh_token_expires_in`), a few hundred
+ * bytes to a few KiB with an OpenID `id_token`. Sharing the platform's cap let a token endpoint
+ * send 1 MiB, which is also parsed in slices, for an answer of kilobytes; 64 KiB is ten times the
+ * largest and stays one whole parse (platform/sliced/json.ts, WHOLE_PARSE_CHARS).
+ */
+export const TOKEN_ANSWER_MAX_BYTES = 64 * KiB;

@@ -7,7 +7,7 @@ import {
 import { readSliced } from '../../platform/sliced/work.js';
 import { trimTrailingSlashes } from '../../platform/trim-end.js';
 import type { Platform } from '../domain.js';
-import { ANSWER_MAX_BYTES } from './answer-caps.js';
+import { ANSWER_MAX_BYTES, TOKEN_ANSWER_MAX_BYTES } from './answer-caps.js';
 import { ProviderError, type ProviderErrorKind } from './provider.js';
 
 /**
@@ -16,8 +16,8 @@ import { ProviderError, type ProviderErrorKind } from './provider.js';
  * The platform-specific parts (how errors read, where the retry time is, error codes that mean
  * more than their HTTP status) come in as hooks.
  *
- * The answer is outside input, read with bounds: at most the platform's `ANSWER_MAX_BYTES`
- * (answer-caps.ts; a larger declared length is refused unread and a longer stream is cut off,
+ * The answer is outside input, read with bounds: at most the platform's `ANSWER_MAX_BYTES`, or
+ * `TOKEN_ANSWER_MAX_BYTES` from a token endpoint (answer-caps.ts; a larger declared length is refused unread and a longer stream is cut off,
  * closing the connection), and JSON over 64 KiB is parsed in slices with a turn of the event loop
  * between them and at most 64 levels of nesting (platform/sliced/json.ts), so no platform can
  * fill the heap or hold the loop both services share.
@@ -35,6 +35,8 @@ export interface ProviderCall {
   headers?: Record<string, string>;
   /** True for a call that publishes: no answer then means the post may be live. */
   publishes?: boolean;
+  /** A call to the platform's token endpoint: its answer is held to TOKEN_ANSWER_MAX_BYTES. */
+  tokenEndpoint?: true;
 }
 
 export interface ProviderAnswer<T> {
@@ -102,7 +104,7 @@ export function providerHttp(opts: ProviderHttpOptions) {
   const now = opts.now ?? (() => new Date());
   const { platform, label } = opts;
 
-  const maxBytes = opts.maxAnswerBytes ?? ANSWER_MAX_BYTES[platform];
+  const apiMaxBytes = opts.maxAnswerBytes ?? ANSWER_MAX_BYTES[platform];
 
   /**
    * No usable answer, in a sentence for each case: a publish may have gone out all the same, so it
@@ -122,6 +124,8 @@ export function providerHttp(opts: ProviderHttpOptions) {
     const absolute = /^https?:\/\//i.test(c.path);
     const what = `${c.method} ${absolute ? new URL(c.path).pathname : c.path.split('?')[0]}`;
     const { headers, body } = encode(c);
+    const maxBytes = c.tokenEndpoint ? TOKEN_ANSWER_MAX_BYTES : apiMaxBytes;
+    const source = c.tokenEndpoint ? `${label}'s token endpoint` : label;
     const gone = (err: unknown) => {
       const why =
         (err as Error).name === 'TimeoutError'
@@ -157,7 +161,7 @@ export function providerHttp(opts: ProviderHttpOptions) {
       text = null;
     }
     const status = res.status;
-    const tooLarge = `with more than ${maxBytes} bytes (the most read from ${label})`;
+    const tooLarge = `with more than ${maxBytes} bytes (the most read from ${source})`;
     if (text === null && res.ok) throw unreadable(status, tooLarge);
 
     let parsed: unknown = null;

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { jsonOf } from '../deep-frozen.js';
 import { AppError } from '../errors.js';
 import { ROUTER_OPTIONS } from './app.js';
+import { entityTagOf, noneMatchFails } from './conditional.js';
 import { ErrorBody, sendError } from './errors-middleware.js';
 import { checkJsonDepth } from './json-depth.js';
 import { refuseNul } from './nul-text.js';
@@ -262,7 +263,7 @@ function handle<AuthMap extends Record<string, unknown>>(
     const result = opts.wrap ? await opts.wrap({ route, input }, run) : await run();
 
     if (opts.validateResponses) checkResponse(route, result);
-    send(req, res, result);
+    await send(req, res, result, route.etag === true);
   };
 }
 
@@ -270,32 +271,49 @@ function handle<AuthMap extends Record<string, unknown>>(
  * Answers with the handler's result: what `res.set(headers).status(s).json(body)` sends, byte
  * for byte, without express's per-response work that cannot change a JSON answer here
  * (looking up the content type's charset, re-parsing the header it just set, the ETag setting).
- * Anything that could (a handler's own Content-Type, a conditional request that express may
- * answer 304, a body JSON cannot encode, a 204, 205 or 304) goes through express as before.
+ * A conditional GET or HEAD is decided here too, on the kept text (http/conditional.ts): a 304
+ * never serialises the body, and a 200 sends the kept bytes. If-Modified-Since is ignored, as
+ * RFC 9110 13.1.3 says of a resource without a modification date (no answer here has one).
+ * Anything else express may change (a handler's own Content-Type, a body JSON cannot encode, a
+ * 204, 205 or 304 of the handler's own) goes through express as before.
  */
 const SET_BY_EXPRESS = new Set(['content-type', 'content-length', 'transfer-encoding']);
 
-function send(req: Request, res: Response, result: RouteResult): void {
+async function send(req: Request, res: Response, result: RouteResult, tagged: boolean): Promise<void> {
   const names = Object.keys(result.headers);
   const plain = result.status !== 204 && result.status !== 205 && result.status !== 304;
+  const ownHeaders = names.some((name) => SET_BY_EXPRESS.has(name.toLowerCase()));
+  const noneMatch = req.headers['if-none-match'];
+  // RFC 9110 13.2.1: preconditions are for a 2xx answer, and If-None-Match's 304 for GET and HEAD.
+  const conditional =
+    noneMatch !== undefined && result.status === 200 && (req.method === 'GET' || req.method === 'HEAD');
+  // `*` is decided without the text: there is a representation, so 304 (RFC 9110 13.1.2).
+  if (conditional && !ownHeaders && !tagged && noneMatchFails(noneMatch, null)) {
+    return notModified(res, result, names, null);
+  }
   // A constant answer (`deepFrozen`, such as GET /v1/agents') is serialised once, not per request.
   const text = plain ? jsonOf(result.body) : undefined;
-  if (
-    text === undefined ||
-    req.headers['if-none-match'] !== undefined ||
-    req.headers['if-modified-since'] !== undefined ||
-    names.some((name) => SET_BY_EXPRESS.has(name.toLowerCase()))
-  ) {
+  if (text === undefined || ownHeaders) {
     res.set(result.headers);
     if (result.status === 204) res.status(204).end();
     else res.status(result.status).json(result.body);
     return;
   }
+  const etag = tagged && result.status === 200 ? await entityTagOf(text) : null;
+  if (conditional && noneMatchFails(noneMatch, etag)) return notModified(res, result, names, etag);
   for (const name of names) res.setHeader(name, String(result.headers[name]));
+  if (etag) res.setHeader('ETag', etag);
   res.status(result.status);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
+}
+
+/** 304: the headers the 200 would have had but its body's (RFC 9110 15.4.5), and its ETag. */
+function notModified(res: Response, result: RouteResult, names: string[], etag: string | null): void {
+  for (const name of names) res.setHeader(name, String(result.headers[name]));
+  if (etag) res.setHeader('ETag', etag);
+  res.status(304).end();
 }
 
 const noQuery = z.strictObject({});

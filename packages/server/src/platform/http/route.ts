@@ -77,6 +77,12 @@ export interface RouteDef<
    * (`IdempotentRequest.claimIn`), so the commerce wrapper makes no claim of its own before it.
    */
   claimsKeyInTransaction?: true;
+  /**
+   * `true`: a 200 answer carries a strong `ETag` (a digest of its bytes), and a GET or HEAD whose
+   * If-None-Match names it is answered 304 without a body (http/conditional.ts). For reads whose
+   * answers are large or polled: an offer, a checkout.
+   */
+  etag?: true;
   handler: (
     input: HandlerInput<AuthMap[A], Out<P>, Out<Q>, Out<B>>,
   ) => Promise<In<R> | Reply<In<R>>> | In<R> | Reply<In<R>>;

@@ -55,6 +55,17 @@ export const WHOLE_PARSE_CHARS = 64 * 1024;
 export const FEED_CHARS = 4_096;
 const SLICE_WEIGHT = 4;
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
+const CONTROLS = /[\u0000-\u001f]/g;
+
+/**
+ * Control characters (U+0000-U+001F) as spaces. Outside a string the only ones JSON allows are
+ * whitespace, which a space is too; inside a string JSON allows none. So valid JSON keeps its value,
+ * and text that was invalid only for raw line breaks or tabs in its strings (a product description
+ * pasted into a page's JSON-LD as is) becomes valid, in the same one parse.
+ */
+const controlsAsSpaces = (piece: string) => piece.replace(CONTROLS, ' ');
+
 /**
  * `parseOutsideJson` in slices, for text of up to the store fetch cap (3 MiB) or a platform
  * answer's cap (content/publishers/answer-caps.ts). The threat: one `JSON.parse` of a 3 MiB JSON-LD block, Shopify product JSON or UCP answer held the event loop
@@ -64,13 +75,19 @@ const SLICE_WEIGHT = 4;
  * nesting bound is checked on every opened array and object as the tokens come, so a `[[[[…`
  * block fails at its 65th bracket, not after a scan of the whole text. Same value as
  * `JSON.parse` (`__proto__` stays a plain key, the last of duplicate keys wins) and the same
- * failure: a SyntaxError.
+ * failure: a SyntaxError. `controlsAsSpaces` reads raw control characters in strings as spaces
+ * (see `controlsAsSpaces`), for JSON that pages write by hand.
  */
-export function* parseOutsideJsonSteps(text: string): Steps<unknown> {
+export function* parseOutsideJsonSteps(
+  text: string,
+  opts: { controlsAsSpaces?: boolean } = {},
+): Steps<unknown> {
+  // Each piece is cleaned as it is parsed, so the cleaning is sliced with the parse.
+  const clean = opts.controlsAsSpaces ? controlsAsSpaces : (piece: string) => piece;
   if (text.length <= WHOLE_PARSE_CHARS) {
     yield* makeRoom(text.length);
     countWork(text.length);
-    return parseOutsideJson(text);
+    return parseOutsideJson(clean(text));
   }
   const parser = new JSONParser({ paths: ['$'], keepStack: false });
   let depth = 0;
@@ -87,7 +104,7 @@ export function* parseOutsideJsonSteps(text: string): Steps<unknown> {
   };
   try {
     for (let at = 0; at < text.length; at += FEED_CHARS) {
-      parser.write(text.slice(at, at + FEED_CHARS));
+      parser.write(clean(text.slice(at, at + FEED_CHARS)));
       countSlowWork(Math.min(FEED_CHARS, text.length - at), SLICE_WEIGHT);
       yield* checkpoint();
     }

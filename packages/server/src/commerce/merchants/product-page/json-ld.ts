@@ -57,18 +57,14 @@ function image(v: unknown, pageUrl: string): string | null {
 
 /**
  * JSON, or undefined. Pages often put raw line breaks or tabs inside JSON-LD strings (a product
- * description pasted as is), which JSON forbids; a second try reads control characters as spaces.
+ * description pasted as is), which JSON forbids: they are read as spaces in the one parse, where a
+ * failed strict parse and a second try used to parse such a block twice.
  */
 function* parseBlock(block: string): Steps<unknown> {
   try {
-    return yield* parseOutsideJsonSteps(block);
+    return yield* parseOutsideJsonSteps(block, { controlsAsSpaces: true });
   } catch {
-    try {
-      // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters to replace
-      return yield* parseOutsideJsonSteps(block.replace(/[\u0000-\u001f]/g, ' '));
-    } catch {
-      return undefined;
-    }
+    return undefined;
   }
 }
 

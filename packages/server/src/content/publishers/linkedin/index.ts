@@ -122,6 +122,7 @@ export function createLinkedInProvider(opts: LinkedInClientOptions): PlatformPro
       const res = await call<TokenResponse>({
         method: 'POST',
         path: tokenUrl,
+        tokenEndpoint: true,
         form: { ...form, client_id: opts.clientId, client_secret: opts.clientSecret ?? '' },
       });
       body = res.body;

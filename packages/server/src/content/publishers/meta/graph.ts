@@ -155,7 +155,8 @@ export function metaOAuth(cfg: MetaOAuthConfig, opts: ClientOptions, call: Provi
   ): Promise<TokenSet> => {
     let body: TokenBody;
     try {
-      body = (await call<TokenBody>({ method: 'GET', path: `${path}?${new URLSearchParams(params)}` })).body;
+      const query = `${path}?${new URLSearchParams(params)}`;
+      body = (await call<TokenBody>({ method: 'GET', path: query, tokenEndpoint: true })).body;
     } catch (err) {
       throw grantRefused(err);
     }
@@ -186,6 +187,7 @@ export function metaOAuth(cfg: MetaOAuthConfig, opts: ClientOptions, call: Provi
         const res = await call<TokenBody>({
           method: 'POST',
           path: cfg.codeUrl,
+          tokenEndpoint: true,
           form: {
             client_id: opts.clientId,
             client_secret: opts.clientSecret ?? '',

@@ -36,6 +36,7 @@ export function xOAuth(opts: XClientOptions, call: XHttp) {
       body = await call<TokenResponse>({
         method: 'POST',
         path: '/2/oauth2/token',
+        tokenEndpoint: true,
         form: basic ? form : { ...form, client_id: opts.clientId },
         basic,
       });
