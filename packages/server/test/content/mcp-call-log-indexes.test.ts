@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TIME_ORDERED_SINCE } from '../../src/content/db/migrations/024-call-log-recent-by-id.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
+import { callsBeforeSql } from '../../src/content/db/stores/mcp-calls-walk.js';
 import {
   type McpCallRow,
   type McpCallsFilter,
@@ -198,5 +199,68 @@ describe('the MCP call log indexes (migrations 023 and 024)', () => {
           }
         }
       }
+  });
+
+  /** Cut-offs among the entries before the cut-over, at it, and among the time-ordered ones. */
+  const cutOffs = () => [rows[1400]!.created_at, TIME_ORDERED_SINCE, rows.at(-300)!.created_at];
+
+  it("are what the retention sweep deletes by: a range of each, in the index's order, never a scan", async () => {
+    if (db.dialect === 'postgres') await db.run('ANALYZE mcp_calls');
+    for (const before of cutOffs()) {
+      const { sql, params } = callsBeforeSql(before, 500, db.dialect);
+      if (db.dialect === 'sqlite') {
+        const steps = await db.all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql}`, params);
+        const plan = steps.map((r) => r.detail).join(' | ');
+        expect(plan).toMatch(/SEARCH mcp_calls USING INDEX sqlite_autoindex_mcp_calls_1 \(id>\? AND id<\?\)/);
+        expect(plan).toMatch(/SEARCH mcp_calls USING (COVERING )?INDEX mcp_calls_earlier \(created_at<\?\)/);
+        // The rows themselves are found by their ids (the primary key), not by a walk of the table.
+        expect(plan).toMatch(
+          /SEARCH mcp_calls USING (COVERING )?INDEX sqlite_autoindex_mcp_calls_1 \(id=\?\)/,
+        );
+        expect(plan).not.toMatch(/TEMP B-TREE/);
+        expect(plan).not.toMatch(/SCAN mcp_calls(?! USING)/);
+      } else {
+        const [row] = await db.all<{ 'QUERY PLAN': unknown }>(`EXPLAIN (FORMAT JSON) ${sql}`, params);
+        const plan = JSON.stringify(row?.['QUERY PLAN']);
+        expect(plan).not.toContain('Seq Scan');
+        // The rows are found by their ids on the primary key, not joined to a scan of the table.
+        expect(plan).toMatch(
+          /"Index Name":"mcp_calls_pkey","Relation Name":"mcp_calls","Alias":"mcp_calls",[^}]*"Index Cond":"\(id = ANY \(\$0\)\)"/,
+        );
+        expect(plan).toMatch(/"Index Name":"mcp_calls_earlier"/);
+        // Past the cut-over the recent side is a range of the primary key. (Before it, PostgreSQL
+        // proves the recent side empty from the constants and may read it off either index.)
+        if (before > TIME_ORDERED_SINCE)
+          expect(plan).toMatch(
+            /"Index Name":"mcp_calls_pkey"[^}]*"Index Cond":"\(\(id >= [^}]*id < [^}]*\)"/,
+          );
+      }
+    }
+  });
+
+  // Last: it deletes what the tests above read.
+  it('lose to the retention sweep exactly the entries from before its cut-off, a bounded batch at a time', async () => {
+    const store = mcpCallsStore(db);
+    let left = rows;
+    for (const before of cutOffs()) {
+      const gone = left.filter((r) => r.created_at < before).length;
+      expect(gone).toBeGreaterThan(250);
+      const deleted: number[] = [];
+      for (;;) {
+        deleted.push(await store.deleteBefore(before, 250, db.dialect));
+        if (deleted.at(-1)! < 250) break;
+      }
+      // Full batches, then the rest: each DELETE bounded, and no more of them than that needs.
+      expect(deleted).toEqual([...Array.from({ length: Math.floor(gone / 250) }, () => 250), gone % 250]);
+      left = left.filter((r) => r.created_at >= before);
+      const kept: string[] = [];
+      for (let after: string | undefined; ; ) {
+        const page = await store.list({}, 1_000, after);
+        kept.push(...page.items.map((r) => r.id));
+        if (!page.next_after) break;
+        after = page.next_after;
+      }
+      expect(kept).toEqual(left.map((r) => r.id).reverse());
+    }
   });
 });

@@ -1,9 +1,9 @@
-import type { SqlExecutor, SqlValue } from '../../../platform/db/sql.js';
+import type { Dialect, SqlExecutor, SqlValue } from '../../../platform/db/sql.js';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '../../domain.js';
 import type { DigestView } from '../../schemas/insights.js';
 import type { MemoryProposalView } from '../../schemas/workspace.js';
 import { decodeJson, oneOf } from './decode.js';
-import { callsWalk, type McpCallsFilter, NEWEST_FIRST } from './mcp-calls-walk.js';
+import { callsBeforeSql, callsWalk, type McpCallsFilter, NEWEST_FIRST } from './mcp-calls-walk.js';
 import { afterClause, encodeCursor, placeholders, toPage } from './paging.js';
 
 /** What a digest row keeps of the digest: everything but its id, run and time (their own columns). */
@@ -174,8 +174,8 @@ const insertCallsSql = (n: number) => {
 /**
  * The most entries one page of `GET /v1/mcp-calls?tool=…` looks at. No index leads with `tool`, so
  * a tool's page walks the log newest first (stores/mcp-calls-walk.ts) and skips the other tools'
- * entries (two index reads of at most this many each, merged and cut to it). The log keeps every
- * call (docs/content/mcp.md),
+ * entries (two index reads of at most this many each, merged and cut to it). The log keeps
+ * SERVICE_MCP_LOG_RETENTION_DAYS of calls, or every call (docs/content/mcp.md, "Retention"),
  * so without a bound a rare tool's page read the whole log in one statement: on SQLite that holds
  * the event loop, every other request with it, for as long as the log is long. Past the bound the
  * page ends short (even empty), `has_more` true and `next_after` just past the last entry looked
@@ -231,6 +231,11 @@ export function mcpCallsStore(db: SqlExecutor) {
           r.created_at,
         );
       await db.run(insertCallsSql(rows.length), params);
+    },
+    /** Deletes at most `n` entries from before `before` (ISO time): the number deleted (callsBeforeSql). */
+    async deleteBefore(before: string, n: number, dialect: Dialect): Promise<number> {
+      const query = callsBeforeSql(before, n, dialect);
+      return (await db.run(query.sql, query.params)).changes;
     },
     async list(filter: McpCallsFilter, limit: number, after?: string) {
       const query = mcpCallsPageSql(filter, limit, after);
