@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TIME_ORDERED_SINCE } from '../../src/content/db/migrations/024-call-log-recent-by-id.js';
+import { idSortsByTime } from '../../src/content/db/migrations/025-call-log-marked-by-id.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import { callsBeforeSql } from '../../src/content/db/stores/mcp-calls-walk.js';
 import {
@@ -20,6 +21,7 @@ import {
   type TestPostgresDatabase,
   testEngine,
 } from '../helpers/database.js';
+import { olderBuildInsert } from '../helpers/older-build-calls.js';
 
 /**
  * Migration 023 makes the call log's two indexes ascending, so a batch of entries (oldest first)
@@ -28,8 +30,9 @@ import {
  * partial index. What must not change: `GET /v1/mcp-calls` is read off indexes on both engines,
  * newest first, with the same ids and cursors, on a database that held entries before the
  * migrations, random ids and time-ordered ones, and ids of neither kind after the cut-off.
+ * Migration 025 marks the entries read by id, as only a build that knows the mark can say.
  */
-describe('the MCP call log indexes (migrations 023 and 024)', () => {
+describe('the MCP call log indexes (migrations 023, 024 and 025)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-call-log-idx-'));
   let pgDatabase: TestPostgresDatabase | undefined;
   let db: SqlDatabase;
@@ -45,10 +48,13 @@ describe('the MCP call log indexes (migrations 023 and 024)', () => {
 
   beforeAll(async () => {
     pgDatabase = testEngine === 'postgres' ? await createTestPostgresDatabase() : undefined;
-    // Entries written before the migration, in the batches the log writes (oldest first).
+    // Entries written before the migrations, in the batches the log writes (oldest first), by the
+    // builds of then. Enough of them that PostgreSQL reads a tool's walk (MAX_CALLS_EXAMINED
+    // entries) off the indexes: on a log of 4,000, with migration 025's cheap condition, it read the
+    // whole table for the 1,200 entries below a cursor instead, rightly so at that size.
     const before = await open(22);
     const start = Date.parse('2026-11-01T00:00:00.000Z');
-    for (let i = 0; i < 3_000; i++)
+    for (let i = 0; i < 10_000; i++)
       rows.push({
         // Two entries a millisecond: the id breaks the tie.
         id: `mcpc_${String(i).padStart(24, '0')}`,
@@ -69,7 +75,7 @@ describe('the MCP call log indexes (migrations 023 and 024)', () => {
       rows.push({
         id:
           i % 97 === 5
-            ? `mcpc_${i % 2 ? 'zz' : '00'}x${String(i).padStart(21, '0')}`
+            ? `mcpc_${['zz', '00', '0z'][i % 3]}x${String(i).padStart(21, '0')}`
             : timeOrderedId({ make: (p) => `${p}_${String(i).padStart(24, '0')}` }, 'mcpc', at),
         key_id: i % 5 === 0 ? null : `key_${i % 3}`,
         tool: i % 2 ? 'list_agents' : 'list_brands',
@@ -83,12 +89,9 @@ describe('the MCP call log indexes (migrations 023 and 024)', () => {
     }
     // The order the list promises, whatever the ids.
     rows.sort((x, y) => (x.created_at === y.created_at ? cmp(x.id, y.id) : cmp(x.created_at, y.created_at)));
-    for (let i = 0; i < rows.length; i += 200)
-      await mcpCallsStore(before).insertMany(
-        rows.slice(i, i + 200).map((r) => ({ ...r, args: JSON.stringify(r.args) })),
-      );
+    for (let i = 0; i < rows.length; i += 200) await olderBuildInsert(before, rows.slice(i, i + 200));
     await before.close();
-    db = await open(24);
+    db = await open(25);
   }, 60_000);
   const cmp = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
   afterAll(async () => {
@@ -126,6 +129,17 @@ describe('the MCP call log indexes (migrations 023 and 024)', () => {
       ]);
       expect(defs.map((d) => d.indexname)).toEqual(['mcp_calls_earlier', 'mcp_calls_key']);
     }
+  });
+
+  it('mark as read by id exactly the entries whose ids are their time, on both engines (migration 025)', async () => {
+    const marked = await db.all<{ id: string }>(
+      'SELECT id FROM mcp_calls WHERE id_sorts_by_time = TRUE ORDER BY id',
+    );
+    const expected = rows.filter((r) => idSortsByTime(r.id, r.created_at)).map((r) => r.id);
+    // Time-ordered ids from before the cut-off and the odd random id after it stay unmarked.
+    expect(expected.length).toBeGreaterThan(500);
+    expect(expected.length).toBeLessThan(rows.filter((r) => r.created_at >= TIME_ORDERED_SINCE).length);
+    expect(marked.map((r) => r.id)).toEqual(expected.sort());
   });
 
   const filters: McpCallsFilter[] = [
@@ -173,6 +187,8 @@ describe('the MCP call log indexes (migrations 023 and 024)', () => {
           const plan = steps.map((r) => r.detail).join(' | ');
           if (filter.keyId) {
             expect(plan).toMatch(/USING INDEX mcp_calls_key/);
+            // The key's entries come off its index in order; a tool's page sorts only what it
+            // examined (materialized, at most the walk's bound): for its hits and its last entry.
             expect(plan).not.toMatch(/TEMP B-TREE/);
           } else {
             expect(plan).toMatch(
@@ -183,6 +199,8 @@ describe('the MCP call log indexes (migrations 023 and 024)', () => {
             // each) are sorted, for the merge: a TEMP B-TREE sits under LEFT or RIGHT of it.
             const parentOf = (s: { parent: number }) => steps.find((p) => p.id === s.parent)?.detail;
             const sorts = steps.filter((s) => s.detail.includes('TEMP B-TREE'));
+            // A tool's page also sorts the examined entries (at most the walk's bound, materialized
+            // once) twice more: for its hits and for the last entry examined, one statement.
             expect(sorts.map(parentOf).sort()).toEqual(['LEFT', 'RIGHT']);
           }
           expect(plan).not.toMatch(/SCAN mcp_calls(?! USING)/);

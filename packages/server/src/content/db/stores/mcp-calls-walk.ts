@@ -1,6 +1,7 @@
-import type { Dialect, SqlValue } from '../../../platform/db/sql.js';
+import type { Dialect } from '../../../platform/db/sql.js';
 import { base62Fixed } from '../../../platform/ids.js';
-import { EARLIER_CALLS, END_RECENT_ID, RECENT_CALLS } from '../migrations/024-call-log-recent-by-id.js';
+import { END_RECENT_ID, FIRST_RECENT_ID } from '../migrations/024-call-log-recent-by-id.js';
+import { EARLIER_CALLS, RECENT_CALLS } from '../migrations/025-call-log-marked-by-id.js';
 import { afterClause, decodeCursor } from './paging.js';
 
 export interface McpCallsFilter {
@@ -28,16 +29,22 @@ function firstRecentIdAt(ms: number): string {
  * `created_at`: the range the primary key is read in. The row comparison beside it decides; this
  * only keeps the read from starting at the top.
  */
-function recentIdBelow(after: string | undefined): SqlValue[] | null {
+function recentIdBelow(after: string | undefined): string {
   const key = decodeCursor(after, SORT_KEY);
-  if (!key) return null;
-  return [firstRecentIdAt(Date.parse(String(key[0])) + 1)];
+  return key ? firstRecentIdAt(Date.parse(String(key[0])) + 1) : END_RECENT_ID;
 }
+
+/**
+ * The recent entries (migration 025 marks them) in the primary key's range `[FIRST_RECENT_ID, below)`,
+ * which every marked id is inside: the bounds keep the read off the random ids of older builds
+ * (most sort above every time-ordered id), the mark decides.
+ */
+const RECENT_IN_RANGE = `${RECENT_CALLS} AND id >= '${FIRST_RECENT_ID}' AND id < ?`;
 
 /**
  * The first `n` entries of the log under the key filter and after the cursor, newest first:
  * `columns` of them, as one SELECT. A key's entries are read off `mcp_calls_key` backwards. The
- * whole log is two reads (migration 024): recent entries off the primary key backwards (their ids
+ * whole log is two reads (migrations 024 and 025): recent entries off the primary key backwards (their ids
  * sort by time) and earlier ones off the partial `mcp_calls_earlier`, each at most `n`, merged by
  * the sort key: a sort of at most 2n rows, never of the log.
  */
@@ -48,14 +55,13 @@ export function callsWalk(filter: McpCallsFilter, after: string | undefined, n: 
       sql: `SELECT ${columns} FROM mcp_calls WHERE key_id = ?${a.sql} ${NEWEST_FIRST} LIMIT ?`,
       params: [filter.keyId, ...a.params, n],
     };
-  const below = recentIdBelow(after);
   return {
-    sql: `SELECT * FROM (SELECT ${columns} FROM mcp_calls WHERE ${RECENT_CALLS}${below ? ' AND id < ?' : ''}${a.sql}
+    sql: `SELECT * FROM (SELECT ${columns} FROM mcp_calls WHERE ${RECENT_IN_RANGE}${a.sql}
            ORDER BY id DESC LIMIT ?) AS recent
          UNION ALL
          SELECT * FROM (SELECT ${columns} FROM mcp_calls WHERE ${EARLIER_CALLS}${a.sql} ${NEWEST_FIRST} LIMIT ?) AS earlier
          ${NEWEST_FIRST} LIMIT ?`,
-    params: [...(below ?? []), ...a.params, n, ...a.params, n, n],
+    params: [recentIdBelow(after), ...a.params, n, ...a.params, n, n],
   };
 }
 
@@ -67,7 +73,7 @@ export function callsWalk(filter: McpCallsFilter, after: string | undefined, n: 
  * `created_at < ?` on each side is the rule; the id bound is what makes the recent side a range
  * read instead of a walk of the whole key, and costs nothing more, as a deleted row is read anyway.
  * Both engines use a partial index only when the query repeats its condition, hence the verbatim
- * texts (migration 024).
+ * texts (migration 025).
  *
  * The rows are then deleted by id. SQLite looks each up on the primary key. PostgreSQL, given
  * `id IN (subquery)`, joins: it hashes the ids and scans the whole table whenever it judges that
@@ -78,7 +84,7 @@ export function callsBeforeSql(before: string, n: number, dialect: Dialect) {
   const ids = `SELECT id FROM (SELECT id FROM mcp_calls WHERE ${EARLIER_CALLS} AND created_at < ?
                                 ORDER BY created_at, id LIMIT ?) AS earlier
                UNION ALL
-               SELECT id FROM (SELECT id FROM mcp_calls WHERE ${RECENT_CALLS} AND id < ? AND created_at < ?
+               SELECT id FROM (SELECT id FROM mcp_calls WHERE ${RECENT_IN_RANGE} AND created_at < ?
                                 ORDER BY id LIMIT ?) AS recent
                LIMIT ?`;
   return {

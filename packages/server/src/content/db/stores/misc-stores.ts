@@ -1,7 +1,9 @@
+import { toFlag } from '../../../platform/db/flags.js';
 import type { Dialect, SqlExecutor, SqlValue } from '../../../platform/db/sql.js';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '../../domain.js';
 import type { DigestView } from '../../schemas/insights.js';
 import type { MemoryProposalView } from '../../schemas/workspace.js';
+import { idSortsByTime } from '../migrations/025-call-log-marked-by-id.js';
 import { decodeJson, oneOf } from './decode.js';
 import { callsBeforeSql, callsWalk, type McpCallsFilter, NEWEST_FIRST } from './mcp-calls-walk.js';
 import { afterClause, encodeCursor, placeholders, toPage } from './paging.js';
@@ -164,8 +166,8 @@ const callsSql = new Map<number, string>();
 const insertCallsSql = (n: number) => {
   let sql = callsSql.get(n);
   if (!sql) {
-    sql = `INSERT INTO mcp_calls (id, key_id, tool, args, outcome, error_code, error_message, duration_ms, created_at)
-         VALUES ${Array.from({ length: n }, () => `(${placeholders(9)})`).join(', ')}`;
+    sql = `INSERT INTO mcp_calls (id, key_id, tool, args, outcome, error_code, error_message, duration_ms, created_at, id_sorts_by_time)
+         VALUES ${Array.from({ length: n }, () => `(${placeholders(10)})`).join(', ')}`;
     callsSql.set(n, sql);
   }
   return sql;
@@ -214,7 +216,11 @@ export type { McpCallsFilter };
 
 export function mcpCallsStore(db: SqlExecutor) {
   return {
-    /** Several entries in one statement: the call log's batches (services/mcp-call-log.ts). */
+    /**
+     * Several entries in one statement: the call log's batches (services/mcp-call-log.ts). Each says
+     * whether its id sorts as its time, from the id and time themselves (migration 025), so an
+     * entry is read by id only when that is true, whoever made its id.
+     */
     async insertMany(rows: NewMcpCall[]) {
       if (rows.length === 0) return;
       const params: SqlValue[] = [];
@@ -229,6 +235,7 @@ export function mcpCallsStore(db: SqlExecutor) {
           r.error_message,
           r.duration_ms,
           r.created_at,
+          toFlag(idSortsByTime(r.id, r.created_at)),
         );
       await db.run(insertCallsSql(rows.length), params);
     },
