@@ -16,32 +16,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TIME_ORDERED_SINCE } from '../../src/content/db/migrations/024-call-log-recent-by-id.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import { type McpCallRow, mcpCallsStore } from '../../src/content/db/stores/misc-stores.js';
-import { openServiceDatabase } from '../../src/platform/db/open.js';
 import type { SqlDatabase } from '../../src/platform/db/sql.js';
 import { randomIds, timeOrderedId } from '../../src/platform/ids.js';
-import {
-  createTestPostgresDatabase,
-  TEST_POOL_SIZE,
-  type TestPostgresDatabase,
-  testEngine,
-} from '../helpers/database.js';
+import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
 import { olderBuildInsert } from '../helpers/older-build-calls.js';
 
 describe('the MCP call log with an older build writing after the cut-off', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-call-log-older-'));
-  let pgDatabase: TestPostgresDatabase | undefined;
+  let testDb: TestDatabase | undefined;
   let db: SqlDatabase;
   const rows: McpCallRow[] = [];
 
   beforeAll(async () => {
-    pgDatabase = testEngine === 'postgres' ? await createTestPostgresDatabase() : undefined;
-    db = await openServiceDatabase({
-      service: 'content',
-      dataDir: dir,
-      databaseUrl: pgDatabase?.url,
-      poolSize: TEST_POOL_SIZE,
-      migrations: contentMigrations,
-    });
+    testDb = await openTestDatabase('content', contentMigrations, dir);
+    db = testDb.db;
     const start = Date.parse(TIME_ORDERED_SINCE) + 60_000;
     for (let i = 0; i < 300; i++) {
       const at = new Date(start + i);
@@ -64,8 +52,7 @@ describe('the MCP call log with an older build writing after the cut-off', () =>
     await mcpCallsStore(db).insertMany(rows.map((r) => ({ ...r, args: JSON.stringify(r.args) })));
   }, 60_000);
   afterAll(async () => {
-    await db?.close();
-    await pgDatabase?.drop();
+    await testDb?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
