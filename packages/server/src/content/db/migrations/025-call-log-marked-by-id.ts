@@ -1,3 +1,4 @@
+import { toFlag } from '../../../platform/db/flags.js';
 import type { Migration } from '../../../platform/db/sql.js';
 import { base62Fixed } from '../../../platform/ids.js';
 import { RECENT_CALLS as RECENT_BY_RANGE, TIME_ORDERED_SINCE } from './024-call-log-recent-by-id.js';
@@ -62,17 +63,19 @@ export const callLogMarkedByIdMigration: Migration = {
   name: 'MCP call log: entries read by id are marked so',
   up: (db, log) => {
     db.exec(addColumn('INTEGER', '0'));
-    const mark = db.prepare('UPDATE mcp_calls SET id_sorts_by_time = 1 WHERE id = ?');
-    const candidates = db
-      .prepare<[], { id: string; created_at: string }>(
-        `SELECT id, created_at FROM mcp_calls WHERE ${CANDIDATES}`,
+    // One UPDATE, the check in JavaScript row by row: a log of millions is never held in memory.
+    db.function('svc_id_sorts_by_time', { deterministic: true }, (id, createdAt) =>
+      toFlag(idSortsByTime(String(id), String(createdAt))),
+    );
+    const n = db.prepare(`SELECT count(*) FROM mcp_calls WHERE ${CANDIDATES}`).pluck().get() as number;
+    const marked = db
+      .prepare(
+        `UPDATE mcp_calls SET id_sorts_by_time = 1 WHERE ${CANDIDATES} AND svc_id_sorts_by_time(id, created_at) = 1`,
       )
-      .all();
-    let marked = 0;
-    for (const c of candidates) if (idSortsByTime(c.id, c.created_at)) marked += mark.run(c.id).changes;
-    if (candidates.length > marked)
+      .run().changes;
+    if (n > marked)
       log(
-        `mcp_calls: ${candidates.length - marked} entries written since ${TIME_ORDERED_SINCE} by an older build are now read by their time`,
+        `mcp_calls: ${n - marked} entries written since ${TIME_ORDERED_SINCE} by an older build are now read by their time`,
       );
     db.exec(REPLACE_INDEX);
   },
