@@ -27,12 +27,28 @@ export const ID_SORTS_BY_TIME_FROM_MS = Date.parse(TIME_ORDERED_SINCE);
 const DIGITS_END_MS = 62 ** 7;
 const PREFIX = 'mcpc_';
 
+/**
+ * The 8 digits an id made at `createdAt` carries, or null when no id made then is read by id
+ * (outside the marked span, or not the canonical ISO text). The call log writes many entries a
+ * millisecond and every one is checked at insert, on the MCP call's path: the last time's digits
+ * are kept, so a batch pays for the parse and the digits once per millisecond, not per entry.
+ */
+let lastCreatedAt: string | undefined;
+let lastDigits: string | null = null;
+function digitsFor(createdAt: string): string | null {
+  if (createdAt === lastCreatedAt) return lastDigits;
+  const ms = Date.parse(createdAt);
+  const inSpan =
+    ms >= ID_SORTS_BY_TIME_FROM_MS && ms < DIGITS_END_MS && new Date(ms).toISOString() === createdAt;
+  lastCreatedAt = createdAt;
+  lastDigits = inSpan ? base62Fixed(ms, 8) : null;
+  return lastDigits;
+}
+
 /** Whether an entry's id sorts as its `created_at` (the digits are its millisecond). */
 export function idSortsByTime(id: string, createdAt: string): boolean {
-  const ms = Date.parse(createdAt);
-  if (!(ms >= ID_SORTS_BY_TIME_FROM_MS && ms < DIGITS_END_MS)) return false;
-  if (new Date(ms).toISOString() !== createdAt) return false;
-  return id.startsWith(PREFIX) && id.slice(PREFIX.length, PREFIX.length + 8) === base62Fixed(ms, 8);
+  const digits = digitsFor(createdAt);
+  return digits !== null && id.startsWith(PREFIX) && id.slice(PREFIX.length, PREFIX.length + 8) === digits;
 }
 
 /** Read off the primary key by id: ids inside [FIRST_RECENT_ID, END_RECENT_ID), which they sort in. */
