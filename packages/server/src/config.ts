@@ -84,23 +84,33 @@ const oneOf = <T extends string>(name: string, values: readonly T[], fallback: T
 const flag = (name: string, fallback: '0' | '1' = '0') =>
   oneOf(name, ['0', '1', 'true', 'false'], fallback).transform((v) => v === '1' || v === 'true');
 
-/** A whole number from `min` up, with its unit in the error ("a whole number of bytes, at least 1024"). */
-const wholeNumber = (name: string, fallback: number, min: number, unit: string) =>
+/**
+ * A whole number from `min` up (to `max` when given), with its unit in the error ("a whole number
+ * of bytes, at least 1024"; "a whole number of days, from 0 to 36500").
+ */
+const wholeNumber = (name: string, fallback: number, min: number, unit: string, max?: number) =>
   z
     .string()
     .optional()
     .transform((v, ctx) => {
       if (v === undefined || v === '') return fallback;
       const n = Number(v);
-      if (!Number.isInteger(n) || n < min) {
+      if (!Number.isInteger(n) || n < min || (max !== undefined && n > max)) {
+        const range = max === undefined ? `at least ${min}` : `from ${min} to ${max}`;
         ctx.addIssue({
           code: 'custom',
-          message: `${name} must be a whole number of ${unit}, at least ${min} (got '${v}')`,
+          message: `${name} must be a whole number of ${unit}, ${range} (got '${v}')`,
         });
         return z.NEVER;
       }
       return n;
     });
+
+/**
+ * The longest MCP call log retention: a century. Nobody means more and not "keep everything" (0),
+ * and a bound keeps the cut-off a date JavaScript can make (1e9 days back is not one).
+ */
+export const MAX_MCP_LOG_RETENTION_DAYS = 36_500;
 
 const envSchema = z.object({
   SERVICE_DATA_DIR: z.string().optional(),
@@ -131,6 +141,14 @@ const envSchema = z.object({
   SERVICE_MAX_BODY_BYTES: wholeNumber('SERVICE_MAX_BODY_BYTES', 1024 * 1024, 1024, 'bytes'),
   CONTENT_PUBLIC_URL: z.string().url('CONTENT_PUBLIC_URL must be an absolute URL').optional(),
   SERVICE_KEY_RATE_LIMIT: wholeNumber('SERVICE_KEY_RATE_LIMIT', 120, 1, 'calls per minute'),
+  // Days the MCP call log keeps an entry; 0 keeps every entry (docs/content/mcp.md, "Retention").
+  SERVICE_MCP_LOG_RETENTION_DAYS: wholeNumber(
+    'SERVICE_MCP_LOG_RETENTION_DAYS',
+    90,
+    0,
+    'days',
+    MAX_MCP_LOG_RETENTION_DAYS,
+  ),
   COMMERCE_PUBLIC_URL: z.string().url('COMMERCE_PUBLIC_URL must be an absolute URL').optional(),
   // SERVICE_MODEL=real: any OpenAI-compatible chat completions server (see docs/content/model.md).
   SERVICE_MODEL_BASE_URL: z
@@ -218,6 +236,11 @@ export interface Config {
   validateResponses: boolean;
   /** SERVICE_KEY_RATE_LIMIT: MCP tool calls and resource reads one API key may make per minute. */
   keyRateLimit: number;
+  /**
+   * SERVICE_MCP_LOG_RETENTION_DAYS: entries of the MCP call log older than this many days are
+   * deleted by the background pass (services/mcp-call-retention.ts); 0 keeps every entry.
+   */
+  mcpLogRetentionDays: number;
   logLevel: string;
   content: { port: number; publicUrl: string | undefined };
   commerce: { port: number; publicUrl: string | undefined };
@@ -311,6 +334,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: e.SERVICE_MAX_BODY_BYTES,
     validateResponses: e.SERVICE_VALIDATE_RESPONSES,
     keyRateLimit: e.SERVICE_KEY_RATE_LIMIT,
+    mcpLogRetentionDays: e.SERVICE_MCP_LOG_RETENTION_DAYS,
     logLevel: e.LOG_LEVEL,
     content: { port: e.CONTENT_PORT, publicUrl: e.CONTENT_PUBLIC_URL },
     commerce: { port: e.COMMERCE_PORT, publicUrl: e.COMMERCE_PUBLIC_URL },

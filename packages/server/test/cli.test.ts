@@ -286,6 +286,18 @@ describe('svc-server', { timeout: 60_000 }, () => {
       { SERVICE_DATABASE_POOL_SIZE: '1' },
       /SERVICE_DATABASE_POOL_SIZE must be a whole number of connections, at least 2/,
     ],
+    [
+      { SERVICE_MCP_LOG_RETENTION_DAYS: '90d' },
+      /SERVICE_MCP_LOG_RETENTION_DAYS must be a whole number of days, from 0 to 36500 \(got '90d'\)/,
+    ],
+    [
+      { SERVICE_MCP_LOG_RETENTION_DAYS: '-1' },
+      /SERVICE_MCP_LOG_RETENTION_DAYS must be a whole number of days, from 0 to 36500 \(got '-1'\)/,
+    ],
+    [
+      { SERVICE_MCP_LOG_RETENTION_DAYS: '1e9' },
+      /SERVICE_MCP_LOG_RETENTION_DAYS must be a whole number of days, from 0 to 36500 \(got '1e9'\)/,
+    ],
   ])('stops start-up on bad configuration %o with one line naming the setting', (bad, message) => {
     const res = runCli(['start'], env(dataDir, bad));
     expect(res.status).toBe(78);

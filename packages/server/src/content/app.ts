@@ -41,6 +41,7 @@ import type { AdvanceResultView } from './schemas/workspace.js';
 import { seedDemoWorkspace } from './seed/demo.js';
 import { automationEventHandler, purgeOldRunCounts } from './services/automations.js';
 import { flushToolCalls } from './services/mcp-call-log.js';
+import { sweepCallLogIfDue } from './services/mcp-call-retention.js';
 import { recoverInterruptedPublishes } from './services/posts.js';
 import { tick } from './services/sandbox.js';
 import { webApp } from './web-app.js';
@@ -201,6 +202,8 @@ export async function createContentApp(
         const removed = await ctx.media.sweepOrphans();
         if (removed) deps.logger.info({ removed }, 'media sweep removed orphaned asset folders');
       }
+      // Hourly, under its own lease; the MCP call log's entries past SERVICE_MCP_LOG_RETENTION_DAYS.
+      await sweepCallLogIfDue(ctx);
     } finally {
       await leases.release(PASS_LEASE, ctx.instanceId);
     }

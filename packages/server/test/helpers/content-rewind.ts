@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { EARLIER_CALLS as EARLIER_BY_RANGE } from '../../src/content/db/migrations/024-call-log-recent-by-id.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
 
 /**
@@ -35,6 +36,8 @@ const undo: Record<number, string> = {
        CREATE INDEX mcp_calls_created ON mcp_calls (created_at DESC, id DESC);
        CREATE INDEX mcp_calls_key ON mcp_calls (key_id, created_at DESC, id DESC);`,
   24: `CREATE INDEX mcp_calls_created ON mcp_calls (created_at, id); DROP INDEX mcp_calls_earlier;`,
+  25: `DROP INDEX mcp_calls_earlier; ALTER TABLE mcp_calls DROP COLUMN id_sorts_by_time;
+       CREATE INDEX mcp_calls_earlier ON mcp_calls (created_at, id) WHERE ${EARLIER_BY_RANGE};`,
 };
 
 /** Takes a migrated content database back to the schema before migration `before`. */

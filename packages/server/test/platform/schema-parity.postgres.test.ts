@@ -114,6 +114,7 @@ describe('schema parity: SQLite and PostgreSQL after every migration', () => {
       'commerce.catalog_merchants.sandbox',
       'commerce.checkouts.requires_user_confirmation',
       'content.automations.enabled',
+      'content.mcp_calls.id_sorts_by_time',
     ]);
   });
 

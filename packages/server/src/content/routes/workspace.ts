@@ -58,7 +58,7 @@ export function workspaceRoutes(ctx: ContentContext) {
       auth: 'person',
       operationId: 'listMcpCalls',
       description:
-        "Every MCP tool call is recorded with its source, the key that made it (by id and prefix), the tool, its arguments and the outcome. Use it to audit what an agent did. With `tool`, one page looks at a bounded number of the log's entries, newest first (the log has no index on `tool`): a page may then hold fewer entries than `limit`, or none at all, with `has_more` true and a `next_after` past the entries it looked at. Keep following `next_after` while `has_more` is true (the clients' auto-pagination does); an empty page is not the end of the list.",
+        "Every MCP tool call is recorded with its source, the key that made it (by id and prefix), the tool, its arguments and the outcome. Use it to audit what an agent did. Entries are kept for the server's retention (`SERVICE_MCP_LOG_RETENTION_DAYS`, 90 days by default; 0 keeps every entry), then deleted. With `tool`, one page looks at a bounded number of the log's entries, newest first (the log has no index on `tool`): a page may then hold fewer entries than `limit`, or none at all, with `has_more` true and a `next_after` past the entries it looked at. Keep following `next_after` while `has_more` is true (the clients' auto-pagination does); an empty page is not the end of the list.",
       summary: 'The MCP call log, newest first: key, tool, arguments and outcome of every call.',
       tags: ['API keys'],
       query: z.strictObject({ key_id: Id.optional(), tool: z.string().max(60).optional(), ...pageQuery }),

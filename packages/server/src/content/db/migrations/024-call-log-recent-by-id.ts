@@ -13,6 +13,10 @@ import { base62Fixed } from '../../../platform/ids.js';
  * time-ordered ids included, is in the partial index. The two sets are exact complements
  * (neither column is ever NULL), and the store (stores/mcp-calls-walk.ts) names these texts
  * verbatim: both engines use a partial index only when the query repeats its condition.
+ *
+ * Migration 025 replaced these conditions: a build older than the time-ordered ids, still writing
+ * after the cut-off, writes random ids of which about 1 in 125 fall in the recent range, and such
+ * an entry was listed nowhere. The constants stay for the index this step builds (and its undo).
  */
 export const TIME_ORDERED_SINCE = '2026-11-27T00:00:00.000Z';
 export const FIRST_RECENT_ID = `mcpc_${base62Fixed(Date.parse(TIME_ORDERED_SINCE), 8)}`;

@@ -23,6 +23,7 @@ import { keyEpochMigration } from './021-key-epoch.js';
 import { keyEpochTruncateMigration } from './022-key-epoch-truncate.js';
 import { callLogAscendingIndexesMigration } from './023-call-log-ascending-indexes.js';
 import { callLogRecentByIdMigration } from './024-call-log-recent-by-id.js';
+import { callLogMarkedByIdMigration } from './025-call-log-marked-by-id.js';
 
 /**
  * Forward-only and numbered. Each area of the content service owns its own migration file;
@@ -53,4 +54,5 @@ export const contentMigrations: Migration[] = [
   keyEpochTruncateMigration,
   callLogAscendingIndexesMigration,
   callLogRecentByIdMigration,
+  callLogMarkedByIdMigration,
 ];

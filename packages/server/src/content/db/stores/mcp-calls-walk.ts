@@ -1,6 +1,7 @@
-import type { SqlValue } from '../../../platform/db/sql.js';
+import type { Dialect } from '../../../platform/db/sql.js';
 import { base62Fixed } from '../../../platform/ids.js';
-import { EARLIER_CALLS, END_RECENT_ID, RECENT_CALLS } from '../migrations/024-call-log-recent-by-id.js';
+import { END_RECENT_ID, FIRST_RECENT_ID } from '../migrations/024-call-log-recent-by-id.js';
+import { EARLIER_CALLS, RECENT_CALLS } from '../migrations/025-call-log-marked-by-id.js';
 import { afterClause, decodeCursor } from './paging.js';
 
 export interface McpCallsFilter {
@@ -14,21 +15,36 @@ const SORT_KEY = ['created_at', 'id'] as const;
 const DIGITS_END_MS = 62 ** 7;
 
 /**
- * Past a cursor, a recent entry's id is below the first id of the millisecond after the cursor's
- * `created_at` (its 8 digits are its own millisecond's): the range the primary key is read in.
- * The row comparison beside it decides; this only keeps the read from starting at the top.
+ * The first id a recent entry of millisecond `ms` can have (its 8 digits are its millisecond's),
+ * so every recent entry from before `ms` has a smaller id; END_RECENT_ID, above every recent id,
+ * where `ms` is outside the digits' range. A bound for reading the primary key in a range only:
+ * a condition on `created_at` beside it decides which entries are meant.
  */
-function recentIdBelow(after: string | undefined): SqlValue[] | null {
-  const key = decodeCursor(after, SORT_KEY);
-  if (!key) return null;
-  const ms = Date.parse(String(key[0]));
-  return [ms >= 0 && ms + 1 < DIGITS_END_MS ? `mcpc_${base62Fixed(ms + 1, 8)}` : END_RECENT_ID];
+function firstRecentIdAt(ms: number): string {
+  return ms >= 0 && ms < DIGITS_END_MS ? `mcpc_${base62Fixed(ms, 8)}` : END_RECENT_ID;
 }
+
+/**
+ * Past a cursor, a recent entry's id is below the first id of the millisecond after the cursor's
+ * `created_at`: the range the primary key is read in. The row comparison beside it decides; this
+ * only keeps the read from starting at the top.
+ */
+function recentIdBelow(after: string | undefined): string {
+  const key = decodeCursor(after, SORT_KEY);
+  return key ? firstRecentIdAt(Date.parse(String(key[0])) + 1) : END_RECENT_ID;
+}
+
+/**
+ * The recent entries (migration 025 marks them) in the primary key's range `[FIRST_RECENT_ID, below)`,
+ * which every marked id is inside: the bounds keep the read off the random ids of older builds
+ * (most sort above every time-ordered id), the mark decides.
+ */
+const RECENT_IN_RANGE = `${RECENT_CALLS} AND id >= '${FIRST_RECENT_ID}' AND id < ?`;
 
 /**
  * The first `n` entries of the log under the key filter and after the cursor, newest first:
  * `columns` of them, as one SELECT. A key's entries are read off `mcp_calls_key` backwards. The
- * whole log is two reads (migration 024): recent entries off the primary key backwards (their ids
+ * whole log is two reads (migrations 024 and 025): recent entries off the primary key backwards (their ids
  * sort by time) and earlier ones off the partial `mcp_calls_earlier`, each at most `n`, merged by
  * the sort key: a sort of at most 2n rows, never of the log.
  */
@@ -39,13 +55,40 @@ export function callsWalk(filter: McpCallsFilter, after: string | undefined, n: 
       sql: `SELECT ${columns} FROM mcp_calls WHERE key_id = ?${a.sql} ${NEWEST_FIRST} LIMIT ?`,
       params: [filter.keyId, ...a.params, n],
     };
-  const below = recentIdBelow(after);
   return {
-    sql: `SELECT * FROM (SELECT ${columns} FROM mcp_calls WHERE ${RECENT_CALLS}${below ? ' AND id < ?' : ''}${a.sql}
+    sql: `SELECT * FROM (SELECT ${columns} FROM mcp_calls WHERE ${RECENT_IN_RANGE}${a.sql}
            ORDER BY id DESC LIMIT ?) AS recent
          UNION ALL
          SELECT * FROM (SELECT ${columns} FROM mcp_calls WHERE ${EARLIER_CALLS}${a.sql} ${NEWEST_FIRST} LIMIT ?) AS earlier
          ${NEWEST_FIRST} LIMIT ?`,
-    params: [...(below ?? []), ...a.params, n, ...a.params, n, n],
+    params: [recentIdBelow(after), ...a.params, n, ...a.params, n, n],
+  };
+}
+
+/**
+ * One bounded step of the retention sweep (services/mcp-call-retention.ts): deletes at most `n`
+ * entries from before `before` (an ISO time), found on the same two indexes as the walk, oldest
+ * first: earlier entries off `mcp_calls_earlier` (a range of `created_at`), recent ones off the
+ * primary key (ids below the cut-off's first id: a range of `id`, as their ids sort by time). The
+ * `created_at < ?` on each side is the rule; the id bound is what makes the recent side a range
+ * read instead of a walk of the whole key, and costs nothing more, as a deleted row is read anyway.
+ * Both engines use a partial index only when the query repeats its condition, hence the verbatim
+ * texts (migration 025).
+ *
+ * The rows are then deleted by id. SQLite looks each up on the primary key. PostgreSQL, given
+ * `id IN (subquery)`, joins: it hashes the ids and scans the whole table whenever it judges that
+ * cheaper than `n` lookups, which on a table of a few hundred thousand entries it does for every
+ * batch. `= ANY(ARRAY(subquery))` makes the ids one value, found on the primary key.
+ */
+export function callsBeforeSql(before: string, n: number, dialect: Dialect) {
+  const ids = `SELECT id FROM (SELECT id FROM mcp_calls WHERE ${EARLIER_CALLS} AND created_at < ?
+                                ORDER BY created_at, id LIMIT ?) AS earlier
+               UNION ALL
+               SELECT id FROM (SELECT id FROM mcp_calls WHERE ${RECENT_IN_RANGE} AND created_at < ?
+                                ORDER BY id LIMIT ?) AS recent
+               LIMIT ?`;
+  return {
+    sql: `DELETE FROM mcp_calls WHERE ${dialect === 'postgres' ? `id = ANY(ARRAY(${ids}))` : `id IN (${ids})`}`,
+    params: [before, n, firstRecentIdAt(Date.parse(before)), before, n, n],
   };
 }

@@ -1,9 +1,11 @@
-import type { SqlExecutor, SqlValue } from '../../../platform/db/sql.js';
+import { toFlag } from '../../../platform/db/flags.js';
+import type { Dialect, SqlExecutor, SqlValue } from '../../../platform/db/sql.js';
 import { PROPOSAL_STATUSES, type ProposalStatus } from '../../domain.js';
 import type { DigestView } from '../../schemas/insights.js';
 import type { MemoryProposalView } from '../../schemas/workspace.js';
+import { idSortsByTime } from '../migrations/025-call-log-marked-by-id.js';
 import { decodeJson, oneOf } from './decode.js';
-import { callsWalk, type McpCallsFilter, NEWEST_FIRST } from './mcp-calls-walk.js';
+import { callsBeforeSql, callsWalk, type McpCallsFilter, NEWEST_FIRST } from './mcp-calls-walk.js';
 import { afterClause, encodeCursor, placeholders, toPage } from './paging.js';
 
 /** What a digest row keeps of the digest: everything but its id, run and time (their own columns). */
@@ -154,6 +156,7 @@ export interface McpCallRow {
 export type NewMcpCall = Omit<McpCallRow, 'args'> & { args: string };
 
 const MCP_OUTCOMES = ['ok', 'error'] as const;
+const CALL_COLUMNS = 'id, key_id, tool, args, outcome, error_code, error_message, duration_ms, created_at';
 
 /**
  * The INSERT for `n` entries, made once per batch size: a full batch's text is 200 groups of
@@ -164,8 +167,8 @@ const callsSql = new Map<number, string>();
 const insertCallsSql = (n: number) => {
   let sql = callsSql.get(n);
   if (!sql) {
-    sql = `INSERT INTO mcp_calls (id, key_id, tool, args, outcome, error_code, error_message, duration_ms, created_at)
-         VALUES ${Array.from({ length: n }, () => `(${placeholders(9)})`).join(', ')}`;
+    sql = `INSERT INTO mcp_calls (id, key_id, tool, args, outcome, error_code, error_message, duration_ms, created_at, id_sorts_by_time)
+         VALUES ${Array.from({ length: n }, () => `(${placeholders(10)})`).join(', ')}`;
     callsSql.set(n, sql);
   }
   return sql;
@@ -174,8 +177,8 @@ const insertCallsSql = (n: number) => {
 /**
  * The most entries one page of `GET /v1/mcp-calls?tool=…` looks at. No index leads with `tool`, so
  * a tool's page walks the log newest first (stores/mcp-calls-walk.ts) and skips the other tools'
- * entries (two index reads of at most this many each, merged and cut to it). The log keeps every
- * call (docs/content/mcp.md),
+ * entries (two index reads of at most this many each, merged and cut to it). The log keeps
+ * SERVICE_MCP_LOG_RETENTION_DAYS of calls, or every call (docs/content/mcp.md, "Retention"),
  * so without a bound a rare tool's page read the whole log in one statement: on SQLite that holds
  * the event loop, every other request with it, for as long as the log is long. Past the bound the
  * page ends short (even empty), `has_more` true and `next_after` just past the last entry looked
@@ -187,26 +190,22 @@ export const MAX_CALLS_EXAMINED = 2_000;
 /**
  * One page of `GET /v1/mcp-calls`, newest first, read off indexes only (callsWalk);
  * test/content/mcp-call-log-indexes.test.ts checks the plans. A tool's page looks at no more than
- * MAX_CALLS_EXAMINED entries (the walk's bound).
+ * MAX_CALLS_EXAMINED entries (the walk's bound, read once into `examined`) and answers two kinds
+ * of row: `edge` 0, the tool's entries; `edge` 1, the last entry examined when the walk took all
+ * MAX_CALLS_EXAMINED (a short page goes on from there). One statement, so both come from one
+ * snapshot on both engines: read apart, a batch landing inside the examined window between the
+ * two reads moved the edge newer than the hits, and the next page repeated some
+ * (test/content/mcp-call-log-tool-snapshot.test.ts).
  */
 export function mcpCallsPageSql(filter: McpCallsFilter, limit: number, after?: string) {
   if (!filter.tool) return callsWalk(filter, after, limit + 1);
-  const walk = callsWalk(filter, after, MAX_CALLS_EXAMINED);
+  const walk = callsWalk(filter, after, MAX_CALLS_EXAMINED, CALL_COLUMNS);
   return {
-    sql: `SELECT * FROM (${walk.sql}) AS examined WHERE tool = ? ${NEWEST_FIRST} LIMIT ?`,
-    params: [...walk.params, filter.tool, limit + 1],
-  };
-}
-
-/**
- * The sort key of the last entry a tool's page looked at, when there are MAX_CALLS_EXAMINED of
- * them: a short page continues from there. Read on the same indexes (covering), as bounded.
- */
-function lastExaminedSql(filter: McpCallsFilter, after: string | undefined) {
-  const walk = callsWalk(filter, after, MAX_CALLS_EXAMINED, 'created_at, id');
-  return {
-    sql: `SELECT created_at, id FROM (${walk.sql}) AS examined ${NEWEST_FIRST} LIMIT 1 OFFSET ?`,
-    params: [...walk.params, MAX_CALLS_EXAMINED - 1],
+    sql: `WITH examined AS MATERIALIZED (${walk.sql})
+          SELECT * FROM (SELECT ${CALL_COLUMNS}, 0 AS edge FROM examined WHERE tool = ? ${NEWEST_FIRST} LIMIT ?) AS hits
+          UNION ALL
+          SELECT * FROM (SELECT ${CALL_COLUMNS}, 1 AS edge FROM examined ${NEWEST_FIRST} LIMIT 1 OFFSET ?) AS last_examined`,
+    params: [...walk.params, filter.tool, limit + 1, MAX_CALLS_EXAMINED - 1],
   };
 }
 
@@ -214,7 +213,11 @@ export type { McpCallsFilter };
 
 export function mcpCallsStore(db: SqlExecutor) {
   return {
-    /** Several entries in one statement: the call log's batches (services/mcp-call-log.ts). */
+    /**
+     * Several entries in one statement: the call log's batches (services/mcp-call-log.ts). Each says
+     * whether its id sorts as its time, from the id and time themselves (migration 025), so an
+     * entry is read by id only when that is true, whoever made its id.
+     */
     async insertMany(rows: NewMcpCall[]) {
       if (rows.length === 0) return;
       const params: SqlValue[] = [];
@@ -229,22 +232,31 @@ export function mcpCallsStore(db: SqlExecutor) {
           r.error_message,
           r.duration_ms,
           r.created_at,
+          toFlag(idSortsByTime(r.id, r.created_at)),
         );
       await db.run(insertCallsSql(rows.length), params);
     },
+    /** Deletes at most `n` entries from before `before` (ISO time): the number deleted (callsBeforeSql). */
+    async deleteBefore(before: string, n: number, dialect: Dialect): Promise<number> {
+      const query = callsBeforeSql(before, n, dialect);
+      return (await db.run(query.sql, query.params)).changes;
+    },
     async list(filter: McpCallsFilter, limit: number, after?: string) {
       const query = mcpCallsPageSql(filter, limit, after);
-      const rows = (await db.all<McpCallRow>(query.sql, query.params)).map((r) => ({
-        ...r,
-        args: decodeJson<Record<string, unknown>>('object', 'mcp_calls', 'args', r.args),
-        outcome: oneOf(MCP_OUTCOMES, 'mcp_calls', 'outcome', r.outcome),
-      }));
-      const page = toPage(rows, limit, (r) => [r.created_at, r.id]);
-      if (page.has_more || !filter.tool) return page;
-      // Fewer hits than asked: either the log ends inside the walk, or the walk hit its bound.
-      const last = lastExaminedSql(filter, after);
-      const edge = await db.get<{ created_at: string; id: string }>(last.sql, last.params);
-      return edge ? { ...page, has_more: true, next_after: encodeCursor([edge.created_at, edge.id]) } : page;
+      const rows = await db.all<McpCallRow & { edge?: number }>(query.sql, query.params);
+      const edge = rows.find((r) => Number(r.edge) === 1);
+      const hits = rows
+        .filter((r) => Number(r.edge ?? 0) === 0)
+        .map(({ edge: _, ...r }) => ({
+          ...r,
+          args: decodeJson<Record<string, unknown>>('object', 'mcp_calls', 'args', r.args),
+          outcome: oneOf(MCP_OUTCOMES, 'mcp_calls', 'outcome', r.outcome),
+        }));
+      const page = toPage(hits, limit, (r) => [r.created_at, r.id]);
+      // Fewer of a tool's entries than asked: either the log ends inside the walk, or the walk hit
+      // its bound and the page goes on from the last entry it looked at.
+      if (page.has_more || !edge) return page;
+      return { ...page, has_more: true, next_after: encodeCursor([edge.created_at, edge.id]) };
     },
   };
 }
