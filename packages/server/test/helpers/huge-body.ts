@@ -53,3 +53,43 @@ export function sendHugeBody(
     pump();
   });
 }
+
+/**
+ * Sends `head`, then a chunked body of SEND_BYTES that ends (the last chunk), then closes its
+ * side, writing on after the server's answer and FIN as an uploading client does. `ended` is
+ * 'closed' when the server read what came and closed cleanly, 'reset' when it closed with bytes
+ * unread (the RST a client still writing may meet before it reads the answer).
+ */
+export function sendBodyThenClose(
+  url: string,
+  head: string,
+): Promise<{ status: string; ended: 'closed' | 'reset' }> {
+  const { port, hostname } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect(Number(port), hostname);
+    socket.allowHalfOpen = true;
+    let answer = '';
+    socket.on('data', (d) => {
+      answer += d.toString('latin1');
+    });
+    socket.on('error', () => {});
+    socket.on('close', (hadError) =>
+      resolve({ status: answer.split('\r\n')[0] ?? '', ended: hadError ? 'reset' : 'closed' }),
+    );
+    socket.write(`${head}Transfer-Encoding: chunked\r\n\r\n`);
+    const piece = Buffer.concat([
+      Buffer.from(`${CHUNK.length.toString(16)}\r\n`),
+      CHUNK,
+      Buffer.from('\r\n'),
+    ]);
+    let sent = 0;
+    const pump = () => {
+      if (socket.destroyed) return;
+      if (sent >= SEND_BYTES) return void socket.end('0\r\n\r\n');
+      sent += CHUNK.length;
+      if (socket.write(piece)) setImmediate(pump);
+      else socket.once('drain', pump);
+    };
+    pump();
+  });
+}

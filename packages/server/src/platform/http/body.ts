@@ -49,6 +49,11 @@ export function refuseDeclaredLength(req: IncomingMessage, limitBytes: number): 
 export function closeAfterResponse(res: Response): void {
   res.set('Connection', 'close');
   if (res.socket) lingerBeforeClosing(res.socket);
+  // A body refused after some of it was read (a counted 413) was paused by its reader, and node
+  // throws away only a body nobody began to read: the parser would stop feeding the paused
+  // request, the socket stop reading, and the linger discard nothing and end in a reset. Resumed
+  // once answered, with its readers gone, the rest of the body is discarded like any other.
+  res.once('finish', () => res.req.resume());
 }
 
 /** Reads the body, at most `limitBytes` of it. Over the limit it stops reading at once. */
