@@ -4,7 +4,7 @@ import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import { mcpCallsStore, type NewMcpCall } from '../../src/content/db/stores/misc-stores.js';
 import { MAX_BATCH } from '../../src/content/services/mcp-call-log.js';
 import type { SqlDatabase } from '../../src/platform/db/sql.js';
-import { randomIds, timeOrderedId } from '../../src/platform/ids.js';
+import { callRow, newCall } from '../helpers/call-log-rows.js';
 import { databaseForFile } from '../helpers/file-database.js';
 import { walRecordsOf } from '../helpers/wal-records.js';
 
@@ -20,20 +20,9 @@ describe('one MCP call-log entry', () => {
   const opened = databaseForFile('content', contentMigrations, 'svc-call-log-entries-');
   const at = Date.parse(TIME_ORDERED_SINCE) + 3_600_000;
   const batch = (from: number): NewMcpCall[] =>
-    Array.from({ length: MAX_BATCH }, (_, i) => {
-      const when = new Date(at + from + i);
-      return {
-        id: timeOrderedId(randomIds, 'mcpc', when),
-        key_id: `key_${i % 3}`,
-        tool: 'list_agents',
-        args: '{}',
-        outcome: 'ok',
-        error_code: null,
-        error_message: null,
-        duration_ms: 1,
-        created_at: when.toISOString(),
-      };
-    });
+    Array.from({ length: MAX_BATCH }, (_, i) =>
+      newCall(callRow({ at: at + from + i, tool: 'list_agents', key_id: `key_${i % 3}` })),
+    );
 
   /** SQLite: entries in each index of mcp_calls (an index b-tree keeps entries in its inner pages too). */
   const indexEntries = async (db: SqlDatabase) => {

@@ -14,14 +14,13 @@ import {
 } from '../../src/content/db/stores/misc-stores.js';
 import { openServiceDatabase } from '../../src/platform/db/open.js';
 import type { SqlDatabase } from '../../src/platform/db/sql.js';
-import { timeOrderedId } from '../../src/platform/ids.js';
+import { callRow, countedId, countedTimeId, olderBuildInsert } from '../helpers/call-log-rows.js';
 import {
   createTestPostgresDatabase,
   TEST_POOL_SIZE,
   type TestPostgresDatabase,
   testEngine,
 } from '../helpers/database.js';
-import { olderBuildInsert } from '../helpers/older-build-calls.js';
 
 /**
  * Migration 023 makes the call log's two indexes ascending, so a batch of entries (oldest first)
@@ -33,17 +32,14 @@ import { olderBuildInsert } from '../helpers/older-build-calls.js';
  * Migration 025 marks the entries read by id, as only a build that knows the mark can say.
  */
 /** The `i`th entry a test writes: its tool and key follow `i`, and every `keyless`th has no key. */
-const entry = (i: number, id: string, at: Date, keyless: number): McpCallRow => ({
-  id,
-  key_id: i % keyless === 0 ? null : `key_${i % 3}`,
-  tool: i % 2 ? 'list_agents' : 'list_brands',
-  args: { n: i },
-  outcome: 'ok',
-  error_code: null,
-  error_message: null,
-  duration_ms: 1,
-  created_at: at.toISOString(),
-});
+const entry = (i: number, id: string, at: Date, keyless: number): McpCallRow =>
+  callRow({
+    id,
+    at,
+    key_id: i % keyless === 0 ? null : `key_${i % 3}`,
+    tool: i % 2 ? 'list_agents' : 'list_brands',
+    args: { n: i },
+  });
 
 describe('the MCP call log indexes (migrations 023, 024 and 025)', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-call-log-idx-'));
@@ -69,7 +65,7 @@ describe('the MCP call log indexes (migrations 023, 024 and 025)', () => {
     const start = Date.parse('2026-11-01T00:00:00.000Z');
     for (let i = 0; i < 10_000; i++)
       // Two entries a millisecond: the id breaks the tie.
-      rows.push(entry(i, `mcpc_${String(i).padStart(24, '0')}`, new Date(start + Math.floor(i / 2)), 7));
+      rows.push(entry(i, countedId(i), new Date(start + Math.floor(i / 2)), 7));
     // Entries from after the cut-off: time-ordered ids (three a millisecond), and now and then one
     // whose id is not (a build older than the time-ordered ids, still running beside).
     const recent = Date.parse(TIME_ORDERED_SINCE) - 200;
@@ -78,7 +74,7 @@ describe('the MCP call log indexes (migrations 023, 024 and 025)', () => {
       const id =
         i % 97 === 5
           ? `mcpc_${['zz', '00', '0z'][i % 3]}x${String(i).padStart(21, '0')}`
-          : timeOrderedId({ make: (p) => `${p}_${String(i).padStart(24, '0')}` }, 'mcpc', at);
+          : countedTimeId(i, at);
       rows.push(entry(i, id, at, 5));
     }
     // The order the list promises, whatever the ids.

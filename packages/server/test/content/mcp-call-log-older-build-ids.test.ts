@@ -18,8 +18,8 @@ import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import { type McpCallRow, mcpCallsStore } from '../../src/content/db/stores/misc-stores.js';
 import type { SqlDatabase } from '../../src/platform/db/sql.js';
 import { randomIds, timeOrderedId } from '../../src/platform/ids.js';
+import { callRow, countedTimeId, olderBuildInsert, writeCalls } from '../helpers/call-log-rows.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
-import { olderBuildInsert } from '../helpers/older-build-calls.js';
 
 describe('the MCP call log with an older build writing after the cut-off', () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-call-log-older-'));
@@ -33,23 +33,11 @@ describe('the MCP call log with an older build writing after the cut-off', () =>
     const start = Date.parse(TIME_ORDERED_SINCE) + 60_000;
     for (let i = 0; i < 300; i++) {
       const at = new Date(start + i);
-      rows.push({
-        // Entry 100 comes from an older build: a random id, which happens to start `0z`.
-        id:
-          i === 100
-            ? 'mcpc_0zQ4mT7kLp2RfX9cVbN3sWq1'
-            : timeOrderedId({ make: (p) => `${p}_${String(i).padStart(24, '0')}` }, 'mcpc', at),
-        key_id: null,
-        tool: 'list_brands',
-        args: { n: i },
-        outcome: 'ok',
-        error_code: null,
-        error_message: null,
-        duration_ms: 1,
-        created_at: at.toISOString(),
-      });
+      // Entry 100 comes from an older build: a random id, which happens to start `0z`.
+      const id = i === 100 ? 'mcpc_0zQ4mT7kLp2RfX9cVbN3sWq1' : countedTimeId(i, at);
+      rows.push(callRow({ id, at, tool: 'list_brands', args: { n: i } }));
     }
-    await mcpCallsStore(db).insertMany(rows.map((r) => ({ ...r, args: JSON.stringify(r.args) })));
+    await writeCalls(db, rows, rows.length);
   }, 60_000);
   afterAll(async () => {
     await testDb?.close();
@@ -82,14 +70,12 @@ describe('the MCP call log with an older build writing after the cut-off', () =>
             ? `mcpc_0${'Xz'[i % 2]}${randomIds.make('mcpc').slice(7)}`
             : randomIds.make('mcpc')
           : timeOrderedId(randomIds, 'mcpc', at);
-      writers[writer]!.push({ ...rows[0]!, id, args: { n: i }, created_at: at.toISOString() });
+      writers[writer]!.push(callRow({ id, at, tool: 'list_brands', args: { n: i } }));
     }
     for (let i = 0; i < 200; i += 50) {
       await olderBuildInsert(db, writers[0]!.slice(i, i + 50));
       await olderBuildInsert(db, writers[1]!.slice(i, i + 50));
-      await mcpCallsStore(db).insertMany(
-        writers[2]!.slice(i, i + 50).map((r) => ({ ...r, args: JSON.stringify(r.args) })),
-      );
+      await writeCalls(db, writers[2]!.slice(i, i + 50));
     }
     const all = [...rows, ...writers.flat()].sort((x, y) =>
       x.created_at === y.created_at ? (x.id < y.id ? -1 : 1) : x.created_at < y.created_at ? -1 : 1,

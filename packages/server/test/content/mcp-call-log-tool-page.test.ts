@@ -5,12 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 // relay tests run its built bin the same way): its auto-pagination must go on through empty pages.
 import { ContentClient } from '../../../content-client/dist/index.js';
 import type { ContentContext } from '../../src/content/context.js';
-import {
-  MAX_CALLS_EXAMINED,
-  mcpCallsPageSql,
-  mcpCallsStore,
-  type NewMcpCall,
-} from '../../src/content/db/stores/misc-stores.js';
+import { MAX_CALLS_EXAMINED, mcpCallsPageSql } from '../../src/content/db/stores/misc-stores.js';
+import { callRow, countedId, writeCalls } from '../helpers/call-log-rows.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
 
 /**
@@ -25,24 +21,14 @@ describe('the call log filtered by tool looks at a bounded number of entries', (
   // The rare tool's one entry is the oldest; the other tool's entries fill more than two walks.
   const others = 2 * MAX_CALLS_EXAMINED + 500;
   const start = Date.parse('2026-11-01T00:00:00.000Z');
-  const entry = (i: number, tool: string): NewMcpCall => ({
-    id: `mcpc_${String(i).padStart(24, '0')}`,
-    key_id: null,
-    tool,
-    args: '{}',
-    outcome: 'ok',
-    error_code: null,
-    error_message: null,
-    duration_ms: 1,
-    created_at: new Date(start + i).toISOString(),
-  });
+  const entry = (i: number, tool: string) => callRow({ id: countedId(i), at: start + i, tool });
 
   beforeAll(async () => {
     svc = await startTestService('content', { config: { seed: 'none' } });
     db = (svc.handle as unknown as { ctx: ContentContext }).ctx.db;
     const rows = [entry(0, 'get_digest')];
     for (let i = 1; i <= others; i++) rows.push(entry(i, 'list_agents'));
-    for (let i = 0; i < rows.length; i += 200) await mcpCallsStore(db).insertMany(rows.slice(i, i + 200));
+    await writeCalls(db, rows);
   }, 60_000);
   afterAll(() => svc?.close());
 

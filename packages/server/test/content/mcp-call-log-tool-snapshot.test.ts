@@ -4,13 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TIME_ORDERED_SINCE } from '../../src/content/db/migrations/024-call-log-recent-by-id.js';
 import { contentMigrations } from '../../src/content/db/migrations/index.js';
-import {
-  MAX_CALLS_EXAMINED,
-  mcpCallsStore,
-  type NewMcpCall,
-} from '../../src/content/db/stores/misc-stores.js';
+import { MAX_CALLS_EXAMINED, mcpCallsStore } from '../../src/content/db/stores/misc-stores.js';
 import type { SqlDatabase, SqlExecutor, SqlParams } from '../../src/platform/db/sql.js';
-import { randomIds, timeOrderedId } from '../../src/platform/ids.js';
+import { callRow, writeCalls } from '../helpers/call-log-rows.js';
 import { openTestDatabase, type TestDatabase } from '../helpers/database.js';
 
 /**
@@ -28,20 +24,7 @@ describe('a tool page of the MCP call log under a concurrent write', () => {
   // Even milliseconds for the log, odd ones for the late batch inside the first page's window.
   const start = Date.parse(TIME_ORDERED_SINCE) + 60_000;
   const total = MAX_CALLS_EXAMINED + 500;
-  const entry = (ms: number, tool: string): NewMcpCall => {
-    const at = new Date(start + ms);
-    return {
-      id: timeOrderedId(randomIds, 'mcpc', at),
-      key_id: null,
-      tool,
-      args: '{}',
-      outcome: 'ok',
-      error_code: null,
-      error_message: null,
-      duration_ms: 1,
-      created_at: at.toISOString(),
-    };
-  };
+  const entry = (ms: number, tool: string) => callRow({ at: start + ms, tool });
   const log = Array.from({ length: total }, (_, i) =>
     entry(2 * i, i % 50 === 0 ? 'get_digest' : 'list_agents'),
   );
@@ -52,7 +35,7 @@ describe('a tool page of the MCP call log under a concurrent write', () => {
   beforeAll(async () => {
     testDb = await openTestDatabase('content', contentMigrations, dir);
     db = testDb.db;
-    for (let i = 0; i < log.length; i += 200) await mcpCallsStore(db).insertMany(log.slice(i, i + 200));
+    await writeCalls(db, log);
   }, 60_000);
   afterAll(async () => {
     await testDb?.close();
@@ -65,7 +48,7 @@ describe('a tool page of the MCP call log under a concurrent write', () => {
     const lateOnce = async () => {
       if (written) return;
       written = true;
-      await mcpCallsStore(db).insertMany(late);
+      await writeCalls(db, late, late.length);
     };
     return {
       async get<T>(sql: string, params?: SqlParams) {
