@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordToolCall } from '../../src/content/services/mcp-calls.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
-import { makeBrand, makeDraft, makeIdea, makeSignal } from './helpers.js';
+import { digestCappedAtTwo, makeBrand, makeDraft, makeIdea, makeSignal } from './helpers.js';
 
 describe('agents on the demo brand', () => {
   let svc: TestService;
@@ -273,13 +273,7 @@ describe('automations', () => {
 
   it('enforces the daily cap per automation on manual runs, and resets the next day', async () => {
     const a = await api(svc.url, 'POST', '/v1/automations', {
-      body: {
-        brand_id: brand.id,
-        name: 'Digest',
-        agent_id: 'digest',
-        daily_cap: 2,
-        trigger: { type: 'schedule', every: 'week', weekday: 1, hour: 3 },
-      },
+      body: digestCappedAtTwo(brand.id),
     });
     const run1 = await api(svc.url, 'POST', `/v1/automations/${a.body.id}/run`);
     expect(run1.status).toBe(201);

@@ -33,6 +33,15 @@ export async function makeBrand(
   return { id: res.body.id as string, channels };
 }
 
+/** The body of an automation running the digest agent, at most twice a day (the cap tests count to it). */
+export const digestCappedAtTwo = (brandId: string) => ({
+  brand_id: brandId,
+  name: 'Digest',
+  agent_id: 'digest',
+  daily_cap: 2,
+  trigger: { type: 'schedule', every: 'week', weekday: 1, hour: 3 },
+});
+
 export async function makeSignal(svc: TestService, brandId: string, title = 'Async standups are trending') {
   const res = await api(svc.url, 'POST', `/v1/brands/${brandId}/signals`, {
     body: { kind: 'trend', title, summary: 'Team leads talk about it.', strength: 0.8 },

@@ -3,7 +3,7 @@ import { PUBLISH_LEASE_MS } from '../../src/content/services/publish-leases.js';
 import { ManualClock } from '../../src/platform/clock.js';
 import { connectLive, startLive } from '../helpers/live.js';
 import { api, type TestService } from '../helpers/start.js';
-import { makeBrand } from './helpers.js';
+import { digestCappedAtTwo, makeBrand } from './helpers.js';
 import {
   gate,
   handle,
@@ -101,13 +101,7 @@ describe('content across instances: process state in the database', () => {
     const b = await beside(a);
     const brand = await makeBrand(a, { channels: ['x'] });
     const auto = await api(a.url, 'POST', '/v1/automations', {
-      body: {
-        brand_id: brand.id,
-        name: 'Digest',
-        agent_id: 'digest',
-        daily_cap: 2,
-        trigger: { type: 'schedule', every: 'week', weekday: 1, hour: 3 },
-      },
+      body: digestCappedAtTwo(brand.id),
     });
     expect(auto.status).toBe(201);
     const run = (svc: TestService) => api(svc.url, 'POST', `/v1/automations/${auto.body.id}/run`);

@@ -6,7 +6,7 @@ import { contentMigrations } from '../../src/content/db/migrations/index.js';
 import { openSqliteDatabase, type SqliteDatabase } from '../../src/platform/db/sqlite.js';
 import { rewindContentSchema } from '../helpers/content-rewind.js';
 import { api, startTestService, type TestService } from '../helpers/start.js';
-import { makeBrand } from './helpers.js';
+import { digestCappedAtTwo, makeBrand } from './helpers.js';
 
 /**
  * Content migration 14 on a SQLite database that has run automations today (PostgreSQL has no
@@ -25,13 +25,7 @@ describe('the automation run counts migration', () => {
   it('counts the runs recorded before it toward the caps', async () => {
     const brand = await makeBrand(svc);
     const auto = await api(svc.url, 'POST', '/v1/automations', {
-      body: {
-        brand_id: brand.id,
-        name: 'Digest',
-        agent_id: 'digest',
-        daily_cap: 2,
-        trigger: { type: 'schedule', every: 'week', weekday: 1, hour: 3 },
-      },
+      body: digestCappedAtTwo(brand.id),
     });
     const run = () => api(svc.url, 'POST', `/v1/automations/${auto.body.id}/run`);
     expect((await run()).status).toBe(201);
