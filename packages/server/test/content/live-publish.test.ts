@@ -65,6 +65,27 @@ async function uploadImage(): Promise<string> {
   return ((await res.json()) as { id: string }).id;
 }
 
+/**
+ * The channel's access lapses for good: its refresh token is spent elsewhere (another app
+ * instance, a revoke) and its access token expires, so the next call to X marks it
+ * needs_reconnect.
+ */
+async function loseChannelAccess() {
+  const ctx = ctxOf(svc);
+  const [row] = await ctx.db.all<{ refresh_token: string }>(
+    'SELECT refresh_token FROM channel_credentials WHERE channel_id = ?',
+    [channelId],
+  );
+  const refresh = secretBox(ctx).open(
+    row?.refresh_token as string,
+    `channel_credentials:${channelId}:refresh_token`,
+  );
+  await createXProvider({ clientId: fake.clientId, clientSecret: X_CLIENT_SECRET, apiUrl: fake.url }).refresh(
+    refresh,
+  );
+  fake.expire(await accessTokenFor(ctx, channelId));
+}
+
 const post = (text: string, extra: Record<string, unknown> = {}) =>
   api(svc.url, 'POST', '/v1/posts', { body: { channel_id: channelId, text, ...extra } });
 
@@ -328,22 +349,7 @@ describe('live publishing to X', () => {
 
   it('an expired token whose refresh fails: the post fails with CHANNEL_NEEDS_RECONNECT, and so does one due later', async () => {
     await startWithChannel();
-    const ctx = ctxOf(svc);
-    const [row] = await ctx.db.all<{ refresh_token: string }>(
-      'SELECT refresh_token FROM channel_credentials WHERE channel_id = ?',
-      [channelId],
-    );
-    const refresh = secretBox(ctx).open(
-      row?.refresh_token as string,
-      `channel_credentials:${channelId}:refresh_token`,
-    );
-    // The grant is spent elsewhere: our refresh token no longer works.
-    await createXProvider({
-      clientId: fake.clientId,
-      clientSecret: X_CLIENT_SECRET,
-      apiUrl: fake.url,
-    }).refresh(refresh);
-    fake.expire(await accessTokenFor(ctx, channelId));
+    await loseChannelAccess();
     const res = await post('Needs the person.');
     expect(res.body.status).toBe('failed');
     expect(res.body.failure).toMatch(/^CHANNEL_NEEDS_RECONNECT: .*Settings → Channels/);
@@ -663,6 +669,34 @@ describe('live publishing a GIF to X', () => {
     svc = await svc.restart();
     const post = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
     expect(post.body).toMatchObject({ status: 'scheduled', retry_at: res.body.retry_at });
+    expect(fake.violations).toEqual([]);
+  });
+
+  it('a post waiting to retry its GIF when the person connects another X account instead: it fails as disconnected, and the other account is never sent the first one’s upload', async () => {
+    // The upload's id is remembered for the retry (uploaded-media.ts), keyed by the post: safe only
+    // because a post's channel never changes, nor a channel's account. Another account is another
+    // channel, and the one the post waits on is disconnected (docs/content/live.md).
+    const { res } = await publishGifNow('Slow, then another account.', {
+      checkAfterSecs: { pending: 1, in_progress: 30 },
+    });
+    expect(res.body.status).toBe('scheduled');
+    await loseChannelAccess();
+    const lapsed = await post('Finds the channel lapsed.');
+    expect(lapsed.body.failure).toMatch(/^CHANNEL_NEEDS_RECONNECT/);
+    fake.signInAs({ id: '1500000000000000001', name: 'Other', username: 'other' });
+    const other = await connectLive(svc, brandId, 'x');
+    expect(other).toMatchObject({ handle: 'other', status: 'connected' });
+    expect(other.id).not.toBe(channelId);
+    expect((await api(svc.url, 'GET', `/v1/channels/${channelId}`)).body.status).toBe('disconnected');
+    const requests = fake.requests.length;
+    svc.clock.advance(60_000);
+    expect((await pass()).failed).toEqual([res.body.id]);
+    const failed = await api(svc.url, 'GET', `/v1/posts/${res.body.id}`);
+    expect(failed.body.failure).toMatch(/^CHANNEL_DISCONNECTED/);
+    // Refused before any call: nothing checked or posted with the other account's token (the fake
+    // records either as a violation).
+    expect(fake.requests).toHaveLength(requests);
+    expect(fake.tweets.size).toBe(0);
     expect(fake.violations).toEqual([]);
   });
 

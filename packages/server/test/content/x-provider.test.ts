@@ -590,6 +590,47 @@ describe('the X fake follows the published contract', () => {
     expect(fake.violations.join('\n')).toMatch(/favourites[\s\S]*42[\s\S]*77/);
   });
 
+  it('a token acts as its account: another account’s token may not post or check the first one’s media', async () => {
+    const first = await connect();
+    const [mediaId] = (
+      await x.publish({
+        accessToken: first.accessToken,
+        parts: ['Mine.'],
+        media: [{ mimeType: 'image/png', data: PNG }],
+      })
+    ).externalIds.map((id) => fake.tweets.get(id)?.mediaIds[0]);
+    fake.signInAs({ id: '1500000000000000001', name: 'Other', username: 'other' });
+    const second = await connect();
+    expect(await x.account?.(second.accessToken)).toEqual({
+      id: '1500000000000000001',
+      handle: 'other',
+      displayName: 'Other',
+    });
+    const auth = { authorization: `Bearer ${second.accessToken}`, 'content-type': 'application/json' };
+    const posted = await fetch(`${fake.url}/2/tweets`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ text: 'Not mine.', media: { media_ids: [mediaId] } }),
+    });
+    expect(posted.status).toBe(400);
+    const checked = await fetch(`${fake.url}/2/media/upload?command=STATUS&media_id=${mediaId}`, {
+      headers: auth,
+    });
+    expect(checked.status).toBe(400);
+    expect(fake.violations).toEqual([
+      `media_ids ${mediaId} were uploaded by another account`,
+      `status of media ${mediaId}, another account's upload`,
+    ]);
+    // What the second account posts with its own upload is its own.
+    const own = await x.publish({
+      accessToken: second.accessToken,
+      parts: ['Mine too.'],
+      media: [{ mimeType: 'image/png', data: PNG }],
+    });
+    expect(fake.tweets.get(own.externalId)?.authorId).toBe('1500000000000000001');
+    expect(own.permalink).toMatch(/^https:\/\/x\.com\/other\/status\//);
+  });
+
   it('requires a bearer token the token endpoint issued', async () => {
     const res = await fetch(`${fake.url}/2/users/me`, { headers: { authorization: 'Bearer made-up' } });
     expect(res.status).toBe(401);

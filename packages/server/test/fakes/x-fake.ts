@@ -90,6 +90,12 @@ export interface XFake {
   reply(postId: string, from: { username: string; text: string }): XFakeTweet;
   /** The access token stops working, as after its two hours. */
   expire(accessToken: string): void;
+  /**
+   * The person signs in to X as `account` on the authorise page: the connects that follow give
+   * tokens for it (`user` until then). Each token acts as its account: what it posts and uploads
+   * is that account's, and it may not post or check another account's media, which X refuses.
+   */
+  signInAs(account: { id: string; name: string; username: string }): void;
   close(): Promise<void>;
 }
 
@@ -156,20 +162,28 @@ export async function startXFake(
 ): Promise<XFake> {
   const clientId = opts.clientId ?? 'fake-client-id';
   const user = { id: '2244994945', name: 'Fieldnote', username: 'fieldnote' };
+  type Account = typeof user;
+  const accounts = new Map<string, Account>([[user.id, user]]);
+  let signedIn = user;
   const requests: string[] = [];
   const violations: string[] = [];
   const tweets = new Map<string, XFakeTweet>();
   const media = new Map<string, XFakeMedia>();
   const uploads = new Map<
     string,
-    { mediaType: string; category: string; total: number; segments: Buffer[] }
+    { mediaType: string; category: string; total: number; segments: Buffer[]; owner: string }
   >();
+  /** The account that uploaded each medium: only its tokens may post it or check on it. */
+  const mediaOwner = new Map<string, string>();
   /** Per processing upload: whether its bytes carry the failure mark, and when it may be checked. */
   const processing = new Map<string, { fails: boolean; checkAt: number }>();
   const checkAfterSecs = opts.checkAfterSecs ?? CHECK_AFTER_SECS;
-  const codes = new Map<string, { challenge: string; redirectUri: string; scopes: string[] }>();
-  const access = new Map<string, { scopes: string[]; expired: boolean }>();
-  const refresh = new Map<string, string[]>();
+  const codes = new Map<
+    string,
+    { challenge: string; redirectUri: string; scopes: string[]; userId: string }
+  >();
+  const access = new Map<string, { scopes: string[]; expired: boolean; userId: string }>();
+  const refresh = new Map<string, { scopes: string[]; userId: string }>();
   const pending: { route: string; b: XBehaviour; after: number }[] = [];
   const hanging = new Set<ServerResponse>();
   let seq = 1_860_000_000_000_000_000n;
@@ -238,16 +252,21 @@ export async function startXFake(
                   : null;
     if (problem) return invalid(`authorize: ${problem}`);
     const code = opaque('code');
-    codes.set(code, { challenge: q.get('code_challenge') as string, redirectUri, scopes });
+    codes.set(code, {
+      challenge: q.get('code_challenge') as string,
+      redirectUri,
+      scopes,
+      userId: signedIn.id,
+    });
     const to = new URL(redirectUri);
     to.searchParams.set('state', q.get('state') as string);
     to.searchParams.set('code', code);
     return { status: 302, location: to.toString() };
   };
 
-  const issue = (scopes: string[]): Answer => {
+  const issue = (scopes: string[], userId: string): Answer => {
     const accessToken = opaque('at');
-    access.set(accessToken, { scopes, expired: false });
+    access.set(accessToken, { scopes, expired: false, userId });
     const body: Record<string, unknown> = {
       token_type: 'bearer',
       expires_in: opts.accessTokenSeconds ?? 7200,
@@ -256,7 +275,7 @@ export async function startXFake(
     };
     if (scopes.includes('offline.access')) {
       body.refresh_token = opaque('rt');
-      refresh.set(body.refresh_token as string, scopes);
+      refresh.set(body.refresh_token as string, { scopes, userId });
     }
     return json(200, body, '');
   };
@@ -294,14 +313,14 @@ export async function startXFake(
         .digest('base64url');
       if (challenge !== issued.challenge)
         return oauthError(400, 'invalid_grant', 'code_verifier does not match.');
-      return issue(issued.scopes);
+      return issue(issued.scopes, issued.userId);
     }
     if (grant === 'refresh_token') {
       const old = form.get('refresh_token') ?? '';
-      const scopes = refresh.get(old);
-      if (!scopes) return oauthError(400, 'invalid_grant', 'Value passed for the token was invalid.');
+      const grant = refresh.get(old);
+      if (!grant) return oauthError(400, 'invalid_grant', 'Value passed for the token was invalid.');
       refresh.delete(old); // rotation: a refresh token works once
-      return issue(scopes);
+      return issue(grant.scopes, grant.userId);
     }
     return invalid(`token: unsupported grant_type ${grant}`);
   };
@@ -311,17 +330,18 @@ export async function startXFake(
     req: IncomingMessage,
     op: Operation,
     schema: string | null,
-  ): Promise<{ answer: Answer } | { body: Record<string, unknown> }> => {
+  ): Promise<{ answer: Answer } | { body: Record<string, unknown>; who: Account }> => {
     const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     const grant = bearer ? access.get(bearer) : undefined;
     if (!grant || grant.expired) return { answer: error(401, 'Unauthorized') };
     const needed = op.security?.find((s) => s.OAuth2UserToken)?.OAuth2UserToken ?? [];
     const lacking = needed.filter((s) => !grant.scopes.includes(s));
     if (lacking.length) return { answer: error(403, `The token lacks the scopes ${lacking.join(', ')}.`) };
+    const who = accounts.get(grant.userId) as Account;
     const text = await readBody(req);
     if (!schema) {
       if (text) return { answer: invalid(`${req.method} ${req.url} takes no body`) };
-      return { body: {} };
+      return { body: {}, who };
     }
     if (!String(req.headers['content-type']).startsWith('application/json')) {
       return { answer: invalid(`content-type must be application/json, not ${req.headers['content-type']}`) };
@@ -329,13 +349,13 @@ export async function startXFake(
     try {
       const body = JSON.parse(text) as Record<string, unknown>;
       spec.check(schema, body, `the request to ${req.method} ${req.url}`);
-      return { body };
+      return { body, who };
     } catch (err) {
       return { answer: invalid((err as Error).message) };
     }
   };
 
-  const createPost = (body: Record<string, unknown>): Answer => {
+  const createPost = (body: Record<string, unknown>, who: Account): Answer => {
     const text = String(body.text ?? '');
     const replyTo =
       (body.reply as { in_reply_to_tweet_id?: string } | undefined)?.in_reply_to_tweet_id ?? null;
@@ -346,6 +366,8 @@ export async function startXFake(
       return invalid(`in_reply_to_tweet_id ${replyTo} is no existing post`);
     const unknown = mediaIds.filter((m) => !media.has(m));
     if (unknown.length) return invalid(`media_ids ${unknown.join(', ')} were never uploaded`);
+    const foreign = mediaIds.filter((m) => mediaOwner.get(m) !== who.id);
+    if (foreign.length) return invalid(`media_ids ${foreign.join(', ')} were uploaded by another account`);
     // X: "You can not use the media_id to create Tweet ... before the state field is set to succeeded".
     const unready = mediaIds.filter((m) => media.get(m)?.state !== 'succeeded');
     if (unready.length) {
@@ -356,7 +378,7 @@ export async function startXFake(
     tweets.set(id, {
       id,
       text,
-      authorId: user.id,
+      authorId: who.id,
       replyTo,
       mediaIds,
       createdAt: new Date().toISOString(),
@@ -424,8 +446,8 @@ export async function startXFake(
       ...(fields.includes('conversation_id') ? { conversation_id: conversation } : {}),
       ...(fields.includes('created_at') ? { created_at: t.createdAt } : {}),
     }));
-    const authors = [...new Set(found.map((t) => t.authorId))].map((id) =>
-      id === user.id ? user : (others.get(id) as { id: string; name: string; username: string }),
+    const authors = [...new Set(found.map((t) => t.authorId))].map(
+      (id) => accounts.get(id) ?? (others.get(id) as Account),
     );
     const body: Record<string, unknown> = { meta: { result_count: data.length } };
     if (data.length) body.data = data;
@@ -433,7 +455,7 @@ export async function startXFake(
     return json(200, body, 'SearchPostsRecentResponse');
   };
 
-  const initialize = (body: Record<string, unknown>): Answer => {
+  const initialize = (body: Record<string, unknown>, who: Account): Answer => {
     if (typeof body.media_type !== 'string' || typeof body.total_bytes !== 'number') {
       return invalid('initialize needs media_type and total_bytes');
     }
@@ -443,6 +465,7 @@ export async function startXFake(
       category: String(body.media_category ?? 'tweet_image'),
       total: body.total_bytes,
       segments: [],
+      owner: who.id,
     });
     return json(
       200,
@@ -471,6 +494,7 @@ export async function startXFake(
     const bytes = up.segments.reduce((n, s) => n + s.length, 0);
     if (bytes !== up.total) return invalid(`finalize after ${bytes} of ${up.total} bytes`);
     uploads.delete(id);
+    mediaOwner.set(id, up.owner);
     // X processes GIFs and video after finalize; a still image is ready at once.
     const processes = up.category === 'tweet_gif' || up.category === 'tweet_video';
     media.set(id, {
@@ -503,7 +527,7 @@ export async function startXFake(
    * GET /2/media/upload?command=STATUS&media_id=<id>. Each check moves a processing upload on:
    * pending, in_progress, then succeeded (or failed for a file carrying FAIL_PROCESSING_MARK).
    */
-  const status = (query: URLSearchParams): Answer => {
+  const status = (query: URLSearchParams, who: Account): Answer => {
     const id = query.get('media_id') ?? '';
     try {
       spec.check('MediaId', id, 'media_id');
@@ -513,6 +537,7 @@ export async function startXFake(
     if (query.get('command') !== 'STATUS') return invalid('command=STATUS is the status check');
     const m = media.get(id);
     if (!m) return invalid(`status of media ${id}, which was never finalized`);
+    if (mediaOwner.get(id) !== who.id) return invalid(`status of media ${id}, another account's upload`);
     const p = processing.get(id);
     if (p && opts.now && opts.now() < p.checkAt) {
       return invalid(`status of media ${id} checked ${p.checkAt - opts.now()} ms before check_after_secs`);
@@ -540,7 +565,7 @@ export async function startXFake(
    * image it knows, within the 5 MB an image may be (https://docs.x.com/x-api/media). A larger
    * image or a GIF belongs to the chunked flow, so the adapter sending one here is a violation.
    */
-  const uploadWhole = (body: Record<string, unknown>): Answer => {
+  const uploadWhole = (body: Record<string, unknown>, who: Account): Answer => {
     const text = String(body.media);
     if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text) || text.length % 4 !== 0) {
       return invalid('media must be the file base64-encoded in a JSON body');
@@ -557,6 +582,7 @@ export async function startXFake(
     }
     const id = nextId();
     media.set(id, { mediaType, bytes: bytes.length, category: 'tweet_image', state: 'succeeded' });
+    mediaOwner.set(id, who.id);
     return json(
       200,
       { data: { id, media_key: `3_${id}`, size: bytes.length, image: { image_type: mediaType } } },
@@ -565,20 +591,32 @@ export async function startXFake(
   };
 
   /** Routes: [method, pattern, document path, request schema, handler]. */
-  type Handler = (body: Record<string, unknown>, id: string, query: URLSearchParams) => Answer;
+  type Handler = (body: Record<string, unknown>, id: string, query: URLSearchParams, who: Account) => Answer;
   const routes: [string, RegExp, string, string | null, Handler][] = [
-    ['POST', /^\/2\/tweets$/, '/2/tweets', 'CreatePostsRequest', (b) => createPost(b)],
+    ['POST', /^\/2\/tweets$/, '/2/tweets', 'CreatePostsRequest', (b, _id, _q, who) => createPost(b, who)],
     ['GET', /^\/2\/tweets\/([^/]+)$/, '/2/tweets/{id}', null, (_b, id, q) => getPost(id, q)],
     ['GET', /^\/2\/tweets\/search\/recent$/, '/2/tweets/search/recent', null, (_b, _id, q) => search(q)],
-    ['GET', /^\/2\/users\/me$/, '/2/users/me', null, () => json(200, { data: user }, 'GetUsersMeResponse')],
-    ['POST', /^\/2\/media\/upload$/, '/2/media/upload', 'MediaUploadRequest', (b) => uploadWhole(b)],
-    ['GET', /^\/2\/media\/upload$/, '/2/media/upload', null, (_b, _id, q) => status(q)],
+    [
+      'GET',
+      /^\/2\/users\/me$/,
+      '/2/users/me',
+      null,
+      (_b, _id, _q, who) => json(200, { data: who }, 'GetUsersMeResponse'),
+    ],
+    [
+      'POST',
+      /^\/2\/media\/upload$/,
+      '/2/media/upload',
+      'MediaUploadRequest',
+      (b, _id, _q, who) => uploadWhole(b, who),
+    ],
+    ['GET', /^\/2\/media\/upload$/, '/2/media/upload', null, (_b, _id, q, who) => status(q, who)],
     [
       'POST',
       /^\/2\/media\/upload\/initialize$/,
       '/2/media/upload/initialize',
       'InitializeMediaUploadRequest',
-      (b) => initialize(b),
+      (b, _id, _q, who) => initialize(b, who),
     ],
     [
       'POST',
@@ -643,7 +681,9 @@ export async function startXFake(
         return error(b.status, message, b.headers);
       }
       const answer =
-        b?.kind === 'hang' && !b.afterAccept ? null : handler(guarded.body, id, url.searchParams);
+        b?.kind === 'hang' && !b.afterAccept
+          ? null
+          : handler(guarded.body, id, url.searchParams, guarded.who);
       if (b?.kind === 'hang') {
         hanging.add(res);
         return null;
@@ -706,6 +746,10 @@ export async function startXFake(
       const parent = tweets.get(postId);
       if (parent) parent.metrics.replies++;
       return t;
+    },
+    signInAs: (account) => {
+      accounts.set(account.id, account);
+      signedIn = account;
     },
     expire: (t) => {
       const grant = access.get(t);

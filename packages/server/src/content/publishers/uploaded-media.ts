@@ -8,6 +8,11 @@
  * entry (a restart, kill -9 between the upload and the post, another instance taking the retry)
  * costs one upload and never a wrong or half-made post. Keys name the file, so a re-rendered
  * variant (new file name) is never matched with an id for the old bytes.
+ *
+ * An id belongs to the account that uploaded it, and keying by the post keeps it there: a post
+ * stays on its channel, and a channel on its account (connecting another account makes another
+ * channel and disconnects the old one, services/oauth-connect.ts), so a retry runs with the same
+ * account's token or not at all (test/content/live-publish.test.ts, "another X account").
  */
 
 /** An id is reused only while it has at least this long to live: the post must reach X first. */
