@@ -158,7 +158,13 @@ async function exchange(
   const response = customFetch ? await customFetch(url, request) : await globalThis.fetch(url, request);
   // A connection that drops mid-body is retried like any other connection error; a body over
   // the cap is not (ResponseTooLargeError is an ApiError, which #classify passes on as is).
-  const bytes = await readCapped(response, init.maxResponseBytes, customFetch === undefined, init.method, url);
+  const bytes = await readCapped(
+    response,
+    init.maxResponseBytes,
+    customFetch === undefined,
+    init.method,
+    url,
+  );
   // The same decoding as response.text(): UTF-8, a leading BOM dropped, bad bytes replaced.
   const text = utf8.decode(bytes);
   return { response, bytes: response.ok ? bytes : undefined, text };
