@@ -43,9 +43,9 @@ export function pinned(core, cmd, args) {
   return pinning ? ['taskset', ['-c', core, cmd, ...args]] : [cmd, args];
 }
 
-/** Pins this bench process itself (it runs the client-side loops) to the load core. */
-export function pinSelf() {
-  if (pinning) execFileSync('taskset', ['-pc', LOAD_CPU, String(process.pid)], { stdio: 'ignore' });
+/** Pins this bench process itself (it runs the client-side loops) to the load core, or to `core`. */
+export function pinSelf(core = LOAD_CPU) {
+  if (pinning) execFileSync('taskset', ['-pc', core, String(process.pid)], { stdio: 'ignore' });
 }
 
 export function requireWrk() {

@@ -1,12 +1,10 @@
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { retrieveRows } from '../client-retrieve.mjs';
 import {
   apiCall,
   closedLoop,
   currentEngine,
   interleaved,
   keyFor,
-  root,
   row,
   startBaseline,
   startServer,
@@ -134,60 +132,16 @@ async function confirmRows(server, key) {
 }
 
 /**
- * The client's retrieve against a raw fetch of the same URL with the same headers, from this
- * process (pinned to the load core). Beside them, as information, a raw fetch that can time out
- * as the client's calls can (an AbortController and a timer per call): the least any client with
- * a timeout pays, so the distance from it to the client is the client's own. The order turns
- * every round, so neither is always measured on a warmer server; the fastest round is kept.
+ * The client's retrieve against a raw fetch of the same URL with the same headers, each in a
+ * process of its own on the load core, counted as CPU time per call (bench/client-retrieve.mjs).
  */
-async function clientRows(base, key, headers, id) {
-  const { CommerceClient } = await import(
-    pathToFileURL(join(root, 'packages/commerce-client/dist/index.js')).href
-  );
-  const client = new CommerceClient({ apiKey: key, baseUrl: base, userToken: headers['service-user-token'] });
-  const M = Number(process.env.BENCH_RETRIEVES ?? 5000);
-  const url = `${base}/v1/checkouts/${id}`;
-  const rawFetch = async (signal) => {
-    const res = await fetch(url, { headers, signal });
-    if (!res.ok) throw new Error(`fetch ${res.status}`);
-    await res.json();
-  };
-  const loops = {
-    fetch: () => closedLoop(M, 16, process.pid, () => rawFetch(undefined)),
-    timed: () =>
-      closedLoop(M, 16, process.pid, async () => {
-        const controller = new AbortController();
-        const timer = setTimeout(() => controller.abort(), 60_000);
-        await rawFetch(controller.signal).finally(() => clearTimeout(timer));
-      }),
-    client: () => closedLoop(M, 16, process.pid, () => client.checkouts.retrieve(id)),
-  };
-  const k = await bestOfTurns(loops, Object.keys(loops).length);
-  return [
-    row(`raw \`fetch\` of \`GET /v1/checkouts/{id}\` (${M} calls, 16 in flight)`, k.fetch),
-    row('raw `fetch` with a per-call timeout (AbortController and timer; information)', k.timed, k.fetch),
-    row(
-      '`@svc/commerce-client` `checkouts.retrieve` (CPU column: the client process; cost = 1 ÷ ratio)',
-      k.client,
-      k.fetch,
-      '≥ 0.91× (cost ≤ 1.1×)',
-    ),
-  ];
-}
-
-/** Each loop once per round, the order turned by one each round; the fastest round and lowest CPU kept. */
-async function bestOfTurns(loops, rounds) {
-  const names = Object.keys(loops);
-  const best = {};
-  for (const name of names) await loops[name](); // warm-up, not counted
-  for (let round = 0; round < rounds; round++) {
-    for (let i = 0; i < names.length; i++) {
-      const name = names[(i + round) % names.length];
-      const r = await loops[name]();
-      const kept = best[name];
-      if (!kept || r.rps > kept.rps) best[name] = { ...r, cpuUs: Math.min(r.cpuUs, kept?.cpuUs ?? r.cpuUs) };
-      else kept.cpuUs = Math.min(kept.cpuUs, r.cpuUs);
-    }
-  }
-  return best;
+function clientRows(base, key, headers, id) {
+  return retrieveRows({
+    url: `${base}/v1/checkouts/${id}`,
+    headers,
+    id,
+    baseUrl: base,
+    apiKey: key,
+    userToken: headers['service-user-token'],
+  });
 }

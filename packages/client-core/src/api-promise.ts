@@ -12,18 +12,39 @@ export interface APIResponse<T> {
 
 /**
  * The same result with other data. The `response` of a result the core made is built on first
- * read (see `successResult` in request.ts); a getter that reads through keeps it lazy, where a
- * spread would build it for every page of a list whether or not anyone reads it.
+ * read (see `SuccessResult` in request.ts); a getter that reads through keeps it lazy, where a
+ * spread would build it for every page of a list whether or not anyone reads it. The getter is
+ * own and enumerable (a spread of the result carries `response`), from one descriptor shared by
+ * every result: an object literal with a getter makes a closure and an accessor per call.
  */
-export function withData<T, U>(result: APIResponse<T>, data: U): APIResponse<U> {
-  return {
-    data,
-    requestId: result.requestId,
-    idempotentReplayed: result.idempotentReplayed,
-    get response(): Response {
-      return result.response;
+class WithData<T, U> implements APIResponse<U> {
+  static readonly #response = {
+    get(this: WithData<unknown, unknown>): Response {
+      return this.#result.response;
     },
+    enumerable: true,
+    configurable: true,
   };
+
+  declare readonly response: Response;
+  readonly #result: APIResponse<T>;
+  requestId: string | null;
+  idempotentReplayed: boolean;
+
+  constructor(
+    public data: U,
+    result: APIResponse<T>,
+  ) {
+    this.#result = result;
+    this.requestId = result.requestId;
+    this.idempotentReplayed = result.idempotentReplayed;
+    Object.defineProperty(this, 'response', WithData.#response);
+  }
+}
+
+/** `result` with `data` in place of its own. */
+export function withData<T, U>(result: APIResponse<T>, data: U): APIResponse<U> {
+  return new WithData(data, result);
 }
 
 const dataOf = <T>(result: APIResponse<T>): T => result.data;

@@ -3,7 +3,7 @@
 // (docs/benchmarks/history.md, issue 20's client passes).
 import { readCapped } from './body-cap.js';
 import { type Deadline, deadlineFor, type Timed } from './deadlines.js';
-import { APIUserAbortError, ApiError, ConnectionError, TimeoutError } from './errors.js';
+import { APIUserAbortError, ApiError, ConnectionError, requestLabel, TimeoutError } from './errors.js';
 import type { HttpMethod } from './request.js';
 
 export interface AttemptInit {
@@ -124,7 +124,7 @@ class InFlight implements Timed {
     if (signal?.aborted) return new APIUserAbortError(undefined, { cause: signal.reason });
     // The message names the URL: "fetch failed" alone does not say which server was
     // down, and a wrong baseUrl or a server that is not running is the usual reason.
-    const where = `${this.method} ${withoutQuery(url)}`;
+    const where = requestLabel(this.method, url);
     if (this.#timedOut)
       return new TimeoutError(`Request timed out after ${this.timeoutMs} ms: ${where}.`, { cause: error });
     return new ConnectionError(
@@ -158,16 +158,16 @@ async function exchange(
   const response = customFetch ? await customFetch(url, request) : await globalThis.fetch(url, request);
   // A connection that drops mid-body is retried like any other connection error; a body over
   // the cap is not (ResponseTooLargeError is an ApiError, which #classify passes on as is).
-  const where = `${init.method} ${withoutQuery(url)}`;
-  const bytes = await readCapped(response, init.maxResponseBytes, customFetch === undefined, where);
+  const bytes = await readCapped(
+    response,
+    init.maxResponseBytes,
+    customFetch === undefined,
+    init.method,
+    url,
+  );
   // The same decoding as response.text(): UTF-8, a leading BOM dropped, bad bytes replaced.
   const text = utf8.decode(bytes);
   return { response, bytes: response.ok ? bytes : undefined, text };
-}
-
-/** The query may carry values the caller would not want in a log line; the path is enough to act on. */
-function withoutQuery(url: string): string {
-  return url.split('?')[0] as string;
 }
 
 /**

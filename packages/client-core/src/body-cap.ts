@@ -1,7 +1,7 @@
 // Reads a response body up to a byte cap. Without one, an endless chunked body or a huge one,
 // from a compromised server or a proxy in between, is held in memory until the timeout (and a
 // 60 s timeout at network speed is gigabytes).
-import { ResponseTooLargeError } from './errors.js';
+import { ResponseTooLargeError, requestLabel } from './errors.js';
 
 /**
  * The body's bytes, or a ResponseTooLargeError once more than `maxBytes` have arrived or been
@@ -9,18 +9,22 @@ import { ResponseTooLargeError } from './errors.js';
  * `trustLength`: the runtime's own fetch ends a body at its Content-Length (a longer one is a
  * protocol error), so a declared, undecoded length within the cap lets the whole body be read in
  * one call; a custom fetch, or a decoded (gzip, br) body, is counted as it arrives.
+ * `method` and `url` name the request in the error.
  */
 export async function readCapped(
   response: Response,
   maxBytes: number,
   trustLength: boolean,
-  where: string,
+  method: string,
+  url: string,
 ): Promise<Uint8Array<ArrayBuffer>> {
-  const declared = response.headers.get('content-length');
+  // Read once: every read of `response.headers` is a checked getter in undici.
+  const headers = response.headers;
+  const declared = headers.get('content-length');
   if (declared !== null && Number(declared) > maxBytes) {
-    throw tooLarge(response, maxBytes, where, `its Content-Length is ${declared}`);
+    throw tooLarge(response, maxBytes, requestLabel(method, url), `its Content-Length is ${declared}`);
   }
-  if (trustLength && declared !== null && !response.headers.has('content-encoding')) {
+  if (trustLength && declared !== null && !headers.has('content-encoding')) {
     return new Uint8Array(await response.arrayBuffer());
   }
   const body = response.body;
@@ -34,7 +38,7 @@ export async function readCapped(
     length += value.byteLength;
     if (length > maxBytes) {
       reader.cancel().catch(() => {});
-      throw tooLarge(response, maxBytes, where, `more than that arrived`);
+      throw tooLarge(response, maxBytes, requestLabel(method, url), `more than that arrived`);
     }
     chunks.push(value);
   }

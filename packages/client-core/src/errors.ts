@@ -173,6 +173,15 @@ export class PollTimeoutError<T = unknown> extends ApiError {
 
 type ApiErrorClass = new (message: string, init?: ApiErrorInit) => ApiError;
 
+/**
+ * `GET http://host/v1/path`, naming a request in an error message. The query may carry values
+ * the caller would not want in a log line; the path is enough to act on. Built only when an
+ * error is: every call would otherwise pay for the split.
+ */
+export function requestLabel(method: string, url: string): string {
+  return `${method} ${url.split('?')[0] as string}`;
+}
+
 function classForStatus(status: number): ApiErrorClass {
   switch (status) {
     case 400:

@@ -334,6 +334,7 @@ describe('withResponse / asResponse', () => {
     expect(new Uint8Array(await result.response.arrayBuffer())).toEqual(bytes);
     // A spread (what callers do to reshape a result) carries the same response.
     expect({ ...result }.response).toBe(result.response);
+    expect(Object.keys(result).sort()).toEqual(['data', 'idempotentReplayed', 'requestId', 'response']);
 
     const empty = await core.request({ method: 'DELETE', path: '/blob' }).asResponse();
     expect(empty.status).toBe(204);
@@ -357,7 +358,11 @@ describe('withResponse / asResponse', () => {
       .request<{ orders: Array<{ id: string }> }>({ method: 'GET', path: '/orders' })
       ._thenUnwrap((body) => body.orders);
     expect(await orders).toEqual([{ id: 'ord_1' }]);
-    expect((await orders.withResponse()).response.status).toBe(200);
+    const result = await orders.withResponse();
+    expect(result.response.status).toBe(200);
+    // As the core's own results: `response` is an own, enumerable property, so a spread keeps it.
+    expect(Object.keys(result).sort()).toEqual(['data', 'idempotentReplayed', 'requestId', 'response']);
+    expect({ ...result }.response).toBe(result.response);
   });
 });
 

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ClientCore, DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError } from '../src/index.js';
@@ -110,6 +110,41 @@ describe('response byte cap', () => {
     expect(error.message).toContain('its Content-Length is 1000000000000');
     expect(requests).toBe(1);
     await Promise.all(closed);
+  });
+
+  it('a Content-Length under the cap that lies is read only as far as it says: the rest is never buffered', async () => {
+    // A raw socket, since node:http would not send more than the declared length. The answer
+    // declares 11 bytes, then sends 4 × the cap more: the runtime's fetch ends the body at the
+    // declared length (the client reads such a body in one call, trusting it), so the call gets
+    // the 11 bytes and no more than that is ever handed to the client.
+    const sockets: Socket[] = [];
+    const liar = createTcpServer((socket) => {
+      sockets.push(socket);
+      socket.once('data', () => {
+        socket.write(
+          'HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: 11\r\n\r\n{"ok":true}',
+        );
+        const junk = Buffer.alloc(64 * 1024, 'x');
+        for (let i = 0; i < (4 * CAP) / junk.length; i++) socket.write(junk);
+      });
+      socket.on('error', () => {});
+    });
+    await new Promise<void>((resolve) => liar.listen(0, '127.0.0.1', () => resolve()));
+    try {
+      const client = new ClientCore({
+        baseUrl: `http://127.0.0.1:${(liar.address() as AddressInfo).port}/v1`,
+        serviceClient: '@svc/test-client/1.2.3',
+        maxResponseBytes: CAP,
+        maxRetries: 0,
+        timeoutMs: 3_000,
+      });
+      const result = await client.request<{ ok: boolean }>({ method: 'GET', path: '/liar' }).withResponse();
+      expect(result.data).toEqual({ ok: true });
+      expect((await result.response.arrayBuffer()).byteLength).toBe(11);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => liar.close(() => resolve()));
+    }
   });
 
   it('a small compressed body that decodes past the cap is counted after decoding', async () => {
