@@ -2,13 +2,14 @@
 import { isAbsolute, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openCommerceDatabase } from './commerce/db/open.js';
-import { ConfigError, loadConfig } from './config.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
 import { openContentDatabase } from './content/db/open.js';
 import { systemClock } from './platform/clock.js';
 import type { SqlDatabase } from './platform/db/sql.js';
 import { AppError } from './platform/errors.js';
 import { randomIds } from './platform/ids.js';
-import { createLogger } from './platform/logger.js';
+import { createLogger, type Logger } from './platform/logger.js';
+import { refillStatBuffer } from './platform/stat-buffer.js';
 import { dropFailedWrites, noteOnStderr } from './platform/stdio-writes.js';
 import type { RunningServices, ServiceName } from './server.js';
 import { VERSION } from './version.js';
@@ -81,36 +82,22 @@ async function start(args: string[]): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT received'));
   stopWhenOrphaned(() => shutdown('the npm/npx process that started svc-server has gone'));
 
-  // Opening a database on PostgreSQL is mostly waiting on the server: a first start's migrations
-  // are about 120 ms of DDL there (content's schema; commerce's runs beside it). Sent before the
-  // services' code is loaded, they run beside the load (a few hundred ms of CPU) instead of
-  // after it. The load waits until they are sent, not done: it is one synchronous stretch, and
-  // the round trips leading up to the batch (connect, the lock) would wait for its end. The
-  // services take the databases over (and close them); a failure stays in its promise until
-  // startServices reports it, as before.
   const only = values.only as ServiceName | undefined;
-  const logger = createLogger({ level: config.logLevel });
-  const databases: Partial<Record<ServiceName, Promise<SqlDatabase>>> = {};
-  const handedOver: Promise<void>[] = [];
-  for (const [service, open] of [
-    ['content', openContentDatabase],
-    ['commerce', openCommerceDatabase],
-  ] as const) {
-    if (only && only !== service) continue;
-    let sent = () => {};
-    const migrating = new Promise<void>((resolve) => {
-      sent = resolve;
-    });
-    const opening = open(config, (message) => logger.child({ service }).warn(message), sent);
-    const settled = opening.then(
-      () => undefined,
-      () => undefined,
-    );
-    databases[service] = opening;
-    handedOver.push(Promise.race([migrating, settled]));
-  }
-  await Promise.all(handedOver);
+  // The logger is made once the services' code is loaded: its look at stderr is a stat that must
+  // not come before that load (stat-buffer.ts). A migration's notes (SQLite opens at once) wait.
+  let logger: Logger | undefined;
+  const notes: [ServiceName, string][] = [];
+  const note = (service: ServiceName) => (message: string) => {
+    if (logger) logger.child({ service }).warn(message);
+    else notes.push([service, message]);
+  };
+  const databases = await openDatabasesFirst(config, only, note);
+  // Nothing above stats stdout or stderr today; should anything come to (a dependency of the
+  // config or a migration), the load below still resolves from a clean buffer.
+  refillStatBuffer();
   const { startServices } = await loadServer();
+  logger = createLogger({ level: config.logLevel });
+  for (const [service, message] of notes) logger.child({ service }).warn(message);
   running = await startServices({ config, logger, databases, ...(only ? { only } : {}) });
   if (stopRequested) return stopAndExit(running);
   // A script that reads the URLs below and then closes its end of the pipe must not stop the
@@ -127,6 +114,45 @@ async function start(args: string[]): Promise<void> {
   );
   // On stderr: stdout's first lines are the contract scripts parse; this is for the person.
   noteOnStderr(nextSteps(running, cliCommand()));
+}
+
+/**
+ * Starts opening the services' databases, and resolves once what is left of each open is the
+ * database's own work, with the opens in flight for startServices to take over (and close).
+ *
+ * Opening a database on PostgreSQL is mostly waiting on the server: a first start's migrations
+ * are about 120 ms of DDL there (content's schema; commerce's runs beside it). Sent before the
+ * services' code is loaded, they run beside that load (a few hundred ms of CPU) instead of after
+ * it. This waits until they are sent, not done: the load is one synchronous stretch, and the
+ * round trips leading up to the batch (connect, the lock) would wait for its end. A failure stays
+ * in its promise until startServices reports it, as before.
+ */
+async function openDatabasesFirst(
+  config: Config,
+  only: ServiceName | undefined,
+  note: (service: ServiceName) => (message: string) => void,
+): Promise<Partial<Record<ServiceName, Promise<SqlDatabase>>>> {
+  const databases: Partial<Record<ServiceName, Promise<SqlDatabase>>> = {};
+  const handedOver: Promise<void>[] = [];
+  for (const [service, open] of [
+    ['content', openContentDatabase],
+    ['commerce', openCommerceDatabase],
+  ] as const) {
+    if (only && only !== service) continue;
+    let sent = () => {};
+    const migrating = new Promise<void>((resolve) => {
+      sent = resolve;
+    });
+    const opening = open(config, note(service), sent);
+    const settled = opening.then(
+      () => undefined,
+      () => undefined,
+    );
+    databases[service] = opening;
+    handedOver.push(Promise.race([migrating, settled]));
+  }
+  await Promise.all(handedOver);
+  return databases;
 }
 
 /** How the person typed this command, so the hints can be pasted: `svc-server`, `npx svc-server` or `node path/cli.js`. */

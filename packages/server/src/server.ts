@@ -2,8 +2,8 @@ import { createCommerceApp } from './commerce/app.js';
 import type { Config } from './config.js';
 import { createContentApp } from './content/app.js';
 import { type Clock, systemClock } from './platform/clock.js';
-import { type Ids, randomIds } from './platform/ids.js';
 import type { SqlDatabase } from './platform/db/sql.js';
+import { type Ids, randomIds } from './platform/ids.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { type Listening, listen, type ServiceHandle } from './platform/service.js';
 
@@ -40,7 +40,11 @@ export async function startServices(opts: StartOptions): Promise<RunningServices
   const built = await Promise.allSettled(
     wanted.map(async (name) => {
       const opened = opts.databases?.[name];
-      const own = { ...deps, logger: logger.child({ service: name }), ...(opened ? { db: await opened } : {}) };
+      const own = {
+        ...deps,
+        logger: logger.child({ service: name }),
+        ...(opened ? { db: await opened } : {}),
+      };
       return name === 'content' ? createContentApp(own) : createCommerceApp(own);
     }),
   );

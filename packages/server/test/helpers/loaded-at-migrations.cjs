@@ -12,7 +12,9 @@ const query = Connection.prototype.query;
 Connection.prototype.query = function (text, ...rest) {
   const batch = typeof text === 'string' ? /^BEGIN;\s*CREATE TABLE (\w+)/.exec(text) : null;
   if (report && batch) {
-    const express = Object.keys(require.cache).some((path) => /[\\/]node_modules[\\/]express[\\/]/.test(path));
+    const express = Object.keys(require.cache).some((path) =>
+      /[\\/]node_modules[\\/]express[\\/]/.test(path),
+    );
     appendFileSync(report, `${JSON.stringify({ first_table: batch[1], express_loaded: express })}\n`);
   }
   return query.call(this, text, ...rest);

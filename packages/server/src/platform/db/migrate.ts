@@ -110,7 +110,9 @@ export async function migratePostgres(
       if (pending.length > 0) {
         const appliedAt = new Date().toISOString();
         try {
-          const batch = client.query(`BEGIN;\n${pending.map((m) => stepSql(m, appliedAt)).join(';\n')};\nCOMMIT`);
+          const batch = client.query(
+            `BEGIN;\n${pending.map((m) => stepSql(m, appliedAt)).join(';\n')};\nCOMMIT`,
+          );
           sent?.();
           await batch;
         } catch {
