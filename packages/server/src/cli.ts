@@ -17,12 +17,19 @@ import { VERSION } from './version.js';
 /**
  * The services' code (about 1 MB of JavaScript, most of a start's CPU to load) is imported by
  * the command that runs it, never up front: `start` opens the databases first (see there), and
- * the keys commands need only their own services.
+ * the keys commands need only their own services. Code has run by then, so each import starts
+ * from a clean stat buffer (stat-buffer.ts: nothing before them stats stdout or stderr today).
  */
-const loadServer = () => import('./server.js');
-const loadContentKeys = () => import('./content/services/api-keys.js');
-const loadContentStores = () => import('./content/db/stores/index.js');
-const loadCommerceKeys = () => import('./commerce/services/api-keys.js');
+const afterCleanStat =
+  <T>(load: () => Promise<T>) =>
+  () => {
+    refillStatBuffer();
+    return load();
+  };
+const loadServer = afterCleanStat(() => import('./server.js'));
+const loadContentKeys = afterCleanStat(() => import('./content/services/api-keys.js'));
+const loadContentStores = afterCleanStat(() => import('./content/db/stores/index.js'));
+const loadCommerceKeys = afterCleanStat(() => import('./commerce/services/api-keys.js'));
 
 const USAGE = `svc-server ${VERSION}
 
@@ -92,9 +99,6 @@ async function start(args: string[]): Promise<void> {
     else notes.push([service, message]);
   };
   const databases = await openDatabasesFirst(config, only, note);
-  // Nothing above stats stdout or stderr today; should anything come to (a dependency of the
-  // config or a migration), the load below still resolves from a clean buffer.
-  refillStatBuffer();
   const { startServices } = await loadServer();
   logger = createLogger({ level: config.logLevel });
   for (const [service, message] of notes) logger.child({ service }).warn(message);
