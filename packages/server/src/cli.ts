@@ -1,28 +1,35 @@
 #!/usr/bin/env node
 import { isAbsolute, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openCommerceDatabase } from './commerce/app.js';
-import {
-  createCommerceApiKey,
-  DEFAULT_ACCOUNT_ID,
-  listApiKeys,
-  revokeApiKey,
-} from './commerce/services/api-keys.js';
-import { ConfigError, loadConfig } from './config.js';
-import { openContentDatabase } from './content/app.js';
-import { contentStores } from './content/db/stores/index.js';
-import {
-  createContentApiKey,
-  listContentApiKeys,
-  revokeContentApiKeyOnce,
-  SCOPES,
-} from './content/services/api-keys.js';
+import { openCommerceDatabase } from './commerce/db/open.js';
+import { type Config, ConfigError, loadConfig } from './config.js';
+import { openContentDatabase } from './content/db/open.js';
 import { systemClock } from './platform/clock.js';
+import type { SqlDatabase } from './platform/db/sql.js';
 import { AppError } from './platform/errors.js';
 import { randomIds } from './platform/ids.js';
+import { createLogger, type Logger } from './platform/logger.js';
+import { refillStatBuffer } from './platform/stat-buffer.js';
 import { dropFailedWrites, noteOnStderr } from './platform/stdio-writes.js';
-import { type RunningServices, type ServiceName, startServices } from './server.js';
+import type { RunningServices, ServiceName } from './server.js';
 import { VERSION } from './version.js';
+
+/**
+ * The services' code (about 1 MB of JavaScript, most of a start's CPU to load) is imported by
+ * the command that runs it, never up front: `start` opens the databases first (see there), and
+ * the keys commands need only their own services. Code has run by then, so each import starts
+ * from a clean stat buffer (stat-buffer.ts: nothing before them stats stdout or stderr today).
+ */
+const afterCleanStat =
+  <T>(load: () => Promise<T>) =>
+  () => {
+    refillStatBuffer();
+    return load();
+  };
+const loadServer = afterCleanStat(() => import('./server.js'));
+const loadContentKeys = afterCleanStat(() => import('./content/services/api-keys.js'));
+const loadContentStores = afterCleanStat(() => import('./content/db/stores/index.js'));
+const loadCommerceKeys = afterCleanStat(() => import('./commerce/services/api-keys.js'));
 
 const USAGE = `svc-server ${VERSION}
 
@@ -82,10 +89,20 @@ async function start(args: string[]): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT received'));
   stopWhenOrphaned(() => shutdown('the npm/npx process that started svc-server has gone'));
 
-  running = await startServices({
-    config,
-    ...(values.only ? { only: values.only as ServiceName } : {}),
-  });
+  const only = values.only as ServiceName | undefined;
+  // The logger is made once the services' code is loaded: its look at stderr is a stat that must
+  // not come before that load (stat-buffer.ts). A migration's notes (SQLite opens at once) wait.
+  let logger: Logger | undefined;
+  const notes: [ServiceName, string][] = [];
+  const note = (service: ServiceName) => (message: string) => {
+    if (logger) logger.child({ service }).warn(message);
+    else notes.push([service, message]);
+  };
+  const databases = await openDatabasesFirst(config, only, note);
+  const { startServices } = await loadServer();
+  logger = createLogger({ level: config.logLevel });
+  for (const [service, message] of notes) logger.child({ service }).warn(message);
+  running = await startServices({ config, logger, databases, ...(only ? { only } : {}) });
   if (stopRequested) return stopAndExit(running);
   // A script that reads the URLs below and then closes its end of the pipe must not stop the
   // server it started: a write to stdout that fails, now or later, is dropped.
@@ -101,6 +118,45 @@ async function start(args: string[]): Promise<void> {
   );
   // On stderr: stdout's first lines are the contract scripts parse; this is for the person.
   noteOnStderr(nextSteps(running, cliCommand()));
+}
+
+/**
+ * Starts opening the services' databases, and resolves once what is left of each open is the
+ * database's own work, with the opens in flight for startServices to take over (and close).
+ *
+ * Opening a database on PostgreSQL is mostly waiting on the server: a first start's migrations
+ * are about 120 ms of DDL there (content's schema; commerce's runs beside it). Sent before the
+ * services' code is loaded, they run beside that load (a few hundred ms of CPU) instead of after
+ * it. This waits until they are sent, not done: the load is one synchronous stretch, and the
+ * round trips leading up to the batch (connect, the lock) would wait for its end. A failure stays
+ * in its promise until startServices reports it, as before.
+ */
+async function openDatabasesFirst(
+  config: Config,
+  only: ServiceName | undefined,
+  note: (service: ServiceName) => (message: string) => void,
+): Promise<Partial<Record<ServiceName, Promise<SqlDatabase>>>> {
+  const databases: Partial<Record<ServiceName, Promise<SqlDatabase>>> = {};
+  const handedOver: Promise<void>[] = [];
+  for (const [service, open] of [
+    ['content', openContentDatabase],
+    ['commerce', openCommerceDatabase],
+  ] as const) {
+    if (only && only !== service) continue;
+    let sent = () => {};
+    const migrating = new Promise<void>((resolve) => {
+      sent = resolve;
+    });
+    const opening = open(config, note(service), sent);
+    const settled = opening.then(
+      () => undefined,
+      () => undefined,
+    );
+    databases[service] = opening;
+    handedOver.push(Promise.race([migrating, settled]));
+  }
+  await Promise.all(handedOver);
+  return databases;
 }
 
 /** How the person typed this command, so the hints can be pasted: `svc-server`, `npx svc-server` or `node path/cli.js`. */
@@ -183,6 +239,8 @@ async function keysCreate(args: string[]): Promise<void> {
       .split(',')
       .map((s) => s.trim())
       .filter(Boolean);
+    const { SCOPES, createContentApiKey } = await loadContentKeys();
+    const { contentStores } = await loadContentStores();
     const bad = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
     if (scopes.length === 0 || bad.length > 0) {
       throw new UsageError(
@@ -205,6 +263,7 @@ async function keysCreate(args: string[]): Promise<void> {
     if (values.env !== 'sandbox' && values.env !== 'live') {
       throw new UsageError(`--env must be 'sandbox' or 'live' (got '${values.env ?? ''}').`);
     }
+    const { createCommerceApiKey } = await loadCommerceKeys();
     const db = await openCommerceDatabase(config);
     try {
       const { key } = await createCommerceApiKey(db, deps, { env: values.env, name });
@@ -243,6 +302,11 @@ async function keysList(args: string[]): Promise<void> {
   });
   const service = keyService(values.service);
   const config = loadConfig();
+  const [{ listContentApiKeys }, { contentStores }, { DEFAULT_ACCOUNT_ID, listApiKeys }] = await Promise.all([
+    loadContentKeys(),
+    loadContentStores(),
+    loadCommerceKeys(),
+  ]);
   const db = service === 'content' ? await openContentDatabase(config) : await openCommerceDatabase(config);
   try {
     const keys =
@@ -301,6 +365,8 @@ async function keysRevoke(args: string[]): Promise<void> {
   const [id, ...extra] = positionals;
   if (!id || extra.length > 0) throw new UsageError('keys revoke takes exactly one key id (see keys list).');
   const config = loadConfig();
+  const [{ revokeContentApiKeyOnce }, { contentStores }, { DEFAULT_ACCOUNT_ID, revokeApiKey }] =
+    await Promise.all([loadContentKeys(), loadContentStores(), loadCommerceKeys()]);
   const db = service === 'content' ? await openContentDatabase(config) : await openCommerceDatabase(config);
   try {
     // One instant for the whole command: a commerce key whose revoked_at is not this instant

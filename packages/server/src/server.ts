@@ -2,6 +2,7 @@ import { createCommerceApp } from './commerce/app.js';
 import type { Config } from './config.js';
 import { createContentApp } from './content/app.js';
 import { type Clock, systemClock } from './platform/clock.js';
+import type { SqlDatabase } from './platform/db/sql.js';
 import { type Ids, randomIds } from './platform/ids.js';
 import { createLogger, type Logger } from './platform/logger.js';
 import { type Listening, listen, type ServiceHandle } from './platform/service.js';
@@ -14,6 +15,12 @@ export interface StartOptions {
   clock?: Clock;
   ids?: Ids;
   logger?: Logger;
+  /**
+   * Databases already being opened (and migrated) for these services, which the services take
+   * over: the CLI starts opening them before it loads the services' code (cli.ts, `start`). A
+   * service without one opens its own.
+   */
+  databases?: Partial<Record<ServiceName, Promise<SqlDatabase>>>;
 }
 
 export interface RunningServices {
@@ -31,11 +38,15 @@ export async function startServices(opts: StartOptions): Promise<RunningServices
   // migrations on a first start), which overlaps with the other service's work instead of
   // adding to it. Listening stays in order.
   const built = await Promise.allSettled(
-    wanted.map((name) =>
-      name === 'content'
-        ? createContentApp({ ...deps, logger: logger.child({ service: 'content' }) })
-        : createCommerceApp({ ...deps, logger: logger.child({ service: 'commerce' }) }),
-    ),
+    wanted.map(async (name) => {
+      const opened = opts.databases?.[name];
+      const own = {
+        ...deps,
+        logger: logger.child({ service: name }),
+        ...(opened ? { db: await opened } : {}),
+      };
+      return name === 'content' ? createContentApp(own) : createCommerceApp(own);
+    }),
   );
   const failed = built.find((b) => b.status === 'rejected');
   if (failed) {

@@ -1,7 +1,5 @@
 import type { lookup as dnsLookup } from 'node:dns';
-import type { Config } from '../config.js';
 import { idempotencyStorage } from '../platform/db/idempotency-store.js';
-import { openServiceDatabase } from '../platform/db/open.js';
 import type { SqlDatabase } from '../platform/db/sql.js';
 import { idempotency } from '../platform/http/idempotency.js';
 import {
@@ -21,7 +19,7 @@ import { silentInstanceSweep } from '../platform/silent-instances.js';
 import { type CommerceAuth, commerceAuthenticators } from './auth.js';
 import type { CommerceContext } from './context.js';
 import type { ApiKeyRecord } from './db/api-keys-store.js';
-import { commerceMigrations } from './db/migrations.js';
+import { openCommerceDatabase } from './db/open.js';
 import { commerceStores } from './db/stores.js';
 import { commerceOpenApiInfo } from './openapi-info.js';
 import { dashboardRouter } from './pages/dashboard-router.js';
@@ -40,24 +38,7 @@ import type { CommerceKeyCache } from './services/api-keys.js';
 import { pollStoreHandOffs, recoverConfirming } from './services/checkouts.js';
 import { createDispatcher, type Dispatcher } from './webhooks/dispatcher.js';
 
-/**
- * The commerce database on the configured engine (SQLite in `dataDir`, or schema `commerce` at
- * SERVICE_DATABASE_URL), migrated. `log` hears what a migration changed in existing data (see
- * migration notes); stderr without one.
- */
-export const openCommerceDatabase = (
-  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databasePrepare'>,
-  log?: (message: string) => void,
-): Promise<SqlDatabase> =>
-  openServiceDatabase({
-    service: 'commerce',
-    dataDir: config.dataDir,
-    databaseUrl: config.databaseUrl,
-    poolSize: config.databasePoolSize,
-    prepare: config.databasePrepare,
-    migrations: commerceMigrations,
-    log,
-  });
+export { openCommerceDatabase };
 
 export interface CommerceServiceHandle extends ServiceHandle {
   /** The webhook dispatcher; tests call `runDue()` after moving the clock. */

@@ -2,7 +2,6 @@ import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
 import { idempotencyStorage } from '../platform/db/idempotency-store.js';
 import { leasesStore } from '../platform/db/leases-store.js';
-import { openServiceDatabase } from '../platform/db/open.js';
 import type { SqlDatabase } from '../platform/db/sql.js';
 import { idempotency } from '../platform/http/idempotency.js';
 import {
@@ -19,7 +18,7 @@ import type { AnyRoute } from '../platform/http/route.js';
 import type { ServiceDeps, ServiceHandle } from '../platform/service.js';
 import { type ContentAuth, contentAuthenticators } from './auth.js';
 import { type ContentContext, createContentContext } from './context.js';
-import { contentMigrations } from './db/migrations/index.js';
+import { openContentDatabase } from './db/open.js';
 import { purgeHandledEvents } from './events.js';
 import { createMcpServer } from './mcp/index.js';
 import { isMediaUploadRequest, type MediaContext, mediaRoutes, mountMediaFiles } from './media/index.js';
@@ -46,24 +45,7 @@ import { recoverInterruptedPublishes } from './services/posts.js';
 import { tick } from './services/sandbox.js';
 import { webApp } from './web-app.js';
 
-/**
- * The content database on the configured engine (SQLite in `dataDir`, or schema `content` at
- * SERVICE_DATABASE_URL), migrated. `log` hears what a migration changed in existing data (see
- * migration notes); stderr without one.
- */
-export const openContentDatabase = (
-  config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databasePrepare'>,
-  log?: (message: string) => void,
-): Promise<SqlDatabase> =>
-  openServiceDatabase({
-    service: 'content',
-    dataDir: config.dataDir,
-    databaseUrl: config.databaseUrl,
-    poolSize: config.databasePoolSize,
-    prepare: config.databasePrepare,
-    migrations: contentMigrations,
-    log,
-  });
+export { openContentDatabase };
 
 /**
  * Every REST route that acts as the workspace's person (auth `person`) is guarded: local

@@ -185,21 +185,26 @@ describe('migrating a PostgreSQL schema', () => {
       return client;
     }) as typeof pool.connect;
     pool.connect = counting;
+    // When the caller is told the steps are sent: how many statements had gone out by then.
+    const sentAfter: number[] = [];
     try {
-      await migratePostgres(pool, 'content', steps);
+      await migratePostgres(pool, 'content', steps, 'content', () => sentAfter.push(queries));
       pool.connect = connect;
       // A first look (no schema yet); lock; schema, table and current step; the steps; unlock.
       // Step by step it was 4 per step.
       expect(queries).toBe(5);
+      // Told once, as the batch of steps went out: only the unlock came after it.
+      expect(sentAfter).toEqual([4]);
       const { rows } = await pool.query('SELECT COUNT(*) AS n FROM content.schema_migrations');
       expect(rows).toEqual([{ n: 12 }]);
       // Started again on it: one statement finds nothing pending, on the connection the pool
       // already has (kept, since nothing changed its search_path).
       queries = 0;
       pool.connect = counting;
-      await migratePostgres(pool, 'content', steps);
+      await migratePostgres(pool, 'content', steps, 'content', () => sentAfter.push(queries));
       pool.connect = connect;
       expect(queries).toBe(1);
+      expect(sentAfter).toEqual([4]);
       expect(pool.totalCount).toBe(1);
       // A database a newer version wrote is still refused on that one statement.
       await expect(migratePostgres(pool, 'content', steps.slice(0, 11))).rejects.toThrow(

@@ -82,6 +82,8 @@ export async function migratePostgres(
   schema: string,
   migrations: readonly Migration[],
   label = schema,
+  /** Told once the pending steps are sent, if any: what is left is the server's work (see open.ts). */
+  sent?: () => void,
 ): Promise<void> {
   checkNumbering(migrations);
   const missing = migrations.filter((m) => !m.postgres);
@@ -108,7 +110,11 @@ export async function migratePostgres(
       if (pending.length > 0) {
         const appliedAt = new Date().toISOString();
         try {
-          await client.query(`BEGIN;\n${pending.map((m) => stepSql(m, appliedAt)).join(';\n')};\nCOMMIT`);
+          const batch = client.query(
+            `BEGIN;\n${pending.map((m) => stepSql(m, appliedAt)).join(';\n')};\nCOMMIT`,
+          );
+          sent?.();
+          await batch;
         } catch {
           await client.query('ROLLBACK');
           await migrateStepByStep(client, pending, label);

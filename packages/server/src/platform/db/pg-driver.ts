@@ -1,7 +1,6 @@
-import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type pg from 'pg';
+import { refillStatBuffer } from '../stat-buffer.js';
 
 let driver: typeof pg | undefined;
 
@@ -14,8 +13,8 @@ let driver: typeof pg | undefined;
  * a package in pnpm's symlinked layout is loaded from its link's path, where its own dependencies
  * are not found: starting on PostgreSQL failed with "Cannot find module 'pg-types'". Any code may
  * make that stat before the first pool opens: our logger (which uses the bigint variant to stay
- * out of it), pino, a dependency's tty check. So a plain stat of a regular file (this module's
- * own, see refillStatBuffer) overwrites the buffer right before the load, and `require` then
+ * out of it), pino, a dependency's tty check. So a plain stat of a regular file (see
+ * stat-buffer.ts) overwrites the buffer right before the load, and `require` then
  * loads pg and all it requires with nothing in between. pgpass, which pg requires only when the
  * server asks for a password the URL does not hold (long after start), is loaded now for the
  * same reason.
@@ -28,19 +27,4 @@ export function pgDriver(): typeof pg {
   createRequire(require.resolve('pg'))('pgpass');
   driver = loaded;
   return driver;
-}
-
-/**
- * A plain stat of a regular file that exists: this module's own (it is running), else node's
- * binary. Not node's binary first: an upgrade or uninstall under a running server removes it, and
- * a stat that throws fills no buffer (a start then failed on ENOENT, test/node-flags.test.ts).
- */
-function refillStatBuffer(): void {
-  for (const path of [fileURLToPath(import.meta.url), process.execPath]) {
-    try {
-      if (statSync(path).isFile()) return;
-    } catch {
-      // Gone or unreadable: try the next one.
-    }
-  }
 }
