@@ -1,6 +1,7 @@
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type sharp from 'sharp';
+import { readSliced } from '../../platform/sliced/work.js';
 import { gifTooLarge, unsupportedMedia } from './errors.js';
 import { gifWithoutText } from './gif-blocks.js';
 import { CROP_NAMES, CROPS, type CropName, ORIGINAL_MAX_EDGE } from './platforms.js';
@@ -219,12 +220,13 @@ async function renderAnimatedOriginal(
 /**
  * The upload without its text blocks, when that is smaller than the re-encode and its frames fit
  * X's GIF size; null otherwise. Read whole: it is at most the image cap (20 MB), a quarter of what
- * the decode above may take.
+ * the decode above may take. The walk over its blocks is sliced (gif-blocks.ts): the upload is
+ * outside input, and may be millions of tiny blocks.
  */
 async function uploadIfSmaller(source: string, reencodedBytes: number) {
-  const own = gifWithoutText(await readFile(source));
+  const own = await readSliced(gifWithoutText(await readFile(source), reencodedBytes));
   if (!own || own.width > GIF_MAX_WIDTH || own.height > GIF_MAX_HEIGHT) return null;
-  return own.bytes.length < reencodedBytes ? own : null;
+  return own;
 }
 
 /** The largest window of `ratio` inside w×h, centred on the focal point and kept inside the image. */

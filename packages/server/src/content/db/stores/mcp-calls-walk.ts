@@ -1,7 +1,11 @@
 import type { Dialect } from '../../../platform/db/sql.js';
 import { base62Fixed } from '../../../platform/ids.js';
 import { END_RECENT_ID, FIRST_RECENT_ID } from '../migrations/024-call-log-recent-by-id.js';
-import { EARLIER_CALLS, RECENT_CALLS } from '../migrations/025-call-log-marked-by-id.js';
+import {
+  EARLIER_CALLS,
+  ID_SORTS_BY_TIME_FROM_MS,
+  RECENT_CALLS,
+} from '../migrations/025-call-log-marked-by-id.js';
 import { afterClause, decodeCursor } from './paging.js';
 
 export interface McpCallsFilter {
@@ -15,23 +19,50 @@ const SORT_KEY = ['created_at', 'id'] as const;
 const DIGITS_END_MS = 62 ** 7;
 
 /**
- * The first id a recent entry of millisecond `ms` can have (its 8 digits are its millisecond's),
- * so every recent entry from before `ms` has a smaller id; END_RECENT_ID, above every recent id,
- * where `ms` is outside the digits' range. A bound for reading the primary key in a range only:
- * a condition on `created_at` beside it decides which entries are meant.
+ * The first millisecond of the marked span (migration 025) whose ISO text sorts above `text`, or
+ * at it too with `orAt`; DIGITS_END_MS when none does. Inside the span every ISO text has one
+ * width, so text order is time order, and a recent entry's `created_at` is below `text` (or at it)
+ * exactly when its millisecond is below this one. `text` may be any string: a client writes its
+ * own cursor, and a time Date.parse reads as before 1970 ("1969-…") or not at all ("0", "2026-11-27Tz")
+ * once gave END_RECENT_ID, so the recent read walked every recent entry of the log to find none.
  */
-function firstRecentIdAt(ms: number): string {
-  return ms >= 0 && ms < DIGITS_END_MS ? `mcpc_${base62Fixed(ms, 8)}` : END_RECENT_ID;
+function firstMsAbove(text: string, orAt: boolean): number {
+  const above = (ms: number) => {
+    const iso = new Date(ms).toISOString();
+    return orAt ? iso >= text : iso > text;
+  };
+  // A canonical time, which every cursor this list returns holds: no search.
+  const ms = Date.parse(text);
+  if (ms >= ID_SORTS_BY_TIME_FROM_MS && ms < DIGITS_END_MS && new Date(ms).toISOString() === text)
+    return orAt ? ms : ms + 1;
+  let lo = ID_SORTS_BY_TIME_FROM_MS;
+  let hi = DIGITS_END_MS;
+  while (lo < hi) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (above(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
 
 /**
- * Past a cursor, a recent entry's id is below the first id of the millisecond after the cursor's
- * `created_at`: the range the primary key is read in. The row comparison beside it decides; this
- * only keeps the read from starting at the top.
+ * The first id a recent entry of millisecond `ms` of the marked span can have (its 8 digits are
+ * its millisecond's), so every recent entry from before `ms` has a smaller id; END_RECENT_ID, above
+ * every recent id, at DIGITS_END_MS. A bound for reading the primary key in a range only: a
+ * condition on `created_at` beside it decides which entries are meant.
+ */
+function firstRecentIdAt(ms: number): string {
+  return ms < DIGITS_END_MS ? `mcpc_${base62Fixed(ms, 8)}` : END_RECENT_ID;
+}
+
+/**
+ * Past a cursor, a recent entry's id is below the first id of the first millisecond after the
+ * cursor's `created_at`: the range the primary key is read in. The row comparison beside it
+ * decides; this only keeps the read from starting at the top, or from walking entries it cannot take.
  */
 function recentIdBelow(after: string | undefined): string {
   const key = decodeCursor(after, SORT_KEY);
-  return key ? firstRecentIdAt(Date.parse(String(key[0])) + 1) : END_RECENT_ID;
+  return key ? firstRecentIdAt(firstMsAbove(String(key[0]), false)) : END_RECENT_ID;
 }
 
 /**
@@ -89,6 +120,6 @@ export function callsBeforeSql(before: string, n: number, dialect: Dialect) {
                LIMIT ?`;
   return {
     sql: `DELETE FROM mcp_calls WHERE ${dialect === 'postgres' ? `id = ANY(ARRAY(${ids}))` : `id IN (${ids})`}`,
-    params: [before, n, firstRecentIdAt(Date.parse(before)), before, n, n],
+    params: [before, n, firstRecentIdAt(firstMsAbove(before, true)), before, n, n],
   };
 }
