@@ -246,17 +246,23 @@ export function cropBox(w: number, h: number, ratio: number, focal: FocalPoint) 
 export async function renderCrops(
   original: VariantFile,
   dir: string,
-  /** `signal`: the asset's lease was lost (locks.ts); no further crop is started. */
+  /**
+   * `signal`: the asset's lease was lost (locks.ts). Checked once a crop's input is open, before
+   * its encode starts; the crops run side by side in sharp's pool, so most of the time all have
+   * started by then. What makes a lost lease safe is the fence: the caller's row write is refused
+   * and this revision's files are removed (service.ts). The check only saves work.
+   */
   opts: { focal: FocalPoint; rev: number; alpha: boolean; maxPixels: number; signal?: AbortSignal },
 ): Promise<Record<CropName, VariantFile>> {
   const out = {} as Record<CropName, VariantFile>;
   await Promise.all(
     CROP_NAMES.map(async (name) => {
-      opts.signal?.throwIfAborted();
       const spec = CROPS[name];
       const box = cropBox(original.width, original.height, spec.ratio, opts.focal);
       const file = `${name}.${opts.rev}.${extOf(opts.alpha)}`;
-      const img = (await input(join(dir, original.file), opts.maxPixels))
+      const opened = await input(join(dir, original.file), opts.maxPixels);
+      opts.signal?.throwIfAborted();
+      const img = opened
         .extract(box)
         .resize({ width: spec.width, height: spec.height, fit: 'fill', withoutEnlargement: true });
       const info = await encode(img, opts.alpha).toFile(join(dir, file));
