@@ -1,7 +1,12 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../platform/errors.js';
-import { closeAfterResponse, readJsonBody } from '../../platform/http/body.js';
+import {
+  closeAfterResponse,
+  NOT_ARRIVED,
+  readArrivedJsonBody,
+  readJsonBody,
+} from '../../platform/http/body.js';
 import { foreignOriginRefusal } from '../../platform/http/local-only.js';
 import { partOfCheckedText } from '../../platform/http/text-checks.js';
 import type { ContentContext } from '../context.js';
@@ -137,7 +142,9 @@ export function mcpRouter(
       refuse(res, 403, foreign.message);
       return;
     }
-    const auth = await authenticate(ctx, req.headers.authorization);
+    // Awaited only when it is a promise (a key not cached, or due a stamp): see authenticate.
+    const found = authenticate(ctx, req.headers.authorization);
+    const auth = found instanceof Promise ? await found : found;
     if (!auth.ok) {
       refuse(res, 401, auth.message, { 'www-authenticate': auth.wwwAuthenticate });
       return;
@@ -161,9 +168,11 @@ export function mcpRouter(
       return;
     }
     // The platform's strict reader: declared length checked first, no Content-Encoding, strict
-    // UTF-8. Awaited in place: wrapping its outcome in an object took a promise and two closures a call.
+    // UTF-8. Read in place when the body has arrived (no promise), else awaited in place: wrapping
+    // its outcome in an object took a promise and two closures a call.
     try {
-      req.body = await readJsonBody(req, opts.bodyLimitBytes);
+      const arrived = readArrivedJsonBody(req, opts.bodyLimitBytes);
+      req.body = arrived === NOT_ARRIVED ? await readJsonBody(req, opts.bodyLimitBytes) : arrived;
     } catch (failed) {
       refuseBody(res, failed);
       return;
