@@ -1,8 +1,8 @@
 import { sha256Hex } from '../../platform/api-key-hash.js';
 import type { Dialect } from '../../platform/db/sql.js';
 import { notFound } from '../../platform/errors.js';
-import { randomBase62 } from '../../platform/ids.js';
 import { getOrBuild } from '../../platform/get-or-build.js';
+import { randomBase62 } from '../../platform/ids.js';
 import {
   awaitKeyEpochSeen,
   cachedFreshKey,
