@@ -22,5 +22,10 @@ export function bearerToken(header: string | undefined): string | null {
 export const LAST_USED_PRECISION_MS = 60_000;
 
 export function lastUsedIsStale(lastUsedAt: string | null, now: Date): boolean {
-  return lastUsedAt === null || now.getTime() - Date.parse(lastUsedAt) >= LAST_USED_PRECISION_MS;
+  if (lastUsedAt === null) return true;
+  // A busy key's stamp is the same string call after call (the cached key's): parsed once.
+  if (lastUsedAt !== lastParsed.text) lastParsed = { text: lastUsedAt, ms: Date.parse(lastUsedAt) };
+  return now.getTime() - lastParsed.ms >= LAST_USED_PRECISION_MS;
 }
+
+let lastParsed = { text: '', ms: Number.NaN };

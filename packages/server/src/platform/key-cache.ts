@@ -89,6 +89,22 @@ export function keyCache<V extends CachedKey>(
 }
 
 /**
+ * The key when this instance's cache answers for it and its use needs no new stamp (stamped
+ * within the minute): most calls of a busy key. Nothing to wait for, so no promise: the MCP
+ * endpoint paid two async frames and their turns of the microtask queue a call for an answer it
+ * already held (issue 20). Undefined otherwise; then `findCachedKey` answers. The lease is
+ * checked by `cache.get` exactly as there, so a revoke holds the same way.
+ */
+export function cachedFreshKey<V extends CachedKey>(
+  cache: KeyCache<V> | undefined,
+  hash: string,
+  now: Date,
+): V | undefined {
+  const found = cache?.get(hash);
+  return found && !lastUsedIsStale(found.last_used_at, now) ? found : undefined;
+}
+
+/**
  * Looks a key up by its hash, from the cache while its lease is fresh, and stamps its use (to the
  * minute). `store.findActiveByHash` answers only usable keys (a store itself, or a view of one);
  * only keys found are cached, so a made-up key still costs a lookup (and finds nothing).

@@ -71,6 +71,38 @@ describe('MCP key cache across instances', () => {
     expect(await keyLookups(b, () => listAgentsCall(b, made))).toBe(1);
   });
 
+  // A cached key is answered without a promise while its stamp is within the minute
+  // (key-cache.ts, cachedFreshKey); the minute is still kept, to the millisecond, on that path.
+  it('a cached key is stamped as used again once its stamp is a minute old, and not before', async () => {
+    const { a, b } = two;
+    const { key, id } = await makeKey(a, ['read']);
+    await warm(b, key);
+    await ctxOf(b).keyCache.renew();
+    const stamp = async () =>
+      (
+        await a.handle.db.get<{ last_used_at: string }>('SELECT last_used_at FROM api_keys WHERE id = ?', [
+          id,
+        ])
+      )?.last_used_at;
+    const first = await stamp();
+    expect(first).toBe(b.clock.now().toISOString());
+    const touches = vi.spyOn(ctxOf(b).stores.apiKeys, 'touch');
+    b.clock.advance(59_999);
+    await ctxOf(b).keyCache.renew();
+    expect((await listAgentsCall(b, key)).status).toBe(200);
+    expect(touches).not.toHaveBeenCalled();
+    expect(await stamp()).toBe(first);
+    b.clock.advance(1);
+    await ctxOf(b).keyCache.renew();
+    expect((await listAgentsCall(b, key)).status).toBe(200);
+    expect(touches).toHaveBeenCalledTimes(1);
+    expect(await stamp()).toBe(b.clock.now().toISOString());
+    // The new stamp is what the cache holds now: the next calls need no stamp of their own.
+    await ctxOf(b).keyCache.renew();
+    for (let i = 0; i < 3; i++) expect((await listAgentsCall(b, key)).status).toBe(200);
+    expect(touches).toHaveBeenCalledTimes(1);
+    expect(await keyLookups(b, () => listAgentsCall(b, key))).toBe(0);
+  });
   it('revoked through A (REST), the next call on B fails, and on A too', async () => {
     const { a, b } = two;
     const { key, id } = await makeKey(a, ['read']);

@@ -21,8 +21,14 @@ const keyDeps = (ctx: ContentContext) =>
  * key epoch's lease is fresh, see services/key-cache.ts; a revoke returns only once every instance
  * has dropped its cache, so it is effective on the next request) and stamped as last used. RFC 6750: no credential gets a bare
  * challenge; a presented but unusable one gets `error="invalid_token"`.
+ *
+ * Not async: a key the cache answers for (most calls) is settled here, without a promise; only a
+ * lookup or a stamp in the database hands back one, which the caller awaits.
  */
-export async function authenticate(ctx: ContentContext, header: string | undefined): Promise<AuthOutcome> {
+export function authenticate(
+  ctx: ContentContext,
+  header: string | undefined,
+): AuthOutcome | Promise<AuthOutcome> {
   if (!header)
     return {
       ok: false,
@@ -30,9 +36,15 @@ export async function authenticate(ctx: ContentContext, header: string | undefin
       message: `Missing API key. Send "Authorization: Bearer svc_..." with a key made in ${inTheApp('apiKeys', ctx.config)} or with POST /v1/api-keys.`,
     };
   const token = bearerToken(header);
+  if (!token) return refused(ctx, token);
   // The last-used stamp is real time: an advance of the sandbox clock must not date it ahead.
-  const key = token ? await findContentApiKey(ctx.stores, keyDeps(ctx), token) : null;
-  if (key) return { ok: true, session: { key } };
+  const key = findContentApiKey(ctx.stores, keyDeps(ctx), token);
+  if (key instanceof Promise)
+    return key.then((found) => (found ? { ok: true, session: { key: found } } : refused(ctx, token)));
+  return key ? { ok: true, session: { key } } : refused(ctx, token);
+}
+
+function refused(ctx: ContentContext, token: string | null): AuthOutcome {
   const message = token
     ? `The API key is not valid: it is unknown or has been revoked. Create a new one in ${inTheApp('apiKeys', ctx.config)} or with POST /v1/api-keys.`
     : 'The Authorization header must be "Bearer svc_..." followed by an API key.';

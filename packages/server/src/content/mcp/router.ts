@@ -1,7 +1,12 @@
 import { SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import type { Request, RequestHandler, Response } from 'express';
 import { AppError } from '../../platform/errors.js';
-import { closeAfterResponse, readJsonBody } from '../../platform/http/body.js';
+import {
+  closeAfterResponse,
+  NOT_ARRIVED,
+  readArrivedJsonBody,
+  readJsonBody,
+} from '../../platform/http/body.js';
 import { foreignOriginRefusal } from '../../platform/http/local-only.js';
 import { partOfCheckedText } from '../../platform/http/text-checks.js';
 import type { ContentContext } from '../context.js';
@@ -119,56 +124,72 @@ export function mcpRouter(
   engine: McpEngine,
   opts: { bodyLimitBytes: number },
 ): RequestHandler {
-  const handler: RequestHandler = async (req, res) => {
-    if (req.method !== 'POST') {
-      refuse(
-        res,
-        405,
-        `${req.method} is not supported: this MCP endpoint is stateless Streamable HTTP and takes POST only (no server-to-client stream, no sessions).`,
-        { allow: 'POST' },
-      );
-      return;
-    }
-    // MCP 2025-11-25, transports, security warning 1: a page on another origin (or a rebound
-    // name) must not reach /mcp through the person's browser. Checked before the key, so such a
-    // page cannot even learn whether a key it guessed is valid.
-    const foreign = foreignOriginRefusal(req, ctx.config.content.publicUrl);
-    if (foreign) {
-      refuse(res, 403, foreign.message);
-      return;
-    }
-    const auth = await authenticate(ctx, req.headers.authorization);
-    if (!auth.ok) {
-      refuse(res, 401, auth.message, { 'www-authenticate': auth.wwwAuthenticate });
-      return;
-    }
-    if (!sendsJson(req)) {
-      refuse(res, 415, "Send the JSON-RPC message with 'Content-Type: application/json'.");
-      return;
-    }
-    const format = responseFormat(req.headers.accept);
-    if (!format) {
-      refuse(res, 406, 'The client must accept application/json or text/event-stream.');
-      return;
-    }
-    const version = req.headers['mcp-protocol-version'];
-    if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      refuse(
-        res,
-        400,
-        `Unsupported MCP-Protocol-Version '${version}'. Supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`,
-      );
-      return;
-    }
-    // The platform's strict reader: declared length checked first, no Content-Encoding, strict
-    // UTF-8. Awaited in place: wrapping its outcome in an object took a promise and two closures a call.
+  /**
+   * One request, start to end. Never throws: a failure is logged and answered 500 (or the answer
+   * begun is ended). Its own try, not a wrapper awaiting it: one async frame and its promise a
+   * call fewer (issue 20).
+   */
+  const handler = async (req: Request, res: Response): Promise<void> => {
     try {
-      req.body = await readJsonBody(req, opts.bodyLimitBytes);
-    } catch (failed) {
-      refuseBody(res, failed);
-      return;
+      if (req.method !== 'POST') {
+        refuse(
+          res,
+          405,
+          `${req.method} is not supported: this MCP endpoint is stateless Streamable HTTP and takes POST only (no server-to-client stream, no sessions).`,
+          { allow: 'POST' },
+        );
+        return;
+      }
+      // MCP 2025-11-25, transports, security warning 1: a page on another origin (or a rebound
+      // name) must not reach /mcp through the person's browser. Checked before the key, so such a
+      // page cannot even learn whether a key it guessed is valid.
+      const foreign = foreignOriginRefusal(req, ctx.config.content.publicUrl);
+      if (foreign) {
+        refuse(res, 403, foreign.message);
+        return;
+      }
+      // Awaited only when it is a promise (a key not cached, or due a stamp): see authenticate.
+      const found = authenticate(ctx, req.headers.authorization);
+      const auth = found instanceof Promise ? await found : found;
+      if (!auth.ok) {
+        refuse(res, 401, auth.message, { 'www-authenticate': auth.wwwAuthenticate });
+        return;
+      }
+      if (!sendsJson(req)) {
+        refuse(res, 415, "Send the JSON-RPC message with 'Content-Type: application/json'.");
+        return;
+      }
+      const format = responseFormat(req.headers.accept);
+      if (!format) {
+        refuse(res, 406, 'The client must accept application/json or text/event-stream.');
+        return;
+      }
+      const version = req.headers['mcp-protocol-version'];
+      if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+        refuse(
+          res,
+          400,
+          `Unsupported MCP-Protocol-Version '${version}'. Supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`,
+        );
+        return;
+      }
+      // The platform's strict reader: declared length checked first, no Content-Encoding, strict
+      // UTF-8. Read in place when the body has arrived (no promise), else awaited in place: wrapping
+      // its outcome in an object took a promise and two closures a call.
+      try {
+        const arrived = readArrivedJsonBody(req, opts.bodyLimitBytes);
+        req.body = arrived === NOT_ARRIVED ? await readJsonBody(req, opts.bodyLimitBytes) : arrived;
+      } catch (failed) {
+        refuseBody(res, failed);
+        return;
+      }
+      await answer(req, res, auth.session, format);
+    } catch (err) {
+      ctx.logger.error({ err, requestId: req.requestId }, 'MCP request failed');
+      if (!res.headersSent)
+        refuse(res, 500, 'Something went wrong on our side. Quote the Service-Request-Id when reporting it.');
+      else res.end();
     }
-    await answer(req, res, auth.session, format);
   };
 
   /** A body that could not be read or parsed: its JSON-RPC error, with the reader's HTTP status. */
@@ -229,21 +250,10 @@ export function mcpRouter(
     send(res, format, replies, batch);
   }
 
-  const guarded: RequestHandler = async (req, res) => {
-    try {
-      await handler(req, res, () => undefined);
-    } catch (err) {
-      ctx.logger.error({ err, requestId: req.requestId }, 'MCP request failed');
-      if (!res.headersSent)
-        refuse(res, 500, 'Something went wrong on our side. Quote the Service-Request-Id when reporting it.');
-      else res.end();
-    }
-  };
-
   // A middleware rather than a Router holding one route: every /mcp call walked the Router's
   // own layer, path match and route dispatch. The same match as that Router's `all(MCP_PATH)`:
   // any method, case-insensitive, an optional trailing slash.
-  return (req, res, next) => (MCP_PATHS.test(req.path) ? guarded(req, res, next) : next());
+  return (req, res, next) => (MCP_PATHS.test(req.path) ? handler(req, res) : next());
 }
 
 const MCP_PATHS = new RegExp(`^${MCP_PATH}/?$`, 'i');

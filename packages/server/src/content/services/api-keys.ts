@@ -1,8 +1,14 @@
 import { sha256Hex } from '../../platform/api-key-hash.js';
 import type { Dialect } from '../../platform/db/sql.js';
 import { notFound } from '../../platform/errors.js';
+import { getOrBuild } from '../../platform/get-or-build.js';
 import { randomBase62 } from '../../platform/ids.js';
-import { awaitKeyEpochSeen, findCachedKey, type RevokeWait } from '../../platform/key-cache.js';
+import {
+  awaitKeyEpochSeen,
+  cachedFreshKey,
+  findCachedKey,
+  type RevokeWait,
+} from '../../platform/key-cache.js';
 import type { ServiceDeps } from '../../platform/service.js';
 import type { ContentApiKeyRow, Scope } from '../db/api-keys-store.js';
 import type { ContentStores } from '../db/stores/index.js';
@@ -96,32 +102,36 @@ export async function revokeContentApiKey(keys: KeyStores, deps: RevokeDeps, id:
 
 const KEY_SHAPE = /^svc_[0-9A-Za-z]{32}$/;
 
-const NOT_FOUND: Promise<null> = Promise.resolve(null);
+/** The store as findCachedKey reads it, built once per store rather than two closures a call. */
+const lookups = new WeakMap<ContentStores['apiKeys'], Parameters<typeof findCachedKey<ApiKeyView>>[2]>();
+const lookupOf = (keys: ContentStores['apiKeys']) =>
+  getOrBuild(lookups, keys, () => ({
+    findActiveByHash: async (hash: string) => {
+      const row = await keys.findActiveByHash(hash);
+      return row ? view(row) : null;
+    },
+    touch: (id: string, at: string) => keys.touch(id, at),
+  }));
 
 /**
  * Looks a presented key up by hash and records its use; `null` when unknown, malformed or revoked.
  * With a key cache (MCP), a key found before is answered from it while its lease is fresh; only
  * keys that exist are cached, so a made-up key still costs a lookup (and finds nothing).
+ *
+ * Answers without a promise when nothing needs the database: a malformed key, or a key this
+ * instance's cache holds (under a fresh lease) whose last-used stamp is within the minute, as for
+ * nearly every call of a busy key (`cachedFreshKey`). A caller awaits only a promise.
  */
 export function findContentApiKey(
   stores: ContentStores,
   deps: Pick<ServiceDeps, 'clock'> & { keyCache?: KeyCache },
   key: string,
-): Promise<ApiKeyView | null> {
-  // Not async: findCachedKey's promise is handed back as it is, not wrapped in another one that
-  // waits for it (two more turns of the microtask queue on every keyed MCP call).
-  if (!KEY_SHAPE.test(key)) return NOT_FOUND;
-  const keys = stores.apiKeys;
-  return findCachedKey(
-    deps.keyCache,
-    sha256Hex(key),
-    {
-      findActiveByHash: async (hash) => {
-        const row = await keys.findActiveByHash(hash);
-        return row ? view(row) : null;
-      },
-      touch: (id, at) => keys.touch(id, at),
-    },
-    deps.clock.now(),
+): ApiKeyView | null | Promise<ApiKeyView | null> {
+  if (!KEY_SHAPE.test(key)) return null;
+  const hash = sha256Hex(key);
+  const now = deps.clock.now();
+  return (
+    cachedFreshKey(deps.keyCache, hash, now) ??
+    findCachedKey(deps.keyCache, hash, lookupOf(stores.apiKeys), now)
   );
 }

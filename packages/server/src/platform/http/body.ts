@@ -129,9 +129,26 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * empty body reads as `{}`. Failures are AppErrors in the documented codes.
  */
 export async function readJsonBody(req: Request, limitBytes: number): Promise<unknown> {
+  const now = readArrivedJsonBody(req, limitBytes);
+  return now === NOT_ARRIVED ? parseJsonBody(await readLimited(req, limitBytes)) : now;
+}
+
+/** What `readArrivedJsonBody` answers when the body is still on its way: then `readJsonBody`. */
+export const NOT_ARRIVED: unique symbol = Symbol('body not arrived');
+
+/**
+ * `readJsonBody` without a promise when the whole declared body has already arrived, as a small
+ * request's usually has by the time its handler runs: the same checks, the same AppErrors (thrown
+ * here), and the parsed body. `NOT_ARRIVED` otherwise. The MCP endpoint paid an async frame and
+ * a turn of the microtask queue a call for bytes it already held (issue 20).
+ */
+export function readArrivedJsonBody(req: Request, limitBytes: number): unknown {
   const refused = refuseContentEncoding(req) ?? refuseDeclaredLength(req, limitBytes);
   if (refused) throw refused;
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(req.headers['content-type'] ?? '')?.[1];
+  const type = req.headers['content-type'];
+  // The exact type every client sends has no charset to read.
+  const charset =
+    type === 'application/json' ? undefined : /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(type ?? '')?.[1];
   if (charset && charset.toLowerCase() !== 'utf-8' && charset.toLowerCase() !== 'utf8') {
     throw new AppError(
       415,
@@ -139,7 +156,12 @@ export async function readJsonBody(req: Request, limitBytes: number): Promise<un
       `The request body must be UTF-8 JSON (got charset=${charset}).`,
     );
   }
-  const bytes = readArrived(req, limitBytes) ?? (await readLimited(req, limitBytes));
+  const bytes = readArrived(req, limitBytes);
+  return bytes ? parseJsonBody(bytes) : NOT_ARRIVED;
+}
+
+/** The bytes of a body, read: strict UTF-8, an object or array, within the limits, parsed and marked. */
+function parseJsonBody(bytes: Buffer): unknown {
   if (bytes.length === 0) return {};
   let text: string;
   try {
