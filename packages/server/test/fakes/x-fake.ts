@@ -91,6 +91,12 @@ export interface XFake {
   /** The access token stops working, as after its two hours. */
   expire(accessToken: string): void;
   /**
+   * The person removes the app in X's settings (connected apps): every token X gave the app for
+   * the signed-in account so far stops working, refresh tokens too. A later authorisation gives
+   * new ones.
+   */
+  revokeApp(): void;
+  /**
    * The person signs in to X as `account` on the authorise page: the connects that follow give
    * tokens for it (`user` until then). Each token acts as its account: what it posts and uploads
    * is that account's, and it may not post or check another account's media, which X refuses.
@@ -754,6 +760,10 @@ export async function startXFake(
     expire: (t) => {
       const grant = access.get(t);
       if (grant) grant.expired = true;
+    },
+    revokeApp: () => {
+      for (const tokens of [access, refresh])
+        for (const [t, grant] of tokens) if (grant.userId === signedIn.id) tokens.delete(t);
     },
     close: () =>
       new Promise((r) => {

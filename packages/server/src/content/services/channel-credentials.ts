@@ -68,31 +68,47 @@ async function liveChannel(ctx: ContentContext, channelId: string): Promise<Chan
 }
 
 /**
- * Runs a write under the refresh lease behind its fence (platform/db/lease-lock.ts): a refresh
- * that stalled past its lease while another took it over neither stores its tokens nor marks the
- * channel over what the newer refresh stored; it throws LOCK_LOST (underRefreshLease then reads
- * the newer result). Without a lease (a read outside any refresh) the write is made as is.
+ * What a refresh holds while it works: its lease, and the sealed access token it read (null when
+ * none was stored).
+ *
+ * The connect flow (oauth-connect.ts) writes the person's new tokens WITHOUT the refresh lease: a
+ * person waiting on the platform's redirect must not wait behind a refresh that is stuck for
+ * minutes on another instance. So besides the lease's fence, every write of a refresh is a
+ * compare-and-set on what it read: a seal is unique (a random IV), so any write since (a reconnect,
+ * a disconnect) changes the sealed text. A refresh that finds it changed writes nothing, neither
+ * tokens derived from the old grant over the new ones nor a needs_reconnect mark because the
+ * platform refused the old grant's refresh token; it throws TokensReplaced and the lease's work
+ * reads the tokens again (underRefreshLease). Checking in the database, not in the process, holds
+ * across instances.
  */
-const fenced = <T>(
-  ctx: ContentContext,
-  lease: HeldLease | undefined,
-  write: (tx: ContentStores) => Promise<T>,
-) =>
-  lease
-    ? ctx.transaction(async (tx) => {
-        await lease.fence(tx.leases);
-        return write(tx);
-      })
-    : write(ctx.stores);
+interface Held {
+  lease: HeldLease;
+  read: string | null;
+}
+
+/** Another write replaced the tokens a refresh read: it stored nothing, and reads them again. */
+class TokensReplaced extends Error {}
 
 /** Marks the channel for the person and returns the error to throw. */
 async function markForReconnect(
   ctx: ContentContext,
   channel: ChannelRow,
   reason: string,
-  lease?: HeldLease,
+  held?: Held,
 ): Promise<AppError> {
-  if (await fenced(ctx, lease, (tx) => tx.channels.markNeedsReconnect(channel.id, reason))) {
+  const marked = held
+    ? await ctx.transaction(async (tx) => {
+        await held.lease.fence(tx.leases);
+        // Mark first, look second: on PostgreSQL the mark locks the channel row, and a connect
+        // writes the channel row before its tokens in one transaction, so it has either committed
+        // (this read sees its tokens, and the mark rolls back) or waits to connect it after us.
+        const moved = await tx.channels.markNeedsReconnect(channel.id, reason);
+        const now = await tx.channelCredentials.get(channel.id);
+        if ((now?.access_token ?? null) !== held.read) throw new TokensReplaced();
+        return moved;
+      })
+    : await ctx.stores.channels.markNeedsReconnect(channel.id, reason);
+  if (marked) {
     ctx.logger.warn(
       { channelId: channel.id, platform: channel.platform, reason },
       'channel needs reconnecting',
@@ -101,16 +117,10 @@ async function markForReconnect(
   return needsReconnect(channel, reason);
 }
 
-export async function saveTokens(
-  ctx: ContentContext,
-  channelId: string,
-  tokens: TokenSet,
-  /** `db`: a transaction to write in (the connect flow creates the channel in the same one). */
-  opts: { db?: ContentStores } = {},
-): Promise<void> {
+/** The credentials row for `tokens`, sealed for the channel. */
+function sealed(ctx: ContentContext, channelId: string, tokens: TokenSet) {
   const box = secretBox(ctx);
-  const at = ctx.clock.now().toISOString();
-  await (opts.db ?? ctx.stores).channelCredentials.upsert({
+  return {
     channel_id: channelId,
     access_token: box.seal(tokens.accessToken, sealContext(channelId, 'access_token')),
     refresh_token: tokens.refreshToken
@@ -118,9 +128,20 @@ export async function saveTokens(
       : null,
     expires_at: tokens.expiresAt ? tokens.expiresAt.toISOString() : null,
     scopes: tokens.scopes.join(' '),
-    created_at: at,
-    updated_at: at,
-  });
+    updated_at: ctx.clock.now().toISOString(),
+  };
+}
+
+/** Stores the tokens of a connect, over whatever was stored (see Held for a refresh in flight). */
+export async function saveTokens(
+  ctx: ContentContext,
+  channelId: string,
+  tokens: TokenSet,
+  /** `db`: a transaction to write in (the connect flow creates the channel in the same one). */
+  opts: { db?: ContentStores } = {},
+): Promise<void> {
+  const row = sealed(ctx, channelId, tokens);
+  await (opts.db ?? ctx.stores).channelCredentials.upsert({ ...row, created_at: row.updated_at });
 }
 
 /**
@@ -135,7 +156,9 @@ const refreshLease = (channelId: string) => `content:token-refresh:${channelId}`
 /**
  * Runs `fn` under the channel's refresh lease. `fn` reads the tokens again first, so when this
  * call stalled past its lease and another refresh took over (LOCK_LOST: nothing of ours was
- * written), running it once more waits for that refresh and uses what it stored.
+ * written), running it once more waits for that refresh and uses what it stored; and when a
+ * connect replaced the tokens it read (TokensReplaced: nothing of ours was written either),
+ * running it again under the same lease uses the person's new tokens.
  */
 async function underRefreshLease(
   ctx: ContentContext,
@@ -154,7 +177,15 @@ async function underRefreshLease(
         waitMs: ttlMs + 15_000,
         what: `the token refresh of channel ${channelId}`,
       },
-      fn,
+      async (lease) => {
+        for (;;) {
+          try {
+            return await fn(lease);
+          } catch (err) {
+            if (!(err instanceof TokensReplaced)) throw err;
+          }
+        }
+      },
     );
   try {
     return await run();
@@ -168,14 +199,19 @@ async function underRefreshLease(
 async function openAccessToken(
   ctx: ContentContext,
   channel: ChannelRow,
-  sealed: string,
+  read: string,
   lease?: HeldLease,
 ): Promise<string> {
   try {
-    return secretBox(ctx).open(sealed, sealContext(channel.id, 'access_token'));
+    return secretBox(ctx).open(read, sealContext(channel.id, 'access_token'));
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
-    throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`, lease);
+    throw await markForReconnect(
+      ctx,
+      channel,
+      `its stored tokens cannot be read (${err.message})`,
+      lease && { lease, read },
+    );
   }
 }
 
@@ -184,19 +220,20 @@ const expiresSoon = (ctx: ContentContext, expiresAt: string | null) =>
 
 /**
  * Refreshes under the lease: every write (the new tokens, or the mark for the person) goes behind
- * its fence. The platform call itself is not cut short when the lease is lost: once sent, the
+ * its fence, and only over the tokens it read (Held). The platform call itself is not cut short when the lease is lost: once sent, the
  * platform may already have rotated the refresh token, and only the fence can tell whether the
  * answer is still ours to store.
  */
 async function refreshNow(ctx: ContentContext, channel: ChannelRow, lease: HeldLease): Promise<string> {
   const creds = await ctx.stores.channelCredentials.get(channel.id);
-  if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.', lease);
+  const held: Held = { lease, read: creds?.access_token ?? null };
+  if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.', held);
   if (!creds.refresh_token) {
     throw await markForReconnect(
       ctx,
       channel,
       `its ${channel.platform} access token expired and ${channel.platform} gave no refresh token.`,
-      lease,
+      held,
     );
   }
   let refreshToken: string;
@@ -204,7 +241,7 @@ async function refreshNow(ctx: ContentContext, channel: ChannelRow, lease: HeldL
     refreshToken = secretBox(ctx).open(creds.refresh_token, sealContext(channel.id, 'refresh_token'));
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
-    throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`, lease);
+    throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`, held);
   }
   const provider = providerFor(ctx.config, channel.platform, { now: () => ctx.clock.now() });
   let tokens: TokenSet;
@@ -219,7 +256,7 @@ async function refreshNow(ctx: ContentContext, channel: ChannelRow, lease: HeldL
       ctx,
       channel,
       `${channel.platform} refused to refresh its access (${why}).`,
-      lease,
+      held,
     );
   }
   const stored: TokenSet = {
@@ -228,7 +265,11 @@ async function refreshNow(ctx: ContentContext, channel: ChannelRow, lease: HeldL
     refreshToken: tokens.refreshToken ?? refreshToken,
     scopes: tokens.scopes.length ? tokens.scopes : creds.scopes.split(' ').filter(Boolean),
   };
-  await fenced(ctx, lease, (tx) => saveTokens(ctx, channel.id, stored, { db: tx }));
+  const saved = await ctx.transaction(async (tx) => {
+    await lease.fence(tx.leases);
+    return tx.channelCredentials.replace(sealed(ctx, channel.id, stored), creds.access_token);
+  });
+  if (!saved) throw new TokensReplaced();
   return tokens.accessToken;
 }
 
@@ -236,7 +277,8 @@ async function refreshNow(ctx: ContentContext, channel: ChannelRow, lease: HeldL
  * Refreshes the channel's access token now (after the platform answered 401 to `rejected`). Throws
  * 409 CHANNEL_NEEDS_RECONNECT, with the channel marked, when the platform refuses the refresh; a
  * ProviderError `unavailable` / `rate_limited` when it could not be asked (nothing marked). When
- * another call (on any instance) stored a new token since `rejected` was read, that one is used.
+ * another call (on any instance) stored a new token since `rejected` was read, or a reconnect did
+ * while the refresh ran, that one is used.
  */
 export async function refreshAccessToken(
   ctx: ContentContext,

@@ -235,6 +235,10 @@ export async function completeConnect(
         platform_user_id: account.id,
       });
     }
+    // Without the refresh lease: the person must not wait behind a refresh stuck on another
+    // instance. A refresh in flight writes nothing over these tokens, and does not mark the channel
+    // when the platform refuses the old grant: its writes compare the tokens it read (Held in
+    // channel-credentials.ts), and it uses these instead.
     await saveTokens(ctx, channelId, tokens, { db: tx });
     return channelId;
   });

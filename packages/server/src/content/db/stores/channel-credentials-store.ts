@@ -43,6 +43,19 @@ export function channelCredentialsStore(db: SqlExecutor) {
         [r.channel_id, r.access_token, r.refresh_token, r.expires_at, r.scopes, r.created_at, r.updated_at],
       );
     },
+    /**
+     * Compare-and-set: writes the tokens only over the sealed access token `read` (every seal is
+     * unique, so any write since, a reconnect or a disconnect, makes it fail); true when written.
+     */
+    async replace(r: Omit<ChannelCredentialsRow, 'created_at'>, read: string) {
+      const done = await db.run(
+        `UPDATE channel_credentials
+            SET access_token = ?, refresh_token = ?, expires_at = ?, scopes = ?, updated_at = ?
+          WHERE channel_id = ? AND access_token = ?`,
+        [r.access_token, r.refresh_token, r.expires_at, r.scopes, r.updated_at, r.channel_id, read],
+      );
+      return done.changes > 0;
+    },
     remove: (channelId: string) =>
       db.run('DELETE FROM channel_credentials WHERE channel_id = ?', [channelId]),
   };
