@@ -64,5 +64,36 @@ export async function openServiceDatabase(opts: OpenServiceDatabase): Promise<Sq
   return new PostgresDatabase(pool, { prepare: opts.prepare ?? true });
 }
 
+/** The settings a service's database opens with (a slice of the server's Config). */
+export interface DatabaseSettings {
+  dataDir: string;
+  databaseUrl?: string | undefined;
+  databasePoolSize?: number | undefined;
+  databasePrepare?: boolean | undefined;
+}
+
+/**
+ * openServiceDatabase from the server's settings: the one mapping of config fields to open
+ * options, shared by both services' `db/open.ts` (each keeps its own module so the CLI can open
+ * the databases before it loads the services' code).
+ */
+export const openConfiguredDatabase = (
+  service: ServiceName,
+  migrations: readonly Migration[],
+  config: DatabaseSettings,
+  log?: (message: string) => void,
+  migrationsSent?: () => void,
+): Promise<SqlDatabase> =>
+  openServiceDatabase({
+    service,
+    dataDir: config.dataDir,
+    databaseUrl: config.databaseUrl,
+    poolSize: config.databasePoolSize,
+    prepare: config.databasePrepare,
+    migrations,
+    log,
+    migrationsSent,
+  });
+
 /** Is this URL one openServiceDatabase puts on PostgreSQL? */
 export const isPostgresUrl = (url: string) => /^postgres(ql)?:\/\//i.test(url);
