@@ -2,6 +2,7 @@
 // from a compromised server or a proxy in between, is held in memory until the timeout (and a
 // 60 s timeout at network speed is gigabytes).
 import { ResponseTooLargeError, requestLabel } from './errors.js';
+import type { ResponseHead } from './transport.js';
 
 /**
  * The body's bytes, or a ResponseTooLargeError once more than `maxBytes` have arrived or been
@@ -42,6 +43,11 @@ export async function readCapped(
     }
     chunks.push(value);
   }
+  return concat(chunks, length);
+}
+
+/** The chunks as one array; a body that came in one chunk is that chunk. */
+export function concat(chunks: Uint8Array[], length: number): Uint8Array<ArrayBuffer> {
   if (chunks.length === 1) return chunks[0] as Uint8Array<ArrayBuffer>;
   const bytes = new Uint8Array(length);
   let offset = 0;
@@ -61,15 +67,21 @@ function tooLarge(
   // Cancelling an unread body closes the connection; a body already locked by the reader is
   // cancelled by the caller.
   if (!response.bodyUsed) response.body?.cancel().catch(() => {});
+  return responseTooLarge(response, response.headers.get('service-request-id'), maxBytes, where, detail);
+}
+
+/** The error for a body over the cap, whichever transport read it; closing it is the caller's. */
+export function responseTooLarge(
+  head: ResponseHead,
+  requestId: string | null,
+  maxBytes: number,
+  where: string,
+  detail: string,
+): ResponseTooLargeError {
   return new ResponseTooLargeError(
     `${where}: the response body is over maxResponseBytes (${maxBytes} bytes; ${detail}), so it was not read. ` +
       'If the API really sends this much, raise maxResponseBytes in the client options; otherwise the server, ' +
       'or a proxy between you and it, is misbehaving.',
-    {
-      status: response.status,
-      requestId: response.headers.get('service-request-id'),
-      headers: response.headers,
-      maxResponseBytes: maxBytes,
-    },
+    { status: head.status, requestId, headers: head.headers, maxResponseBytes: maxBytes },
   );
 }

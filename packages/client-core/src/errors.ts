@@ -8,6 +8,8 @@
 // survive minification by a user's bundler and don't show up as an own property in
 // `console.log(error)`.
 
+import type { ResponseHead } from './transport.js';
+
 export interface ApiErrorInit {
   status?: number | undefined;
   code?: string | null | undefined;
@@ -234,11 +236,11 @@ export function parseErrorBody(text: string): unknown {
 }
 
 /** A redirect the client did not follow (`redirect: 'manual'`); browsers hide it as `opaqueredirect`. */
-function isRedirect(response: Response): boolean {
+function isRedirect(response: ResponseHead): boolean {
   return response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400);
 }
 
-function redirectMessage(response: Response): string {
+function redirectMessage(response: ResponseHead): string {
   const location = response.headers.get('location');
   const where = location ? ` to ${location}` : '';
   return `${response.status || 'Redirect'}${where} was not followed: the client sends its API key and user token only to its baseURL. Set baseURL to the address the API answers on${location ? ' (an https:// address, if that is what the redirect names)' : ''}.`;
@@ -246,6 +248,11 @@ function redirectMessage(response: Response): string {
 
 /** Maps a non-2xx response to the matching typed error. `body` is already parsed (see parseErrorBody). */
 export function apiErrorFromResponse(response: Response, body: unknown): ApiError {
+  return apiErrorFromHead(response, body);
+}
+
+/** The same from a response's head, whichever transport received it. */
+export function apiErrorFromHead(response: ResponseHead, body: unknown): ApiError {
   const { status, headers } = response;
   const envelope = readEnvelope(body);
   const requestId = envelope?.requestId ?? headers.get('service-request-id');

@@ -1,12 +1,13 @@
 import { APIPromise, type APIResponse, withData } from './api-promise.js';
-import { type Attempt, isStream, runAttempt } from './attempt.js';
+import { runAttempt } from './attempt.js';
 import {
   ApiError,
-  apiErrorFromResponse,
+  apiErrorFromHead,
   ConnectionError,
   MissingUserTokenError,
   parseErrorBody,
 } from './errors.js';
+import { isStream } from './fetch-transport.js';
 import {
   assertMaxRetries,
   assertTimeout,
@@ -17,6 +18,7 @@ import {
 } from './options.js';
 import { type ListPage, PagePromise, toListPage } from './pagination.js';
 import { abortError, backoffDelay, isRetryableStatus, raceAbort, retryDelay, sleep } from './retry.js';
+import type { Answer } from './transport.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -114,22 +116,17 @@ function buildUrl(baseUrl: string, path: string, query: QueryParams | undefined)
   return url.href;
 }
 
-function parseSuccessBody(
-  response: Response,
-  headers: Headers,
-  text: string,
-  requestId: string | null,
-): unknown {
+function parseSuccessBody(answer: Answer, text: string, requestId: string | null): unknown {
   if (text === '') return undefined;
-  const type = headers.get('content-type') ?? '';
+  const type = answer.header('content-type') ?? '';
   if (!/[/+]json\b/i.test(type)) return text;
   try {
     return JSON.parse(text);
   } catch (cause) {
-    throw new ApiError(`${response.status} response claims JSON but is not: ${text.slice(0, 200)}`, {
-      status: response.status,
+    throw new ApiError(`${answer.status} response claims JSON but is not: ${text.slice(0, 200)}`, {
+      status: answer.status,
       requestId,
-      headers: response.headers,
+      headers: answer.headers,
       body: text,
       cause,
     });
@@ -138,25 +135,21 @@ function parseSuccessBody(
 
 const NO_BODY = { body: undefined, contentType: undefined } as const;
 
-// Statuses whose Response may not carry a body (the Response constructor throws otherwise).
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
-
 /**
- * The result of a 2xx: its data, and an unread Response equal to `response`, whose body was read
- * as `bytes`, for withResponse() and asResponse(). The copy is built on first read of `response`
- * rather than by `response.clone()` before reading, because a clone tees the body stream on
- * every call: it was the largest cost the client added over a bare fetch, paid even by callers
- * that only want the data. `response` is an own, enumerable getter, so a spread of the result
- * carries it; it is defined with one descriptor shared by every result. An object literal with
- * a getter made a new closure, and so a new accessor, on every call, which kept V8 from giving
- * the results one shape: about 10 µs a call of the client's own cost (sixteenth pass in
- * docs/benchmarks.md). url, redirected and type are read-only on a constructed Response, so they
- * are carried over as own properties.
+ * The result of a 2xx: its data, and an unread Response equal to the one received, whose body was
+ * read already, for withResponse() and asResponse(). The copy is built on first read of `response`
+ * (Answer.unreadResponse) rather than by `response.clone()` before reading, because a clone tees
+ * the body stream on every call: it was the largest cost the client added over a bare fetch,
+ * paid even by callers that only want the data. `response` is an own, enumerable getter, so a
+ * spread of the result carries it; it is defined with one descriptor shared by every result. An
+ * object literal with a getter made a new closure, and so a new accessor, on every call, which
+ * kept V8 from giving the results one shape: about 10 µs a call of the client's own cost
+ * (sixteenth pass in docs/benchmarks.md).
  */
 class SuccessResult<T> implements APIResponse<T> {
   static readonly #response = {
     get(this: SuccessResult<unknown>): Response {
-      this.#copy ??= unreadCopy(this.#raw, this.#bytes);
+      this.#copy ??= this.#answer.unreadResponse();
       return this.#copy;
     },
     enumerable: true,
@@ -164,33 +157,18 @@ class SuccessResult<T> implements APIResponse<T> {
   };
 
   declare readonly response: Response;
-  readonly #raw: Response;
-  readonly #bytes: Uint8Array<ArrayBuffer>;
+  readonly #answer: Answer;
   #copy: Response | undefined;
 
   constructor(
     public data: T,
     public requestId: string | null,
     public idempotentReplayed: boolean,
-    raw: Response,
-    bytes: Uint8Array<ArrayBuffer>,
+    answer: Answer,
   ) {
-    this.#raw = raw;
-    this.#bytes = bytes;
+    this.#answer = answer;
     Object.defineProperty(this, 'response', SuccessResult.#response);
   }
-}
-
-function unreadCopy(response: Response, bytes: Uint8Array<ArrayBuffer>): Response {
-  const copy = new Response(NULL_BODY_STATUSES.has(response.status) ? null : bytes, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
-  for (const name of ['url', 'redirected', 'type'] as const) {
-    Object.defineProperty(copy, name, { value: response[name], enumerable: true });
-  }
-  return copy;
 }
 
 /**
@@ -267,26 +245,25 @@ export class ClientCore {
 
     for (let retry = 0; ; retry++) {
       if (signal?.aborted) throw abortError(signal);
-      let attempt: Attempt;
+      let answer: Answer;
       try {
-        attempt = await runAttempt(this.config.fetch, url, init, timeoutMs, signal);
+        answer = await runAttempt(this.config.fetch, url, init, timeoutMs, signal);
       } catch (error) {
         if (!(error instanceof ConnectionError) || retry >= retries) throw error;
         await this.#wait(backoffDelay(retry, this.config.random), signal);
         continue;
       }
 
-      const { response, bytes, text } = attempt;
-      const responseHeaders = response.headers;
-      const requestId = responseHeaders.get('service-request-id');
-      if (response.ok) {
-        const data = parseSuccessBody(response, responseHeaders, text, requestId) as T;
-        const replayed = responseHeaders.get('idempotent-replayed')?.toLowerCase() === 'true';
-        return new SuccessResult(data, requestId, replayed, response, bytes ?? new Uint8Array(0));
+      const { text } = answer;
+      const requestId = answer.header('service-request-id');
+      if (answer.ok) {
+        const data = parseSuccessBody(answer, text, requestId) as T;
+        const replayed = answer.header('idempotent-replayed')?.toLowerCase() === 'true';
+        return new SuccessResult(data, requestId, replayed, answer);
       }
-      const failure = apiErrorFromResponse(response, parseErrorBody(text));
-      if (retry >= retries || !isRetryableStatus(response.status, failure.code)) throw failure;
-      const delay = retryDelay(retry, responseHeaders, this.config.random);
+      const failure = apiErrorFromHead(answer, parseErrorBody(text));
+      if (retry >= retries || !isRetryableStatus(answer.status, failure.code)) throw failure;
+      const delay = retryDelay(retry, answer.headers, this.config.random);
       if (delay === null) throw failure;
       await this.#wait(delay, signal);
     }

@@ -2,6 +2,9 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ClientCore, ConnectionError } from '../src/index.js';
+import { useTransport } from './helpers.js';
+
+useTransport();
 
 /** A loopback port nothing listens on: bound once, then closed. */
 async function closedPort(): Promise<number> {

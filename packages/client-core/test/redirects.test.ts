@@ -2,6 +2,9 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, ClientCore } from '../src/index.js';
+import { useTransport } from './helpers.js';
+
+useTransport();
 
 // The threat: fetch follows redirects by default and, on a cross-origin one, drops only
 // `Authorization`. A proxy or a compromised API server answering 307 to another origin would

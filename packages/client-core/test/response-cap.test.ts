@@ -3,6 +3,9 @@ import { type AddressInfo, createServer as createTcpServer, type Socket } from '
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ClientCore, DEFAULT_MAX_RESPONSE_BYTES, ResponseTooLargeError } from '../src/index.js';
+import { useTransport } from './helpers.js';
+
+useTransport();
 
 // The threat: a compromised server, or a proxy in between, answers with an endless or huge body.
 // Read without a cap, it is held in memory until the timeout. The client must stop at

@@ -3,6 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { WINDOW_MS } from '../src/deadlines.js';
 import { APIUserAbortError, ClientCore, TimeoutError } from '../src/index.js';
+import { useTransport } from './helpers.js';
+
+useTransport();
 
 // The attempts' timeouts are shared deadlines (src/deadlines.ts). These tests hold them to
 // what `timeoutMs` promises, over real HTTP where the socket matters: a hung request ends as a
