@@ -12,6 +12,7 @@ import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { LOAD_CPU, pinned, pinSelf, root, SERVER_CPU } from './lib.mjs';
+import { TOY_CHECKOUT_ID, toyCheckout } from './toy-checkout.mjs';
 
 const ROUNDS = Number(process.env.BENCH_RETRIEVE_ROUNDS ?? 21);
 const PER_ROUND = Number(process.env.BENCH_RETRIEVES ?? 1000);
@@ -57,10 +58,16 @@ const quartiles = (values) => {
 
 /**
  * `target`: { url, headers, id, baseUrl, apiKey, userToken }. Returns every round's figures per
- * way: { fetch: [{ rps, cpuUs }, ...], timed: [...], client: [...] (, 'client-old': [...]) }.
+ * way: { fetch: [{ rps, cpuUs }, ...], timed: [...], 'node-http': [...], client: [...] (, 'client-old': [...]) }.
  */
 export async function measureRetrieve(target) {
-  const ways = ['fetch', 'timed', 'client', ...(process.env.BENCH_CLIENT_OLD ? ['client-old'] : [])];
+  const ways = [
+    'fetch',
+    'timed',
+    'node-http',
+    'client',
+    ...(process.env.BENCH_CLIENT_OLD ? ['client-old'] : []),
+  ];
   const loops = Object.fromEntries(ways.map((way) => [way, startLoop(way, target)]));
   try {
     await Promise.all(Object.values(loops).map((loop) => loop.ready));
@@ -79,24 +86,35 @@ export async function measureRetrieve(target) {
   }
 }
 
-/** The case's table rows: CPU µs a call (median), and each way's cost against raw fetch. */
+/**
+ * The case's table rows: CPU µs a call (median), and each way's cost against raw fetch (the
+ * goal's baseline) or, for the rows that say so, against the raw node:http GET: the transport
+ * the client uses on Node, so that ratio is the client's own overhead over its transport.
+ */
 export async function retrieveRows(target) {
   const rounds = await measureRetrieve(target);
-  const fetchRounds = rounds.fetch;
-  const line = (name, way, goal = '') => {
+  const line = (name, way, goal = '', against = 'fetch') => {
     const own = rounds[way];
     const cpu = median(own.map((r) => r.cpuUs));
     const rps = Math.round(median(own.map((r) => r.rps)));
     if (way === 'fetch') return `| ${name} | ${rps} | | | ${cpu.toFixed(0)} | | ${goal} |`;
-    const costs = own.map((r, i) => r.cpuUs / fetchRounds[i].cpuUs);
+    const costs = own.map((r, i) => r.cpuUs / rounds[against][i].cpuUs);
     const [lo, hi] = quartiles(costs);
-    return `| ${name} | ${rps} | | | ${cpu.toFixed(0)} | cost ${median(costs).toFixed(2)}× (quartiles ${lo.toFixed(2)}-${hi.toFixed(2)}) | ${goal} |`;
+    const label = against === 'fetch' ? 'cost' : `cost over ${against}`;
+    return `| ${name} | ${rps} | | | ${cpu.toFixed(0)} | ${label} ${median(costs).toFixed(2)}× (quartiles ${lo.toFixed(2)}-${hi.toFixed(2)}) | ${goal} |`;
   };
   const what = `${ROUNDS} turned rounds of ${PER_ROUND} calls, 16 in flight, each way in its own process; CPU µs a call of that process, median; cost = its CPU ÷ raw fetch's in the same round, median`;
   return [
     line(`raw \`fetch\` of \`GET /v1/checkouts/{id}\` (${what})`, 'fetch'),
     line('raw `fetch` with a per-call timeout (AbortController and timer; information)', 'timed'),
+    line('raw keep-alive `node:http` GET, body read and parsed (information)', 'node-http'),
     line('`@svc/commerce-client` `checkouts.retrieve`', 'client', 'cost ≤ 1.1×'),
+    line(
+      'the same, against the raw `node:http` GET (its own overhead over its transport)',
+      'client',
+      '',
+      'node-http',
+    ),
     ...(rounds['client-old']
       ? [line(`the same, the build at ${process.env.BENCH_CLIENT_OLD}`, 'client-old')]
       : []),
@@ -120,37 +138,12 @@ async function toyServer() {
   return server;
 }
 
-function toyCheckout() {
-  const money = (amount) => ({ amount, currency: 'USD' });
-  return {
-    id: 'chk_01JBENCHTOY0000000000000',
-    object: 'checkout',
-    status: 'ready_to_confirm',
-    offer_id: 'off_01JBENCHTOY0000000000000',
-    product_url: 'https://protocol-shop.sandbox.test/products/bench-mug',
-    buyer: { email: 'ada@example.com', name: 'Ada Lovelace' },
-    shipping_address: {
-      name: 'Ada Lovelace',
-      line1: '1 Main St',
-      city: 'Springfield',
-      region: 'IL',
-      postal_code: '62701',
-      country: 'US',
-    },
-    line_items: [{ title: 'Bench mug', quantity: 1, unit_price: money(1800), total: money(1800) }],
-    totals: { subtotal: money(1800), shipping: money(500), tax: money(166), total: money(2466) },
-    created_at: '2026-11-28T00:00:00.000Z',
-    updated_at: '2026-11-28T00:00:00.000Z',
-    expires_at: '2026-11-29T00:00:00.000Z',
-  };
-}
-
 if (import.meta.filename === process.argv[1]) {
   // The toy server runs in this process, pinned to the server core; the loops to the load core.
   pinSelf(SERVER_CPU);
   const server = await toyServer();
   const base = `http://127.0.0.1:${server.address().port}`;
-  const id = 'chk_01JBENCHTOY0000000000000';
+  const id = TOY_CHECKOUT_ID;
   const headers = { authorization: 'Bearer svc_test_toy', 'service-user-token': 'user-toy' };
   try {
     const rows = await retrieveRows({

@@ -3,7 +3,8 @@
 // per call (`process.cpuUsage()`: every thread, so GC and undici's work are in it). A process per
 // way means no way's garbage, JIT state or leftover listeners are billed to another.
 //
-// argv[2] is a JSON object: { way, url, headers, id, baseUrl, apiKey, userToken, clientDist }.
+// argv[2] is a JSON object: { way, url, headers, id, baseUrl, apiKey, userToken, clientDist };
+// way is fetch, timed, node-http, client or client-old.
 import { pathToFileURL } from 'node:url';
 
 const config = JSON.parse(process.argv[2]);
@@ -18,6 +19,23 @@ async function callFor(way) {
     await res.json();
   };
   if (way === 'fetch') return () => raw(undefined);
+  if (way === 'node-http') {
+    // The same by hand over node:http's global agent (keep-alive on Node >= 19): what the client's
+    // Node transport does underneath, with nothing of the client's own.
+    const { get } = await import('node:http');
+    return () =>
+      new Promise((resolve, reject) => {
+        get(url, { headers }, (res) => {
+          const chunks = [];
+          res.on('data', (chunk) => chunks.push(chunk));
+          res.on('end', () => {
+            if (res.statusCode !== 200) return reject(new Error(`node:http ${res.statusCode}`));
+            resolve(JSON.parse(Buffer.concat(chunks).toString()));
+          });
+          res.on('error', reject);
+        }).on('error', reject);
+      });
+  }
   if (way === 'timed') {
     // The least any client whose calls can time out pays: a controller and a timer per call.
     return async () => {

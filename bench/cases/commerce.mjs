@@ -9,20 +9,13 @@ import {
   startBaseline,
   startServer,
 } from '../lib.mjs';
+import { ADDRESS } from '../toy-checkout.mjs';
 
 const driver = () => (currentEngine() === 'postgres' ? 'pg' : 'better-sqlite3');
 /** Issue 20: ≥ 0.9× express on SQLite, ≥ 0.8× on PostgreSQL. */
 const goalVsExpress = () => (currentEngine() === 'postgres' ? '≥ 0.8×' : '≥ 0.9×');
 
 const PROTOCOL = 'https://protocol-shop.sandbox.test/products';
-const ADDRESS = {
-  name: 'Ada Lovelace',
-  line1: '1 Main St',
-  city: 'Springfield',
-  region: 'IL',
-  postal_code: '62701',
-  country: 'US',
-};
 
 const call = apiCall;
 
