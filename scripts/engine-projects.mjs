@@ -2,7 +2,8 @@
 // depend on the database engine: `npm test` runs them a second time with
 // SVC_TEST_DATABASE=postgres, each test service on a fresh PostgreSQL database of its own
 // (`@svc/server/testing`). The projects left out touch no database and run once:
-//   client-core, webhooks   HTTP against msw fakes or plain functions, no server
+//   client-core, client-core-fetch, webhooks   HTTP against msw fakes, loopback node:http
+//                           servers of their own or plain functions, no svc server
 //   app                     no tests of its own (the server's browser tests cover it)
 //   example-mcp-config      writes MCP client config files
 //   scripts                 the runner's own helpers
