@@ -22,7 +22,11 @@ export interface ClientOptions {
    * with `ResponseTooLargeError`, unretried, and its connection is closed.
    */
   maxResponseBytes?: number | undefined;
-  /** A fetch implementation; defaults to the global `fetch`, looked up on each request. */
+  /**
+   * A fetch implementation, always used when given. Without it: `node:http` on Node, unless the
+   * global `fetch` was replaced after the client loaded (a mock, a polyfill), and the global
+   * `fetch`, looked up on each request, everywhere else.
+   */
   fetch?: typeof fetch | undefined;
   /** Added to every request. Per-request `headers` override these. */
   defaultHeaders?: Record<string, string> | undefined;

@@ -203,6 +203,17 @@ describe(`the ${TRANSPORT} transport over loopback`, () => {
     }
   });
 
+  it("a User-Agent of the caller's own is sent as given", async () => {
+    const client = new ClientCore({
+      baseUrl: base(),
+      serviceClient: '@svc/test-client/1.2.3',
+      defaultHeaders: { 'user-agent': 'my-app/2.0' },
+    });
+    await client.request({ method: 'GET', path: '/echo' });
+    await client.request({ method: 'POST', path: '/echo', headers: { 'user-agent': 'my-call/3.0' } });
+    expect(seen.map((request) => request.headers['user-agent'])).toEqual(['my-app/2.0', 'my-call/3.0']);
+  });
+
   it("a caller's abort before the call sends nothing; during the body it ends the call and closes the socket", async () => {
     const early = new AbortController();
     early.abort(new Error('never mind'));
