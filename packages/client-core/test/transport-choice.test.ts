@@ -74,6 +74,31 @@ describe('which transport a call takes', () => {
     expect(stub).toHaveBeenCalledTimes(1);
   });
 
+  it('without process.getBuiltinModule (Node before 20.16 / 22.3), or on Bun or Deno: fetch', async () => {
+    const freshCall = async () => {
+      vi.resetModules();
+      const fresh = await import('../src/index.js');
+      await new fresh.ClientCore({ baseUrl: base(), serviceClient: '@svc/test-client/1.2.3' }).request({
+        method: 'GET',
+        path: '/ok',
+      });
+      return agentSeen();
+    };
+    const getBuiltinModule = Object.getOwnPropertyDescriptor(process, 'getBuiltinModule');
+    Object.defineProperty(process, 'getBuiltinModule', { value: undefined, configurable: true });
+    try {
+      expect(await freshCall()).toBe('node');
+    } finally {
+      Object.defineProperty(process, 'getBuiltinModule', getBuiltinModule as PropertyDescriptor);
+    }
+    for (const runtime of ['Bun', 'Deno']) {
+      vi.stubGlobal(runtime, {});
+      expect(await freshCall(), runtime).toBe('node');
+      vi.unstubAllGlobals();
+    }
+    expect(await freshCall()).toBe(NODE_AGENT);
+  });
+
   it('FormData and Blob bodies go through fetch, which encodes them; JSON and bytes through node:http', async () => {
     const form = new FormData();
     form.set('file', new Blob(['png']), 'a.png');
