@@ -60,6 +60,8 @@ export class NodeExchange {
     const answer = new NodeAnswer(response, this.#url);
     this.#answer = answer;
     this.#streams.push(response);
+    // First, so a response cut short below (over the cap, refused codings) has its listener too.
+    response.on('error', (error: Error) => this.#fail(error));
     const cap = this.#init.maxResponseBytes;
     const declared = response.headers['content-length'];
     if (declared !== undefined && Number(declared) > cap) {
@@ -88,7 +90,6 @@ export class NodeExchange {
     response.on('close', () => {
       if (!response.complete) this.#fail(connectionLost());
     });
-    response.on('error', (error: Error) => this.#fail(error));
   }
 
   /**
