@@ -18,16 +18,7 @@ export interface APIResponse<T> {
  * every result: an object literal with a getter makes a closure and an accessor per call.
  */
 class WithData<T, U> implements APIResponse<U> {
-  static readonly #response = {
-    get(this: WithData<unknown, unknown>): Response {
-      return this.#result.response;
-    },
-    enumerable: true,
-    configurable: true,
-  };
-
   declare readonly response: Response;
-  readonly #result: APIResponse<T>;
   requestId: string | null;
   idempotentReplayed: boolean;
 
@@ -35,12 +26,24 @@ class WithData<T, U> implements APIResponse<U> {
     public data: U,
     result: APIResponse<T>,
   ) {
-    this.#result = result;
     this.requestId = result.requestId;
     this.idempotentReplayed = result.idempotentReplayed;
-    Object.defineProperty(this, 'response', WithData.#response);
+    // A non-enumerable symbol slot, not a private field, so the getter works for any receiver
+    // (a Proxy of the result, Object.create); see SuccessResult in request.ts.
+    Object.defineProperty(this, SOURCE, { value: result });
+    Object.defineProperty(this, 'response', RESPONSE_FROM_SOURCE);
   }
 }
+
+const SOURCE = Symbol('svc.result.source');
+
+const RESPONSE_FROM_SOURCE = {
+  get(this: { [SOURCE]: APIResponse<unknown> }): Response {
+    return this[SOURCE].response;
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 /** `result` with `data` in place of its own. */
 export function withData<T, U>(result: APIResponse<T>, data: U): APIResponse<U> {

@@ -147,18 +147,7 @@ const NO_BODY = { body: undefined, contentType: undefined } as const;
  * (sixteenth pass in docs/benchmarks.md).
  */
 class SuccessResult<T> implements APIResponse<T> {
-  static readonly #response = {
-    get(this: SuccessResult<unknown>): Response {
-      this.#copy ??= this.#answer.unreadResponse();
-      return this.#copy;
-    },
-    enumerable: true,
-    configurable: true,
-  };
-
   declare readonly response: Response;
-  readonly #answer: Answer;
-  #copy: Response | undefined;
 
   constructor(
     public data: T,
@@ -166,10 +155,26 @@ class SuccessResult<T> implements APIResponse<T> {
     public idempotentReplayed: boolean,
     answer: Answer,
   ) {
-    this.#answer = answer;
-    Object.defineProperty(this, 'response', SuccessResult.#response);
+    // What `response` is built from sits in a non-enumerable symbol slot read as a plain
+    // property, not in private fields: a private field throws when the getter's receiver is not
+    // the instance itself, and a result held in Vue's reactive()/ref() (a Proxy), made with
+    // Object.create, or read through a borrowed getter has another receiver.
+    Object.defineProperty(this, ANSWER, { value: { answer, copy: undefined } });
+    Object.defineProperty(this, 'response', RESPONSE_FROM_ANSWER);
   }
 }
+
+const ANSWER = Symbol('svc.result.answer');
+
+const RESPONSE_FROM_ANSWER = {
+  get(this: { [ANSWER]: { answer: Answer; copy: Response | undefined } }): Response {
+    const held = this[ANSWER];
+    held.copy ??= held.answer.unreadResponse();
+    return held.copy;
+  },
+  enumerable: true,
+  configurable: true,
+};
 
 /**
  * The request core. Each client wraps one (`new ClientCore({ ...options, serviceClient })`)

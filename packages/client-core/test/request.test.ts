@@ -364,6 +364,32 @@ describe('withResponse / asResponse', () => {
     expect(Object.keys(result).sort()).toEqual(['data', 'idempotentReplayed', 'requestId', 'response']);
     expect({ ...result }.response).toBe(result.response);
   });
+
+  it('a result read through a Proxy or an object made from it still gives its response', async () => {
+    // Vue's reactive()/ref() hand the getter a Proxy as `this`; Object.create another object.
+    // A getter over private fields throws "Cannot read private member" for both.
+    server.use(http.get(`${BASE}/orders`, () => HttpResponse.json({ orders: [{ id: 'ord_1' }] })));
+    const { core } = makeCore({ userToken: 'user-1' });
+    const promise = core.request<{ orders: Array<{ id: string }> }>({ method: 'GET', path: '/orders' });
+    const results = [
+      await promise.withResponse(),
+      await promise._thenUnwrap((body) => body.orders).withResponse(),
+    ];
+    for (const result of results) {
+      for (const receiver of [new Proxy(result, {}), Object.create(result) as typeof result]) {
+        expect(receiver.response.status).toBe(200);
+        expect(receiver.response).toBe(result.response);
+      }
+      // The slot the getter reads is not a key a caller sees, spreads or serializes.
+      expect(Object.keys(result).sort()).toEqual(['data', 'idempotentReplayed', 'requestId', 'response']);
+      expect(Object.getOwnPropertySymbols({ ...result })).toEqual([]);
+      expect(JSON.parse(JSON.stringify({ ...result, response: undefined }))).toEqual({
+        data: result.data,
+        idempotentReplayed: false,
+        requestId: null,
+      });
+    }
+  });
 });
 
 describe('user token', () => {
