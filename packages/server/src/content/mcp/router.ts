@@ -5,7 +5,7 @@ import {
   closeAfterResponse,
   NOT_ARRIVED,
   readArrivedJsonBody,
-  readJsonBody,
+  readJsonBodyOnItsWay,
 } from '../../platform/http/body.js';
 import { foreignOriginRefusal } from '../../platform/http/local-only.js';
 import { partOfCheckedText } from '../../platform/http/text-checks.js';
@@ -175,10 +175,11 @@ export function mcpRouter(
       }
       // The platform's strict reader: declared length checked first, no Content-Encoding, strict
       // UTF-8. Read in place when the body has arrived (no promise), else awaited in place: wrapping
-      // its outcome in an object took a promise and two closures a call.
+      // its outcome in an object took a promise and two closures a call. The headers are checked
+      // once, by the first step; a body still on its way only has its bytes left to read.
       try {
         const arrived = readArrivedJsonBody(req, opts.bodyLimitBytes);
-        req.body = arrived === NOT_ARRIVED ? await readJsonBody(req, opts.bodyLimitBytes) : arrived;
+        req.body = arrived === NOT_ARRIVED ? await readJsonBodyOnItsWay(req, opts.bodyLimitBytes) : arrived;
       } catch (failed) {
         refuseBody(res, failed);
         return;

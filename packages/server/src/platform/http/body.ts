@@ -107,9 +107,10 @@ function readLimited(req: IncomingMessage, limitBytes: number): Promise<Buffer> 
  * Chunked bodies, bodies still arriving and anything past the limit take the stream path, which
  * answers them as it always did.
  */
-function readArrived(req: IncomingMessage, limitBytes: number): Buffer | null {
+function readArrived(req: IncomingMessage): Buffer | null {
   const declared = Number(req.headers['content-length']);
-  if (!(declared > 0) || declared > limitBytes || req.readableLength !== declared) return null;
+  // Over the limit it never gets here: readArrivedJsonBody refused the declared length first.
+  if (!(declared > 0) || req.readableLength !== declared) return null;
   if (req.headers['transfer-encoding'] !== undefined) return null;
   if (req.readableFlowing || req.readableObjectMode || req.readableEncoding) return null;
   const chunk: unknown = req.read();
@@ -130,11 +131,20 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  */
 export async function readJsonBody(req: Request, limitBytes: number): Promise<unknown> {
   const now = readArrivedJsonBody(req, limitBytes);
-  return now === NOT_ARRIVED ? parseJsonBody(await readLimited(req, limitBytes)) : now;
+  return now === NOT_ARRIVED ? readJsonBodyOnItsWay(req, limitBytes) : now;
 }
 
-/** What `readArrivedJsonBody` answers when the body is still on its way: then `readJsonBody`. */
+/** What `readArrivedJsonBody` answers when the body is still on its way: then `readJsonBodyOnItsWay`. */
 export const NOT_ARRIVED: unique symbol = Symbol('body not arrived');
+
+/**
+ * The rest of `readJsonBody` once `readArrivedJsonBody` has answered `NOT_ARRIVED`: its header
+ * checks (encoding, declared length, charset) already passed, so only the streamed read, with its
+ * counted limit, and the parse are left. Called only after it: on its own it would skip them.
+ */
+export async function readJsonBodyOnItsWay(req: Request, limitBytes: number): Promise<unknown> {
+  return parseJsonBody(await readLimited(req, limitBytes));
+}
 
 /**
  * `readJsonBody` without a promise when the whole declared body has already arrived, as a small
@@ -156,7 +166,7 @@ export function readArrivedJsonBody(req: Request, limitBytes: number): unknown {
       `The request body must be UTF-8 JSON (got charset=${charset}).`,
     );
   }
-  const bytes = readArrived(req, limitBytes);
+  const bytes = readArrived(req);
   return bytes ? parseJsonBody(bytes) : NOT_ARRIVED;
 }
 
