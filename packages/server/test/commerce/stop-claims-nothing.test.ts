@@ -95,6 +95,7 @@ describe('a SIGTERM to svc-server start', { timeout: 60_000 }, () => {
       dataDir: files.dataDir,
       databaseUrl: files.env().SERVICE_DATABASE_URL,
       databasePoolSize: TEST_POOL_SIZE,
+      databasePrepare: true,
     });
     closing.push(() => db.close());
     const at = new Date().toISOString();
