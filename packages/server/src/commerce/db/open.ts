@@ -14,4 +14,5 @@ export const openCommerceDatabase = (
   config: Pick<Config, 'dataDir' | 'databaseUrl' | 'databasePoolSize' | 'databasePrepare'>,
   log?: (message: string) => void,
   migrationsSent?: () => void,
-): Promise<SqlDatabase> => openConfiguredDatabase('commerce', commerceMigrations, config, log, migrationsSent);
+): Promise<SqlDatabase> =>
+  openConfiguredDatabase('commerce', commerceMigrations, config, log, migrationsSent);
