@@ -196,6 +196,10 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
   let purge: NodeJS.Timeout | null = null;
   let sweep: NodeJS.Timeout | null = null;
   let recover: NodeJS.Timeout | null = null;
+  const stopTimers = () => {
+    for (const t of [purge, sweep, recover]) if (t) clearInterval(t);
+    purge = sweep = recover = null;
+  };
   const recoverStuck = (olderThanMs: number) =>
     recoverConfirming(ctx, new Date(deps.clock.now().getTime() - olderThanMs))
       // Hand-offs to the buyer at a UCP store are polled on the same beat.
@@ -236,13 +240,19 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
       );
       recover.unref();
     },
+    /**
+     * The stop has begun (before the HTTP server drains, which lasts as long as the slowest
+     * request: up to ~35 s for a checkout on a slow UCP store): take no new background work. A
+     * delivery claimed during the drain lengthened the stop by up to its attempt's 10 s, and one
+     * in flight when the process manager killed the process stayed leased to it for LEASE_MS, out
+     * of every other instance's reach. Nothing in flight is cut short (docs/operations.md).
+     */
+    stopping() {
+      stopTimers();
+      dispatcher.stopClaiming();
+    },
     async close() {
-      if (purge) clearInterval(purge);
-      purge = null;
-      if (sweep) clearInterval(sweep);
-      sweep = null;
-      if (recover) clearInterval(recover);
-      recover = null;
+      stopTimers();
       await dispatcher.stop();
       // A stopped instance is not waited for by revokes on the others.
       await keys.stop();

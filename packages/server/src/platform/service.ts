@@ -27,7 +27,9 @@ export interface ServiceHandle {
   startBackground(): void;
   /**
    * Called as the stop begins, before the requests in flight are waited for: work that waits on an
-   * outside party (X processing a GIF) gives up then, so a stop is not held for its whole wait.
+   * outside party (X processing a GIF) gives up then, so a stop is not held for its whole wait, and
+   * background work takes nothing new (commerce's webhook claims), so the drain does not lengthen
+   * the stop or leave work leased to a process about to end.
    */
   stopping?(): void;
   /** Stops background work and closes the database. */

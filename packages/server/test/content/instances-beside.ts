@@ -1,7 +1,10 @@
+import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
-import { afterEach, expect } from 'vitest';
+import { afterEach, expect, vi } from 'vitest';
 import type { ContentHandle } from '../../src/content/app.js';
+import { secretBox } from '../../src/content/services/channel-credentials.js';
 import { ManualClock } from '../../src/platform/clock.js';
+import { createSecretBox } from '../../src/platform/crypto/secret-box.js';
 import { connectLive, type LiveStack, startLive } from '../helpers/live.js';
 import { api, sameDatabase, startTestService, type TestService } from '../helpers/start.js';
 import { makeBrand } from './helpers.js';
@@ -15,6 +18,7 @@ export function instancesBeside(opts: { workLeaseMs?: number } = {}) {
   const lease = opts.workLeaseMs ? { workLeaseMs: opts.workLeaseMs } : {};
   const started: (() => Promise<void>)[] = [];
   afterEach(async () => {
+    vi.restoreAllMocks();
     // The second instance first: the first one owns the data directory and the database.
     for (const close of started.splice(0).reverse()) await close();
   });
@@ -104,3 +108,46 @@ export async function uploadChart(svc: TestService): Promise<string> {
 
 /** The render revision in a crop's URL (`square.3.jpg` → '3'). */
 export const revOf = (r: { body: any }) => /\.(\d+)\.jpg$/.exec(r.body.variants.square.url)?.[1];
+
+/** What the database holds for the channel's tokens, opened with the service's key (null: none). */
+export async function storedTokens(svc: TestService, channelId: string) {
+  const ctx = handle(svc).ctx;
+  const row = await ctx.db.get<{ access_token: string; refresh_token: string }>(
+    'SELECT * FROM channel_credentials WHERE channel_id = ?',
+    [channelId],
+  );
+  if (!row) return null;
+  const box = secretBox(ctx);
+  return {
+    access: box.open(row.access_token, `channel_credentials:${channelId}:access_token`),
+    refresh: box.open(row.refresh_token, `channel_credentials:${channelId}:refresh_token`),
+  };
+}
+
+/**
+ * `svc`'s next read of a channel's tokens (outside a transaction) reads them, then waits for
+ * `go()` before `svc` goes on, as an instance stalled right after its read would (a GC pause, a
+ * busy event loop). `read()` resolves once it has read. Undone after the test.
+ */
+export function nextTokenReadStalled(svc: TestService) {
+  const store = handle(svc).ctx.stores.channelCredentials;
+  const get = store.get.bind(store);
+  const held = gate();
+  let read = false;
+  vi.spyOn(store, 'get').mockImplementationOnce(async (channelId: string) => {
+    const row = await get(channelId);
+    read = true;
+    await held.until;
+    return row;
+  });
+  return { read: () => until(() => read), go: held.open };
+}
+
+/** The channel's access token, sealed with a key this server does not have (the key changed). */
+export async function sealedWithAnotherKey(svc: TestService, channelId: string) {
+  const other = createSecretBox(randomBytes(32));
+  await handle(svc).ctx.db.run('UPDATE channel_credentials SET access_token = ? WHERE channel_id = ?', [
+    other.seal('token-under-the-old-key', `channel_credentials:${channelId}:access_token`),
+    channelId,
+  ]);
+}

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { secretBox } from '../../src/content/services/channel-credentials.js';
 import { connectLive } from '../helpers/live.js';
-import { api, type TestService } from '../helpers/start.js';
-import { handle, instancesBeside, nextRefreshHeld, publishNow, until } from './instances-beside.js';
+import { api } from '../helpers/start.js';
+import { instancesBeside, nextRefreshHeld, publishNow, storedTokens, until } from './instances-beside.js';
 
 /**
  * The person disconnects a channel and connects it again (as Settings → Channels has them do) while
@@ -11,21 +10,6 @@ import { handle, instancesBeside, nextRefreshHeld, publishNow, until } from './i
  * (channel-credentials.ts, Held). Instance A's publish starts the refresh, X holds it, and the
  * person acts through instance B meanwhile.
  */
-
-/** What the database holds for the channel's tokens, opened with the service's key (null: none). */
-async function storedTokens(svc: TestService, channelId: string) {
-  const ctx = handle(svc).ctx;
-  const row = await ctx.db.get<{ access_token: string; refresh_token: string }>(
-    'SELECT * FROM channel_credentials WHERE channel_id = ?',
-    [channelId],
-  );
-  if (!row) return null;
-  const box = secretBox(ctx);
-  return {
-    access: box.open(row.access_token, `channel_credentials:${channelId}:access_token`),
-    refresh: box.open(row.refresh_token, `channel_credentials:${channelId}:refresh_token`),
-  };
-}
 
 describe('a refresh in flight when the person reconnects the channel', () => {
   const { twoLive } = instancesBeside();

@@ -72,6 +72,8 @@ export interface XFake {
   user: { id: string; name: string; username: string };
   /** Every request, in order: `METHOD /path` (query left out). */
   requests: string[];
+  /** Every access token the token endpoint gave, in order, with the grant it was given for. */
+  issued: { grant: 'authorization_code' | 'refresh_token'; accessToken: string }[];
   violations: string[];
   tweets: Map<string, XFakeTweet>;
   /**
@@ -172,6 +174,7 @@ export async function startXFake(
   const accounts = new Map<string, Account>([[user.id, user]]);
   let signedIn = user;
   const requests: string[] = [];
+  const issuedTokens: XFake['issued'] = [];
   const violations: string[] = [];
   const tweets = new Map<string, XFakeTweet>();
   const media = new Map<string, XFakeMedia>();
@@ -270,8 +273,9 @@ export async function startXFake(
     return { status: 302, location: to.toString() };
   };
 
-  const issue = (scopes: string[], userId: string): Answer => {
+  const issue = (scopes: string[], userId: string, grant: XFake['issued'][number]['grant']): Answer => {
     const accessToken = opaque('at');
+    issuedTokens.push({ grant, accessToken });
     access.set(accessToken, { scopes, expired: false, userId });
     const body: Record<string, unknown> = {
       token_type: 'bearer',
@@ -319,14 +323,14 @@ export async function startXFake(
         .digest('base64url');
       if (challenge !== issued.challenge)
         return oauthError(400, 'invalid_grant', 'code_verifier does not match.');
-      return issue(issued.scopes, issued.userId);
+      return issue(issued.scopes, issued.userId, 'authorization_code');
     }
     if (grant === 'refresh_token') {
       const old = form.get('refresh_token') ?? '';
       const grant = refresh.get(old);
       if (!grant) return oauthError(400, 'invalid_grant', 'Value passed for the token was invalid.');
       refresh.delete(old); // rotation: a refresh token works once
-      return issue(grant.scopes, grant.userId);
+      return issue(grant.scopes, grant.userId, 'refresh_token');
     }
     return invalid(`token: unsupported grant_type ${grant}`);
   };
@@ -731,6 +735,7 @@ export async function startXFake(
     clientId,
     user,
     requests,
+    issued: issuedTokens,
     violations,
     tweets,
     media,

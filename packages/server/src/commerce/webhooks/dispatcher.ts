@@ -39,6 +39,11 @@ export interface Dispatcher {
   /** Asks the background loop to run soon: an event was just written. */
   nudge(): void;
   start(): void;
+  /**
+   * Claims nothing more in the background (a stop has begun): attempts in flight go on and are
+   * recorded, and `runDue`/`deliverNow` (a request's own sends) still work.
+   */
+  stopClaiming(): void;
   stop(): Promise<void>;
 }
 
@@ -319,6 +324,12 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
     }
   }
 
+  // The background loop's claims hang on `timer`: a step claims for free slots only while it is set.
+  function stopClaiming() {
+    if (timer) clearInterval(timer);
+    timer = null;
+  }
+
   return {
     runDue: () => drain(),
     deliverNow: (ids) =>
@@ -332,9 +343,9 @@ export function createDispatcher(opts: DispatcherOptions): Dispatcher {
       timer.unref();
       wake();
     },
+    stopClaiming,
     async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
+      stopClaiming();
       await claimChain;
       await Promise.all(inFlight);
     },

@@ -155,8 +155,14 @@ export function mediaStore(db: SqlExecutor) {
     /**
      * Takes the asset's next render revision: its crops are rendered under that number (file names
      * carry it), so two renders never share a file name, even one by a holder that stalled past its
-     * lease beside the one that took over. Null when the asset is gone. A render that then fails
-     * leaves the number unused; nothing reads it but the next claim.
+     * lease beside the one that took over. Null when the asset is gone.
+     *
+     * A render that then fails (or is refused at its fence) leaves the number unused: only a gap,
+     * harmless. The row still names the previous crops, which are removed only once the row names
+     * new ones, so the asset never goes without crops; the failed render's own files are removed
+     * by the change that made them (media/service.ts, `update`), and if the process died first,
+     * no row names them, and the orphan sweep (`sweepOrphans`) removes them a day on. Nothing reads
+     * the number but the next claim.
      */
     async claimRevision(id: string): Promise<number | null> {
       const row = await db.get<{ render_rev: number | string }>(

@@ -68,46 +68,48 @@ async function liveChannel(ctx: ContentContext, channelId: string): Promise<Chan
 }
 
 /**
- * What a refresh holds while it works: its lease, and the sealed access token it read (null when
- * none was stored).
+ * What a write over a channel's tokens was decided on: the sealed access token read (null when
+ * none was stored) and, inside a refresh, its lease.
  *
  * The connect flow (oauth-connect.ts) writes the person's new tokens WITHOUT the refresh lease: a
  * person waiting on the platform's redirect must not wait behind a refresh that is stuck for
- * minutes on another instance. So besides the lease's fence, every write of a refresh is a
- * compare-and-set on what it read: a seal is unique (a random IV), so any write since (a reconnect,
- * a disconnect) changes the sealed text. A refresh that finds it changed writes nothing, neither
+ * minutes on another instance. So besides the lease's fence, every write decided on what was read
+ * (a refresh's new tokens, a needs_reconnect mark inside a refresh or outside one) is a
+ * compare-and-set on that read: a seal is unique (a random IV), so any write since (a reconnect,
+ * a disconnect) changes the sealed text. A write that finds it changed writes nothing, neither
  * tokens derived from the old grant over the new ones nor a needs_reconnect mark because the
- * platform refused the old grant's refresh token; it throws TokensReplaced and the lease's work
- * reads the tokens again (underRefreshLease). Checking in the database, not in the process, holds
- * across instances.
+ * platform refused the old grant's refresh token, or because the tokens read before the person
+ * connected again were missing or unreadable; it throws TokensReplaced and the caller reads the
+ * tokens again (underRefreshLease, accessTokenFor). Checking in the database, not in the process,
+ * holds across instances.
  */
 interface Held {
-  lease: HeldLease;
   read: string | null;
+  lease?: HeldLease;
 }
 
-/** Another write replaced the tokens a refresh read: it stored nothing, and reads them again. */
+/** Another write replaced the tokens a caller read: it stored nothing, and reads them again. */
 class TokensReplaced extends Error {}
 
-/** Marks the channel for the person and returns the error to throw. */
+/** Marks the channel for the person and returns the error to throw (see Held). */
 async function markForReconnect(
   ctx: ContentContext,
   channel: ChannelRow,
   reason: string,
-  held?: Held,
+  held: Held,
 ): Promise<AppError> {
-  const marked = held
-    ? await ctx.transaction(async (tx) => {
-        await held.lease.fence(tx.leases);
-        // Mark first, look second: on PostgreSQL the mark locks the channel row, and a connect
-        // writes the channel row before its tokens in one transaction, so it has either committed
-        // (this read sees its tokens, and the mark rolls back) or waits to connect it after us.
-        const moved = await tx.channels.markNeedsReconnect(channel.id, reason);
-        const now = await tx.channelCredentials.get(channel.id);
-        if ((now?.access_token ?? null) !== held.read) throw new TokensReplaced();
-        return moved;
-      })
-    : await ctx.stores.channels.markNeedsReconnect(channel.id, reason);
+  const marked = await ctx.transaction(async (tx) => {
+    if (held.lease) await held.lease.fence(tx.leases);
+    // Mark first, look second: on PostgreSQL the mark locks the channel row, and a connect
+    // writes the channel row before its tokens in one transaction, so it has either committed
+    // (this read sees its tokens, and the mark rolls back) or waits to connect it after us.
+    // Looking first would read the tokens from before a connect still open, then mark the
+    // channel it connects (test reconnect-beside-mark.postgres).
+    const moved = await tx.channels.markNeedsReconnect(channel.id, reason);
+    const now = await tx.channelCredentials.get(channel.id);
+    if ((now?.access_token ?? null) !== held.read) throw new TokensReplaced();
+    return moved;
+  });
   if (marked) {
     ctx.logger.warn(
       { channelId: channel.id, platform: channel.platform, reason },
@@ -206,12 +208,10 @@ async function openAccessToken(
     return secretBox(ctx).open(read, sealContext(channel.id, 'access_token'));
   } catch (err) {
     if (!(err instanceof SecretBoxError)) throw err;
-    throw await markForReconnect(
-      ctx,
-      channel,
-      `its stored tokens cannot be read (${err.message})`,
-      lease && { lease, read },
-    );
+    throw await markForReconnect(ctx, channel, `its stored tokens cannot be read (${err.message})`, {
+      read,
+      lease,
+    });
   }
 }
 
@@ -226,7 +226,7 @@ const expiresSoon = (ctx: ContentContext, expiresAt: string | null) =>
  */
 async function refreshNow(ctx: ContentContext, channel: ChannelRow, lease: HeldLease): Promise<string> {
   const creds = await ctx.stores.channelCredentials.get(channel.id);
-  const held: Held = { lease, read: creds?.access_token ?? null };
+  const held: Held = { read: creds?.access_token ?? null, lease };
   if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.', held);
   if (!creds.refresh_token) {
     throw await markForReconnect(
@@ -298,11 +298,26 @@ export async function refreshAccessToken(
   });
 }
 
-/** A usable access token for the channel, refreshed first when it expires within five minutes. */
+/**
+ * A usable access token for the channel, refreshed first when it expires within five minutes.
+ * Read again from the start when a connect replaced the tokens while a mark was being decided on
+ * them (TokensReplaced).
+ */
 export async function accessTokenFor(ctx: ContentContext, channelId: string): Promise<string> {
+  for (;;) {
+    try {
+      return await currentAccessToken(ctx, channelId);
+    } catch (err) {
+      if (!(err instanceof TokensReplaced)) throw err;
+    }
+  }
+}
+
+async function currentAccessToken(ctx: ContentContext, channelId: string): Promise<string> {
   const channel = await liveChannel(ctx, channelId);
   const creds = await ctx.stores.channelCredentials.get(channelId);
-  if (!creds) throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.');
+  if (!creds)
+    throw await markForReconnect(ctx, channel, 'no platform tokens are stored for it.', { read: null });
   if (!expiresSoon(ctx, creds.expires_at)) return openAccessToken(ctx, channel, creds.access_token);
   return underRefreshLease(ctx, channelId, async (lease) => {
     // Whoever held the lease before us may have refreshed already: then its token is the one.
