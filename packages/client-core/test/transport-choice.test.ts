@@ -1,7 +1,8 @@
 import * as https from 'node:https';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Agent, type Dispatcher, getGlobalDispatcher, MockAgent, setGlobalDispatcher } from 'undici';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ClientCore } from '../src/index.js';
 import { useLoopback } from './loopback.js';
 import { selfSignedCertificate } from './self-signed.js';
@@ -137,6 +138,72 @@ describe('https on the node transport', () => {
       await expect(client.request({ method: 'GET', path: '/ok' })).resolves.toEqual({ agent: NODE_AGENT });
     } finally {
       agentOptions.ca = before;
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe("a dispatcher the program installed for fetch (undici's setGlobalDispatcher)", () => {
+  // A proxy, a test's MockAgent, or an Agent trusting a private CA shapes every fetch in the
+  // process; node:http would route around it, so while one is installed calls go through fetch.
+  let original: Dispatcher;
+  beforeAll(async () => {
+    // Node's own default dispatcher exists once anything has fetched.
+    await fetch(`${base()}/warm`);
+    original = getGlobalDispatcher();
+  });
+  afterEach(() => setGlobalDispatcher(original));
+
+  it("Node's own default does not count, nor an Agent with only tuning options", async () => {
+    await core().request({ method: 'GET', path: '/ok' });
+    expect(agentSeen()).toBe(NODE_AGENT);
+    setGlobalDispatcher(new Agent({ keepAliveTimeout: 1_000, pipelining: 1 }));
+    await core().request({ method: 'GET', path: '/ok' });
+    expect(agentSeen()).toBe(NODE_AGENT);
+  });
+
+  it("a MockAgent answers the client's calls, as it answers fetch", async () => {
+    const mock = new MockAgent();
+    mock.disableNetConnect();
+    mock
+      .get(new URL(base()).origin)
+      .intercept({ path: '/v1/ok', method: 'GET' })
+      .reply(200, { mocked: true }, { headers: { 'content-type': 'application/json' } });
+    setGlobalDispatcher(mock);
+    await expect(core().request({ method: 'GET', path: '/ok' })).resolves.toEqual({ mocked: true });
+    expect(seen).toHaveLength(0);
+  });
+
+  it('interceptors composed onto an Agent apply', async () => {
+    setGlobalDispatcher(
+      new Agent().compose(
+        (dispatch) => (opts, handler) =>
+          dispatch({ ...opts, headers: { ...(opts.headers as object), 'x-intercepted': 'yes' } }, handler),
+      ),
+    );
+    await core().request({ method: 'GET', path: '/ok' });
+    expect(agentSeen()).toBe('node');
+    expect(seen.at(-1)?.headers['x-intercepted']).toBe('yes');
+  });
+
+  it('an Agent trusting a private CA: a self-hosted svc behind it is reached with that trust', async () => {
+    const { key, cert } = selfSignedCertificate();
+    const server = createHttpsServer({ key, cert }, (req, res) => {
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ agent: req.headers['user-agent'] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      setGlobalDispatcher(new Agent({ connect: { ca: cert } }));
+      const client = new ClientCore({
+        baseUrl: `https://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        serviceClient: '@svc/test-client/1.2.3',
+        maxRetries: 0,
+      });
+      await expect(client.request({ method: 'GET', path: '/ok' })).resolves.toEqual({ agent: 'node' });
+    } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
