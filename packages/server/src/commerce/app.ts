@@ -1,4 +1,5 @@
 import type { lookup as dnsLookup } from 'node:dns';
+import { backgroundWork } from '../platform/background-work.js';
 import { idempotencyStorage } from '../platform/db/idempotency-store.js';
 import type { SqlDatabase } from '../platform/db/sql.js';
 import { idempotency } from '../platform/http/idempotency.js';
@@ -200,11 +201,19 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     for (const t of [purge, sweep, recover]) if (t) clearInterval(t);
     purge = sweep = recover = null;
   };
+  // Set as the stop begins: a recovery pass running then asks the store about no further checkout.
+  let stopped = false;
+  const isStopped = () => stopped;
+  const passes = backgroundWork('commerce background passes', deps.logger);
+  // Tracked so close() waits for it: closing the database between the store's answer and its
+  // record left a placed order's checkout `confirming` until the next instance's recovery.
   const recoverStuck = (olderThanMs: number) =>
-    recoverConfirming(ctx, new Date(deps.clock.now().getTime() - olderThanMs))
-      // Hand-offs to the buyer at a UCP store are polled on the same beat.
-      .then(() => pollStoreHandOffs(ctx))
-      .catch((err) => deps.logger.error({ err }, 'confirm recovery failed'));
+    passes.track(
+      recoverConfirming(ctx, new Date(deps.clock.now().getTime() - olderThanMs), { stopped: isStopped })
+        // Hand-offs to the buyer at a UCP store are polled on the same beat.
+        .then(() => pollStoreHandOffs(ctx, { stopped: isStopped }))
+        .catch((err) => deps.logger.error({ err }, 'confirm recovery failed')),
+    );
   return {
     name: 'commerce',
     app,
@@ -220,15 +229,16 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
     },
     purge: purgeDue,
     startBackground() {
+      if (stopped) return;
       dispatcher.start();
       purge ??= setInterval(() => {
-        purgeDue().catch((err) => deps.logger.error({ err }, 'could not take the purge lease'));
+        passes.track(purgeDue()).catch((err) => deps.logger.error({ err }, 'could not take the purge lease'));
       }, PURGE_EVERY_MS);
       purge.unref();
       sweep ??= setInterval(() => {
-        sweepSilentInstances().catch((err) =>
-          deps.logger.error({ err }, 'the sweep of silent instances failed'),
-        );
+        passes
+          .track(sweepSilentInstances())
+          .catch((err) => deps.logger.error({ err }, 'the sweep of silent instances failed'));
       }, SWEEP_EVERY_MS);
       sweep.unref();
       // At start-up nothing of this process is placing yet; another instance's placements are
@@ -248,12 +258,17 @@ export async function createCommerceApp(deps: CommerceDeps): Promise<CommerceSer
      * of every other instance's reach. Nothing in flight is cut short (docs/operations.md).
      */
     stopping() {
+      stopped = true;
       stopTimers();
       dispatcher.stopClaiming();
     },
     async close() {
+      stopped = true;
       stopTimers();
       await dispatcher.stop();
+      // A recovery pass in flight records the store's answer before the database closes. Bounded
+      // by the checkout it is on, as it takes no other: its store calls, each under 15 s.
+      await passes.settled();
       // A stopped instance is not waited for by revokes on the others.
       await keys.stop();
       await keyEpoch

@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Config } from '../config.js';
+import { backgroundWork } from '../platform/background-work.js';
 import { idempotencyStorage } from '../platform/db/idempotency-store.js';
 import { leasesStore } from '../platform/db/leases-store.js';
 import type { SqlDatabase } from '../platform/db/sql.js';
@@ -166,31 +167,49 @@ export async function createContentApp(
     if (req.path === '/health' && (req.method === 'GET' || req.method === 'HEAD')) next();
     else ready.then(() => next(), next);
   };
-  /** One background pass if no other instance is running one; false when one was. */
+  /** One background pass if no other instance is running one; false when one was, or a stop has begun. */
   const leases = leasesStore(db);
-  const backgroundPass = async () => {
-    await ready;
-    if (!(await leases.take(PASS_LEASE, ctx.instanceId, PASS_LEASE_MS, db.dialect))) return false;
-    try {
-      await ctx.clock.sync(db);
-      // An instance that died mid-publish on another machine is seen only once its lease runs out.
-      await recoverInterruptedPublishes(ctx);
-      await tick(ctx);
-      await purgeHandledEvents(ctx);
-      await purgeOldRunCounts(ctx);
-      await idempotencyStore.purge(deps.clock.now().toISOString());
-      await ctx.sweepSilent();
+  const passes = backgroundWork('content background pass', deps.logger);
+  const stopped = () => stop.signal.aborted;
+  // In this order; each piece of work claims its rows, so what a stop leaves undone is simply
+  // still due, for the next pass on any instance.
+  const passSteps: (() => Promise<unknown>)[] = [
+    () => ctx.clock.sync(db),
+    // An instance that died mid-publish on another machine is seen only once its lease runs out.
+    () => recoverInterruptedPublishes(ctx),
+    () => tick(ctx, { stopped }),
+    () => purgeHandledEvents(ctx),
+    () => purgeOldRunCounts(ctx),
+    () => idempotencyStore.purge(deps.clock.now().toISOString()),
+    () => ctx.sweepSilent(),
+    async () => {
       if (await leases.take(MEDIA_SWEEP_LEASE, ctx.instanceId, MEDIA_SWEEP_EVERY_MS, db.dialect)) {
         const removed = await ctx.media.sweepOrphans();
         if (removed) deps.logger.info({ removed }, 'media sweep removed orphaned asset folders');
       }
-      // Hourly, under its own lease; the MCP call log's entries past SERVICE_MCP_LOG_RETENTION_DAYS.
-      await sweepCallLogIfDue(ctx);
+    },
+    // Hourly, under its own lease; the MCP call log's entries past SERVICE_MCP_LOG_RETENTION_DAYS.
+    () => sweepCallLogIfDue(ctx),
+  ];
+  const runPass = async () => {
+    await ready;
+    // A stop has begun (stopping() below): a pass started now would publish during the drain, and
+    // the process manager's kill at the end of its grace would leave its posts mid-publish.
+    if (stopped()) return false;
+    if (!(await leases.take(PASS_LEASE, ctx.instanceId, PASS_LEASE_MS, db.dialect))) return false;
+    try {
+      // Once the stop begins, the step in flight finishes (a publish is recorded) and no more start.
+      for (const step of passSteps) {
+        if (stopped()) break;
+        await step();
+      }
     } finally {
       await leases.release(PASS_LEASE, ctx.instanceId);
     }
     return true;
   };
+  // Tracked so close() waits for it: closing the database under a publish leaves it unrecorded.
+  const backgroundPass = () => passes.track(runPass());
 
   const idempotencyStore = idempotencyStorage(db);
   // The same Idempotency-Key rules as the commerce API, so the two clients can retry POSTs alike.
@@ -237,6 +256,11 @@ export async function createContentApp(
 
   let timer: NodeJS.Timeout | null = null;
   let ticking = false;
+  const stopBackground = () => {
+    stop.abort(new Error('svc is stopping'));
+    if (timer) clearInterval(timer);
+    timer = null;
+  };
   // MCP keys are cached only while the key epoch's lease is fresh; renewing it is not background
   // work that one instance does for all (startBackground), every instance serving /mcp needs it.
   ctx.keyCache.start();
@@ -253,7 +277,7 @@ export async function createContentApp(
     pass: () => ready.then(() => ctx.clock.sync(db)).then(() => tick(ctx)),
     backgroundPass,
     startBackground() {
-      if (timer) return;
+      if (timer || stopped()) return;
       timer = setInterval(() => {
         if (ticking) return;
         ticking = true;
@@ -265,15 +289,20 @@ export async function createContentApp(
       }, TICK_MS);
       timer.unref();
     },
-    stopping() {
-      stop.abort(new Error('svc is stopping'));
-    },
+    /**
+     * The stop has begun (before the HTTP server drains): no new background pass starts, and the
+     * one running claims no further post and starts no further step; the publish in flight
+     * finishes and is recorded, unless it waits on X's processing, which gives up at once.
+     */
+    stopping: stopBackground,
     async close() {
-      stop.abort(new Error('svc is stopping'));
-      if (timer) clearInterval(timer);
-      timer = null;
+      stopBackground();
       stopping = true;
       await ready;
+      // Before the database closes: a pass in flight records what it published. Bounded by the
+      // step it is in, as it takes nothing new (stopping above): for a publish, its platform calls,
+      // each under the platform timeout (30 s).
+      await passes.settled();
       // A stopped instance is not waited for by revokes on the others.
       await ctx.keyCache.stop();
       await ctx.stores.keyEpoch

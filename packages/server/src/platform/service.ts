@@ -28,11 +28,12 @@ export interface ServiceHandle {
   /**
    * Called as the stop begins, before the requests in flight are waited for: work that waits on an
    * outside party (X processing a GIF) gives up then, so a stop is not held for its whole wait, and
-   * background work takes nothing new (commerce's webhook claims), so the drain does not lengthen
-   * the stop or leave work leased to a process about to end.
+   * background work takes nothing new (commerce's webhook claims, content's passes and the posts a
+   * running pass would publish next), so the drain does not lengthen the stop or leave work leased
+   * to a process about to end.
    */
   stopping?(): void;
-  /** Stops background work and closes the database. */
+  /** Stops background work, waits for what is in flight to be recorded, and closes the database. */
   close(): Promise<void>;
 }
 

@@ -41,6 +41,8 @@ export interface UcpScript {
   down: boolean;
   /** Every answer waits this long first. */
   slowMs: number;
+  /** Every answer waits until this settles first (a slow store the test lets go); null: none. */
+  holdUntil: Promise<void> | null;
   /** Complete asks for the buyer: `requires_escalation` with a continue_url to pay on the store's page. */
   escalateOnComplete: boolean;
   /** Create and update say the buyer must give something at the store (incomplete + requires_buyer_input). */
@@ -182,6 +184,7 @@ export async function startUcpStore(
     catalog: true,
     down: false,
     slowMs: 0,
+    holdUntil: null,
     escalateOnComplete: false,
     buyerInput: false,
     priceChangeOnUpdate: false,
@@ -750,6 +753,7 @@ export async function startUcpStore(
           return;
         }
         if (script.slowMs) await new Promise((r) => setTimeout(r, script.slowMs));
+        if (script.holdUntil) await script.holdUntil;
         if (url.pathname === '/.well-known/ucp') {
           const doc = profile();
           // The 2026-01-11 shape predates the shared schemas (tag 2026-04-08): it is served as stores

@@ -5,6 +5,7 @@ import type { ContentHandle } from '../../src/content/app.js';
 import { PLATFORMS, type Platform } from '../../src/content/domain.js';
 import type { ChannelView } from '../../src/content/schemas/channels.js';
 import type { ManualClock } from '../../src/platform/clock.js';
+import type { Logger } from '../../src/platform/logger.js';
 import { type InstagramFake, startInstagramFake } from '../fakes/instagram-fake.js';
 import { type LinkedInFake, startLinkedInFake } from '../fakes/linkedin-fake.js';
 import { type OpenAiFake, startOpenAiFake } from '../fakes/openai-fake.js';
@@ -54,6 +55,8 @@ export async function startLive(
     background?: boolean;
     /** The token refresh and media edit leases' length (startTestService). */
     workLeaseMs?: number;
+    /** Where the service logs (startTestService; silent by default). */
+    logger?: Logger;
   } = {},
 ): Promise<LiveStack> {
   const clock = opts.clock;
@@ -111,6 +114,7 @@ export async function startLive(
     ...(opts.clock ? { clock: opts.clock } : {}),
     ...(opts.background ? { background: true } : {}),
     ...(opts.workLeaseMs ? { workLeaseMs: opts.workLeaseMs } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
   });
   return {
     svc,

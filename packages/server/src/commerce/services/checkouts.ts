@@ -306,10 +306,17 @@ export async function refreshFromStore(
   });
 }
 
-/** Polls the stores of checkouts handed to the buyer; called periodically by the service. */
-export async function pollStoreHandOffs(ctx: CommerceContext): Promise<number> {
+/**
+ * Polls the stores of checkouts handed to the buyer; called periodically by the service. Once
+ * `stopped` says so (a stop has begun) it asks about no further checkout: the rest wait for the next poll.
+ */
+export async function pollStoreHandOffs(
+  ctx: CommerceContext,
+  opts: { stopped?: () => boolean } = {},
+): Promise<number> {
   let moved = 0;
   for (const c of await commerceStores(ctx.db).checkouts.listWaitingAtStore(50)) {
+    if (opts.stopped?.()) break;
     if (inProgress.has(c.id)) continue;
     // Another instance may be placing or polling it: that one asks the store, not this one.
     const after = await underPlacementLease(ctx, c.id, () => refreshFromStore(ctx, c));
@@ -709,12 +716,19 @@ async function finishFromStore(ctx: CommerceContext, c: CheckoutRecord): Promise
 /**
  * Crash recovery: finishes every `ucp` checkout handed to the store at or before `before` whose
  * placement nobody holds (not this process, no other instance): a placement lease that ran out
- * means its instance died. Called at start-up and then periodically, on every instance.
+ * means its instance died. Called at start-up and then periodically, on every instance. Once
+ * `stopped` says so (a stop has begun) it takes no further checkout: each one left is untouched,
+ * still `confirming` with no lease, for the next recovery on any instance.
  */
-export async function recoverConfirming(ctx: CommerceContext, before: Date): Promise<number> {
+export async function recoverConfirming(
+  ctx: CommerceContext,
+  before: Date,
+  opts: { stopped?: () => boolean } = {},
+): Promise<number> {
   let finished = 0;
   const stuck = await commerceStores(ctx.db).checkouts.listConfirming('ucp', before.toISOString(), 100);
   for (const c of stuck) {
+    if (opts.stopped?.()) break;
     if (inProgress.has(c.id)) continue;
     try {
       const after = await underPlacementLease(ctx, c.id, () => finishFromStore(ctx, c));

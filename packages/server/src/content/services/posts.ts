@@ -261,11 +261,13 @@ const unconfirmedNotice = (postId: string, why: string) =>
 export async function publishPosts(
   ctx: ContentContext,
   due: PostRow[],
-  opts: { inRequest?: boolean } = {},
+  opts: { inRequest?: boolean; stopped?: () => boolean } = {},
 ): Promise<{ published: string[]; failed: string[] }> {
   const published: string[] = [];
   const failed: string[] = [];
   for (const post of due) {
+    // A stop has begun: the posts not yet claimed stay scheduled, untouched, for the next pass.
+    if (opts.stopped?.()) break;
     const channel = await ctx.stores.channels.get(post.channel_id);
     const parts = post.parts;
     const startedAt = ctx.clock.now().toISOString();

@@ -50,13 +50,24 @@ export async function growMetrics(
   return { snapshots, settled };
 }
 
-/** One pass of the background loop (and of each sandbox clock hop): publish what is due, grow metrics, fire due automations. */
-export async function tick(ctx: ContentContext): Promise<Omit<AdvanceResultView, 'now' | 'offset_ms'>> {
+/**
+ * One pass of the background loop (and of each sandbox clock hop): publish what is due, grow
+ * metrics, fire due automations. Once `stopped` says so (the background loop's pass when a stop
+ * has begun), it claims no further post and skips what follows; all of it stays due.
+ */
+export async function tick(
+  ctx: ContentContext,
+  opts: { stopped?: () => boolean } = {},
+): Promise<Omit<AdvanceResultView, 'now' | 'offset_ms'>> {
+  const stopped = opts.stopped ?? (() => false);
   // Events a dead instance claimed and never handled come back here once their lease ran out.
   await deliverEvents(ctx);
   const now = ctx.clock.now();
   const due = await ctx.stores.posts.due(now.toISOString());
-  const { published, failed } = due.length ? await publishPosts(ctx, due) : { published: [], failed: [] };
+  const { published, failed } = due.length
+    ? await publishPosts(ctx, due, { stopped })
+    : { published: [], failed: [] };
+  if (stopped()) return { published, failed, snapshots: 0, settled: [], automations: [] };
   const grown = await growMetrics(ctx, now);
   const automations = await fireDueAutomations(ctx);
   return { published, failed, snapshots: grown.snapshots, settled: grown.settled, automations };
