@@ -47,6 +47,13 @@ export class NodeExchange {
     // Refused, reset (a pooled socket the server had closed while idle), DNS, TLS: the attempt
     // classifies it as a ConnectionError, which the retry rules then apply to.
     request.on('error', (error: Error) => this.#requestFailed(error));
+    // A 101 the client never asked for: without a listener node closes the socket and emits
+    // neither a response nor an error, so the call would wait out its timeout on every attempt
+    // (3 × 60 s by default). Taken here, it fails at once, as fetch's "bad upgrade" does.
+    request.on('upgrade', (_response: NodeIncoming, socket: NodeReadable) => {
+      socket.destroy();
+      this.#fail(badUpgrade());
+    });
     request.end(outgoingBody(init.body));
   }
 
@@ -145,6 +152,11 @@ export class NodeExchange {
     this.#request.destroy();
     for (const stream of this.#streams) stream.destroy();
   }
+}
+
+/** A ConnectionError's cause for a 101 answer, worded as fetch words it. */
+function badUpgrade(): Error {
+  return new Error('bad upgrade: the server switched protocols (101), which the client did not ask for');
 }
 
 /** What node reports when a response's connection closed before its body ended. */
