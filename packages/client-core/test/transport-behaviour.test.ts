@@ -250,6 +250,30 @@ describe(`the ${TRANSPORT} transport over loopback`, () => {
     expect((error as ConnectionError).message).toContain('bad upgrade');
   });
 
+  it("a caller's Content-Length that is not the body's, or a Transfer-Encoding, is refused before anything is sent; nothing is left on the socket", async () => {
+    const client = core({ maxRetries: 0, timeoutMs: 500 });
+    await client.request({ method: 'GET', path: '/ok' });
+    seen.length = 0;
+    const body = { name: 'café' }; // 17 characters, 18 bytes
+    const refused = [
+      { 'content-length': String(JSON.stringify(body).length) },
+      { 'content-length': '0' },
+      { 'content-length': '40' },
+      { 'transfer-encoding': 'chunked' },
+    ];
+    for (const headers of refused) {
+      const error = await client.request({ method: 'POST', path: '/framed', body, headers }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConnectionError);
+    }
+    const length = String(Buffer.byteLength(JSON.stringify(body)));
+    await client.request({ method: 'POST', path: '/framed', body, headers: { 'content-length': length } });
+    await client.request({ method: 'GET', path: '/ok' });
+    expect(seen.map((request) => [request.method, request.url, request.body.toString()])).toEqual([
+      ['POST', '/v1/framed', JSON.stringify(body)],
+      ['GET', '/v1/ok', ''],
+    ]);
+  });
+
   it('a timeout during the body is a TimeoutError and closes the socket', async () => {
     const error = await core({ maxRetries: 0, timeoutMs: 100 })
       .request({ method: 'GET', path: '/slow-body' })
