@@ -262,7 +262,9 @@ describe(`the ${TRANSPORT} transport over loopback`, () => {
       { 'transfer-encoding': 'chunked' },
     ];
     for (const headers of refused) {
-      const error = await client.request({ method: 'POST', path: '/framed', body, headers }).catch((e: unknown) => e);
+      const error = await client
+        .request({ method: 'POST', path: '/framed', body, headers })
+        .catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConnectionError);
     }
     const length = String(Buffer.byteLength(JSON.stringify(body)));
