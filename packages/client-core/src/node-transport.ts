@@ -18,6 +18,7 @@ import { decodersFor } from './node-decode.js';
 import { NULL_BODY_STATUSES, type Settle } from './transport.js';
 
 const utf8 = new TextDecoder();
+const utf8Encoder = new TextEncoder();
 
 /**
  * One request in flight. It reports to `run` (the attempt, which settles once); `cancel` is how
@@ -41,13 +42,21 @@ export class NodeExchange {
     this.#run = run;
     this.#url = url;
     this.#init = init;
-    const request = http.request(url, { method: init.method, headers: outgoingHeaders(init) });
+    const body = outgoingBody(init.body);
+    const request = http.request(url, { method: init.method, headers: outgoingHeaders(init, body) });
     this.#request = request;
     request.on('response', (response: NodeIncoming) => this.#receive(response));
     // Refused, reset (a pooled socket the server had closed while idle), DNS, TLS: the attempt
     // classifies it as a ConnectionError, which the retry rules then apply to.
     request.on('error', (error: Error) => this.#requestFailed(error));
-    request.end(outgoingBody(init.body));
+    // A 101 the client never asked for: without a listener node closes the socket and emits
+    // neither a response nor an error, so the call would wait out its timeout on every attempt
+    // (3 × 60 s by default). Taken here, it fails at once, as fetch's "bad upgrade" does.
+    request.on('upgrade', (_response: NodeIncoming, socket: NodeReadable) => {
+      socket.destroy();
+      this.#fail(badUpgrade());
+    });
+    request.end(body);
   }
 
   /** The deadline or the caller's abort came first: close the socket, read nothing more. */
@@ -147,6 +156,11 @@ export class NodeExchange {
   }
 }
 
+/** A ConnectionError's cause for a 101 answer, worded as fetch words it. */
+function badUpgrade(): Error {
+  return new Error('bad upgrade: the server switched protocols (101), which the client did not ask for');
+}
+
 /** What node reports when a response's connection closed before its body ended. */
 function connectionLost(): Error {
   return Object.assign(new Error('the connection closed before the response body ended'), {
@@ -166,7 +180,7 @@ const converted = new WeakMap<Headers, Record<string, string>>();
  * (as stripe-node sends one; fetch sends `node`, and browsers forbid setting it) unless the
  * caller set one. Not `Accept-Encoding`: svc never compresses (see node-decode.ts).
  */
-function outgoingHeaders(init: AttemptInit): Record<string, string> {
+function outgoingHeaders(init: AttemptInit, body: OutgoingBody): Record<string, string> {
   const cached = init.body === undefined ? converted.get(init.headers) : undefined;
   if (cached) return cached;
   const headers: Record<string, string> = {};
@@ -174,6 +188,9 @@ function outgoingHeaders(init: AttemptInit): Record<string, string> {
   headers['user-agent'] ??= `${headers['service-client'] ?? ''} node/${nodeVersion()}`.trim();
   const type = contentTypeOf(init.body);
   if (type !== undefined) headers['content-type'] ??= type;
+  if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) {
+    assertBodyFraming(headers, body);
+  }
   if (init.body === undefined) converted.set(init.headers, headers);
   return headers;
 }
@@ -185,8 +202,31 @@ function contentTypeOf(body: AttemptInit['body']): string | undefined {
   return undefined;
 }
 
+/**
+ * A caller's Content-Length or Transfer-Encoding (per call or in defaultHeaders) is refused unless
+ * it is the body's own length, before anything is sent, as fetch refuses them. node:http sends
+ * them as given: a length shorter than the body (a string's `.length` for a non-ASCII body) left
+ * the rest of the body on the keep-alive socket, read by the server as the start of the next
+ * request, whoever makes it (a desync: a body holding a request smuggles it in); a longer one
+ * took the next request's first bytes as this body.
+ */
+function assertBodyFraming(headers: Record<string, string>, body: OutgoingBody): void {
+  if (headers['transfer-encoding'] !== undefined) {
+    throw new TypeError('invalid transfer-encoding header: the client frames the body itself; leave it out');
+  }
+  const declared = headers['content-length'] as string;
+  const length = typeof body === 'string' ? utf8Encoder.encode(body).byteLength : (body?.byteLength ?? 0);
+  if (!/^\d+$/.test(declared) || Number(declared) !== length) {
+    throw new TypeError(
+      `invalid content-length header: ${declared}, but the body is ${length} bytes; leave it out, the client sets it`,
+    );
+  }
+}
+
+type OutgoingBody = string | Uint8Array | undefined;
+
 /** The body's bytes; node sets Content-Length from them (and 0 for a POST or PUT without one). */
-function outgoingBody(body: AttemptInit['body']): string | Uint8Array | undefined {
+function outgoingBody(body: AttemptInit['body']): OutgoingBody {
   if (body === undefined || body === null || typeof body === 'string') return body ?? undefined;
   if (body instanceof URLSearchParams) return body.toString();
   if (body instanceof ArrayBuffer) return new Uint8Array(body);

@@ -65,6 +65,12 @@ const { seen, base } = useLoopback((req, _body, res) => {
         'content-encoding': 'gzip, gzip, gzip, gzip, gzip, gzip',
       });
       return void res.end(gzipSync(gzipSync(gzipSync(gzipSync(gzipSync(gzipSync('deep')))))));
+    case '/upgrade':
+      // A switch of protocols nobody asked for (a hostile server, or a proxy confused about
+      // websockets); the socket is left open, so only the client can end the call.
+      return void req.socket.write(
+        'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n\r\n',
+      );
     case '/slow-body':
       closedMidBody = new Promise((resolve) => res.on('close', () => resolve()));
       res.writeHead(200, json);
@@ -233,6 +239,41 @@ describe(`the ${TRANSPORT} transport over loopback`, () => {
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect((error.cause as Error).message).toBe('stop');
     await closedMidBody; // would hang (test timeout) if the socket were left open
+  });
+
+  it('a 101 the client did not ask for is a ConnectionError at once, not a wait for the timeout', async () => {
+    const error = await core({ maxRetries: 0, timeoutMs: 2_000 })
+      .request({ method: 'GET', path: '/upgrade' })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConnectionError);
+    expect(error).not.toBeInstanceOf(TimeoutError);
+    expect((error as ConnectionError).message).toContain('bad upgrade');
+  });
+
+  it("a caller's Content-Length that is not the body's, or a Transfer-Encoding, is refused before anything is sent; nothing is left on the socket", async () => {
+    const client = core({ maxRetries: 0, timeoutMs: 500 });
+    await client.request({ method: 'GET', path: '/ok' });
+    seen.length = 0;
+    const body = { name: 'café' }; // 17 characters, 18 bytes
+    const refused = [
+      { 'content-length': String(JSON.stringify(body).length) },
+      { 'content-length': '0' },
+      { 'content-length': '40' },
+      { 'transfer-encoding': 'chunked' },
+    ];
+    for (const headers of refused) {
+      const error = await client
+        .request({ method: 'POST', path: '/framed', body, headers })
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConnectionError);
+    }
+    const length = String(Buffer.byteLength(JSON.stringify(body)));
+    await client.request({ method: 'POST', path: '/framed', body, headers: { 'content-length': length } });
+    await client.request({ method: 'GET', path: '/ok' });
+    expect(seen.map((request) => [request.method, request.url, request.body.toString()])).toEqual([
+      ['POST', '/v1/framed', JSON.stringify(body)],
+      ['GET', '/v1/ok', ''],
+    ]);
   });
 
   it('a timeout during the body is a TimeoutError and closes the socket', async () => {
