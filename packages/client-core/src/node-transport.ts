@@ -191,6 +191,15 @@ function outgoingHeaders(init: AttemptInit, body: OutgoingBody): Record<string, 
   if (headers['content-length'] !== undefined || headers['transfer-encoding'] !== undefined) {
     assertBodyFraming(headers, body);
   }
+  if (
+    headers.host !== undefined ||
+    headers.connection !== undefined ||
+    headers['keep-alive'] !== undefined ||
+    headers.upgrade !== undefined ||
+    headers.expect !== undefined
+  ) {
+    keepConnectionOurs(headers);
+  }
   if (init.body === undefined) converted.set(init.headers, headers);
   return headers;
 }
@@ -221,6 +230,23 @@ function assertBodyFraming(headers: Record<string, string>, body: OutgoingBody):
       `invalid content-length header: ${declared}, but the body is ${length} bytes; leave it out, the client sets it`,
     );
   }
+}
+
+/**
+ * The connection is the transport's, as on fetch: a caller's Upgrade, Expect, Keep-Alive or a
+ * Connection other than `close`/`keep-alive` is refused with fetch's own words (node would send
+ * them, and an `Expect: 100-continue` or an upgrade changes how the exchange on the pooled socket
+ * goes), and a caller's Host is dropped, as fetch drops it: the Host is the URL's.
+ */
+function keepConnectionOurs(headers: Record<string, string>): void {
+  delete headers.host;
+  const connection = headers.connection?.trim().toLowerCase();
+  if (connection !== undefined && connection !== 'close' && connection !== 'keep-alive') {
+    throw new TypeError('invalid connection header');
+  }
+  if (headers['keep-alive'] !== undefined) throw new TypeError('invalid keep-alive header');
+  if (headers.upgrade !== undefined) throw new TypeError('invalid upgrade header');
+  if (headers.expect !== undefined) throw new TypeError('expect header not supported');
 }
 
 type OutgoingBody = string | Uint8Array | undefined;

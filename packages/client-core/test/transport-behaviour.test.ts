@@ -276,6 +276,25 @@ describe(`the ${TRANSPORT} transport over loopback`, () => {
     ]);
   });
 
+  it("the connection stays the transport's: a caller's Upgrade, Expect, Keep-Alive or Connection is refused as fetch refuses it, a Host dropped", async () => {
+    const client = core({ maxRetries: 0, timeoutMs: 500 });
+    const refused = [
+      { upgrade: 'websocket' },
+      { expect: '100-continue' },
+      { 'keep-alive': 'timeout=5' },
+      { connection: 'upgrade' },
+    ];
+    for (const headers of refused) {
+      const error = await client.request({ method: 'GET', path: '/ok', headers }).catch((e: unknown) => e);
+      expect(error, JSON.stringify(headers)).toBeInstanceOf(ConnectionError);
+    }
+    expect(seen).toHaveLength(0);
+    await client.request({ method: 'GET', path: '/ok', headers: { host: 'elsewhere.example' } });
+    await client.request({ method: 'GET', path: '/ok', headers: { connection: 'close' } });
+    expect(seen.map((request) => request.headers.host)).toEqual([new URL(base()).host, new URL(base()).host]);
+    expect(seen[1]?.headers.connection).toBe('close');
+  });
+
   it('a timeout during the body is a TimeoutError and closes the socket', async () => {
     const error = await core({ maxRetries: 0, timeoutMs: 100 })
       .request({ method: 'GET', path: '/slow-body' })
