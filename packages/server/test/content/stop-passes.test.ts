@@ -93,4 +93,44 @@ describe('content background passes during a stop', { timeout: 30_000 }, () => {
     expect(stack.x.requests.filter((r) => r === 'POST /2/tweets')).toHaveLength(1);
     expect(passed).toBe(true);
   });
+
+  it('a publish finished during the stop hands its event to no automation: it waits, unclaimed, for the next pass', async () => {
+    const stack = await startLive({ clock: new ManualClock(), config: { seed: 'none' }, logger: log.logger });
+    closing.push(() => stack.close());
+    const svc = stack.svc;
+    const brand = await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } });
+    const channelId = (await connectLive(svc, brand.body.id, 'x')).id;
+    const automation = await api(svc.url, 'POST', '/v1/automations', {
+      body: {
+        brand_id: brand.body.id,
+        name: 'Digest on publish',
+        agent_id: 'digest',
+        trigger: { type: 'event', event: 'post.published' },
+      },
+    });
+    expect(automation.status, JSON.stringify(automation.body)).toBe(201);
+    const id = await scheduled(svc, channelId, 'Out as the stop begins.');
+    svc.clock.advance(2 * HOUR);
+
+    const held = gate();
+    stack.x.failNext('POST /2/tweets', { kind: 'hold', until: held.until });
+    const pass = handle(svc)
+      .backgroundPass()
+      .catch((err: Error) => err.message);
+    await until(() => stack.x.requests.includes('POST /2/tweets'));
+    const stopped = svc.stop();
+    await until(() => log.saying('in flight to finish').length > 0);
+    held.open();
+    await stopped;
+    expect(await pass).toBe(true);
+
+    const db = await openContentDatabase(svc.config);
+    closing.push(() => db.close());
+    expect(await db.get('SELECT status FROM posts WHERE id = ?', [id])).toEqual({ status: 'published' });
+    // Recorded with the publish (the outbox), not delivered: no agent ran during the stop.
+    expect(
+      await db.all('SELECT name, done_at, lease_owner FROM content_events WHERE post_id = ?', [id]),
+    ).toEqual([{ name: 'post.published', done_at: null, lease_owner: null }]);
+    expect(await db.all('SELECT id FROM agent_runs')).toEqual([]);
+  });
 });
