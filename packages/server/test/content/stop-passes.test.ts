@@ -133,4 +133,43 @@ describe('content background passes during a stop', { timeout: 30_000 }, () => {
     ).toEqual([{ name: 'post.published', done_at: null, lease_owner: null }]);
     expect(await db.all('SELECT id FROM agent_runs')).toEqual([]);
   });
+
+  it('a publish waiting on a Meta container (Threads, Instagram) gives up as the stop begins: close() does not wait out the checks', async () => {
+    const stack = await startLive({ clock: new ManualClock(), config: { seed: 'none' }, logger: log.logger });
+    closing.push(() => stack.close());
+    const svc = stack.svc;
+    const brand = await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } });
+    const channelId = (await connectLive(svc, brand.body.id, 'threads')).id;
+    const id = await scheduled(svc, channelId, 'Out as the stop begins.');
+    svc.clock.advance(2 * HOUR);
+
+    // Threads keeps the container in progress: svc checks it up to 30 times, 2 s apart.
+    stack.threads.nextContainerStates(['IN_PROGRESS']);
+    const pass = handle(svc)
+      .backgroundPass()
+      .catch((err: Error) => err.message);
+    const checks = () => {
+      const [container] = [...stack.threads.containers.keys()];
+      return stack.threads.requests.filter((r) => container && r.endsWith(`/${container}`)).length;
+    };
+    await until(() => checks() >= 1);
+    const stopped = svc.stop();
+    // The old wait took no signal: close() waited while the checks went on.
+    const first = await Promise.race([
+      stopped.then(() => 'stopped'),
+      until(() => checks() >= 3).then(() => 'checked on'),
+    ]);
+    expect(first).toBe('stopped');
+    expect(await pass).toBe(true);
+
+    const db = await openContentDatabase(svc.config);
+    closing.push(() => db.close());
+    const post = await db.get<{ status: string; retry_at: string | null; notice: string }>(
+      'SELECT status, retry_at, notice FROM posts WHERE id = ?',
+      [id],
+    );
+    expect(post).toMatchObject({ status: 'scheduled', retry_at: expect.any(String) });
+    expect(post?.notice).toMatch(/svc stopped while Threads was still processing the media container/);
+    expect(stack.threads.posts.size).toBe(0);
+  });
 });
