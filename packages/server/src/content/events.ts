@@ -52,13 +52,20 @@ export async function recordEvents(
  * right after a change commits (so automations still follow their post at once) and on every
  * background pass (which picks up what a dead instance had claimed, once its lease ran out).
  * Across instances each event is handled by one of them at a time. Returns how many it handled.
+ * Once the service's stop has begun it claims none (they stay waiting, for the next pass).
  */
 export async function deliverEvents(
-  ctx: Pick<ContentContext, 'stores' | 'clock' | 'events' | 'instanceId' | 'logger'>,
+  ctx: Pick<ContentContext, 'stores' | 'clock' | 'events' | 'instanceId' | 'logger' | 'stopSignal'>,
 ): Promise<number> {
   const store = ctx.stores.contentEvents;
   let handled = 0;
   for (;;) {
+    // A stop has begun: claim no further event. Each one's automations may run agents that call a
+    // model (up to a minute a call), and the loop takes every waiting event, other instances' new
+    // ones too, so close() would wait for all of them, and the kill at the end of the grace would
+    // leave the one in hand leased for EVENT_LEASE_MS. Unclaimed, they wait in the outbox for the
+    // next pass on any instance.
+    if (ctx.stopSignal.aborted) break;
     const now = ctx.clock.realNow();
     const until = new Date(now.getTime() + EVENT_LEASE_MS).toISOString();
     const e = await store.claimNext(ctx.instanceId, now.toISOString(), until);

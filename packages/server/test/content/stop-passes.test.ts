@@ -93,4 +93,83 @@ describe('content background passes during a stop', { timeout: 30_000 }, () => {
     expect(stack.x.requests.filter((r) => r === 'POST /2/tweets')).toHaveLength(1);
     expect(passed).toBe(true);
   });
+
+  it('a publish finished during the stop hands its event to no automation: it waits, unclaimed, for the next pass', async () => {
+    const stack = await startLive({ clock: new ManualClock(), config: { seed: 'none' }, logger: log.logger });
+    closing.push(() => stack.close());
+    const svc = stack.svc;
+    const brand = await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } });
+    const channelId = (await connectLive(svc, brand.body.id, 'x')).id;
+    const automation = await api(svc.url, 'POST', '/v1/automations', {
+      body: {
+        brand_id: brand.body.id,
+        name: 'Digest on publish',
+        agent_id: 'digest',
+        trigger: { type: 'event', event: 'post.published' },
+      },
+    });
+    expect(automation.status, JSON.stringify(automation.body)).toBe(201);
+    const id = await scheduled(svc, channelId, 'Out as the stop begins.');
+    svc.clock.advance(2 * HOUR);
+
+    const held = gate();
+    stack.x.failNext('POST /2/tweets', { kind: 'hold', until: held.until });
+    const pass = handle(svc)
+      .backgroundPass()
+      .catch((err: Error) => err.message);
+    await until(() => stack.x.requests.includes('POST /2/tweets'));
+    const stopped = svc.stop();
+    await until(() => log.saying('in flight to finish').length > 0);
+    held.open();
+    await stopped;
+    expect(await pass).toBe(true);
+
+    const db = await openContentDatabase(svc.config);
+    closing.push(() => db.close());
+    expect(await db.get('SELECT status FROM posts WHERE id = ?', [id])).toEqual({ status: 'published' });
+    // Recorded with the publish (the outbox), not delivered: no agent ran during the stop.
+    expect(
+      await db.all('SELECT name, done_at, lease_owner FROM content_events WHERE post_id = ?', [id]),
+    ).toEqual([{ name: 'post.published', done_at: null, lease_owner: null }]);
+    expect(await db.all('SELECT id FROM agent_runs')).toEqual([]);
+  });
+
+  it('a publish waiting on a Meta container (Threads, Instagram) gives up as the stop begins: close() does not wait out the checks', async () => {
+    const stack = await startLive({ clock: new ManualClock(), config: { seed: 'none' }, logger: log.logger });
+    closing.push(() => stack.close());
+    const svc = stack.svc;
+    const brand = await api(svc.url, 'POST', '/v1/brands', { body: { name: 'Fieldnote' } });
+    const channelId = (await connectLive(svc, brand.body.id, 'threads')).id;
+    const id = await scheduled(svc, channelId, 'Out as the stop begins.');
+    svc.clock.advance(2 * HOUR);
+
+    // Threads keeps the container in progress: svc checks it up to 30 times, 2 s apart.
+    stack.threads.nextContainerStates(['IN_PROGRESS']);
+    const pass = handle(svc)
+      .backgroundPass()
+      .catch((err: Error) => err.message);
+    const checks = () => {
+      const [container] = [...stack.threads.containers.keys()];
+      return stack.threads.requests.filter((r) => container && r.endsWith(`/${container}`)).length;
+    };
+    await until(() => checks() >= 1);
+    const stopped = svc.stop();
+    // The old wait took no signal: close() waited while the checks went on.
+    const first = await Promise.race([
+      stopped.then(() => 'stopped'),
+      until(() => checks() >= 3).then(() => 'checked on'),
+    ]);
+    expect(first).toBe('stopped');
+    expect(await pass).toBe(true);
+
+    const db = await openContentDatabase(svc.config);
+    closing.push(() => db.close());
+    const post = await db.get<{ status: string; retry_at: string | null; notice: string }>(
+      'SELECT status, retry_at, notice FROM posts WHERE id = ?',
+      [id],
+    );
+    expect(post).toMatchObject({ status: 'scheduled', retry_at: expect.any(String) });
+    expect(post?.notice).toMatch(/svc stopped while Threads was still processing the media container/);
+    expect(stack.threads.posts.size).toBe(0);
+  });
 });

@@ -22,6 +22,7 @@ import {
   type ProviderStatus,
   type TokenSet,
 } from '../provider.js';
+import { pauseUnlessStopped } from '../stop-wait.js';
 
 /**
  * What Instagram (API with Instagram Login) and Threads share: both are Meta Graph APIs with the
@@ -43,6 +44,8 @@ export interface MetaClientOptions extends ClientOptions {
   pollAttempts?: number;
   /** Injected wait, so tests do not sleep. */
   sleep?: (ms: number) => Promise<void>;
+  /** The service stopping: a wait on a container ends at once, and the post is left to be tried again. */
+  stopSignal?: AbortSignal;
 }
 
 interface GraphError {
@@ -291,7 +294,18 @@ export async function waitForContainer(w: ContainerWait, id: string): Promise<vo
         `${w.label} refused the media container ${id}: ${state} (${why}).`,
       );
     }
-    await sleep(w.opts.pollIntervalMs ?? 2000);
+    try {
+      await pauseUnlessStopped(() => sleep(w.opts.pollIntervalMs ?? 2000), w.opts.stopSignal);
+    } catch (err) {
+      if (!w.opts.stopSignal?.aborted) throw err;
+      // Up to 30 checks of up to 30 s each: a stop must not wait them out (a request's publish
+      // holds the drain, the background pass's holds close()). The container is never published.
+      throw new ProviderError(
+        w.platform,
+        'unavailable',
+        `svc stopped while ${w.label} was still processing the media container ${id}; it was not published. The post will be tried again later.`,
+      );
+    }
   }
   throw new ProviderError(
     w.platform,

@@ -1,4 +1,5 @@
 import { ProviderError, type ProviderMedia } from '../provider.js';
+import { pauseUnlessStopped } from '../stop-wait.js';
 import type { XHttp } from './http.js';
 
 /** Image types X takes as `tweet_image` (InitializeMediaUploadRequest's media_type enum). */
@@ -67,21 +68,8 @@ export interface ProcessingWait {
  * One pause, ended early by the stop. The service clock's wait takes the signal itself; the race
  * covers a wait that does not (an embedder's clock), so a stop never waits out a pause.
  */
-async function pause(processing: ProcessingWait, ms: number): Promise<void> {
-  const { signal } = processing;
-  if (!signal) return processing.wait(ms);
-  signal.throwIfAborted();
-  let onAbort = () => {};
-  const aborted = new Promise<never>((_, reject) => {
-    onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  try {
-    await Promise.race([processing.wait(ms), aborted]);
-  } finally {
-    signal.removeEventListener('abort', onAbort);
-  }
-}
+const pause = (processing: ProcessingWait, ms: number): Promise<void> =>
+  pauseUnlessStopped(() => processing.wait(ms), processing.signal);
 
 /**
  * Uploads one image and returns the media id to put in `media.media_ids`: in one request when
