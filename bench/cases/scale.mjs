@@ -66,14 +66,21 @@ function postgres(url, schema) {
   };
 }
 
+const k = (n) => `${n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`}`;
+
 const rssMb = (pid) => {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? Number.NaN);
   return { rss: kb('VmRSS') / 1024, peak: kb('VmHWM') / 1024 };
 };
 
-export default async function scaleBench() {
-  const server = await startServer();
+/**
+ * `opts.env` and `opts.nodeArgs` start the server another way (bench/rss-breakdown.mjs preloads
+ * a memory probe); `opts.at(point, server)` runs at each of the three RSS points, after the RSS is read.
+ */
+export default async function scaleBench(opts = {}) {
+  const server = await startServer(opts.env, { nodeArgs: opts.nodeArgs });
+  const at = async (point) => opts.at?.(point, server);
   const open = (schema, file) =>
     currentEngine() === 'postgres'
       ? postgres(server.databaseUrl, schema)
@@ -101,13 +108,15 @@ export default async function scaleBench() {
     // RSS at three points, to tell what the rows cost from what serving costs: idle after start,
     // after the reads at the small size, after the reads at the large size.
     const idle = rssMb(server.pid);
+    await at('idle');
     await grow(1, SMALL);
     const small = await interleaved(targets);
     const smallMem = rssMb(server.pid);
+    await at(k(SMALL));
     const seconds = await grow(SMALL + 1, LARGE - SMALL);
     const large = await interleaved(targets);
     const mem = rssMb(server.pid);
-    const k = (n) => `${n >= 1e6 ? `${n / 1e6}M` : `${n / 1e3}k`}`;
+    await at(k(LARGE));
     const pair = (what, name, key) => [
       row(`${k(SMALL)} ${what}: ${name}`, small[key]),
       row(

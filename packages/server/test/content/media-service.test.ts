@@ -10,6 +10,7 @@ import {
   mediaService,
 } from '../../src/content/media/index.js';
 import { ORPHAN_MIN_AGE_MS } from '../../src/content/media/service.js';
+import { mediaStore } from '../../src/content/media/store.js';
 import { UploadedFile } from '../../src/content/media/upload.js';
 import { contentRegistry } from '../../src/content/schemas.js';
 import { AppError } from '../../src/platform/errors.js';
@@ -111,6 +112,14 @@ describe('MediaService for drafts and MCP', () => {
     const asset = await media.getAsset(null, imageId);
     const listed = Object.values(asset.variants).map((v: any) => v.url.split('/').pop());
     expect(readdirSync(join(root, imageId)).sort()).toEqual([...new Set(listed)].sort());
+  });
+
+  it('tells which of more asset directories than one statement may bind have a row', async () => {
+    // Past 32,766 on SQLite and 65,535 on PostgreSQL, one `?` per directory was refused outright.
+    const dirs = Array.from({ length: 70_000 }, (_, i) => `med_gone${i}`);
+    dirs.splice(41_234, 0, imageId);
+    expect(await mediaStore(svc.db).existingIds(dirs)).toEqual(new Set([imageId]));
+    expect(await mediaStore(svc.db).existingIds([])).toEqual(new Set());
   });
 
   it('documents the upload as multipart with a binary file part', () => {

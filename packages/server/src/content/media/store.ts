@@ -1,5 +1,6 @@
 import type { SqlExecutor } from '../../platform/db/sql.js';
 import { decodeJson, oneOf } from '../db/stores/decode.js';
+import { placeholders } from '../db/stores/paging.js';
 /** One file of an asset. A video's original has no pixel size here. */
 export interface MediaFile {
   file: string;
@@ -48,6 +49,9 @@ const decode = (r: MediaRow): MediaRow => ({
 });
 
 const UPDATABLE = ['alt', 'focal_x', 'focal_y', 'variants', 'render_rev', 'updated_at'] as const;
+
+const EXISTING_IDS_PER_QUERY = 100;
+const EXISTING_IDS_SQL = `SELECT id FROM media_assets WHERE id IN (${placeholders(EXISTING_IDS_PER_QUERY)})`;
 
 export function mediaStore(db: SqlExecutor) {
   /** The rows with their tags, read by one plain query for all of them. */
@@ -197,13 +201,20 @@ export function mediaStore(db: SqlExecutor) {
       return files;
     },
 
+    /**
+     * Which of `ids` (every asset directory on disk, so as many as the library holds) have a row.
+     * Asked in lists of EXISTING_IDS_PER_QUERY, the last one padded with its own first id, so
+     * every call runs the one text: one `?` per directory passed SQLite's 32,766 variables (the
+     * daily sweep failed from then on), and each count of directories made a statement of its own.
+     */
     async existingIds(ids: readonly string[]): Promise<Set<string>> {
-      if (ids.length === 0) return new Set();
-      const rows = await db.all<{ id: string }>(
-        `SELECT id FROM media_assets WHERE id IN (${ids.map(() => '?').join(', ')})`,
-        ids,
-      );
-      return new Set(rows.map((r) => r.id));
+      const found = new Set<string>();
+      for (let i = 0; i < ids.length; i += EXISTING_IDS_PER_QUERY) {
+        const chunk = ids.slice(i, i + EXISTING_IDS_PER_QUERY);
+        while (chunk.length < EXISTING_IDS_PER_QUERY) chunk.push(chunk[0] as string);
+        for (const r of await db.all<{ id: string }>(EXISTING_IDS_SQL, chunk)) found.add(r.id);
+      }
+      return found;
     },
   };
 }

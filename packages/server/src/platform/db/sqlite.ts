@@ -12,6 +12,7 @@ import type {
   TransactionOptions,
 } from './sql.js';
 import { backgroundCheckpoints, type Checkpointer } from './sqlite-checkpoints.js';
+import { type SqliteStatementCounts, SqliteStatements } from './sqlite-statements.js';
 
 /** A SQLite database; `raw` is for SQLite-only work (migrations' data fix-ups, benchmarks, SQLite tests). */
 export interface SqliteDatabase extends SqlDatabase {
@@ -19,6 +20,8 @@ export interface SqliteDatabase extends SqlDatabase {
   readonly raw: Database.Database;
   /** WAL checkpoints in a thread of their own once the database is busy (none for `:memory:`). */
   readonly checkpoints: Pick<Checkpointer, 'runs' | 'handedOff'> | null;
+  /** The connection's prepared statements, kept up to a bound (sqlite-statements.ts). */
+  readonly statements: SqliteStatementCounts;
 }
 
 export function openSqliteDatabase(
@@ -86,22 +89,6 @@ async function withBusyRetry<T>(
 
 const backOff = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms + Math.random() * ms));
 
-const statementCache = new WeakMap<Database.Database, Map<string, Database.Statement>>();
-
-function prepare(db: Database.Database, sql: string): Database.Statement {
-  let cache = statementCache.get(db);
-  if (!cache) {
-    cache = new Map();
-    statementCache.set(db, cache);
-  }
-  let stmt = cache.get(sql);
-  if (!stmt) {
-    stmt = db.prepare(sql);
-    cache.set(sql, stmt);
-  }
-  return stmt;
-}
-
 /** SQLite has no boolean type: stores may pass JS booleans to both engines, SQLite stores 1/0. */
 const toSqlite = (v: SqlValue) => (typeof v === 'boolean' ? (v ? 1 : 0) : v);
 
@@ -114,17 +101,17 @@ function bind(params?: SqlParams): unknown[] {
 }
 
 /** The three statements, run at once on the connection; both executors below are built on them. */
-function statements(db: Database.Database) {
+function statements(cache: SqliteStatements) {
   return {
-    get: <T>(sql: string, params?: SqlParams) => prepare(db, sql).get(...bind(params)) as T | undefined,
-    all: <T>(sql: string, params?: SqlParams) => prepare(db, sql).all(...bind(params)) as T[],
-    run: (sql: string, params?: SqlParams) => ({ changes: prepare(db, sql).run(...bind(params)).changes }),
+    get: <T>(sql: string, params?: SqlParams) => cache.get(sql).get(...bind(params)) as T | undefined,
+    all: <T>(sql: string, params?: SqlParams) => cache.get(sql).all(...bind(params)) as T[],
+    run: (sql: string, params?: SqlParams) => ({ changes: cache.get(sql).run(...bind(params)).changes }),
   };
 }
 
 /** Inside a transaction this process holds: nothing else can interleave, so no waiting. */
-function directExecutor(db: Database.Database): SqlExecutor {
-  const s = statements(db);
+function directExecutor(cache: SqliteStatements): SqlExecutor {
+  const s = statements(cache);
   return {
     get: async (sql, params) => s.get(sql, params),
     all: async (sql, params) => s.all(sql, params),
@@ -136,6 +123,7 @@ class GatedDatabase implements SqliteDatabase {
   readonly dialect = 'sqlite' as const;
   readonly raw: Database.Database;
   readonly checkpoints: Checkpointer | null;
+  readonly statements: SqliteStatements;
   readonly #direct: SqlExecutor;
   readonly #statements: ReturnType<typeof statements>;
   /** Settles when the transaction in progress (if any) ends. */
@@ -144,8 +132,9 @@ class GatedDatabase implements SqliteDatabase {
   constructor(db: Database.Database, checkpoints: Checkpointer | null) {
     this.raw = db;
     this.checkpoints = checkpoints;
-    this.#direct = directExecutor(db);
-    this.#statements = statements(db);
+    this.statements = new SqliteStatements(db);
+    this.#direct = directExecutor(this.statements);
+    this.#statements = statements(this.statements);
   }
 
   /**
