@@ -233,16 +233,17 @@ function assertBodyFraming(headers: Record<string, string>, body: OutgoingBody):
 }
 
 /**
- * The connection is the transport's, as on fetch: a caller's Upgrade, Expect, Keep-Alive or a
- * Connection other than `close`/`keep-alive` is refused with fetch's own words (node would send
- * them, and an `Expect: 100-continue` or an upgrade changes how the exchange on the pooled socket
- * goes), and a caller's Host is dropped, as fetch drops it: the Host is the URL's.
+ * The connection is the transport's, as on fetch: a caller's Upgrade, Expect or Keep-Alive is
+ * refused with fetch's own words (node would send them, and an `Expect: 100-continue` or an
+ * upgrade changes how the exchange on the pooled socket goes); a Connection other than
+ * `close`/`keep-alive` and a Host are dropped, as Node 24's fetch drops them (Node 20's refuses
+ * such a Connection): the Host is the URL's, and the pool decides whether a socket is kept.
  */
 function keepConnectionOurs(headers: Record<string, string>): void {
   delete headers.host;
   const connection = headers.connection?.trim().toLowerCase();
   if (connection !== undefined && connection !== 'close' && connection !== 'keep-alive') {
-    throw new TypeError('invalid connection header');
+    delete headers.connection;
   }
   if (headers['keep-alive'] !== undefined) throw new TypeError('invalid keep-alive header');
   if (headers.upgrade !== undefined) throw new TypeError('invalid upgrade header');
