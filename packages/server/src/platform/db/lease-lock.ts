@@ -41,6 +41,19 @@ export interface LeaseLockOptions {
   what: string;
 }
 
+/**
+ * Why lease-guarded work did not run, or ran and saved nothing: LOCK_BUSY or LOCK_LOST. Nothing
+ * of it was done here, so trying again is safe. `why` is the message without the HTTP caller's
+ * advice, for a caller that schedules its own retry (a post's publish).
+ */
+export class LeaseUnavailable extends AppError {
+  readonly why: string;
+  constructor(code: 'LOCK_BUSY' | 'LOCK_LOST', why: string) {
+    super(503, code, `${why} Try again shortly.`, { headers: { 'Retry-After': '5' } });
+    this.why = why;
+  }
+}
+
 /** How often a waiter looks again; short, as the work it waits for is a request's worth. */
 const POLL_MS = 25;
 
@@ -52,11 +65,9 @@ const RENEWALS_PER_LEASE = 3;
 
 /** What a holder that lost its lease (stalled past it while another took over) throws instead of writing. */
 export const lockLost = (what: string, ttlMs: number) =>
-  new AppError(
-    503,
+  new LeaseUnavailable(
     'LOCK_LOST',
-    `Stopped ${what}: this request stalled past its ${Math.round(ttlMs / 1000)} s lease and another request took the work over, so nothing of it was saved. Try again shortly.`,
-    { headers: { 'Retry-After': '5' } },
+    `Stopped ${what}: this request stalled past its ${Math.round(ttlMs / 1000)} s lease and another request took the work over, so nothing of it was saved.`,
   );
 
 /**
@@ -86,11 +97,9 @@ export async function withLeaseLock<T>(
   for (;;) {
     if (await leases.take(name, owner, opts.ttlMs, db.dialect)) break;
     if (performance.now() >= deadline)
-      throw new AppError(
-        503,
+      throw new LeaseUnavailable(
         'LOCK_BUSY',
-        `Waited ${Math.round(opts.waitMs / 1000)} s for ${opts.what}, which another request is still doing. Try again shortly.`,
-        { headers: { 'Retry-After': '5' } },
+        `Waited ${Math.round(opts.waitMs / 1000)} s for ${opts.what}, which another request is still doing.`,
       );
     await sleep(POLL_MS);
   }
