@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { leasesStore } from '../../src/platform/db/leases-store.js';
 import { runOutLease } from '../helpers/leases.js';
 import { api, type TestService } from '../helpers/start.js';
@@ -8,9 +8,10 @@ import { handle, instancesBeside, nextRefreshHeld, publishNow, until } from './i
  * A publish needs the channel's access token, and a token about to expire is refreshed under a
  * lease in the database, one instance at a time (channel-credentials.ts). When another instance
  * keeps that lease (a slow refresh, an instance stalled inside its lease), or takes it over twice,
- * nothing more was sent: the post is tried again later, like a platform's 5xx, never failed for
- * good. The lease is held by a row named for instance B, as B's refresh would hold it; passes are
- * driven by hand.
+ * or this instance starts to stop while it waits, nothing more was sent: the post is tried again
+ * later, like a platform's 5xx, never failed for good. A stop ends the wait at once rather than
+ * holding close() for it (2 min 15 s, twice after a lost lease). The lease is held by a row named
+ * for instance B, as B's refresh would hold it; passes are driven by hand.
  */
 
 const HOUR = 3_600_000;
@@ -85,5 +86,41 @@ describe('a token refresh lease held elsewhere: the post is retried', () => {
     expect(await retried(a, ra.body.id)).toMatchObject({ status: 'published' });
     expect(stack.x.tweets.size).toBe(3);
     expect(stack.x.violations).toEqual([]);
+  });
+});
+
+describe('a stop while a publish waits for the token refresh lease', () => {
+  // The real lease lengths: the old wait held close() for 2 min 15 s, past the test's timeout.
+  const { twoLive } = instancesBeside();
+
+  it('ends the wait at once: the post is scheduled again, nothing published, and another instance publishes it', async () => {
+    const { stack, a, b, channelId } = await twoLive();
+    const when = new Date(a.clock.now().getTime() + HOUR).toISOString();
+    const post = await api(a.url, 'POST', '/v1/posts', {
+      body: { channel_id: channelId, text: 'Due as A stops.', scheduled_for: when },
+    });
+    expect(post.status).toBe(201);
+    a.clock.advance(2 * HOUR);
+    const held = await leaseHeldBy(b, channelId);
+
+    // A's pass claims the post and asks for the lease, again and again while B holds it.
+    const db = handle(a).ctx.db;
+    const run = vi.spyOn(db, 'run');
+    const takes = () => run.mock.calls.filter(([, params]) => params?.[0] === refreshLease(channelId)).length;
+    const pass = handle(a).backgroundPass();
+    await until(() => takes() >= 2);
+    await a.stop();
+    expect(await pass).toBe(true);
+
+    const after = await postOf(b, post.body.id);
+    expect(after).toMatchObject({ status: 'scheduled', retry_at: expect.any(String), failure: null });
+    expect(after.notice).toMatch(
+      /^LOCK_BUSY: Stopped waiting for the token refresh of channel \S+, which another request is still doing: this instance is stopping\. Trying again at /,
+    );
+    expect(stack.x.tweets.size).toBe(0);
+
+    await held.release();
+    expect(await retried(b, post.body.id)).toMatchObject({ status: 'published' });
+    expect(stack.x.tweets.size).toBe(1);
   });
 });

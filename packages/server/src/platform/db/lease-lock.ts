@@ -39,6 +39,12 @@ export interface LeaseLockOptions {
   waitMs: number;
   /** What the 503 says is busy, e.g. "the token refresh of channel ch_1". */
   what: string;
+  /**
+   * Ends the wait for another holder once aborted (the service is stopping): LOCK_BUSY at once,
+   * `fn` never runs. A stop would otherwise wait out the whole `waitMs` for work this instance
+   * has not begun and that another can pick up.
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -96,11 +102,17 @@ export async function withLeaseLock<T>(
   const deadline = performance.now() + opts.waitMs;
   for (;;) {
     if (await leases.take(name, owner, opts.ttlMs, db.dialect)) break;
+    if (opts.signal?.aborted)
+      throw new LeaseUnavailable(
+        'LOCK_BUSY',
+        `Stopped waiting for ${opts.what}, which another request is still doing: this instance is stopping.`,
+      );
     if (performance.now() >= deadline)
       throw new LeaseUnavailable(
         'LOCK_BUSY',
         `Waited ${Math.round(opts.waitMs / 1000)} s for ${opts.what}, which another request is still doing.`,
       );
+    // Looked at again within one poll of the stop: short enough that no abort listener is needed.
     await sleep(POLL_MS);
   }
   const lost = new AbortController();
