@@ -106,7 +106,9 @@ describe('a stop while a publish waits for the token refresh lease', () => {
     // A's pass claims the post and asks for the lease, again and again while B holds it.
     const db = handle(a).ctx.db;
     const run = vi.spyOn(db, 'run');
-    const takes = () => run.mock.calls.filter(([, params]) => params?.[0] === refreshLease(channelId)).length;
+    const asksForLease = ([, params]: Parameters<typeof db.run>) =>
+      Array.isArray(params) && params[0] === refreshLease(channelId);
+    const takes = () => run.mock.calls.filter(asksForLease).length;
     const pass = handle(a).backgroundPass();
     await until(() => takes() >= 2);
     await a.stop();
