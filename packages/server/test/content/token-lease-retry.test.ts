@@ -25,6 +25,15 @@ async function leaseHeldBy(holder: TestService, channelId: string) {
   return { release: () => leasesStore(db).release(refreshLease(channelId), owner) };
 }
 
+/** How many times `svc` has asked for the channel's refresh lease (a waiter asks every 25 ms). */
+function leaseTakes(svc: TestService, channelId: string) {
+  const db = handle(svc).ctx.db;
+  const run = vi.spyOn(db, 'run');
+  const asksForLease = ([, params]: Parameters<typeof db.run>) =>
+    Array.isArray(params) && params[0] === refreshLease(channelId);
+  return () => run.mock.calls.filter(asksForLease).length;
+}
+
 const postOf = async (svc: TestService, id: string) => (await api(svc.url, 'GET', `/v1/posts/${id}`)).body;
 
 /** Moves past the post's retry_at and runs `svc`'s background pass: the post goes out. */
@@ -104,11 +113,7 @@ describe('a stop while a publish waits for the token refresh lease', () => {
     const held = await leaseHeldBy(b, channelId);
 
     // A's pass claims the post and asks for the lease, again and again while B holds it.
-    const db = handle(a).ctx.db;
-    const run = vi.spyOn(db, 'run');
-    const asksForLease = ([, params]: Parameters<typeof db.run>) =>
-      Array.isArray(params) && params[0] === refreshLease(channelId);
-    const takes = () => run.mock.calls.filter(asksForLease).length;
+    const takes = leaseTakes(a, channelId);
     const pass = handle(a).backgroundPass();
     await until(() => takes() >= 2);
     await a.stop();
@@ -123,6 +128,26 @@ describe('a stop while a publish waits for the token refresh lease', () => {
 
     await held.release();
     expect(await retried(b, post.body.id)).toMatchObject({ status: 'published' });
+    expect(stack.x.tweets.size).toBe(1);
+  });
+
+  it('a metrics read waiting for the lease ends too: a later pass takes the snapshot', async () => {
+    const { stack, a, b, channelId } = await twoLive();
+    const r = await publishNow(a, channelId, 'Read as A stops.');
+    expect(r.body.status).toBe('published');
+    a.clock.advance(2 * HOUR); // the 1 h snapshot is due, and the token is due a refresh
+    const held = await leaseHeldBy(b, channelId);
+
+    const takes = leaseTakes(a, channelId);
+    const pass = handle(a).backgroundPass();
+    await until(() => takes() >= 2);
+    await a.stop();
+    expect(await pass).toBe(true);
+    expect((await postOf(b, r.body.id)).metrics).toBeNull();
+
+    await held.release();
+    expect(await handle(b).backgroundPass()).toBe(true);
+    expect((await postOf(b, r.body.id)).metrics).toMatchObject({ age_h: 1 });
     expect(stack.x.tweets.size).toBe(1);
   });
 });
