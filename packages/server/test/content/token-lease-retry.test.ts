@@ -102,6 +102,20 @@ describe('a stop while a publish waits for the token refresh lease', () => {
   // The real lease lengths: the old wait held close() for 2 min 15 s, past the test's timeout.
   const { twoLive } = instancesBeside();
 
+  /**
+   * B holds the channel's refresh lease while A's background pass waits for it (asking again and
+   * again), and A stops meanwhile; returns once A's stop is done, with B's lease.
+   */
+  async function stoppedWhileWaiting(a: TestService, b: TestService, channelId: string) {
+    const held = await leaseHeldBy(b, channelId);
+    const takes = leaseTakes(a, channelId);
+    const pass = handle(a).backgroundPass();
+    await until(() => takes() >= 2);
+    await a.stop();
+    expect(await pass).toBe(true);
+    return held;
+  }
+
   it('ends the wait at once: the post is scheduled again, nothing published, and another instance publishes it', async () => {
     const { stack, a, b, channelId } = await twoLive();
     const when = new Date(a.clock.now().getTime() + HOUR).toISOString();
@@ -110,14 +124,7 @@ describe('a stop while a publish waits for the token refresh lease', () => {
     });
     expect(post.status).toBe(201);
     a.clock.advance(2 * HOUR);
-    const held = await leaseHeldBy(b, channelId);
-
-    // A's pass claims the post and asks for the lease, again and again while B holds it.
-    const takes = leaseTakes(a, channelId);
-    const pass = handle(a).backgroundPass();
-    await until(() => takes() >= 2);
-    await a.stop();
-    expect(await pass).toBe(true);
+    const held = await stoppedWhileWaiting(a, b, channelId);
 
     const after = await postOf(b, post.body.id);
     expect(after).toMatchObject({ status: 'scheduled', retry_at: expect.any(String), failure: null });
@@ -136,13 +143,7 @@ describe('a stop while a publish waits for the token refresh lease', () => {
     const r = await publishNow(a, channelId, 'Read as A stops.');
     expect(r.body.status).toBe('published');
     a.clock.advance(2 * HOUR); // the 1 h snapshot is due, and the token is due a refresh
-    const held = await leaseHeldBy(b, channelId);
-
-    const takes = leaseTakes(a, channelId);
-    const pass = handle(a).backgroundPass();
-    await until(() => takes() >= 2);
-    await a.stop();
-    expect(await pass).toBe(true);
+    const held = await stoppedWhileWaiting(a, b, channelId);
     expect((await postOf(b, r.body.id)).metrics).toBeNull();
 
     await held.release();
