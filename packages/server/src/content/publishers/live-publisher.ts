@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { LeaseUnavailable } from '../../platform/db/lease-lock.js';
 import { AppError } from '../../platform/errors.js';
 import { trimTrailingSlashes } from '../../platform/trim-end.js';
 import type { ContentContext } from '../context.js';
@@ -33,6 +34,11 @@ const FETCHES_BY_URL = new Set(['instagram', 'threads']);
  */
 function classify(ctx: ContentContext, err: unknown, earlier: string[]): PublishError {
   if (err instanceof PublishError) return err;
+  // The channel's token refresh is held elsewhere (a slow refresh, an instance stalled inside its
+  // lease) or was lost to another holder twice, or this instance is stopping while it waits: a
+  // lease says nothing about the post, and nothing more went out, so a later pass tries again.
+  if (err instanceof LeaseUnavailable)
+    return new PublishError('retry', err.code, err.why, { publishedIds: earlier });
   if (err instanceof AppError)
     return new PublishError('failed', err.code, err.message, { publishedIds: earlier });
   if (!(err instanceof ProviderError))

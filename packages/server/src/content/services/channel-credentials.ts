@@ -156,11 +156,15 @@ export const REFRESH_LEASE_MS = 2 * 60_000;
 const refreshLease = (channelId: string) => `content:token-refresh:${channelId}`;
 
 /**
- * Runs `fn` under the channel's refresh lease. `fn` reads the tokens again first, so when this
- * call stalled past its lease and another refresh took over (LOCK_LOST: nothing of ours was
- * written), running it once more waits for that refresh and uses what it stored; and when a
- * connect replaced the tokens it read (TokensReplaced: nothing of ours was written either),
- * running it again under the same lease uses the person's new tokens.
+ * Runs `fn` under the channel's refresh lease. A lease another holder keeps past the wait, or a
+ * stop while waiting for it, is LOCK_BUSY, and a second LOCK_LOST is thrown as well
+ * (LeaseUnavailable): nothing was done, so a publish is tried again later and a request is
+ * answered 503 with Retry-After.
+ *
+ * `fn` reads the tokens again first, so when this call stalled past its lease and another refresh
+ * took over (LOCK_LOST: nothing of ours was written), running it once more waits for that refresh
+ * and uses what it stored; and when a connect replaced the tokens it read (TokensReplaced: nothing
+ * of ours was written either), running it again under the same lease uses the person's new tokens.
  */
 async function underRefreshLease(
   ctx: ContentContext,
@@ -176,8 +180,11 @@ async function underRefreshLease(
         instance: ctx.instanceId,
         // Longer than the refresh call can take (its timeout); renewed while it runs all the same.
         ttlMs,
-        waitMs: ttlMs + 15_000,
+        // An eighth longer than the lease (2 min 15 s), so a dead holder's lease runs out first.
+        waitMs: ttlMs + ttlMs / 8,
         what: `the token refresh of channel ${channelId}`,
+        // A stop ends the wait (LOCK_BUSY): up to two waits after a LOCK_LOST held close() 4.5 min.
+        signal: ctx.stopSignal,
       },
       async (lease) => {
         for (;;) {

@@ -39,6 +39,25 @@ export interface LeaseLockOptions {
   waitMs: number;
   /** What the 503 says is busy, e.g. "the token refresh of channel ch_1". */
   what: string;
+  /**
+   * Ends the wait for another holder once aborted (the service is stopping): LOCK_BUSY at once,
+   * `fn` never runs. A stop would otherwise wait out the whole `waitMs` for work this instance
+   * has not begun and that another can pick up.
+   */
+  signal?: AbortSignal;
+}
+
+/**
+ * Why lease-guarded work did not run, or ran and saved nothing: LOCK_BUSY or LOCK_LOST. Nothing
+ * of it was done here, so trying again is safe. `why` is the message without the HTTP caller's
+ * advice, for a caller that schedules its own retry (a post's publish).
+ */
+export class LeaseUnavailable extends AppError {
+  readonly why: string;
+  constructor(code: 'LOCK_BUSY' | 'LOCK_LOST', why: string) {
+    super(503, code, `${why} Try again shortly.`, { headers: { 'Retry-After': '5' } });
+    this.why = why;
+  }
 }
 
 /** How often a waiter looks again; short, as the work it waits for is a request's worth. */
@@ -52,11 +71,9 @@ const RENEWALS_PER_LEASE = 3;
 
 /** What a holder that lost its lease (stalled past it while another took over) throws instead of writing. */
 export const lockLost = (what: string, ttlMs: number) =>
-  new AppError(
-    503,
+  new LeaseUnavailable(
     'LOCK_LOST',
-    `Stopped ${what}: this request stalled past its ${Math.round(ttlMs / 1000)} s lease and another request took the work over, so nothing of it was saved. Try again shortly.`,
-    { headers: { 'Retry-After': '5' } },
+    `Stopped ${what}: this request stalled past its ${Math.round(ttlMs / 1000)} s lease and another request took the work over, so nothing of it was saved.`,
   );
 
 /**
@@ -85,13 +102,17 @@ export async function withLeaseLock<T>(
   const deadline = performance.now() + opts.waitMs;
   for (;;) {
     if (await leases.take(name, owner, opts.ttlMs, db.dialect)) break;
-    if (performance.now() >= deadline)
-      throw new AppError(
-        503,
+    if (opts.signal?.aborted)
+      throw new LeaseUnavailable(
         'LOCK_BUSY',
-        `Waited ${Math.round(opts.waitMs / 1000)} s for ${opts.what}, which another request is still doing. Try again shortly.`,
-        { headers: { 'Retry-After': '5' } },
+        `Stopped waiting for ${opts.what}, which another request is still doing: this instance is stopping.`,
       );
+    if (performance.now() >= deadline)
+      throw new LeaseUnavailable(
+        'LOCK_BUSY',
+        `Waited ${Math.round(opts.waitMs / 1000)} s for ${opts.what}, which another request is still doing.`,
+      );
+    // Looked at again within one poll of the stop: short enough that no abort listener is needed.
     await sleep(POLL_MS);
   }
   const lost = new AbortController();
