@@ -4,7 +4,7 @@ import { commerceAuthenticators } from '../../src/commerce/auth.js';
 import { USER_TOKEN_HEADER } from '../../src/commerce/services/users.js';
 import { randomIds } from '../../src/platform/ids.js';
 import { silentLogger } from '../../src/platform/logger.js';
-import { otherClasses } from '../helpers/hidden-class.js';
+import { classCount } from '../helpers/hidden-class.js';
 import { type Commerce, sandboxUser, startCommerce } from './helpers.js';
 
 /**
@@ -43,6 +43,11 @@ describe('the user authenticator', () => {
     const callers: object[] = [];
     for (let i = 0; i < 30; i++) callers.push((await auth.user(request)) as object);
     expect(callers[0]).toMatchObject({ userId, env: 'sandbox' });
-    expect(otherClasses(callers)).toEqual([]);
+    // One class, or two when V8 deprecated the shared map once while these were made: the
+    // callers are built up from `{}` (Object.assign), whose transition tree every `{}` in the
+    // worker shares, so another file's objects with the same first fields can move it (failed
+    // once in CI on Node 20: the first of 30 differed from the other 29). A spread-built caller
+    // gives each of the 30 its own.
+    expect(classCount(callers)).toBeLessThanOrEqual(2);
   });
 });

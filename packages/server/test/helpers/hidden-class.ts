@@ -22,3 +22,17 @@ export function otherClasses(objects: readonly object[]): object[] {
   if (!first) throw new Error('no objects to compare');
   return objects.filter((o) => !same(first, o));
 }
+
+/**
+ * How many hidden classes `objects` have between them. A regression (a spread-built object per
+ * request) gives each its own, so as many classes as objects; a one-time transition that V8
+ * makes while the objects are made (a field's representation generalised because another test
+ * file in the same worker made `{}` objects with that field first, which deprecates the shared
+ * map) gives two. Counting tolerates that one transition and still sees the regression.
+ */
+export function classCount(objects: readonly object[]): number {
+  const same = sameHiddenClass();
+  const representatives: object[] = [];
+  for (const o of objects) if (!representatives.some((r) => same(r, o))) representatives.push(o);
+  return representatives.length;
+}
