@@ -124,6 +124,13 @@ export async function createPool(opts: PostgresOptions): Promise<pg.Pool> {
   });
   // An idle connection that the server drops (restart, idle timeout) must not crash the process.
   pool.on('error', () => undefined);
+  // Nor one the pool has checked out between two statements of a transaction (a failover, an
+  // administrator's pg_terminate_backend): pg emits 'error' on such a client, and pg-pool listens
+  // only while a client is idle, so the error was uncaught. Ignored here, it comes back as the
+  // failure of the client's next query, and the connection is released as broken.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   return pool;
 }
 
